@@ -1,0 +1,1 @@
+//! Benchmarks of hivestore live under `benches/`.

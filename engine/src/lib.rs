@@ -1,0 +1,2 @@
+//! hivestore's storage engine. Knows nothing of Thrift or sockets.
+#![deny(missing_docs)]

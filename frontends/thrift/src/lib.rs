@@ -1,0 +1,1 @@
+//! The Hive Metastore Thrift frontend of hivestore.
