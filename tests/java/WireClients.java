@@ -1,0 +1,207 @@
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import com.facebook.fb303.fb_status;
+import org.apache.hadoop.hive.conf.HiveConf;
+import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
+import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.layered.TFramedTransport;
+
+/**
+ * Drives a metastore with Hive 2.3's Java client, the one Spark embeds.
+ *
+ * <p>Part (a): the generated {@code ThriftHiveMetastore.Client} over libthrift (the version
+ * pyspark ships) with TSocket, buffered and framed, binary and compact: fb303 calls, set_ugi,
+ * an unimplemented method (it must fail with TApplicationException UNKNOWN_METHOD naming it),
+ * then further calls on the same connection, a one-way shutdown, and one more call.
+ *
+ * <p>Part (b): the real {@code HiveMetaStoreClient}: opening it sends set_ugi, the
+ * unimplemented method sent over its own connection fails cleanly, closing it sends the one-way
+ * shutdown; then a second client opens and is served.
+ *
+ * <p>usage: java WireClients HOST PORT UNIMPLEMENTED_METHOD EXPECTED_NAME|- [COMBO,...]
+ * where COMBO is buffered-binary, buffered-compact, framed-binary, framed-compact or hmsclient.
+ * Prints one PASS or FAIL line per check; exits 1 if any check failed.
+ */
+public final class WireClients {
+  private static final int SOCKET_TIMEOUT_MS = 10_000;
+  private static final List<String> GROUPS = Arrays.asList("analysts", "engineers");
+
+  private final String host;
+  private final int port;
+  private final String unimplementedMethod;
+  private final String expectedName;
+  private int failures = 0;
+  private int passes = 0;
+
+  private WireClients(String host, int port, String unimplementedMethod, String expectedName) {
+    this.host = host;
+    this.port = port;
+    this.unimplementedMethod = unimplementedMethod;
+    this.expectedName = expectedName;
+  }
+
+  /** A generated client that can also send a call its IDL does not know, by name. */
+  static final class ProbeClient extends ThriftHiveMetastore.Client {
+    ProbeClient(TProtocol in, TProtocol out) {
+      super(in, out);
+    }
+
+    /** Sends {@code method} with an empty argument struct and reads the reply like any call. */
+    void callByName(String method) throws TException {
+      sendBase(method, new ThriftHiveMetastore.get_all_databases_args());
+      receiveBase(new ThriftHiveMetastore.get_all_databases_result(), method);
+    }
+  }
+
+  interface Check {
+    void run() throws Exception;
+  }
+
+  private void check(String name, Check body) {
+    try {
+      body.run();
+      passes++;
+      System.out.println("PASS " + name);
+    } catch (Throwable error) {
+      failures++;
+      System.out.println("FAIL " + name + ": " + error);
+      error.printStackTrace(System.out);
+    }
+  }
+
+  private static void require(boolean condition, String message) {
+    if (!condition) {
+      throw new AssertionError(message);
+    }
+  }
+
+  /** The unimplemented call must fail with UNKNOWN_METHOD naming the method. */
+  private void expectUnknownMethod(ProbeClient client) throws TException {
+    try {
+      client.callByName(unimplementedMethod);
+    } catch (TApplicationException error) {
+      require(error.getType() == TApplicationException.UNKNOWN_METHOD,
+          "expected UNKNOWN_METHOD (1), got type " + error.getType() + ": " + error.getMessage());
+      String message = String.valueOf(error.getMessage());
+      require(message.contains(unimplementedMethod),
+          "message '" + message + "' does not name " + unimplementedMethod);
+      return;
+    }
+    throw new AssertionError(unimplementedMethod + " answered normally");
+  }
+
+  private void fb303Sequence(ProbeClient client) throws TException {
+    String name = client.getName();
+    require(name != null && !name.isEmpty(), "getName returned '" + name + "'");
+    require(expectedName == null || expectedName.equals(name),
+        "getName returned '" + name + "', expected '" + expectedName + "'");
+    String version = client.getVersion();
+    require(version != null && !version.isEmpty(), "getVersion returned '" + version + "'");
+    require(client.getStatus() == fb_status.ALIVE, "getStatus is not ALIVE");
+    require(client.getStatusDetails() != null, "getStatusDetails returned null");
+    long aliveSince = client.aliveSince();
+    long nowSeconds = System.currentTimeMillis() / 1000;
+    require(aliveSince > 0 && aliveSince <= nowSeconds + 5, "aliveSince=" + aliveSince);
+    List<String> groups = client.set_ugi("alice", new ArrayList<>(GROUPS));
+    require(GROUPS.equals(groups), "set_ugi returned " + groups);
+    Map<String, Long> counters = client.getCounters();
+    require(counters != null, "getCounters returned null");
+    expectUnknownMethod(client);
+    require(client.getStatus() == fb_status.ALIVE, "getStatus after UNKNOWN_METHOD");
+    require(name.equals(client.getName()), "getName changed after UNKNOWN_METHOD");
+    expectUnknownMethod(client);
+    client.shutdown();
+    require(client.getStatus() == fb_status.ALIVE, "getStatus after one-way shutdown");
+  }
+
+  private void generatedClient(String combo) {
+    check("generated-client " + combo, () -> {
+      String[] parts = combo.split("-", 2);
+      TTransport socket = new TSocket(host, port, SOCKET_TIMEOUT_MS);
+      TTransport transport = parts[0].equals("framed") ? new TFramedTransport(socket) : socket;
+      TProtocol protocol = parts[1].equals("compact")
+          ? new TCompactProtocol(transport) : new TBinaryProtocol(transport);
+      transport.open();
+      try {
+        fb303Sequence(new ProbeClient(protocol, protocol));
+      } finally {
+        transport.close();
+      }
+    });
+  }
+
+  private HiveMetaStoreClient openHiveMetaStoreClient() throws Exception {
+    HiveConf conf = new HiveConf();
+    conf.setVar(HiveConf.ConfVars.METASTOREURIS, "thrift://" + host + ":" + port);
+    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTCONNECTIONRETRIES, 1);
+    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTFAILURERETRIES, 0);
+    conf.setTimeVar(HiveConf.ConfVars.METASTORE_CLIENT_SOCKET_TIMEOUT, SOCKET_TIMEOUT_MS,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    return new HiveMetaStoreClient(conf);
+  }
+
+  /** The generated client inside HiveMetaStoreClient: its own connection, reached by reflection. */
+  private static ProbeClient underlying(HiveMetaStoreClient metastore) throws Exception {
+    Field field = HiveMetaStoreClient.class.getDeclaredField("client");
+    field.setAccessible(true);
+    ThriftHiveMetastore.Client inner = (ThriftHiveMetastore.Client) field.get(metastore);
+    return new ProbeClient(inner.getInputProtocol(), inner.getOutputProtocol());
+  }
+
+  private void hiveMetaStoreClient() {
+    check("HiveMetaStoreClient open, unimplemented call, close", () -> {
+      HiveMetaStoreClient metastore = openHiveMetaStoreClient();  // sends set_ugi
+      try {
+        require(!metastore.isLocalMetaStore(), "client is not remote");
+        ProbeClient client = underlying(metastore);
+        expectUnknownMethod(client);
+        require(client.getStatus() == fb_status.ALIVE, "getStatus after UNKNOWN_METHOD");
+        String name = client.getName();
+        require(expectedName == null || expectedName.equals(name), "getName returned " + name);
+      } finally {
+        metastore.close();  // sends the one-way shutdown, then closes the socket
+      }
+    });
+    check("HiveMetaStoreClient reopens after close", () -> {
+      HiveMetaStoreClient metastore = openHiveMetaStoreClient();
+      try {
+        require(underlying(metastore).getStatus() == fb_status.ALIVE, "getStatus");
+      } finally {
+        metastore.close();
+      }
+    });
+  }
+
+  public static void main(String[] args) {
+    if (args.length < 4) {
+      System.err.println(
+          "usage: WireClients HOST PORT UNIMPLEMENTED_METHOD EXPECTED_NAME|- [COMBO,...]");
+      System.exit(2);
+    }
+    String expected = args[3].equals("-") ? null : args[3];
+    WireClients run = new WireClients(args[0], Integer.parseInt(args[1]), args[2], expected);
+    String combos = args.length > 4
+        ? args[4] : "buffered-binary,buffered-compact,framed-binary,framed-compact,hmsclient";
+    for (String combo : combos.split(",")) {
+      if (combo.equals("hmsclient")) {
+        run.hiveMetaStoreClient();
+      } else {
+        run.generatedClient(combo);
+      }
+    }
+    System.out.println("java wire clients: " + run.passes + " checks passed, "
+        + run.failures + " checks failed");
+    System.exit(run.failures == 0 ? 0 : 1);
+  }
+}
