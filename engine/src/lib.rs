@@ -1,2 +1,65 @@
-//! hivestore's storage engine. Knows nothing of Thrift or sockets.
+//! hivestore's storage engine: the Hive catalog model over an ordered
+//! key-value store.
+//!
+//! The engine knows nothing of Thrift or sockets; the frontends convert
+//! between the wire and the types here. What it is:
+//!
+//! - [`Store`]: opens a data directory and offers catalog, database and table
+//!   operations with Hive's semantics for names (trimmed, lowercased, checked)
+//!   and Hive's error messages. Every write is one atomic batch, acknowledged
+//!   only once durable; concurrent writers share fsyncs (group commit).
+//! - [`kv`]: the [`kv::KvBackend`] trait under it, with sled and in-memory
+//!   backends.
+//! - [`keys`] and [`values`]: the byte layout, specified in
+//!   `docs/storage-format.md`. Values are rkyv archives, validated and read in
+//!   place through [`ValueView`].
+//!
+//! # Example
+//!
+//! ```
+//! use hivestore_engine::{Store, StoreOptions, Table, Durability};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let mut options = StoreOptions::new("/warehouse");
+//! options.durability = Durability::Memory;
+//! let store = Store::open(dir.path(), options)?;
+//! let table = Table {
+//!     table_name: "Events".to_string(),
+//!     db_name: "default".to_string(),
+//!     ..Table::default()
+//! };
+//! let created = store.create_table(table)?;
+//! assert_eq!(created.table_name, "events");
+//! assert_eq!(store.list_tables("hive", "DEFAULT")?, vec!["events".to_string()]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod catalog;
+mod commit;
+mod database;
+mod error;
+pub mod keys;
+pub mod kv;
+mod names;
+mod principal;
+mod store;
+mod table;
+pub mod values;
+
+pub use catalog::Catalog;
+pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GROUP_TICKET_COUNT_MAX};
+pub use database::{Database, DatabaseType, DroppedDatabase};
+pub use error::{Error, Result};
+pub use names::{
+    normalize, validate_catalog_name, validate_database_name, validate_table_name,
+    DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
+};
+pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
+pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
+pub use table::{
+    CreationMetadata, FieldSchema, FileMetadata, Order, SerDeInfo, SerdeType, SkewedInfo,
+    SkewedValueLocation, StorageDescriptor, Table, DDL_TIME_PARAMETER, VIRTUAL_VIEW,
+};
+pub use values::ValueView;

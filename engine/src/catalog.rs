@@ -1,0 +1,139 @@
+//! Catalogs (Hive 3+): the outermost namespace. Catalog `hive` always exists.
+
+use rkyv::{Archive, Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::KeyRange;
+use crate::names::{self, DEFAULT_CATALOG_NAME};
+use crate::store::{now_seconds, Store, WriteTxn};
+use crate::values::{stored_value, ValueKind};
+
+/// Hive's `Catalog`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
+pub struct Catalog {
+    /// The catalog name, normalised.
+    pub name: String,
+    /// A description.
+    pub description: Option<String>,
+    /// Where databases without a location of their own are placed.
+    pub location_uri: String,
+    /// Creation time, seconds since the epoch; set on create.
+    pub create_time: Option<i32>,
+}
+
+stored_value!(Catalog, ValueKind::Catalog);
+
+fn no_such_catalog(name: &str) -> Error {
+    Error::NoSuchObject(format!("No catalog {name}"))
+}
+
+impl Store {
+    /// Creates `catalog`. Its name is normalised and validated; its create
+    /// time is set to now.
+    pub fn create_catalog(&self, catalog: Catalog) -> Result<Catalog> {
+        let mut catalog = catalog;
+        catalog.name = names::normalize(&catalog.name);
+        names::validate_catalog_name(&catalog.name)?;
+        if catalog.location_uri.trim().is_empty() {
+            let message = format!("Catalog {} has no location", catalog.name);
+            return Err(Error::InvalidObject(message));
+        }
+        catalog.create_time = Some(now_seconds());
+        self.write(|txn| {
+            let key = keys::catalog_key(&catalog.name);
+            if txn.get(&key)?.is_some() {
+                let message = format!("Catalog {} already exists", catalog.name);
+                return Err(Error::AlreadyExists(message));
+            }
+            txn.put_value(key, &catalog)?;
+            Ok(catalog)
+        })
+    }
+
+    /// The catalog called `name`.
+    pub fn get_catalog(&self, name: &str) -> Result<Catalog> {
+        let name = names::normalize(name);
+        match self.view::<Catalog>(&keys::catalog_key(&name))? {
+            Some(view) => view.to_owned(),
+            None => Err(no_such_catalog(&name)),
+        }
+    }
+
+    /// The names of every catalog, ascending.
+    pub fn list_catalogs(&self) -> Result<Vec<String>> {
+        self.scan(KeyRange::prefix(&keys::catalog_prefix()))
+            .map(|entry| entry.and_then(|(key, _)| keys::decode_catalog_key(&key)))
+            .collect()
+    }
+
+    /// Replaces catalog `name` with `catalog`. The name cannot change; the
+    /// create time is kept.
+    pub fn alter_catalog(&self, name: &str, catalog: Catalog) -> Result<Catalog> {
+        let name = names::normalize(name);
+        let mut catalog = catalog;
+        catalog.name = names::normalize(&catalog.name);
+        if !catalog.name.is_empty() && catalog.name != name {
+            let message = format!("Cannot rename catalog {name} to {}", catalog.name);
+            return Err(Error::InvalidOperation(message));
+        }
+        catalog.name = name.clone();
+        self.write(|txn| {
+            let key = keys::catalog_key(&name);
+            let Some(old) = txn.view::<Catalog>(&key)? else {
+                return Err(no_such_catalog(&name));
+            };
+            catalog.create_time = old.to_owned()?.create_time;
+            txn.put_value(key, &catalog)?;
+            Ok(catalog)
+        })
+    }
+
+    /// Drops catalog `name`, which must hold no database. Catalog `hive`
+    /// cannot be dropped.
+    pub fn drop_catalog(&self, name: &str) -> Result<Catalog> {
+        let name = names::normalize(name);
+        if name == DEFAULT_CATALOG_NAME {
+            return Err(Error::Refused("Can not drop hive catalog".to_string()));
+        }
+        self.write(|txn| {
+            let key = keys::catalog_key(&name);
+            let Some(old) = txn.view::<Catalog>(&key)? else {
+                return Err(no_such_catalog(&name));
+            };
+            let databases = KeyRange::prefix(&keys::database_name_prefix(&name));
+            if txn.scan(databases).next().transpose()?.is_some() {
+                let message = format!("Catalog {name} is not empty. One or more databases exist.");
+                return Err(Error::InvalidOperation(message));
+            }
+            txn.delete(key);
+            old.to_owned()
+        })
+    }
+
+    /// Creates catalog `hive` and database `default` if missing.
+    pub(crate) fn bootstrap(&self) -> Result<()> {
+        let root = self.options().warehouse_root.clone();
+        self.write(|txn| {
+            let key = keys::catalog_key(DEFAULT_CATALOG_NAME);
+            if txn.get(&key)?.is_none() {
+                let catalog = Catalog {
+                    name: DEFAULT_CATALOG_NAME.to_string(),
+                    description: Some("Default catalog for Hive".to_string()),
+                    location_uri: root.clone(),
+                    create_time: Some(now_seconds()),
+                };
+                txn.put_value(key, &catalog)?;
+            }
+            crate::database::bootstrap_default_database(txn, &root)
+        })
+    }
+}
+
+/// Fails unless catalog `name` exists.
+pub(crate) fn require_catalog(txn: &WriteTxn<'_>, name: &str) -> Result<()> {
+    match txn.get(&keys::catalog_key(name))? {
+        Some(_) => Ok(()),
+        None => Err(no_such_catalog(name)),
+    }
+}

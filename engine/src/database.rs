@@ -1,0 +1,256 @@
+//! Databases: named, with a surrogate id that their tables hang off.
+
+use std::collections::BTreeMap;
+
+use rkyv::{Archive, Deserialize, Serialize};
+
+use crate::catalog::require_catalog;
+use crate::error::{Error, Result};
+use crate::keys::{self, DatabaseId};
+use crate::kv::{KeyRange, KvBackend};
+use crate::names::{
+    self, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME,
+};
+use crate::principal::{PrincipalPrivilegeSet, PrincipalType};
+use crate::store::{now_seconds, Store, WriteTxn};
+use crate::table::Table;
+use crate::values::{stored_value, ValueKind, ValueView};
+
+/// Hive's `DatabaseType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
+pub enum DatabaseType {
+    /// A database whose tables live in this metastore.
+    #[default]
+    Native,
+    /// A database mapped from a remote source through a data connector.
+    Remote,
+}
+
+/// Hive's `Database`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
+pub struct Database {
+    /// The database name, normalised.
+    pub name: String,
+    /// A description.
+    pub description: Option<String>,
+    /// The location of external tables (and of all tables, when no managed
+    /// location is set).
+    pub location_uri: Option<String>,
+    /// User parameters.
+    pub parameters: BTreeMap<String, String>,
+    /// Privileges granted at creation.
+    pub privileges: Option<PrincipalPrivilegeSet>,
+    /// The owner.
+    pub owner_name: Option<String>,
+    /// The owner's principal type.
+    pub owner_type: Option<PrincipalType>,
+    /// The catalog, normalised; always set on stored databases.
+    pub catalog_name: String,
+    /// Creation time, seconds since the epoch; set on create.
+    pub create_time: Option<i32>,
+    /// The location of managed tables.
+    pub managed_location_uri: Option<String>,
+    /// Native or remote.
+    pub database_type: Option<DatabaseType>,
+    /// The data connector of a remote database.
+    pub connector_name: Option<String>,
+    /// The name of a remote database at its source.
+    pub remote_database_name: Option<String>,
+}
+
+stored_value!(Database, ValueKind::Database);
+
+/// What [`Store::drop_database`] removed: the database and, with cascade,
+/// its tables (the frontend deletes their data).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedDatabase {
+    /// The database as it was.
+    pub database: Database,
+    /// The tables dropped with it, by name.
+    pub tables: Vec<Table>,
+}
+
+/// Hive's message for a missing database.
+pub(crate) fn no_such_database(catalog: &str, name: &str) -> Error {
+    Error::NoSuchObject(format!("database {catalog}.{name}"))
+}
+
+/// The id of database `catalog.name`, if it exists. Names are normalised.
+pub(crate) fn find_database_id(
+    reader: &dyn KvBackend,
+    catalog: &str,
+    name: &str,
+) -> Result<Option<DatabaseId>> {
+    let key = keys::database_name_key(catalog, name);
+    match reader.get(&key)? {
+        Some(stored) => Ok(Some(DatabaseId(keys::decode_id_value(&key, &stored)?))),
+        None => Ok(None),
+    }
+}
+
+/// The id of database `catalog.name`, or Hive's not-found error.
+pub(crate) fn require_database_id(
+    reader: &dyn KvBackend,
+    catalog: &str,
+    name: &str,
+) -> Result<DatabaseId> {
+    find_database_id(reader, catalog, name)?.ok_or_else(|| no_such_database(catalog, name))
+}
+
+impl Store {
+    /// Creates `database` in its catalog (`catalog_name`; empty means
+    /// `hive`). Names are normalised and validated; the create time is set.
+    pub fn create_database(&self, database: Database) -> Result<Database> {
+        let mut database = database;
+        database.name = names::normalize(&database.name);
+        database.catalog_name = catalog_or_default(&database.catalog_name);
+        names::validate_database_name(&database.name)?;
+        database.create_time = Some(now_seconds());
+        self.write(|txn| {
+            require_catalog(txn, &database.catalog_name)?;
+            let name_key = keys::database_name_key(&database.catalog_name, &database.name);
+            if txn.get(&name_key)?.is_some() {
+                let message = format!("Database {} already exists", database.name);
+                return Err(Error::AlreadyExists(message));
+            }
+            let id = DatabaseId(txn.allocate_id());
+            txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
+            txn.put_value(keys::database_key(id), &database)?;
+            Ok(database)
+        })
+    }
+
+    /// Database `catalog.name`, read in place.
+    pub fn get_database_view(&self, catalog: &str, name: &str) -> Result<ValueView<Database>> {
+        let (catalog, name) = (names::normalize(catalog), names::normalize(name));
+        let id = require_database_id(self.reader(), &catalog, &name)?;
+        self.view::<Database>(&keys::database_key(id))?
+            .ok_or_else(|| dangling_index(&catalog, &name, id))
+    }
+
+    /// Database `catalog.name`.
+    pub fn get_database(&self, catalog: &str, name: &str) -> Result<Database> {
+        self.get_database_view(catalog, name)?.to_owned()
+    }
+
+    /// The names of the databases of `catalog`, ascending.
+    pub fn list_databases(&self, catalog: &str) -> Result<Vec<String>> {
+        let catalog = names::normalize(catalog);
+        self.scan(KeyRange::prefix(&keys::database_name_prefix(&catalog)))
+            .map(|entry| {
+                entry
+                    .and_then(|(key, _)| keys::decode_database_name_key(&key))
+                    .map(|(_, name)| name)
+            })
+            .collect()
+    }
+
+    /// Replaces database `catalog.name` with `database`. Name, catalog and
+    /// create time are kept.
+    pub fn alter_database(
+        &self,
+        catalog: &str,
+        name: &str,
+        database: Database,
+    ) -> Result<Database> {
+        let (catalog, name) = (names::normalize(catalog), names::normalize(name));
+        let mut database = database;
+        let new_name = names::normalize(&database.name);
+        if !new_name.is_empty() && new_name != name {
+            let message = format!("Cannot rename database {catalog}.{name} to {new_name}");
+            return Err(Error::InvalidOperation(message));
+        }
+        self.write(|txn| {
+            let id = require_database_id(txn.reader(), &catalog, &name)?;
+            let key = keys::database_key(id);
+            let old = txn
+                .view::<Database>(&key)?
+                .ok_or_else(|| dangling_index(&catalog, &name, id))?;
+            database.name = name.clone();
+            database.catalog_name = catalog.clone();
+            database.create_time = old.to_owned()?.create_time;
+            txn.put_value(key, &database)?;
+            Ok(database)
+        })
+    }
+
+    /// Drops database `catalog.name`. Without `cascade` it must hold no
+    /// table; with it, its tables and their partitions go too, in the same
+    /// atomic write. `default` in catalog `hive` cannot be dropped.
+    pub fn drop_database(
+        &self,
+        catalog: &str,
+        name: &str,
+        cascade: bool,
+    ) -> Result<DroppedDatabase> {
+        let (catalog, name) = (names::normalize(catalog), names::normalize(name));
+        if catalog == DEFAULT_CATALOG_NAME && name == DEFAULT_DATABASE_NAME {
+            let message = format!(
+                "Can not drop {DEFAULT_DATABASE_NAME} database in catalog {DEFAULT_CATALOG_NAME}"
+            );
+            return Err(Error::Refused(message));
+        }
+        self.write(|txn| {
+            let id = require_database_id(txn.reader(), &catalog, &name)?;
+            let key = keys::database_key(id);
+            let old = txn
+                .view::<Database>(&key)?
+                .ok_or_else(|| dangling_index(&catalog, &name, id))?;
+            let table_names = KeyRange::prefix(&keys::table_name_prefix(id));
+            if !cascade && txn.scan(table_names.clone()).next().transpose()?.is_some() {
+                let message = format!("Database {name} is not empty. One or more tables exist.");
+                return Err(Error::InvalidOperation(message));
+            }
+            let tables = crate::table::drop_all_tables(txn, id, table_names)?;
+            txn.delete(keys::database_name_key(&catalog, &name));
+            txn.delete(key);
+            Ok(DroppedDatabase {
+                database: old.to_owned()?,
+                tables,
+            })
+        })
+    }
+}
+
+/// Creates database `default` in catalog `hive` if missing.
+pub(crate) fn bootstrap_default_database(
+    txn: &mut WriteTxn<'_>,
+    warehouse_root: &str,
+) -> Result<()> {
+    if find_database_id(txn.reader(), DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME)?.is_some() {
+        return Ok(());
+    }
+    let database = Database {
+        name: DEFAULT_DATABASE_NAME.to_string(),
+        description: Some(DEFAULT_DATABASE_DESCRIPTION.to_string()),
+        location_uri: Some(warehouse_root.to_string()),
+        owner_name: Some("public".to_string()),
+        owner_type: Some(PrincipalType::Role),
+        catalog_name: DEFAULT_CATALOG_NAME.to_string(),
+        create_time: Some(now_seconds()),
+        ..Database::default()
+    };
+    let id = DatabaseId(txn.allocate_id());
+    let name_key = keys::database_name_key(DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME);
+    txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
+    txn.put_value(keys::database_key(id), &database)
+}
+
+/// The catalog name, normalised; empty means the default catalog.
+pub(crate) fn catalog_or_default(catalog: &str) -> String {
+    let catalog = names::normalize(catalog);
+    if catalog.is_empty() {
+        DEFAULT_CATALOG_NAME.to_string()
+    } else {
+        catalog
+    }
+}
+
+/// A name index entry whose database value is missing.
+pub(crate) fn dangling_index(catalog: &str, name: &str, id: DatabaseId) -> Error {
+    let key = keys::database_name_key(catalog, name);
+    Error::corruption(
+        &key,
+        format!("names database id {} which has no value", id.0),
+    )
+}

@@ -1,0 +1,440 @@
+//! Order-preserving key encoding. The layout is specified byte by byte in
+//! `docs/storage-format.md`; the constants here mirror it.
+//!
+//! Every key starts with one keyspace byte. Names and partition values are
+//! *components*: their bytes with `0x00` escaped as `0x00 0xFF`, then the
+//! terminator `0x00 0x01`. Because the terminator sorts below every escaped or
+//! plain continuation, encoded order equals the order of the component tuples,
+//! and the encoding of `db1` is not a prefix of the encoding of `db10`, so a
+//! prefix scan never bleeds into a neighbour. Ids are u64 big-endian, which
+//! sorts numerically.
+
+use crate::error::{Error, Result};
+
+/// Engine metadata: format version, id counter. `0x01 + component(name)`.
+pub const KEYSPACE_META: u8 = 0x01;
+/// Catalogs: `0x02 + component(catalog)` → catalog value.
+pub const KEYSPACE_CATALOG: u8 = 0x02;
+/// Database name index: `0x03 + component(catalog) + component(database)` →
+/// database id (8 bytes, big-endian).
+pub const KEYSPACE_DATABASE_NAME: u8 = 0x03;
+/// Databases by id: `0x04 + id` → database value.
+pub const KEYSPACE_DATABASE: u8 = 0x04;
+/// Table name index: `0x05 + database id + component(table)` → table id.
+pub const KEYSPACE_TABLE_NAME: u8 = 0x05;
+/// Tables by id: `0x06 + id` → table value.
+pub const KEYSPACE_TABLE: u8 = 0x06;
+/// Partitions: `0x07 + table id + component(value)…` → partition value.
+pub const KEYSPACE_PARTITION: u8 = 0x07;
+
+/// The byte that starts an escape or a terminator inside a component.
+pub const COMPONENT_ESCAPE: u8 = 0x00;
+/// After [`COMPONENT_ESCAPE`]: the component holds a literal `0x00`.
+pub const COMPONENT_ESCAPED_ZERO: u8 = 0xFF;
+/// After [`COMPONENT_ESCAPE`]: the component ends here.
+pub const COMPONENT_END: u8 = 0x01;
+/// The length of a component terminator.
+pub const COMPONENT_TERMINATOR_LEN: usize = 2;
+/// The length of an id in a key.
+pub const ID_LEN: usize = std::mem::size_of::<u64>();
+/// The length of a keyspace tag.
+pub const KEYSPACE_LEN: usize = 1;
+/// The length of a key holding only a keyspace and an id.
+pub const ID_KEY_LEN: usize = KEYSPACE_LEN + ID_LEN;
+
+/// The meta entry holding the next id to hand out (8 bytes, big-endian).
+pub const META_NEXT_ID: &str = "next_id";
+/// The meta entry holding the store's format version (1 byte).
+pub const META_FORMAT_VERSION: &str = "format_version";
+
+// The terminator must sort below the escaped zero, and both below any byte a
+// name continues with after a literal 0x00 was escaped.
+const _: () = assert!(COMPONENT_END < COMPONENT_ESCAPED_ZERO);
+const _: () = assert!(COMPONENT_ESCAPE < COMPONENT_END);
+const _: () = assert!(ID_KEY_LEN == 9);
+const _: () =
+    assert!(KEYSPACE_META < KEYSPACE_CATALOG && KEYSPACE_CATALOG < KEYSPACE_DATABASE_NAME);
+const _: () =
+    assert!(KEYSPACE_DATABASE_NAME < KEYSPACE_DATABASE && KEYSPACE_DATABASE < KEYSPACE_TABLE_NAME);
+const _: () = assert!(KEYSPACE_TABLE_NAME < KEYSPACE_TABLE && KEYSPACE_TABLE < KEYSPACE_PARTITION);
+
+/// The surrogate id of a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DatabaseId(pub u64);
+
+/// The surrogate id of a table; Hive's `Table.id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TableId(pub u64);
+
+/// Appends `component` to `key`, escaped and terminated.
+pub fn push_component(key: &mut Vec<u8>, component: &[u8]) {
+    key.reserve(component.len() + COMPONENT_TERMINATOR_LEN);
+    for byte in component {
+        key.push(*byte);
+        if *byte == COMPONENT_ESCAPE {
+            key.push(COMPONENT_ESCAPED_ZERO);
+        }
+    }
+    key.push(COMPONENT_ESCAPE);
+    key.push(COMPONENT_END);
+}
+
+/// Reads one component from the front of `input`: its bytes, and the rest.
+pub fn take_component(input: &[u8]) -> Result<(Vec<u8>, &[u8]), KeyError> {
+    let mut component = Vec::new();
+    let mut position = 0;
+    loop {
+        let Some(byte) = input.get(position) else {
+            return Err(KeyError::UnterminatedComponent);
+        };
+        if *byte != COMPONENT_ESCAPE {
+            component.push(*byte);
+            position += 1;
+            continue;
+        }
+        match input.get(position + 1) {
+            Some(&COMPONENT_ESCAPED_ZERO) => component.push(COMPONENT_ESCAPE),
+            Some(&COMPONENT_END) => return Ok((component, &input[position + 2..])),
+            Some(other) => return Err(KeyError::BadEscape(*other)),
+            None => return Err(KeyError::UnterminatedComponent),
+        }
+        position += 2;
+    }
+}
+
+fn take_name(input: &[u8]) -> Result<(String, &[u8]), KeyError> {
+    let (bytes, rest) = take_component(input)?;
+    let name = String::from_utf8(bytes).map_err(|_| KeyError::NotUtf8)?;
+    Ok((name, rest))
+}
+
+fn take_id(input: &[u8]) -> Result<(u64, &[u8]), KeyError> {
+    let bytes: [u8; ID_LEN] = input
+        .get(..ID_LEN)
+        .and_then(|slice| slice.try_into().ok())
+        .ok_or(KeyError::ShortId)?;
+    Ok((u64::from_be_bytes(bytes), &input[ID_LEN..]))
+}
+
+fn take_keyspace(input: &[u8], keyspace: u8) -> Result<&[u8], KeyError> {
+    match input.split_first() {
+        Some((first, rest)) if *first == keyspace => Ok(rest),
+        Some((first, _)) => Err(KeyError::WrongKeyspace {
+            expected: keyspace,
+            found: *first,
+        }),
+        None => Err(KeyError::Empty),
+    }
+}
+
+fn expect_end(rest: &[u8]) -> Result<(), KeyError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(KeyError::TrailingBytes(rest.len()))
+    }
+}
+
+/// Why a stored key could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// The key is empty.
+    #[error("the key is empty")]
+    Empty,
+    /// The key belongs to another keyspace.
+    #[error("keyspace 0x{found:02x} where 0x{expected:02x} was expected")]
+    WrongKeyspace {
+        /// The keyspace the decoder reads.
+        expected: u8,
+        /// The keyspace byte found.
+        found: u8,
+    },
+    /// A component has no terminator.
+    #[error("a name component has no terminator")]
+    UnterminatedComponent,
+    /// `0x00` is followed by a byte that is neither escape nor terminator.
+    #[error("0x00 followed by 0x{0:02x} inside a name component")]
+    BadEscape(u8),
+    /// A name is not UTF-8.
+    #[error("a name component is not UTF-8")]
+    NotUtf8,
+    /// An id is shorter than 8 bytes.
+    #[error("an id is shorter than {ID_LEN} bytes")]
+    ShortId,
+    /// Bytes follow the last field.
+    #[error("{0} bytes follow the last field")]
+    TrailingBytes(usize),
+}
+
+impl KeyError {
+    /// This error as an [`Error::Corruption`] of `key`.
+    pub fn at(self, key: &[u8]) -> Error {
+        Error::corruption(key, self.to_string())
+    }
+}
+
+/// `0x01 + component(name)`.
+pub fn meta_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_META];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x02 + component(catalog)`.
+pub fn catalog_key(catalog: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_CATALOG];
+    push_component(&mut key, catalog.as_bytes());
+    key
+}
+
+/// The prefix of every catalog key.
+pub fn catalog_prefix() -> Vec<u8> {
+    vec![KEYSPACE_CATALOG]
+}
+
+/// The catalog name in a catalog key.
+pub fn decode_catalog_key(key: &[u8]) -> Result<String> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_CATALOG)?;
+        let (catalog, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok(catalog)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x03 + component(catalog)`: the prefix of the catalog's database names.
+pub fn database_name_prefix(catalog: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_DATABASE_NAME];
+    push_component(&mut key, catalog.as_bytes());
+    key
+}
+
+/// `0x03 + component(catalog) + component(database)`.
+pub fn database_name_key(catalog: &str, database: &str) -> Vec<u8> {
+    let mut key = database_name_prefix(catalog);
+    push_component(&mut key, database.as_bytes());
+    key
+}
+
+/// The catalog and database names in a database name key.
+pub fn decode_database_name_key(key: &[u8]) -> Result<(String, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_DATABASE_NAME)?;
+        let (catalog, rest) = take_name(rest)?;
+        let (database, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((catalog, database))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x04 + id`.
+pub fn database_key(id: DatabaseId) -> Vec<u8> {
+    id_key(KEYSPACE_DATABASE, id.0)
+}
+
+/// `0x05 + database id`: the prefix of the database's table names.
+pub fn table_name_prefix(database: DatabaseId) -> Vec<u8> {
+    id_key(KEYSPACE_TABLE_NAME, database.0)
+}
+
+/// `0x05 + database id + component(table)`.
+pub fn table_name_key(database: DatabaseId, table: &str) -> Vec<u8> {
+    let mut key = table_name_prefix(database);
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
+/// The database id and table name in a table name key.
+pub fn decode_table_name_key(key: &[u8]) -> Result<(DatabaseId, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_TABLE_NAME)?;
+        let (database, rest) = take_id(rest)?;
+        let (table, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((DatabaseId(database), table))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x06 + id`.
+pub fn table_key(id: TableId) -> Vec<u8> {
+    id_key(KEYSPACE_TABLE, id.0)
+}
+
+/// `0x07 + table id`: the prefix of every partition of the table.
+pub fn partition_prefix(table: TableId) -> Vec<u8> {
+    id_key(KEYSPACE_PARTITION, table.0)
+}
+
+/// `0x07 + table id + component(value)…`. With fewer values than the table
+/// has partition keys, it is the prefix of the partitions whose leading
+/// values are these.
+pub fn partition_key<V: AsRef<str>>(table: TableId, values: &[V]) -> Vec<u8> {
+    let mut key = partition_prefix(table);
+    for value in values {
+        push_component(&mut key, value.as_ref().as_bytes());
+    }
+    key
+}
+
+/// The table id and partition values in a partition key.
+pub fn decode_partition_key(key: &[u8]) -> Result<(TableId, Vec<String>)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_PARTITION)?;
+        let (table, mut rest) = take_id(rest)?;
+        let mut values = Vec::new();
+        while !rest.is_empty() {
+            let (value, tail) = take_name(rest)?;
+            values.push(value);
+            rest = tail;
+        }
+        Ok((TableId(table), values))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// Reads a stored id value (8 bytes, big-endian) found at `key`.
+pub fn decode_id_value(key: &[u8], value: &[u8]) -> Result<u64> {
+    let (id, rest) = take_id(value).map_err(|error| error.at(key))?;
+    expect_end(rest).map_err(|error| error.at(key))?;
+    Ok(id)
+}
+
+fn id_key(keyspace: u8, id: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(ID_KEY_LEN);
+    key.push(keyspace);
+    key.extend_from_slice(&id.to_be_bytes());
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::KeyRange;
+    use proptest::prelude::*;
+
+    fn component_bytes() -> impl Strategy<Value = Vec<u8>> {
+        // Bias toward 0x00, 0x01 and 0xFF, the bytes the escaping is about.
+        let byte = prop_oneof![
+            Just(0u8),
+            Just(1u8),
+            Just(0xFFu8),
+            Just(b'a'),
+            Just(b'b'),
+            any::<u8>()
+        ];
+        proptest::collection::vec(byte, 0..6)
+    }
+
+    fn value_tuple() -> impl Strategy<Value = Vec<String>> {
+        let value = prop_oneof![Just(String::new()), "[ab\u{0}_1]{0,4}", ".{0,3}"];
+        proptest::collection::vec(value, 0..4)
+    }
+
+    fn encode_tuple(parts: &[Vec<u8>]) -> Vec<u8> {
+        let mut key = Vec::new();
+        for part in parts {
+            push_component(&mut key, part);
+        }
+        key
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn encoded_order_is_tuple_order(
+            left in proptest::collection::vec(component_bytes(), 0..4),
+            right in proptest::collection::vec(component_bytes(), 0..4),
+        ) {
+            prop_assume!(left.len() == right.len());
+            prop_assert_eq!(encode_tuple(&left).cmp(&encode_tuple(&right)), left.cmp(&right));
+        }
+
+        #[test]
+        fn component_round_trips(parts in proptest::collection::vec(component_bytes(), 0..4)) {
+            let encoded = encode_tuple(&parts);
+            let mut rest = encoded.as_slice();
+            let mut decoded = Vec::new();
+            while !rest.is_empty() {
+                let (part, tail) = take_component(rest).unwrap();
+                decoded.push(part);
+                rest = tail;
+            }
+            prop_assert_eq!(decoded, parts);
+        }
+
+        #[test]
+        fn partition_key_round_trips(table in any::<u64>(), values in value_tuple()) {
+            let key = partition_key(TableId(table), &values);
+            prop_assert_eq!(decode_partition_key(&key).unwrap(), (TableId(table), values));
+        }
+
+        #[test]
+        fn partition_order_is_value_tuple_order(
+            left in value_tuple(), right in value_tuple(), table in 0u64..3,
+        ) {
+            prop_assume!(left.len() == right.len());
+            let left_key = partition_key(TableId(table), &left);
+            let right_key = partition_key(TableId(table), &right);
+            prop_assert_eq!(left_key.cmp(&right_key), left.cmp(&right));
+        }
+
+        #[test]
+        fn name_prefix_scan_does_not_bleed(
+            catalog in "[a-z0-9_]{0,3}", name in "[a-z0-9_\u{0}]{0,4}", other in "[a-z0-9_\u{0}]{0,4}",
+        ) {
+            let prefix = database_name_prefix(&catalog);
+            let range = KeyRange::prefix(&database_name_key(&catalog, &name)[..]);
+            let other_key = database_name_key(&catalog, &other);
+            prop_assert!(other_key.starts_with(&prefix));
+            prop_assert_eq!(range.contains(&other_key), name == other);
+            let (decoded_catalog, decoded_name) = decode_database_name_key(&other_key).unwrap();
+            prop_assert_eq!((decoded_catalog, decoded_name), (catalog, other));
+        }
+
+        #[test]
+        fn leading_partition_values_select_only_their_partitions(
+            leading in value_tuple(), values in value_tuple(),
+        ) {
+            let range = KeyRange::prefix(&partition_key(TableId(7), &leading));
+            let key = partition_key(TableId(7), &values);
+            prop_assert_eq!(range.contains(&key), values.starts_with(&leading));
+        }
+
+        #[test]
+        fn decoding_garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..24)) {
+            let _ = decode_partition_key(&bytes);
+            let _ = decode_table_name_key(&bytes);
+            let _ = decode_database_name_key(&bytes);
+            let _ = decode_catalog_key(&bytes);
+        }
+    }
+
+    #[test]
+    fn neighbours_sharing_a_name_prefix_stay_apart() {
+        let db1 = KeyRange::prefix(&database_name_key("hive", "db1"));
+        assert!(!db1.contains(&database_name_key("hive", "db10")));
+        let tables = KeyRange::prefix(&table_name_key(DatabaseId(1), "t"));
+        assert!(!tables.contains(&table_name_key(DatabaseId(1), "t_x")));
+        let catalog = KeyRange::prefix(&database_name_prefix("hive"));
+        assert!(!catalog.contains(&database_name_key("hive2", "default")));
+    }
+
+    #[test]
+    fn table_ids_sort_numerically() {
+        assert!(table_key(TableId(255)) < table_key(TableId(256)));
+        assert!(partition_prefix(TableId(1)) < partition_key(TableId(1), &["a"]));
+        assert!(partition_key(TableId(1), &["\u{10ffff}"]) < partition_prefix(TableId(2)));
+    }
+
+    #[test]
+    fn malformed_keys_are_corruption() {
+        let error = decode_catalog_key(&[KEYSPACE_CATALOG, b'a', 0x00, 0x07]).unwrap_err();
+        assert!(matches!(error, Error::Corruption { .. }), "{error}");
+        let error = decode_table_name_key(&[KEYSPACE_TABLE_NAME, 1, 2]).unwrap_err();
+        assert!(error.to_string().contains("shorter"), "{error}");
+    }
+}

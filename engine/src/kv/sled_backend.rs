@@ -1,0 +1,80 @@
+//! The embedded default backend, over `sled` 0.34. The only file that knows
+//! sled.
+
+use std::path::Path;
+
+use super::{KeyRange, KvBackend, KvBytes, WriteBatch, WriteOp, SCAN_PAGE_ENTRY_COUNT_MAX};
+use crate::error::{Error, Result};
+
+/// A sled database in a directory; everything lives in its default tree.
+#[derive(Debug, Clone)]
+pub struct SledBackend {
+    db: sled::Db,
+}
+
+impl SledBackend {
+    /// Opens (creating if missing) the sled database in `path`.
+    pub fn open(path: &Path) -> Result<Self> {
+        // sled also flushes on its own every 500 ms; acknowledged writes do
+        // not depend on it, since the engine flushes before acknowledging.
+        let db = sled::Config::new()
+            .path(path)
+            .open()
+            .map_err(|error| storage_error(error, &format!("opening {}", path.display())))?;
+        Ok(SledBackend { db })
+    }
+}
+
+fn storage_error(error: sled::Error, doing: &str) -> Error {
+    match error {
+        sled::Error::Corruption { at, .. } => Error::Corruption {
+            key: format!("(sled log offset {at:?})"),
+            reason: format!("sled found corruption while {doing}"),
+        },
+        other => Error::Storage(format!("sled failed while {doing}: {other}")),
+    }
+}
+
+impl KvBackend for SledBackend {
+    fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
+        let value = self
+            .db
+            .get(key)
+            .map_err(|error| storage_error(error, "reading a key"))?;
+        Ok(value.map(KvBytes::from_sled))
+    }
+
+    fn scan(&self, range: &KeyRange, entry_count_max: usize) -> Result<Vec<(KvBytes, KvBytes)>> {
+        assert!(entry_count_max <= SCAN_PAGE_ENTRY_COUNT_MAX);
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bounds = (range.start.clone(), range.end.clone());
+        let mut entries = Vec::with_capacity(entry_count_max.min(256));
+        for entry in self.db.range::<Vec<u8>, _>(bounds).take(entry_count_max) {
+            let (key, value) = entry.map_err(|error| storage_error(error, "scanning keys"))?;
+            entries.push((KvBytes::from_sled(key), KvBytes::from_sled(value)));
+        }
+        Ok(entries)
+    }
+
+    fn apply(&self, batch: WriteBatch) -> Result<()> {
+        let mut sled_batch = sled::Batch::default();
+        for op in batch.into_ops() {
+            match op {
+                WriteOp::Put { key, value } => sled_batch.insert(key, value),
+                WriteOp::Delete { key } => sled_batch.remove(key),
+            }
+        }
+        self.db
+            .apply_batch(sled_batch)
+            .map_err(|error| storage_error(error, "applying a batch"))
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.db
+            .flush()
+            .map(|_| ())
+            .map_err(|error| storage_error(error, "flushing to disk"))
+    }
+}

@@ -1,0 +1,293 @@
+//! The [`Store`]: a catalog over a [`KvBackend`], with serialised,
+//! atomic, durable writes.
+//!
+//! Writers take one lock while they read what they check and apply their
+//! batch; that makes every check-then-write (does the table exist? allocate
+//! an id) race-free, and costs microseconds. They release it before waiting
+//! for the flush, so the fsync is shared through [`crate::commit`]. Readers
+//! take no lock. A reader may see a write a moment before it is durable; it
+//! never sees half of one.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::commit::{CommitCounters, CommitPipeline};
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
+use crate::values::{self, StoredValue, ValueView};
+
+/// The version of the key and value layout as a whole, stored under
+/// [`keys::META_FORMAT_VERSION`]. A store written by another version is not
+/// opened.
+pub const STORE_FORMAT_VERSION: u8 = 1;
+/// The first id handed out. Ids start above zero so that zero never names an
+/// object.
+pub const FIRST_ID: u64 = 1;
+/// How many entries a scan fetches per backend call.
+pub(crate) const SCAN_PAGE_ENTRY_COUNT: usize = 1024;
+
+/// When a write is acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Once flushed to disk (fsync), with group commit. The default.
+    #[default]
+    Flush,
+    /// Once applied in memory; the backend flushes on its own schedule.
+    /// For tests and throw-away stores.
+    Memory,
+}
+
+/// How to open a [`Store`].
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// The warehouse root: the location of catalog `hive` and database
+    /// `default`, created on first open.
+    pub warehouse_root: String,
+    /// When writes are acknowledged.
+    pub durability: Durability,
+}
+
+impl StoreOptions {
+    /// Durable writes, the given warehouse root.
+    pub fn new(warehouse_root: impl Into<String>) -> Self {
+        StoreOptions {
+            warehouse_root: warehouse_root.into(),
+            durability: Durability::Flush,
+        }
+    }
+}
+
+/// State only writers touch, under the writer lock.
+struct WriterState {
+    next_id: u64,
+}
+
+/// The hivestore catalog: catalogs, databases, tables.
+pub struct Store {
+    backend: Arc<dyn KvBackend>,
+    writer: Mutex<WriterState>,
+    /// `None` under [`Durability::Memory`].
+    commit: Option<CommitPipeline>,
+    options: StoreOptions,
+}
+
+impl Store {
+    /// Opens (creating if needed) the sled store in `data_dir`.
+    pub fn open(data_dir: &Path, options: StoreOptions) -> Result<Store> {
+        let backend = SledBackend::open(data_dir)?;
+        Store::open_with_backend(Arc::new(backend), options)
+    }
+
+    /// Opens a store over any backend; first open creates catalog `hive` and
+    /// database `default`.
+    pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
+        check_format_version(backend.as_ref())?;
+        let next_id = read_next_id(backend.as_ref())?;
+        let commit = match options.durability {
+            Durability::Flush => Some(CommitPipeline::start(backend.clone())?),
+            Durability::Memory => None,
+        };
+        let store = Store {
+            backend,
+            writer: Mutex::new(WriterState { next_id }),
+            commit,
+            options,
+        };
+        store.bootstrap()?;
+        Ok(store)
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> &StoreOptions {
+        &self.options
+    }
+
+    /// The group-commit counters, under [`Durability::Flush`].
+    pub fn commit_counters(&self) -> Option<&CommitCounters> {
+        self.commit
+            .as_ref()
+            .map(|commit| commit.counters().as_ref())
+    }
+
+    /// The backend, for tools and tests that look at raw keys.
+    pub fn backend(&self) -> &Arc<dyn KvBackend> {
+        &self.backend
+    }
+
+    /// Runs `body` as one atomic write, acknowledged once durable.
+    ///
+    /// `body` reads what it checks through the [`WriteTxn`] and stages its
+    /// writes there; if it fails nothing is written.
+    pub(crate) fn write<R>(&self, body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>) -> Result<R> {
+        let result = {
+            let mut state = self
+                .writer
+                .lock()
+                .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
+            let id_before = state.next_id;
+            let mut txn = WriteTxn {
+                backend: self.backend.as_ref(),
+                state: &mut state,
+                batch: WriteBatch::new(),
+            };
+            let result = body(&mut txn)?;
+            let WriteTxn { batch, .. } = txn;
+            let mut batch = batch;
+            if state.next_id != id_before {
+                assert!(state.next_id > id_before, "ids must grow");
+                batch.put(
+                    keys::meta_key(keys::META_NEXT_ID),
+                    state.next_id.to_be_bytes().to_vec(),
+                );
+            }
+            if !batch.is_empty() {
+                self.backend.apply(batch)?;
+            }
+            result
+        };
+        if let Some(commit) = &self.commit {
+            commit.wait_durable()?;
+        }
+        Ok(result)
+    }
+
+    /// Reads the value at `key` in place, if present.
+    pub(crate) fn view<T: StoredValue>(&self, key: &[u8]) -> Result<Option<ValueView<T>>> {
+        read_view(self.backend.as_ref(), key)
+    }
+
+    /// Iterates over the entries of `range`, page by page.
+    pub(crate) fn scan(&self, range: KeyRange) -> kv::Scan<'_> {
+        kv::scan(self.backend.as_ref(), range, SCAN_PAGE_ENTRY_COUNT)
+    }
+
+    /// The committed state, for lookups shared with writers.
+    pub(crate) fn reader(&self) -> &dyn KvBackend {
+        self.backend.as_ref()
+    }
+}
+
+/// A write in progress: reads the committed state, stages a batch.
+pub(crate) struct WriteTxn<'a> {
+    backend: &'a dyn KvBackend,
+    state: &'a mut WriterState,
+    batch: WriteBatch,
+}
+
+impl WriteTxn<'_> {
+    /// The committed state, for lookups shared with readers.
+    pub(crate) fn reader(&self) -> &dyn KvBackend {
+        self.backend
+    }
+
+    /// The committed bytes at `key`. Staged writes are not visible.
+    pub(crate) fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
+        self.backend.get(key)
+    }
+
+    /// The committed value at `key`, read in place.
+    pub(crate) fn view<T: StoredValue>(&self, key: &[u8]) -> Result<Option<ValueView<T>>> {
+        read_view(self.backend, key)
+    }
+
+    /// Iterates over committed entries of `range`.
+    pub(crate) fn scan(&self, range: KeyRange) -> kv::Scan<'_> {
+        kv::scan(self.backend, range, SCAN_PAGE_ENTRY_COUNT)
+    }
+
+    /// A fresh id, never handed out before, persisted with this write.
+    pub(crate) fn allocate_id(&mut self) -> u64 {
+        let id = self.state.next_id;
+        self.state.next_id += 1;
+        id
+    }
+
+    /// Stages `value` at `key`.
+    pub(crate) fn put_value<T: StoredValue>(&mut self, key: Vec<u8>, value: &T) -> Result<()> {
+        let stored = values::encode(value)?;
+        self.batch.put(key, stored);
+        Ok(())
+    }
+
+    /// Stages raw bytes at `key`.
+    pub(crate) fn put_raw(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.batch.put(key, value);
+    }
+
+    /// Stages the removal of `key`.
+    pub(crate) fn delete(&mut self, key: Vec<u8>) {
+        self.batch.delete(key);
+    }
+
+    /// Stages the removal of every key in `range`.
+    pub(crate) fn delete_range(&mut self, range: KeyRange) -> Result<()> {
+        let keys: Vec<KvBytes> = self
+            .scan(range)
+            .map(|entry| entry.map(|(key, _)| key))
+            .collect::<Result<_>>()?;
+        for key in keys {
+            self.batch.delete(key.to_vec());
+        }
+        Ok(())
+    }
+}
+
+fn read_view<T: StoredValue>(backend: &dyn KvBackend, key: &[u8]) -> Result<Option<ValueView<T>>> {
+    match backend.get(key)? {
+        Some(stored) => {
+            let key = KvBytes::from_shared(Arc::from(key));
+            Ok(Some(ValueView::new(key, stored)?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Checks (or, on a fresh store, writes) the store format version.
+fn check_format_version(backend: &dyn KvBackend) -> Result<()> {
+    let key = keys::meta_key(keys::META_FORMAT_VERSION);
+    match backend.get(&key)? {
+        Some(stored) if stored.as_ref() == [STORE_FORMAT_VERSION] => Ok(()),
+        Some(stored) => Err(Error::corruption(
+            &key,
+            format!(
+                "store format {:?}; this build reads format {STORE_FORMAT_VERSION}",
+                &*stored
+            ),
+        )),
+        None => {
+            let mut batch = WriteBatch::new();
+            batch.put(key, vec![STORE_FORMAT_VERSION]);
+            backend.apply(batch)?;
+            backend.flush()
+        }
+    }
+}
+
+/// The next id to hand out, as persisted.
+fn read_next_id(backend: &dyn KvBackend) -> Result<u64> {
+    let key = keys::meta_key(keys::META_NEXT_ID);
+    match backend.get(&key)? {
+        Some(stored) => {
+            let next_id = keys::decode_id_value(&key, &stored)?;
+            if next_id < FIRST_ID {
+                return Err(Error::corruption(
+                    &key,
+                    format!("next id {next_id} is below {FIRST_ID}"),
+                ));
+            }
+            Ok(next_id)
+        }
+        None => Ok(FIRST_ID),
+    }
+}
+
+/// Seconds since the epoch, as Hive's `i32` timestamps.
+pub(crate) fn now_seconds() -> i32 {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or(0);
+    i32::try_from(seconds).unwrap_or(i32::MAX)
+}

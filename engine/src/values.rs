@@ -1,0 +1,239 @@
+//! Stored values: rkyv archives behind an 8-byte header, read zero-copy.
+//!
+//! A stored value is `header ++ archive`:
+//!
+//! | offset | length | field                                         |
+//! |--------|--------|-----------------------------------------------|
+//! | 0      | 1      | format version, [`VALUE_FORMAT_VERSION`]      |
+//! | 1      | 1      | value kind, [`ValueKind`]                     |
+//! | 2      | 6      | reserved, zero                                |
+//! | 8      | rest   | the rkyv 0.8 archive (root at the end)        |
+//!
+//! The header is 8 bytes so that the archive keeps the 8-byte alignment of
+//! the buffer it sits in. rkyv needs aligned bytes; a backend may hand out
+//! bytes at any address, so a [`ValueView`] copies them into an aligned
+//! buffer when they are not. Every read is validated with bytecheck: bytes
+//! that fail are an [`Error::Corruption`] naming the key, never undefined
+//! behaviour.
+
+use std::marker::PhantomData;
+
+use rkyv::rancor;
+use rkyv::util::AlignedVec;
+
+use crate::error::{Error, Result};
+use crate::kv::KvBytes;
+
+/// The format version every value written now carries.
+pub const VALUE_FORMAT_VERSION: u8 = 1;
+/// The length of the header before the archive.
+pub const VALUE_HEADER_LEN: usize = 8;
+/// The offset of the format version in the header.
+pub const VALUE_VERSION_OFFSET: usize = 0;
+/// The offset of the value kind in the header.
+pub const VALUE_KIND_OFFSET: usize = VALUE_VERSION_OFFSET + 1;
+/// The offset of the reserved bytes in the header.
+pub const VALUE_RESERVED_OFFSET: usize = VALUE_KIND_OFFSET + 1;
+/// The alignment the archive needs: the largest alignment of any archived
+/// field (`i64`, `u64`).
+pub const ARCHIVE_ALIGN: usize = 8;
+/// The alignment of the buffers values are copied into when misaligned.
+pub const COPY_ALIGN: usize = 16;
+/// Values at most this long are always copied: a backend may keep short
+/// values inline in a handle that moves, so their address is not stable.
+pub const INLINE_VALUE_LEN_MAX: usize = 64;
+
+const _: () = assert!(VALUE_RESERVED_OFFSET < VALUE_HEADER_LEN);
+const _: () = assert!(VALUE_HEADER_LEN.is_multiple_of(ARCHIVE_ALIGN));
+const _: () = assert!(COPY_ALIGN.is_multiple_of(ARCHIVE_ALIGN));
+
+/// What a stored value is; byte 1 of its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ValueKind {
+    /// A [`crate::Catalog`].
+    Catalog = 1,
+    /// A [`crate::Database`].
+    Database = 2,
+    /// A [`crate::Table`].
+    Table = 3,
+}
+
+/// A type stored as an rkyv archive.
+pub trait StoredValue: Sized {
+    /// The archived form, read in place.
+    type Archived;
+    /// The kind written into the header.
+    const KIND: ValueKind;
+    /// Serialises `self` into an archive.
+    fn to_archive(&self) -> std::result::Result<AlignedVec, rancor::Error>;
+    /// Validates `bytes` as an archive of `Self` and returns its root.
+    fn access_archive(bytes: &[u8]) -> std::result::Result<&Self::Archived, rancor::Error>;
+    /// Deserialises an archived value into an owned one.
+    fn from_archive(archived: &Self::Archived) -> std::result::Result<Self, rancor::Error>;
+}
+
+/// Implements [`StoredValue`] for a type deriving rkyv's traits.
+macro_rules! stored_value {
+    ($type:ty, $kind:expr) => {
+        impl $crate::values::StoredValue for $type {
+            type Archived = <$type as rkyv::Archive>::Archived;
+            const KIND: $crate::values::ValueKind = $kind;
+
+            fn to_archive(
+                &self,
+            ) -> std::result::Result<rkyv::util::AlignedVec, rkyv::rancor::Error> {
+                rkyv::to_bytes::<rkyv::rancor::Error>(self)
+            }
+
+            fn access_archive(
+                bytes: &[u8],
+            ) -> std::result::Result<&Self::Archived, rkyv::rancor::Error> {
+                rkyv::access::<Self::Archived, rkyv::rancor::Error>(bytes)
+            }
+
+            fn from_archive(
+                archived: &Self::Archived,
+            ) -> std::result::Result<Self, rkyv::rancor::Error> {
+                rkyv::deserialize::<$type, rkyv::rancor::Error>(archived)
+            }
+        }
+    };
+}
+pub(crate) use stored_value;
+
+/// Encodes `value` as header + archive, and checks that it reads back.
+pub fn encode<T: StoredValue>(value: &T) -> Result<Vec<u8>> {
+    let archive = value
+        .to_archive()
+        .map_err(|error| Error::Internal(format!("cannot archive a {:?}: {error}", T::KIND)))?;
+    let mut stored = Vec::with_capacity(VALUE_HEADER_LEN + archive.len());
+    stored.push(VALUE_FORMAT_VERSION);
+    stored.push(T::KIND as u8);
+    stored.resize(VALUE_HEADER_LEN, 0);
+    stored.extend_from_slice(&archive);
+    // Pair the write with the read check: what we store must validate.
+    T::access_archive(&archive).map_err(|error| {
+        Error::Internal(format!(
+            "a fresh {:?} archive fails validation: {error}",
+            T::KIND
+        ))
+    })?;
+    Ok(stored)
+}
+
+/// Checks the header of a stored value of kind `T` at `key`.
+fn check_header<T: StoredValue>(key: &[u8], stored: &[u8]) -> Result<()> {
+    if stored.len() < VALUE_HEADER_LEN {
+        let reason = format!(
+            "{} bytes, shorter than the {VALUE_HEADER_LEN}-byte header",
+            stored.len()
+        );
+        return Err(Error::corruption(key, reason));
+    }
+    let version = stored[VALUE_VERSION_OFFSET];
+    if version != VALUE_FORMAT_VERSION {
+        let reason = format!(
+            "unknown value format version {version} (this build reads {VALUE_FORMAT_VERSION})"
+        );
+        return Err(Error::corruption(key, reason));
+    }
+    let kind = stored[VALUE_KIND_OFFSET];
+    if kind != T::KIND as u8 {
+        let reason = format!(
+            "value kind {kind} where a {:?} ({}) was expected",
+            T::KIND,
+            T::KIND as u8
+        );
+        return Err(Error::corruption(key, reason));
+    }
+    if stored[VALUE_RESERVED_OFFSET..VALUE_HEADER_LEN]
+        .iter()
+        .any(|byte| *byte != 0)
+    {
+        return Err(Error::corruption(key, "reserved header bytes are not zero"));
+    }
+    Ok(())
+}
+
+/// Where a view's archive bytes live.
+enum ViewBytes {
+    /// The backend's bytes, aligned, at a stable address.
+    Stored(KvBytes),
+    /// A copy of the archive in an aligned buffer.
+    Copied(AlignedVec<COPY_ALIGN>),
+}
+
+/// A stored value of type `T`, read in place.
+///
+/// Building one checks the header; [`ValueView::archived`] validates the
+/// archive and returns a reference into it without deserialising.
+pub struct ValueView<T: StoredValue> {
+    key: KvBytes,
+    bytes: ViewBytes,
+    value_type: PhantomData<fn() -> T>,
+}
+
+impl<T: StoredValue> ValueView<T> {
+    /// Wraps the stored bytes `stored` read at `key`.
+    pub fn new(key: KvBytes, stored: KvBytes) -> Result<Self> {
+        check_header::<T>(&key, &stored)?;
+        let archive_address = stored.as_ptr() as usize + VALUE_HEADER_LEN;
+        let stable = stored.len() > INLINE_VALUE_LEN_MAX;
+        let bytes = if stable && archive_address.is_multiple_of(ARCHIVE_ALIGN) {
+            ViewBytes::Stored(stored)
+        } else {
+            let mut copy = AlignedVec::<COPY_ALIGN>::with_capacity(stored.len() - VALUE_HEADER_LEN);
+            copy.extend_from_slice(&stored[VALUE_HEADER_LEN..]);
+            ViewBytes::Copied(copy)
+        };
+        Ok(ValueView {
+            key,
+            bytes,
+            value_type: PhantomData,
+        })
+    }
+
+    /// The key the value was read at.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// Whether reading needed a copy into an aligned buffer.
+    pub fn was_copied(&self) -> bool {
+        matches!(self.bytes, ViewBytes::Copied(_))
+    }
+
+    fn archive_bytes(&self) -> &[u8] {
+        match &self.bytes {
+            ViewBytes::Stored(stored) => stored.get(VALUE_HEADER_LEN..).unwrap_or_default(),
+            ViewBytes::Copied(copy) => copy.as_slice(),
+        }
+    }
+
+    /// The archived value, validated, in place.
+    pub fn archived(&self) -> Result<&T::Archived> {
+        T::access_archive(self.archive_bytes()).map_err(|error| {
+            Error::corruption(
+                &self.key,
+                format!("the {:?} archive fails validation: {error}", T::KIND),
+            )
+        })
+    }
+
+    /// The value, deserialised into an owned `T`.
+    pub fn to_owned(&self) -> Result<T> {
+        let archived = self.archived()?;
+        T::from_archive(archived).map_err(|error| {
+            Error::corruption(
+                &self.key,
+                format!("cannot deserialise the {:?}: {error}", T::KIND),
+            )
+        })
+    }
+}
+
+/// Decodes the stored bytes at `key` into an owned `T`.
+pub fn decode<T: StoredValue>(key: KvBytes, stored: KvBytes) -> Result<T> {
+    ValueView::<T>::new(key, stored)?.to_owned()
+}
