@@ -206,7 +206,7 @@ fn check_presence(acknowledged: &Acknowledged, database: &str, present: bool, ob
         .next()
         .and_then(|index| index.parse().ok())
         .unwrap();
-    let drop_in_flight = table_count == TABLES_PER_DATABASE && index % 2 == 0;
+    let drop_in_flight = table_count == TABLES_PER_DATABASE && index.is_multiple_of(2);
     assert!(
         present || drop_in_flight,
         "acknowledged {object} is missing"
