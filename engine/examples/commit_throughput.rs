@@ -21,7 +21,9 @@ fn measure(writer_count: usize, duration: Duration) -> Result<(), Box<dyn std::e
     let store = Store::open(dir.path(), options)?;
     let stop = AtomicBool::new(false);
     let commits = AtomicU64::new(0);
-    let flushes_before = store.commit_counters().map_or(0, |counters| counters.flush_count());
+    let flushes_before = store
+        .commit_counters()
+        .map_or(0, |counters| counters.flush_count());
     let started = Instant::now();
     std::thread::scope(|scope| {
         for writer in 0..writer_count {
@@ -48,7 +50,10 @@ fn measure(writer_count: usize, duration: Duration) -> Result<(), Box<dyn std::e
     });
     let elapsed = started.elapsed().as_secs_f64();
     let commit_count = commits.load(Ordering::Relaxed);
-    let flushes = store.commit_counters().map_or(0, |counters| counters.flush_count()) - flushes_before;
+    let flushes = store
+        .commit_counters()
+        .map_or(0, |counters| counters.flush_count())
+        - flushes_before;
     println!(
         "{writer_count:>3} writers: {:>8.0} durable commits/s, {:>6.0} fsyncs/s, {:.1} commits per fsync",
         commit_count as f64 / elapsed,
@@ -61,8 +66,14 @@ fn measure(writer_count: usize, duration: Duration) -> Result<(), Box<dyn std::e
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut arguments = std::env::args().skip(1);
     let seconds: u64 = arguments.next().map_or(Ok(3), |text| text.parse())?;
-    let writer_counts: Vec<usize> = arguments.map(|text| text.parse()).collect::<Result<_, _>>()?;
-    let writer_counts = if writer_counts.is_empty() { vec![1, 4, 16, 64] } else { writer_counts };
+    let writer_counts: Vec<usize> = arguments
+        .map(|text| text.parse())
+        .collect::<Result<_, _>>()?;
+    let writer_counts = if writer_counts.is_empty() {
+        vec![1, 4, 16, 64]
+    } else {
+        writer_counts
+    };
     for writer_count in writer_counts {
         measure(writer_count, Duration::from_secs(seconds))?;
     }

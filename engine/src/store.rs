@@ -6,7 +6,9 @@
 //! an id) race-free, and costs microseconds. They release it before waiting
 //! for the flush, so the fsync is shared through [`crate::commit`]. Readers
 //! take no lock. A reader may see a write a moment before it is durable; it
-//! never sees half of one.
+//! never sees half of one. If the flush fails, the writer gets the error
+//! although its batch is applied: whether it survives a crash is then
+//! unknown, as with any database whose fsync fails.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

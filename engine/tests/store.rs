@@ -311,3 +311,46 @@ fn a_failed_check_writes_nothing() {
     let after = store.backend().scan(&KeyRange::all(), 1000).unwrap();
     assert_eq!(before, after);
 }
+
+#[test]
+fn store_is_shareable_between_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Store>();
+}
+
+#[test]
+fn racing_creates_of_one_table_let_exactly_one_win() {
+    // Durable sled store, so the racers also go through group commit.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions::new("file:/warehouse")).unwrap();
+    let racer_count = 8;
+    let results: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..racer_count)
+            .map(|racer| {
+                let store = &store;
+                scope.spawn(move || {
+                    let won = store.create_table(table("default", "contested")).is_ok();
+                    let own = store
+                        .create_table(table("default", &format!("own_{racer}")))
+                        .unwrap();
+                    (won, own.id)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .collect()
+    });
+    assert_eq!(results.iter().filter(|(won, _)| *won).count(), 1);
+    let mut ids: Vec<_> = results.iter().map(|(_, id)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), racer_count, "ids must be unique");
+    assert_eq!(
+        store.list_tables("hive", "default").unwrap().len(),
+        racer_count + 1
+    );
+    let counters = store.commit_counters().unwrap();
+    assert!(counters.flush_count() <= counters.ticket_count());
+}
