@@ -10,9 +10,10 @@
 //! flush runs, the next group gathers: N concurrent writers cost about one
 //! fsync, not N.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
@@ -24,6 +25,10 @@ pub const COMMIT_QUEUE_CAPACITY: usize = 1024;
 
 /// The most tickets one flush answers.
 pub const GROUP_TICKET_COUNT_MAX: usize = COMMIT_QUEUE_CAPACITY;
+
+/// How long a flush may be held back for writers that are applying their
+/// batch right now and will queue a ticket in a moment.
+pub const GATHER_WAIT_MAX: Duration = Duration::from_micros(200);
 
 const _: () = assert!(GROUP_TICKET_COUNT_MAX >= 1);
 const _: () = assert!(GROUP_TICKET_COUNT_MAX <= COMMIT_QUEUE_CAPACITY);
@@ -59,6 +64,20 @@ pub(crate) struct CommitPipeline {
     queue: Option<Sender<Ticket>>,
     flusher: Option<JoinHandle<()>>,
     counters: Arc<CommitCounters>,
+    /// Writers between [`CommitPipeline::announce`] and queueing their ticket.
+    in_flight: Arc<AtomicUsize>,
+}
+
+/// A writer on its way to [`CommitPipeline::wait_durable`]; the flusher
+/// holds a flush back briefly while there are any.
+pub(crate) struct Announcement<'a> {
+    in_flight: &'a AtomicUsize,
+}
+
+impl Drop for Announcement<'_> {
+    fn drop(&mut self) {
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl CommitPipeline {
@@ -67,29 +86,48 @@ impl CommitPipeline {
         let (queue, tickets) = bounded::<Ticket>(COMMIT_QUEUE_CAPACITY);
         let counters = Arc::new(CommitCounters::default());
         let thread_counters = counters.clone();
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let thread_in_flight = in_flight.clone();
         let flusher = std::thread::Builder::new()
             .name("hivestore-flusher".to_string())
-            .spawn(move || run_flusher(backend.as_ref(), &tickets, &thread_counters))
+            .spawn(move || {
+                run_flusher(
+                    backend.as_ref(),
+                    &tickets,
+                    &thread_counters,
+                    &thread_in_flight,
+                )
+            })
             .map_err(|error| Error::Storage(format!("cannot start the flusher thread: {error}")))?;
         Ok(CommitPipeline {
             queue: Some(queue),
             flusher: Some(flusher),
             counters,
+            in_flight,
         })
+    }
+
+    /// Announces a writer that will apply a batch and then wait; call before
+    /// taking the writer lock.
+    pub(crate) fn announce(&self) -> Announcement<'_> {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        Announcement {
+            in_flight: &self.in_flight,
+        }
     }
 
     /// Blocks until every batch this thread applied before the call is
     /// durable.
-    pub(crate) fn wait_durable(&self) -> Result<()> {
+    pub(crate) fn wait_durable(&self, announcement: Announcement<'_>) -> Result<()> {
         let queue = self
             .queue
             .as_ref()
             .ok_or_else(|| Error::Unavailable("the commit pipeline is stopped".to_string()))?;
         let (answer_sender, answer_receiver) = bounded::<Answer>(1);
         self.counters.ticket_count.fetch_add(1, Ordering::Relaxed);
-        queue
-            .send(answer_sender)
-            .map_err(|_| Error::Unavailable("the flusher thread has stopped".to_string()))?;
+        let sent = queue.send(answer_sender);
+        drop(announcement);
+        sent.map_err(|_| Error::Unavailable("the flusher thread has stopped".to_string()))?;
         answer_receiver.recv().map_err(|_| {
             Error::Unavailable("the flusher thread stopped before answering".to_string())
         })?
@@ -114,16 +152,16 @@ impl Drop for CommitPipeline {
 }
 
 /// The flusher's loop: one flush per group of queued tickets.
-fn run_flusher(backend: &dyn KvBackend, tickets: &Receiver<Ticket>, counters: &CommitCounters) {
+fn run_flusher(
+    backend: &dyn KvBackend,
+    tickets: &Receiver<Ticket>,
+    counters: &CommitCounters,
+    in_flight: &AtomicUsize,
+) {
     let mut group: Vec<Ticket> = Vec::with_capacity(GROUP_TICKET_COUNT_MAX);
     while let Ok(first) = tickets.recv() {
         group.push(first);
-        while group.len() < GROUP_TICKET_COUNT_MAX {
-            match tickets.try_recv() {
-                Ok(ticket) => group.push(ticket),
-                Err(_) => break,
-            }
-        }
+        gather(tickets, in_flight, &mut group);
         let answer = backend.flush();
         counters.flush_count.fetch_add(1, Ordering::Relaxed);
         if let Err(error) = &answer {
@@ -133,6 +171,21 @@ fn run_flusher(backend: &dyn KvBackend, tickets: &Receiver<Ticket>, counters: &C
             // A writer that gave up waiting has dropped its receiver; nothing
             // to tell it.
             let _ = ticket.send(answer.clone());
+        }
+    }
+}
+
+/// Adds to `group` every ticket queued, then waits up to
+/// [`GATHER_WAIT_MAX`] for writers still applying their batch.
+fn gather(tickets: &Receiver<Ticket>, in_flight: &AtomicUsize, group: &mut Vec<Ticket>) {
+    let deadline = Instant::now() + GATHER_WAIT_MAX;
+    while group.len() < GROUP_TICKET_COUNT_MAX {
+        match tickets.try_recv() {
+            Ok(ticket) => group.push(ticket),
+            Err(_) if in_flight.load(Ordering::Acquire) > 0 && Instant::now() < deadline => {
+                std::thread::yield_now();
+            }
+            Err(_) => break,
         }
     }
 }
@@ -153,7 +206,7 @@ mod tests {
                 let pipeline = pipeline.clone();
                 scope.spawn(move || {
                     for _ in 0..rounds {
-                        pipeline.wait_durable().unwrap();
+                        pipeline.wait_durable(pipeline.announce()).unwrap();
                     }
                 });
             }

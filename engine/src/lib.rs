@@ -49,7 +49,7 @@ mod table;
 pub mod values;
 
 pub use catalog::Catalog;
-pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GROUP_TICKET_COUNT_MAX};
+pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GATHER_WAIT_MAX, GROUP_TICKET_COUNT_MAX};
 pub use database::{Database, DatabaseType, DroppedDatabase};
 pub use error::{Error, Result};
 pub use names::{

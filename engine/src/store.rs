@@ -123,6 +123,7 @@ impl Store {
     /// `body` reads what it checks through the [`WriteTxn`] and stages its
     /// writes there; if it fails nothing is written.
     pub(crate) fn write<R>(&self, body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>) -> Result<R> {
+        let announcement = self.commit.as_ref().map(CommitPipeline::announce);
         let result = {
             let mut state = self
                 .writer
@@ -149,8 +150,8 @@ impl Store {
             }
             result
         };
-        if let Some(commit) = &self.commit {
-            commit.wait_durable()?;
+        if let (Some(commit), Some(announcement)) = (&self.commit, announcement) {
+            commit.wait_durable(announcement)?;
         }
         Ok(result)
     }
