@@ -720,14 +720,12 @@ def parse_seed000(path: str) -> list[Definition]:
     first, _, rest = src.partition("\n")
     if first.endswith(".thrift"):
         src = rest
-    # Collapse generic arguments into one identifier-like token so the same parser works:
-    # list<FieldSchema> -> list‹FieldSchema› is not needed; instead parse with a regex
-    # pass that records full types by position.
-    defs = []
     # Newlines are intact here, so line comments are exact: drop them.
     code = re.sub(r"(//|#)[^\n]*", "", src)
     code = re.sub(r"/\*.*?\*/", "", code, flags=re.S)
 
+    # Collapse each generic type into one identifier-like token (list<FieldSchema> becomes
+    # list‹FieldSchema›) so that the same lexer and parser read it; unsquash restores it.
     def squash(m):
         return m.group(0).replace(" ", "").replace("<", "\u2039").replace(">", "\u203a").replace(",", "\u00b8")
 
@@ -745,9 +743,6 @@ def parse_seed000(path: str) -> list[Definition]:
         toks = lx.lex()
     finally:
         IDENT_RE = saved
-    for t in toks:
-        if t.kind == "ident":
-            t.text = t.text
     defs = Parser(toks).parse()
 
     def unsquash(s):
@@ -964,8 +959,6 @@ def wrap_comment(c: str, indent: str) -> list[str]:
         out += [indent + " *" + (" " + p if p else "") for p in lines]
         out.append(indent + " */")
         return out
-    if c.startswith("#"):
-        return [indent + c]
     return [indent + c]
 
 
