@@ -11,7 +11,9 @@ Reads the generated handler traits (`ThriftHiveMetastoreSyncHandler` and its sup
     generated trait minus the `handle_` prefix, each defaulting to UNKNOWN_METHOD, plus
     `observe` called after every call;
   * `unknown_method`, the UNKNOWN_METHOD application error;
-  * `Adapter<H>`, implementing both generated handler traits for any `Handler`;
+  * `Adapter<H>`, implementing both generated handler traits for any `Handler` (for oneway
+    methods it reports errors to `observe` only: the generated processor would otherwise
+    write an exception reply that the client never reads);
   * `METHODS`, every method by wire name with its oneway flag.
 
 Called by gen.sh; fails loudly if the generated code does not have the expected shape.
@@ -165,7 +167,15 @@ def main(argv: list[str]) -> int:
             w(f"    fn handle_{name}(&self{sep}{args}) -> thrift::Result<{ret}> {{")
             w(f"        let result = self.0.{name}({call});")
             w(f"        self.0.observe(\"{wire}\", result.is_err());")
-            w("        result")
+            if wire in oneway:
+                # The generated processor answers a handler error with an exception message,
+                # even for a oneway call: the client never reads it and would take it as the
+                # reply to its next call.
+                w("        // oneway: the client reads no reply, so an error must not produce one")
+                w("        drop(result);")
+                w("        Ok(())")
+            else:
+                w("        result")
             w("    }")
         w("}")
     w("")

@@ -229,6 +229,33 @@ fn method_not_in_the_idl_answers_unknown_method() {
     assert!(observed.lock().unwrap().is_empty());
 }
 
+#[test]
+fn oneway_call_writes_no_reply_even_when_unimplemented() {
+    let (p, observed, _) = processor();
+    let mut buf = Vec::new();
+    {
+        let mut o = TBinaryOutputProtocol::new(&mut buf, true);
+        o.write_message_begin(&TMessageIdentifier::new(
+            "shutdown",
+            TMessageType::OneWay,
+            3,
+        ))
+        .unwrap();
+        o.write_struct_begin(&TStructIdentifier::new("args"))
+            .unwrap();
+        o.write_field_stop().unwrap();
+        o.write_struct_end().unwrap();
+        o.write_message_end().unwrap();
+    }
+    let reply = process(&p, &buf).unwrap();
+    assert!(
+        reply.is_empty(),
+        "a oneway call got {} reply bytes",
+        reply.len()
+    );
+    assert_eq!(*observed.lock().unwrap(), vec![("shutdown", true)]);
+}
+
 /// A struct with one field, `id`, of type i32, and nothing else.
 fn struct_with_only_field(id: i16) -> Vec<u8> {
     let mut buf = Vec::new();

@@ -4807,12 +4807,16 @@ impl<H: Handler> crate::fb303::FacebookServiceSyncHandler for Adapter<H> {
     fn handle_reinitialize(&self) -> thrift::Result<()> {
         let result = self.0.reinitialize();
         self.0.observe("reinitialize", result.is_err());
-        result
+        // oneway: the client reads no reply, so an error must not produce one
+        drop(result);
+        Ok(())
     }
     fn handle_shutdown(&self) -> thrift::Result<()> {
         let result = self.0.shutdown();
         self.0.observe("shutdown", result.is_err());
-        result
+        // oneway: the client reads no reply, so an error must not produce one
+        drop(result);
+        Ok(())
     }
 }
 
