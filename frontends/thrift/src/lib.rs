@@ -1,1 +1,32 @@
-//! The Hive Metastore Thrift frontend of hivestore.
+//! hivestore's Hive Metastore Thrift frontend: the server that Spark, Hive, Trino, Impala,
+//! Flink and PyIceberg talk to on port 9083.
+//!
+//! It is thin by design. A connection's first bytes tell its protocol (binary or compact) and
+//! transport (buffered or framed) ([`detect`]); each request is read whole within the limits of
+//! [`limits`] ([`message`]), dispatched to the generated processor ([`dispatch`]), and answered by
+//! the service ([`service`]), which converts between IDL types and the engine's.
+//!
+//! It is not the storage engine: everything about catalogs lives in `hivestore-engine`, which
+//! knows nothing of Thrift.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use hivestore_thrift::{limits::Limits, server::Server, service::ServerState};
+//!
+//! let server = Server::bind("127.0.0.1:0", Limits::default(), Arc::new(ServerState::new()))?;
+//! println!("serving on {}", server.local_addr());
+//! let stop = server.stop_handle();
+//! std::thread::spawn(move || server.run());
+//! stop.stop();
+//! # Ok::<(), std::io::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod counters;
+pub mod detect;
+pub mod dispatch;
+pub mod limits;
+pub mod message;
+pub mod server;
+pub mod service;

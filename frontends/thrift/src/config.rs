@@ -1,0 +1,200 @@
+//! `hivestore serve` settings: command-line flags, then environment variables, then a TOML
+//! config file, then defaults — the first that gives a value wins.
+//!
+//! ```toml
+//! # hivestore.toml
+//! listen = "0.0.0.0:9083"
+//! data_dir = "/var/lib/hivestore"
+//! warehouse = "/warehouse"
+//! max_connections = 2000
+//! max_message_bytes = 104857600
+//! max_string_bytes = 104857600
+//! max_container_elements = 1000000
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Deserialize;
+
+use crate::limits::Limits;
+
+/// The address served when nothing says otherwise (Hive's port).
+pub const LISTEN_DEFAULT: &str = "127.0.0.1:9083";
+/// The data directory when nothing says otherwise.
+pub const DATA_DIR_DEFAULT: &str = "./data";
+/// The warehouse root when nothing says otherwise.
+pub const WAREHOUSE_DEFAULT: &str = "./warehouse";
+
+/// Flags of `hivestore serve`; each may also come from the environment or the config file.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ServeArgs {
+    /// TOML config file with any of the settings below.
+    #[arg(long, env = "HIVESTORE_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:9083].
+    #[arg(long, env = "HIVESTORE_LISTEN")]
+    pub listen: Option<String>,
+    /// Directory of the embedded store [default: ./data].
+    #[arg(long, env = "HIVESTORE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Warehouse root: default location of databases and managed tables [default: ./warehouse].
+    #[arg(long, env = "HIVESTORE_WAREHOUSE")]
+    pub warehouse: Option<String>,
+    /// Most connections served at once [default: 1000].
+    #[arg(long, env = "HIVESTORE_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+    /// Largest request message, in bytes [default: 104857600].
+    #[arg(long, env = "HIVESTORE_MAX_MESSAGE_BYTES")]
+    pub max_message_bytes: Option<usize>,
+    /// Largest string or binary value in a request, in bytes [default: 104857600].
+    #[arg(long, env = "HIVESTORE_MAX_STRING_BYTES")]
+    pub max_string_bytes: Option<usize>,
+    /// Largest list, set or map in a request, in elements [default: 1000000].
+    #[arg(long, env = "HIVESTORE_MAX_CONTAINER_ELEMENTS")]
+    pub max_container_elements: Option<usize>,
+}
+
+/// The config file's settings; all optional.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    listen: Option<String>,
+    data_dir: Option<PathBuf>,
+    warehouse: Option<String>,
+    max_connections: Option<usize>,
+    max_message_bytes: Option<usize>,
+    max_string_bytes: Option<usize>,
+    max_container_elements: Option<usize>,
+}
+
+/// The settings a server runs with, all resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeConfig {
+    /// Address to listen on.
+    pub listen: String,
+    /// Directory of the embedded store.
+    pub data_dir: PathBuf,
+    /// Warehouse root.
+    pub warehouse: String,
+    /// Wire and connection limits.
+    pub limits: Limits,
+}
+
+impl ServeArgs {
+    /// Resolves flags and environment over the config file over defaults.
+    pub fn resolve(&self) -> Result<ServeConfig, String> {
+        let file = match &self.config {
+            Some(path) => read_file(path)?,
+            None => FileSettings::default(),
+        };
+        let defaults = Limits::default();
+        let limits = Limits {
+            message_bytes_max: pick(
+                self.max_message_bytes,
+                file.max_message_bytes,
+                defaults.message_bytes_max,
+            ),
+            string_bytes_max: pick(
+                self.max_string_bytes,
+                file.max_string_bytes,
+                defaults.string_bytes_max,
+            ),
+            container_elements_max: pick(
+                self.max_container_elements,
+                file.max_container_elements,
+                defaults.container_elements_max,
+            ),
+            connections_max: pick(
+                self.max_connections,
+                file.max_connections,
+                defaults.connections_max,
+            ),
+        };
+        limits.validate()?;
+        Ok(ServeConfig {
+            listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
+            data_dir: pick(
+                self.data_dir.clone(),
+                file.data_dir,
+                PathBuf::from(DATA_DIR_DEFAULT),
+            ),
+            warehouse: pick(
+                self.warehouse.clone(),
+                file.warehouse,
+                WAREHOUSE_DEFAULT.to_string(),
+            ),
+            limits,
+        })
+    }
+}
+
+fn pick<T>(flag: Option<T>, file: Option<T>, default: T) -> T {
+    flag.or(file).unwrap_or(default)
+}
+
+fn read_file(path: &Path) -> Result<FileSettings, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("cannot read config file {}: {error}", path.display()))?;
+    toml::from_str(&text)
+        .map_err(|error| format!("config file {} is not valid: {error}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_apply_when_nothing_is_given() {
+        let config = ServeArgs::default().resolve().unwrap();
+        assert_eq!(config.listen, LISTEN_DEFAULT);
+        assert_eq!(config.data_dir, PathBuf::from(DATA_DIR_DEFAULT));
+        assert_eq!(config.warehouse, WAREHOUSE_DEFAULT);
+        assert_eq!(config.limits, Limits::default());
+    }
+
+    #[test]
+    fn flags_win_over_the_config_file_which_wins_over_defaults() {
+        let dir = std::env::temp_dir().join(format!("hivestore-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("hivestore.toml");
+        std::fs::write(
+            &path,
+            "listen = \"127.0.0.1:1\"\nwarehouse = \"/w\"\nmax_connections = 7\n",
+        )
+        .unwrap();
+        let args = ServeArgs {
+            config: Some(path),
+            listen: Some("127.0.0.1:2".into()),
+            ..ServeArgs::default()
+        };
+        let config = args.resolve().unwrap();
+        assert_eq!(config.listen, "127.0.0.1:2");
+        assert_eq!(config.warehouse, "/w");
+        assert_eq!(config.limits.connections_max, 7);
+        assert_eq!(config.data_dir, PathBuf::from(DATA_DIR_DEFAULT));
+    }
+
+    #[test]
+    fn an_unknown_key_in_the_config_file_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("hivestore-config-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, "lisen = \"x\"\n").unwrap();
+        let args = ServeArgs {
+            config: Some(path),
+            ..ServeArgs::default()
+        };
+        let error = args.resolve().unwrap_err();
+        assert!(error.contains("lisen"), "{error}");
+    }
+
+    #[test]
+    fn a_zero_connection_cap_is_refused() {
+        let args = ServeArgs {
+            max_connections: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(args.resolve().unwrap_err().contains("connections"));
+    }
+}

@@ -1,0 +1,84 @@
+//! Per-method call and error counts, served by fb303 `getCounters`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hivestore_idl::handler::METHODS;
+
+#[derive(Default)]
+struct MethodCount {
+    calls: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// Counts of calls and failed calls for every method of the service, plus connection counts.
+pub struct Counters {
+    by_method: HashMap<&'static str, MethodCount>,
+    connections_accepted: AtomicU64,
+    connections_refused: AtomicU64,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            by_method: METHODS
+                .iter()
+                .map(|method| (method.name, MethodCount::default()))
+                .collect(),
+            connections_accepted: AtomicU64::new(0),
+            connections_refused: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Counters {
+    /// Records one call of `method` (a wire name) and whether it failed.
+    pub fn record_call(&self, method: &str, failed: bool) {
+        if let Some(count) = self.by_method.get(method) {
+            count.calls.fetch_add(1, Ordering::Relaxed);
+            if failed {
+                count.errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Records an accepted connection.
+    pub fn record_connection_accepted(&self) {
+        self.connections_accepted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a connection closed on accept because the server was at its cap.
+    pub fn record_connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
+    /// `connections.accepted`, `connections.refused`.
+    pub fn snapshot(&self) -> BTreeMap<String, i64> {
+        let mut counters = BTreeMap::new();
+        let mut put = |name: String, value: u64| {
+            if value > 0 {
+                counters.insert(name, i64::try_from(value).unwrap_or(i64::MAX));
+            }
+        };
+        for (method, count) in &self.by_method {
+            put(
+                format!("{method}.calls"),
+                count.calls.load(Ordering::Relaxed),
+            );
+            put(
+                format!("{method}.errors"),
+                count.errors.load(Ordering::Relaxed),
+            );
+        }
+        put(
+            "connections.accepted".into(),
+            self.connections_accepted.load(Ordering::Relaxed),
+        );
+        put(
+            "connections.refused".into(),
+            self.connections_refused.load(Ordering::Relaxed),
+        );
+        counters
+    }
+}

@@ -1,0 +1,134 @@
+//! Recognises, from the first bytes of a connection, which Thrift protocol and transport the
+//! client speaks, so that one port serves every client configuration.
+//!
+//! What each combination looks like on the wire:
+//!
+//! | first bytes                         | meaning                                 |
+//! |-------------------------------------|-----------------------------------------|
+//! | `80 01 ..`                          | binary protocol, strict header, unframed |
+//! | `82 ..`                             | compact protocol, unframed              |
+//! | `LL LL LL LL 80 01`                 | framed (length `L`), binary strict       |
+//! | `LL LL LL LL 82`                    | framed, compact                         |
+//! | `LL LL LL LL 00`                    | framed, binary non-strict (name length) |
+//! | `NN NN NN NN` + letter              | binary non-strict, unframed (name length, name) |
+//!
+//! A non-strict unframed message starts with the method name's length, which is short, so its
+//! fifth byte is the name's first letter; a framed message's fifth byte is a protocol marker or
+//! the high byte of a short name length, never a letter. Anything else (HTTP, SASL, TLS,
+//! garbage) is refused with a reason.
+
+use crate::limits::METHOD_NAME_BYTES_MAX;
+
+/// The first byte of a strict binary message header (the high byte of version 1).
+pub const BINARY_VERSION_HIGH: u8 = 0x80;
+/// The second byte of a strict binary message header.
+pub const BINARY_VERSION_LOW: u8 = 0x01;
+/// The first byte of every compact protocol message.
+pub const COMPACT_PROTOCOL_ID: u8 = 0x82;
+/// How many bytes detection needs at most.
+pub const DETECT_BYTES: usize = 5;
+
+/// The protocol a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// TBinaryProtocol; message headers may be strict or not.
+    Binary,
+    /// TCompactProtocol.
+    Compact,
+}
+
+/// The transport a connection uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Messages back to back on the stream.
+    Buffered,
+    /// Each message preceded by its length as a big-endian i32.
+    Framed,
+}
+
+/// A connection's protocol and transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireFormat {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The transport.
+    pub transport: Transport,
+}
+
+/// What the first bytes tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Detection {
+    /// The format is known.
+    Format(WireFormat),
+    /// More bytes are needed to tell (at most [`DETECT_BYTES`]).
+    NeedMore,
+    /// Not a Thrift stream this server speaks; the reason names what it looks like.
+    Refused(String),
+}
+
+/// Classifies the first bytes of a connection. `prefix` holds what has arrived so far.
+pub fn detect(prefix: &[u8]) -> Detection {
+    let Some(&first) = prefix.first() else {
+        return Detection::NeedMore;
+    };
+    if first == BINARY_VERSION_HIGH {
+        return format(Protocol::Binary, Transport::Buffered);
+    }
+    if first == COMPACT_PROTOCOL_ID {
+        return format(Protocol::Compact, Transport::Buffered);
+    }
+    if prefix.len() < DETECT_BYTES {
+        return Detection::NeedMore;
+    }
+    let length = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+    let fifth = prefix[4];
+    if let Some(reason) = foreign_protocol(prefix) {
+        return Detection::Refused(reason);
+    }
+    if length <= 0 {
+        return Detection::Refused(format!("frame or name length {length} is not positive"));
+    }
+    match fifth {
+        BINARY_VERSION_HIGH => format(Protocol::Binary, Transport::Framed),
+        COMPACT_PROTOCOL_ID => format(Protocol::Compact, Transport::Framed),
+        0x00 => format(Protocol::Binary, Transport::Framed),
+        letter if is_name_start(letter) && length as usize <= METHOD_NAME_BYTES_MAX => {
+            format(Protocol::Binary, Transport::Buffered)
+        }
+        _ if is_sasl_start(prefix) => {
+            Detection::Refused("SASL authentication is not supported yet; use NOSASL".into())
+        }
+        other => Detection::Refused(format!(
+            "unrecognised Thrift stream: bytes {:02x?} (fifth byte {other:#04x})",
+            &prefix[..DETECT_BYTES]
+        )),
+    }
+}
+
+fn format(protocol: Protocol, transport: Transport) -> Detection {
+    Detection::Format(WireFormat {
+        protocol,
+        transport,
+    })
+}
+
+fn is_name_start(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b'_'
+}
+
+/// Names protocols that clients sometimes point at a metastore port by mistake.
+fn foreign_protocol(prefix: &[u8]) -> Option<String> {
+    const HTTP_METHODS: [&[u8]; 5] = [b"GET ", b"POST", b"PUT ", b"HEAD", b"OPTI"];
+    if HTTP_METHODS.iter().any(|method| prefix.starts_with(method)) {
+        return Some("HTTP transport is not supported; use the Thrift binary transport".into());
+    }
+    if prefix[0] == 0x16 && prefix[1] == 0x03 {
+        return Some("TLS is not supported yet".into());
+    }
+    None
+}
+
+/// A SASL negotiation starts with the START status (1) and the mechanism name's length.
+fn is_sasl_start(prefix: &[u8]) -> bool {
+    prefix[0] == 0x01 && prefix[1..4] == [0, 0, 0]
+}

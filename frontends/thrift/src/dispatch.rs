@@ -1,0 +1,164 @@
+//! Turns one complete request message into its reply.
+//!
+//! Known methods go to the generated processor, whose handler answers `UNKNOWN_METHOD` for
+//! every method hivestore does not implement yet (after reading the arguments, so the stream
+//! stays in step). A name the IDL does not know is skipped whole here, for the same reason.
+//! One-way calls get no reply.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use hivestore_idl::handler::{Adapter, Handler, Method, METHODS};
+use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncProcessor;
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol, TType,
+};
+use thrift::server::TProcessor;
+use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
+
+use crate::detect::Protocol;
+use crate::limits::Limits;
+
+/// What became of a request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A reply was appended to the reply buffer.
+    Reply,
+    /// A one-way call: nothing to send back.
+    NoReply,
+}
+
+/// A request that cannot be answered; the connection must close.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DispatchError(String);
+
+/// Answers the requests of one connection.
+pub struct Dispatcher<H: Handler> {
+    processor: ThriftHiveMetastoreSyncProcessor<Adapter<H>>,
+    limits: Limits,
+}
+
+impl<H: Handler> Dispatcher<H> {
+    /// A dispatcher whose calls go to `handler`.
+    pub fn new(handler: H, limits: Limits) -> Self {
+        Dispatcher {
+            processor: ThriftHiveMetastoreSyncProcessor::new(Adapter(handler)),
+            limits,
+        }
+    }
+
+    /// Answers `message` (one whole request), appending the reply to `reply`.
+    pub fn dispatch(
+        &self,
+        message: &[u8],
+        protocol: Protocol,
+        reply: &mut Vec<u8>,
+    ) -> Result<Outcome, DispatchError> {
+        let config = self.decode_config(message.len())?;
+        let mut input = input_protocol(protocol, message, config.clone());
+        let header = input
+            .read_message_begin()
+            .map_err(|error| DispatchError(format!("unreadable message header: {error}")))?;
+        if !matches!(
+            header.message_type,
+            TMessageType::Call | TMessageType::OneWay
+        ) {
+            return Err(DispatchError(format!(
+                "a client sent a {:?} message for {}",
+                header.message_type, header.name
+            )));
+        }
+        let one_way = header.message_type == TMessageType::OneWay;
+        let Some(method) = method_by_name(&header.name) else {
+            tracing::debug!(method = %header.name, "call of a method the IDL does not have");
+            input
+                .skip(TType::Struct)
+                .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
+            if !one_way {
+                write_unknown_method(&header, protocol, reply)?;
+                return Ok(Outcome::Reply);
+            }
+            return Ok(Outcome::NoReply);
+        };
+        tracing::debug!(method = method.name, "call");
+        let mut input = input_protocol(protocol, message, config);
+        let reply_start = reply.len();
+        let result = {
+            let mut output = output_protocol(protocol, reply);
+            self.processor.process(&mut *input, &mut *output)
+        };
+        result.map_err(|error| DispatchError(format!("{}: {error}", method.name)))?;
+        if method.oneway || one_way {
+            reply.truncate(reply_start);
+            return Ok(Outcome::NoReply);
+        }
+        Ok(Outcome::Reply)
+    }
+
+    /// Limits for decoding one message: nothing in it can be longer than the message itself.
+    fn decode_config(&self, message_bytes: usize) -> Result<TConfiguration, DispatchError> {
+        let limits = &self.limits;
+        TConfiguration::builder()
+            .max_message_size(Some(message_bytes))
+            .max_frame_size(Some(message_bytes))
+            .max_string_size(Some(limits.string_bytes_max.min(message_bytes)))
+            .max_container_size(Some(limits.container_elements_max.min(message_bytes)))
+            .build()
+            .map_err(|error| DispatchError(format!("decoder configuration: {error}")))
+    }
+}
+
+fn method_by_name(name: &str) -> Option<&'static Method> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static Method>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| METHODS.iter().map(|method| (method.name, method)).collect())
+        .get(name)
+        .copied()
+}
+
+fn input_protocol<'a>(
+    protocol: Protocol,
+    message: &'a [u8],
+    config: TConfiguration,
+) -> Box<dyn TInputProtocol + 'a> {
+    match protocol {
+        // Non-strict reading accepts both strict and old-style message headers.
+        Protocol::Binary => Box::new(TBinaryInputProtocol::with_config(message, false, config)),
+        Protocol::Compact => Box::new(TCompactInputProtocol::with_config(message, config)),
+    }
+}
+
+fn output_protocol<'a>(
+    protocol: Protocol,
+    reply: &'a mut Vec<u8>,
+) -> Box<dyn TOutputProtocol + 'a> {
+    match protocol {
+        Protocol::Binary => Box::new(TBinaryOutputProtocol::new(reply, true)),
+        Protocol::Compact => Box::new(TCompactOutputProtocol::new(reply)),
+    }
+}
+
+fn write_unknown_method(
+    header: &TMessageIdentifier,
+    protocol: Protocol,
+    reply: &mut Vec<u8>,
+) -> Result<(), DispatchError> {
+    let error = ApplicationError::new(
+        ApplicationErrorKind::UnknownMethod,
+        format!("Invalid method name: '{}'", header.name),
+    );
+    let ident = TMessageIdentifier::new(
+        header.name.clone(),
+        TMessageType::Exception,
+        header.sequence_number,
+    );
+    let mut output = output_protocol(protocol, reply);
+    let written = output
+        .write_message_begin(&ident)
+        .and_then(|()| thrift::Error::write_application_error_to_out_protocol(&error, &mut *output))
+        .and_then(|()| output.write_message_end())
+        .and_then(|()| output.flush());
+    written.map_err(|error| DispatchError(format!("writing a reply: {error}")))
+}

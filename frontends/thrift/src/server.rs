@@ -1,0 +1,284 @@
+//! The listener: one thread per connection (metastore clients hold connections open for hours),
+//! a cap on how many, and a graceful stop.
+
+use std::collections::HashMap;
+use std::io::{self, BufReader, Cursor, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crate::detect::{detect, Detection, Transport, WireFormat, DETECT_BYTES};
+use crate::dispatch::{Dispatcher, Outcome};
+use crate::limits::Limits;
+use crate::message::{read_message, ReadError};
+use crate::service::{ServerState, Session};
+
+/// Bytes read from a socket at a time.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// A message buffer that grew past this is given back after its message.
+const IDLE_BUFFER_BYTES_MAX: usize = 1024 * 1024;
+/// Stack of a connection thread; decoding is bounded in depth, so this is ample.
+const CONNECTION_STACK_BYTES: usize = 2 * 1024 * 1024;
+/// How long a stop waits for calls in flight before it gives up on them.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// A bound, not yet serving, metastore server.
+pub struct Server {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    limits: Limits,
+    state: Arc<ServerState>,
+    shared: Arc<Shared>,
+}
+
+/// What the listener and the stop handle share.
+struct Shared {
+    /// Set once a stop was asked for; no connection is accepted after it.
+    stopping: AtomicBool,
+    /// Open connections by id, so that a stop can end their reads.
+    connections: Mutex<HashMap<u64, TcpStream>>,
+}
+
+/// Stops a running server from another thread (a signal handler's thread, a test).
+#[derive(Clone)]
+pub struct StopHandle {
+    shared: Arc<Shared>,
+    local_addr: SocketAddr,
+}
+
+impl StopHandle {
+    /// Stops accepting, ends every connection's wait for its next call, and lets calls in
+    /// flight finish. [`Server::run`] returns once they have.
+    pub fn stop(&self) {
+        if self.shared.stopping.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // Wake the blocking accept; the connection itself is dropped at once.
+        let _ = TcpStream::connect_timeout(&self.local_addr, Duration::from_secs(1));
+        for stream in lock(&self.shared.connections).values() {
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+    }
+}
+
+impl Server {
+    /// Binds `listen` (port 0 picks a free port).
+    pub fn bind(listen: &str, limits: Limits, state: Arc<ServerState>) -> io::Result<Server> {
+        limits
+            .validate()
+            .map_err(|reason| io::Error::new(io::ErrorKind::InvalidInput, reason))?;
+        let listener = TcpListener::bind(listen)?;
+        let local_addr = listener.local_addr()?;
+        Ok(Server {
+            listener,
+            local_addr,
+            limits,
+            state,
+            shared: Arc::new(Shared {
+                stopping: AtomicBool::new(false),
+                connections: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// A handle that stops this server.
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle {
+            shared: Arc::clone(&self.shared),
+            local_addr: self.local_addr,
+        }
+    }
+
+    /// Serves until stopped, then waits (boundedly) for open calls to finish.
+    pub fn run(self) -> io::Result<()> {
+        tracing::info!(listen = %self.local_addr, "hivestore is serving");
+        let next_id = AtomicU64::new(0);
+        let mut workers: Vec<(u64, JoinHandle<()>)> = Vec::new();
+        for incoming in self.listener.incoming() {
+            if self.shared.stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            let stream = match incoming {
+                Ok(stream) => stream,
+                Err(error) => {
+                    // Out of descriptors and the like: back off instead of spinning.
+                    tracing::warn!(%error, "accept failed");
+                    thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+            };
+            workers.retain(|(_, worker)| !worker.is_finished());
+            if workers.len() >= self.limits.connections_max {
+                self.state.counters.record_connection_refused();
+                tracing::warn!(
+                    peer = ?stream.peer_addr().ok(),
+                    cap = self.limits.connections_max,
+                    "connection refused: the server is at its connection cap"
+                );
+                continue;
+            }
+            let id = next_id.fetch_add(1, Ordering::Relaxed);
+            match self.spawn_connection(id, stream) {
+                Ok(worker) => workers.push((id, worker)),
+                Err(error) => tracing::error!(%error, "could not start a connection thread"),
+            }
+        }
+        self.finish(workers);
+        Ok(())
+    }
+
+    fn spawn_connection(&self, id: u64, stream: TcpStream) -> io::Result<JoinHandle<()>> {
+        let peer = stream.peer_addr()?;
+        stream.set_nodelay(true)?;
+        lock(&self.shared.connections).insert(id, stream.try_clone()?);
+        self.state.counters.record_connection_accepted();
+        let state = Arc::clone(&self.state);
+        let shared = Arc::clone(&self.shared);
+        let limits = self.limits;
+        thread::Builder::new()
+            .name(format!("connection-{id}"))
+            .stack_size(CONNECTION_STACK_BYTES)
+            .spawn(move || {
+                tracing::info!(%peer, connection = id, "connection opened");
+                let ending = serve_connection(stream, peer, state, limits);
+                lock(&shared.connections).remove(&id);
+                match ending {
+                    Ok(()) => tracing::info!(%peer, connection = id, "connection closed"),
+                    Err(reason) => {
+                        tracing::warn!(%peer, connection = id, %reason, "connection closed")
+                    }
+                }
+            })
+    }
+
+    fn finish(&self, workers: Vec<(u64, JoinHandle<()>)>) {
+        tracing::info!(
+            open = workers.len(),
+            "stopping: waiting for calls in flight"
+        );
+        let deadline = Instant::now() + STOP_GRACE;
+        for (id, worker) in workers {
+            while !worker.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(5));
+            }
+            if worker.is_finished() {
+                let _ = worker.join();
+            } else {
+                tracing::warn!(
+                    connection = id,
+                    "a call did not finish within the grace period"
+                );
+            }
+        }
+        tracing::info!("hivestore stopped");
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Serves one connection until the client leaves or breaks the protocol.
+fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    state: Arc<ServerState>,
+    limits: Limits,
+) -> Result<(), String> {
+    let reader = stream.try_clone().map_err(|error| error.to_string())?;
+    serve_stream(reader, stream, peer, state, limits)
+}
+
+/// Serves one client stream: detects its format, then answers message after message until the
+/// client leaves (`Ok`) or breaks the protocol (`Err` with the reason). Public so that tests and
+/// the fuzzer can drive a connection from memory.
+pub fn serve_stream<R: Read, W: Write>(
+    mut reader: R,
+    mut writer: W,
+    peer: SocketAddr,
+    state: Arc<ServerState>,
+    limits: Limits,
+) -> Result<(), String> {
+    let (format, prefix) = match detect_format(&mut reader) {
+        Ok(Some(detected)) => detected,
+        Ok(None) => return Ok(()),
+        Err(reason) => return Err(reason),
+    };
+    tracing::debug!(%peer, ?format, "wire format detected");
+    let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, Cursor::new(prefix).chain(reader));
+    let dispatcher = Dispatcher::new(Session::new(state, peer), limits);
+    let mut message = Vec::new();
+    let mut reply = Vec::new();
+    loop {
+        match read_message(&mut reader, format, &limits, &mut message) {
+            Ok(()) => {}
+            Err(ReadError::Closed) => return Ok(()),
+            Err(error) => return Err(error.to_string()),
+        }
+        reply.clear();
+        if format.transport == Transport::Framed {
+            reply.extend_from_slice(&[0; 4]);
+        }
+        let outcome = dispatcher
+            .dispatch(&message, format.protocol, &mut reply)
+            .map_err(|error| error.to_string())?;
+        if outcome == Outcome::Reply {
+            send(&mut writer, format, &mut reply).map_err(|error| error.to_string())?;
+        }
+        if message.capacity() > IDLE_BUFFER_BYTES_MAX {
+            message = Vec::new();
+        }
+        if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
+            reply = Vec::new();
+        }
+    }
+}
+
+fn send<W: Write>(writer: &mut W, format: WireFormat, reply: &mut [u8]) -> io::Result<()> {
+    if format.transport == Transport::Framed {
+        let length = i32::try_from(reply.len() - 4).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "reply larger than a frame can carry",
+            )
+        })?;
+        reply[..4].copy_from_slice(&length.to_be_bytes());
+    }
+    writer.write_all(reply)?;
+    writer.flush()
+}
+
+/// Reads the first bytes and names the format. `Ok(None)`: the client left without a word.
+fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)>, String> {
+    let mut prefix = [0u8; DETECT_BYTES];
+    let mut filled = 0;
+    loop {
+        let count = match reader.read(&mut prefix[filled..]) {
+            Ok(count) => count,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error.to_string()),
+        };
+        if count == 0 {
+            return if filled == 0 {
+                Ok(None)
+            } else {
+                Err(format!(
+                    "closed after {filled} bytes, before a whole message header"
+                ))
+            };
+        }
+        filled += count;
+        match detect(&prefix[..filled]) {
+            Detection::Format(format) => return Ok(Some((format, prefix[..filled].to_vec()))),
+            Detection::NeedMore => {}
+            Detection::Refused(reason) => return Err(reason),
+        }
+    }
+}
