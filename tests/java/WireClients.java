@@ -12,7 +12,15 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TField;
+import org.apache.thrift.protocol.TList;
+import org.apache.thrift.protocol.TMap;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TSet;
+import org.apache.thrift.protocol.TStruct;
+import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
@@ -29,7 +37,9 @@ import org.apache.thrift.transport.layered.TFramedTransport;
  * unimplemented method sent over its own connection fails cleanly, closing it sends the one-way
  * shutdown; then a second client opens and is served.
  *
- * <p>usage: java WireClients HOST PORT UNIMPLEMENTED_METHOD EXPECTED_NAME|- [COMBO,...]
+ * <p>usage: java WireClients HOST PORT METHOD ARGUMENTS EXPECTED_NAME|- [COMBO,...]
+ * where METHOD is the unimplemented method, ARGUMENTS its arguments as "ID:TTYPE,..." (TTYPE
+ * the Thrift type number; each is sent with a default value: empty struct, "", 0, empty list)
  * where COMBO is buffered-binary, buffered-compact, framed-binary, framed-compact or hmsclient.
  * Prints one PASS or FAIL line per check; exits 1 if any check failed.
  */
@@ -40,27 +50,94 @@ public final class WireClients {
   private final String host;
   private final int port;
   private final String unimplementedMethod;
+  private final String argumentShape;
   private final String expectedName;
   private int failures = 0;
   private int passes = 0;
 
-  private WireClients(String host, int port, String unimplementedMethod, String expectedName) {
+  private WireClients(
+      String host, int port, String unimplementedMethod, String argumentShape,
+      String expectedName) {
     this.host = host;
     this.port = port;
     this.unimplementedMethod = unimplementedMethod;
+    this.argumentShape = argumentShape;
     this.expectedName = expectedName;
   }
 
-  /** A generated client that can also send a call its IDL does not know, by name. */
+  /**
+   * A generated client that can also send a call its (Hive 2.3) IDL does not know, by name,
+   * with arguments described as "ID:TTYPE,...": each is written with a default value.
+   */
   static final class ProbeClient extends ThriftHiveMetastore.Client {
     ProbeClient(TProtocol in, TProtocol out) {
       super(in, out);
     }
 
-    /** Sends {@code method} with an empty argument struct and reads the reply like any call. */
-    void callByName(String method) throws TException {
-      sendBase(method, new ThriftHiveMetastore.get_all_databases_args());
+    void callByName(String method, String argumentShape) throws TException {
+      oprot_.writeMessageBegin(new TMessage(method, TMessageType.CALL, ++seqid_));
+      oprot_.writeStructBegin(new TStruct("args"));
+      for (String argument : argumentShape.split(",")) {
+        if (argument.isEmpty()) {
+          continue;
+        }
+        String[] idAndType = argument.split(":");
+        byte type = Byte.parseByte(idAndType[1]);
+        oprot_.writeFieldBegin(new TField("arg", type, Short.parseShort(idAndType[0])));
+        writeDefault(type);
+        oprot_.writeFieldEnd();
+      }
+      oprot_.writeFieldStop();
+      oprot_.writeStructEnd();
+      oprot_.writeMessageEnd();
+      oprot_.getTransport().flush();
+      // Reads an EXCEPTION reply as TApplicationException; a REPLY's fields are skipped.
       receiveBase(new ThriftHiveMetastore.get_all_databases_result(), method);
+    }
+
+    private void writeDefault(byte type) throws TException {
+      switch (type) {
+        case TType.STRUCT:
+          oprot_.writeStructBegin(new TStruct("arg"));
+          oprot_.writeFieldStop();
+          oprot_.writeStructEnd();
+          break;
+        case TType.STRING:
+          oprot_.writeString("");
+          break;
+        case TType.BOOL:
+          oprot_.writeBool(false);
+          break;
+        case TType.BYTE:
+          oprot_.writeByte((byte) 0);
+          break;
+        case TType.I16:
+          oprot_.writeI16((short) 0);
+          break;
+        case TType.I32:
+          oprot_.writeI32(0);
+          break;
+        case TType.I64:
+          oprot_.writeI64(0L);
+          break;
+        case TType.DOUBLE:
+          oprot_.writeDouble(0.0);
+          break;
+        case TType.LIST:
+          oprot_.writeListBegin(new TList(TType.STRING, 0));
+          oprot_.writeListEnd();
+          break;
+        case TType.SET:
+          oprot_.writeSetBegin(new TSet(TType.STRING, 0));
+          oprot_.writeSetEnd();
+          break;
+        case TType.MAP:
+          oprot_.writeMapBegin(new TMap(TType.STRING, TType.STRING, 0));
+          oprot_.writeMapEnd();
+          break;
+        default:
+          throw new IllegalArgumentException("no default value for thrift type " + type);
+      }
     }
   }
 
@@ -89,7 +166,7 @@ public final class WireClients {
   /** The unimplemented call must fail with UNKNOWN_METHOD naming the method. */
   private void expectUnknownMethod(ProbeClient client) throws TException {
     try {
-      client.callByName(unimplementedMethod);
+      client.callByName(unimplementedMethod, argumentShape);
     } catch (TApplicationException error) {
       require(error.getType() == TApplicationException.UNKNOWN_METHOD,
           "expected UNKNOWN_METHOD (1), got type " + error.getType() + ": " + error.getMessage());
@@ -184,15 +261,16 @@ public final class WireClients {
   }
 
   public static void main(String[] args) {
-    if (args.length < 4) {
+    if (args.length < 5) {
       System.err.println(
-          "usage: WireClients HOST PORT UNIMPLEMENTED_METHOD EXPECTED_NAME|- [COMBO,...]");
+          "usage: WireClients HOST PORT METHOD ARGUMENTS EXPECTED_NAME|- [COMBO,...]");
       System.exit(2);
     }
-    String expected = args[3].equals("-") ? null : args[3];
-    WireClients run = new WireClients(args[0], Integer.parseInt(args[1]), args[2], expected);
-    String combos = args.length > 4
-        ? args[4] : "buffered-binary,buffered-compact,framed-binary,framed-compact,hmsclient";
+    String expected = args[4].equals("-") ? null : args[4];
+    WireClients run =
+        new WireClients(args[0], Integer.parseInt(args[1]), args[2], args[3], expected);
+    String combos = args.length > 5
+        ? args[5] : "buffered-binary,buffered-compact,framed-binary,framed-compact,hmsclient";
     for (String combo : combos.split(",")) {
       if (combo.equals("hmsclient")) {
         run.hiveMetaStoreClient();

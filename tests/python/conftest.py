@@ -36,7 +36,7 @@ def hivestore_binary() -> Path:
     """The binary to test: $HIVESTORE_BIN, else the newest-convention build locations."""
     explicit = os.environ.get("HIVESTORE_BIN")
     if explicit:
-        path = Path(explicit)
+        path = Path(explicit).resolve()
         if not path.is_file():
             pytest.fail(f"HIVESTORE_BIN={explicit} is not a file")
         return path

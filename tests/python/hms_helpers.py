@@ -7,12 +7,12 @@ import inspect
 import os
 import socket
 import struct
+import subprocess
 import time
 from dataclasses import dataclass
 from typing import Optional
-import subprocess
 
-from thrift.Thrift import TApplicationException, TMessageType
+from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.protocol import TBinaryProtocol, TCompactProtocol
 from thrift.transport import TSocket, TTransport
 
@@ -119,31 +119,68 @@ def assert_serves(server: Server) -> None:
         trans.close()
 
 
-def call_unimplemented(client, method: str = UNIMPLEMENTED_METHOD):
+def default_args(method: str = UNIMPLEMENTED_METHOD):
+    """A well-formed argument struct for `method`, from the Hive 4 IDL pyiceberg vendors:
+    every argument present with a default value (an empty struct, "", 0, an empty list)."""
+    from hive_metastore import ThriftHiveMetastore
+
+    args_class = getattr(ThriftHiveMetastore, f"{method}_args")
+    values = {}
+    for spec in filter(None, args_class.thrift_spec):
+        _, ttype, name, type_args = spec[:4]
+        values[name] = default_value(ttype, type_args)
+    return args_class(**values)
+
+
+def default_value(ttype: int, type_args):
+    if ttype == TType.STRUCT:
+        return type_args[0]()
+    defaults = {TType.STRING: "", TType.BOOL: False, TType.DOUBLE: 0.0, TType.LIST: [],
+                TType.SET: set(), TType.MAP: {}}
+    return defaults.get(ttype, 0)
+
+
+def args_shape(method: str = UNIMPLEMENTED_METHOD) -> str:
+    """`method`'s arguments as "ID:TTYPE,..." for the Java client, which lacks the newer IDL."""
+    from hive_metastore import ThriftHiveMetastore
+
+    args_class = getattr(ThriftHiveMetastore, f"{method}_args")
+    return ",".join(f"{spec[0]}:{spec[1]}" for spec in filter(None, args_class.thrift_spec))
+
+
+def call_unimplemented(client, method: str = UNIMPLEMENTED_METHOD, omit_arguments=False):
     """Call `method` and return the TApplicationException it raised (fails if none).
 
-    Uses the client's own generated method when it has one (all arguments None, so none is
-    written), else writes the call by hand on the client's protocol: a message header and
-    an empty argument struct, then reads the reply the way generated code does.
+    Uses the client's own generated method when it has one, else writes the call on the
+    client's protocol with the argument struct of pyiceberg's generated code and reads the
+    reply the way generated code does. Arguments are well formed (every one present) unless
+    `omit_arguments`, which sends an empty argument struct: what a Java client sends for null.
     """
+    args = default_args(method)
     generated = getattr(client, method, None)
     try:
-        if generated is not None:
-            arity = len(inspect.signature(generated).parameters)
-            generated(*([None] * arity))
+        if omit_arguments:
+            raw_call(client._iprot, client._oprot, method, args=None)
+        elif generated is not None:
+            names = inspect.signature(generated).parameters
+            generated(*(getattr(args, name) for name in names))
         else:
-            raw_call(client._iprot, client._oprot, method)
+            raw_call(client._iprot, client._oprot, method, args=args)
     except TApplicationException as error:
         return error
     raise AssertionError(f"{method} answered normally; expected TApplicationException")
 
 
-def raw_call(iprot, oprot, method: str, seqid: int = 0x5EED):
-    """Send `method` with no arguments over an existing protocol; raise what comes back."""
+def raw_call(iprot, oprot, method: str, args=None, seqid: int = 0x5EED):
+    """Send `method` over an existing protocol with `args` (None: an empty struct); raise
+    the TApplicationException that comes back, or skip the result and return the name."""
     oprot.writeMessageBegin(method, TMessageType.CALL, seqid)
-    oprot.writeStructBegin("args")
-    oprot.writeFieldStop()
-    oprot.writeStructEnd()
+    if args is None:
+        oprot.writeStructBegin("args")
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+    else:
+        args.write(oprot)
     oprot.writeMessageEnd()
     oprot.trans.flush()
     name, mtype, _ = iprot.readMessageBegin()
@@ -152,7 +189,7 @@ def raw_call(iprot, oprot, method: str, seqid: int = 0x5EED):
         error.read(iprot)
         iprot.readMessageEnd()
         raise error
-    iprot.skip(12)  # TType.STRUCT: the result struct, whatever it holds
+    iprot.skip(TType.STRUCT)
     iprot.readMessageEnd()
     return name
 

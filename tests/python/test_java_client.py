@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hms_helpers import UNIMPLEMENTED_METHOD
+from hms_helpers import UNIMPLEMENTED_METHOD, args_shape
 
 SOURCE = Path(__file__).resolve().parents[1] / "java" / "WireClients.java"
 COMPILE_TIMEOUT_S = 180
@@ -60,8 +60,8 @@ def java_run(server, expected_name, tmp_path_factory):
     if server.supports("buffered", "binary"):
         combos.append("hmsclient")  # HiveMetaStoreClient's default: TSocket + strict binary
     command = ["java", *JAVA_OPENS, "-cp", f"{classes}{os.pathsep}{classpath}", "WireClients",
-               server.host, str(server.port), UNIMPLEMENTED_METHOD, expected_name or "-",
-               ",".join(combos)]
+               server.host, str(server.port), UNIMPLEMENTED_METHOD, args_shape(),
+               expected_name or "-", ",".join(combos)]
     workdir = tmp_path_factory.mktemp("java-run")
     ran = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
                          cwd=workdir, stdin=subprocess.DEVNULL)

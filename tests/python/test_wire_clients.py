@@ -122,6 +122,19 @@ def test_generated_client_unknown_method_repeated_keeps_connection(server, trans
         trans.close()
 
 
+def test_unimplemented_method_with_omitted_argument_answers_unknown_method(server):
+    """A client that passes null for an argument (Java does, where Python passes None) sends
+    an empty argument struct. Apache's HMS answers an unknown method without reading the
+    arguments; the answer must still be UNKNOWN_METHOD, which Hive's client takes as "older
+    metastore" and falls back from, and the connection must go on."""
+    client, trans = open_client(server)
+    try:
+        assert_unknown_method(call_unimplemented(client, omit_arguments=True))
+        assert client.getStatus() == fb_status.ALIVE
+    finally:
+        trans.close()
+
+
 def test_connection_open_close_without_calls_leaves_server_serving(server):
     """Clients that connect and go away without a byte must not disturb the server."""
     for transport, protocol in ALL_COMBOS:
