@@ -18,15 +18,24 @@ REQUIREMENTS="$ROOT/tests/python/requirements.txt"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 timings=()
+current=""
 phase() {  # phase NAME COMMAND...: run and time one phase
-  local name="$1" start end
+  local start
+  current="$1"
   shift
-  echo "==> $name"
+  echo "==> $current"
   start=$(date +%s)
   "$@"
-  end=$(date +%s)
-  timings+=("$(printf '%-14s %5ss' "$name" "$((end - start))")")
+  timings+=("$(printf '%-12s %5ss' "$current" "$(($(date +%s) - start))")")
+  current=""
 }
+report() {  # on exit, pass or fail: the time of each finished phase, and which one failed
+  local code=$?
+  echo "==> timings"
+  if [ "${#timings[@]}" -gt 0 ]; then printf '  %s\n' "${timings[@]}"; fi
+  if [ -n "$current" ]; then echo "  FAILED in phase $current (exit $code)"; fi
+}
+trap report EXIT
 
 setup_venv() {
   local stamp="$VENV/.hivestore-requirements" wanted
@@ -50,6 +59,3 @@ phase venv setup_venv
 phase cargo-build cargo build --release --workspace
 phase cargo-test cargo test --workspace --release
 phase pytest run_pytest
-
-echo "==> timings"
-printf '  %s\n' "${timings[@]}"
