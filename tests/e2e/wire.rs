@@ -82,13 +82,13 @@ fn counters_count_calls_and_errors_per_method() {
 }
 
 #[test]
-fn set_ugi_returns_the_groups_with_the_user() {
+fn set_ugi_returns_the_groups_as_hive_does() {
     let server = TestServer::start();
     let mut client = client(server.addr, ALL_FORMATS[2]);
     let groups = client
         .set_ugi("alice".into(), vec!["analysts".into()])
         .unwrap();
-    assert_eq!(groups, vec!["analysts".to_string(), "alice".to_string()]);
+    assert_eq!(groups, vec!["analysts".to_string()]);
 }
 
 /// Writes one call whose argument struct carries a few fields, so that skipping it matters.

@@ -1,14 +1,14 @@
 //! Turns one complete request message into its reply.
 //!
-//! Known methods go to the generated processor, whose handler answers `UNKNOWN_METHOD` for
-//! every method hivestore does not implement yet (after reading the arguments, so the stream
-//! stays in step). A name the IDL does not know is skipped whole here, for the same reason.
-//! One-way calls get no reply.
+//! Implemented methods go to the generated processor. Every other call — a method hivestore
+//! does not implement yet, or a name the IDL does not know — is answered `UNKNOWN_METHOD` here,
+//! whatever its arguments, after skipping them whole so the stream stays in step. One-way calls
+//! get no reply.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use hivestore_idl::handler::{Adapter, Handler, Method, METHODS};
+use hivestore_idl::handler::{Adapter, Method, METHODS};
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncProcessor;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
@@ -17,8 +17,11 @@ use thrift::protocol::{
 use thrift::server::TProcessor;
 use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 
+use std::sync::Arc;
+
 use crate::detect::Protocol;
 use crate::limits::Limits;
+use crate::service::{is_implemented, ServerState, Session};
 
 /// What became of a request.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,16 +38,18 @@ pub enum Outcome {
 pub struct DispatchError(String);
 
 /// Answers the requests of one connection.
-pub struct Dispatcher<H: Handler> {
-    processor: ThriftHiveMetastoreSyncProcessor<Adapter<H>>,
+pub struct Dispatcher {
+    processor: ThriftHiveMetastoreSyncProcessor<Adapter<Session>>,
+    state: Arc<ServerState>,
     limits: Limits,
 }
 
-impl<H: Handler> Dispatcher<H> {
-    /// A dispatcher whose calls go to `handler`.
-    pub fn new(handler: H, limits: Limits) -> Self {
+impl Dispatcher {
+    /// A dispatcher whose calls go to `session`.
+    pub fn new(session: Session, state: Arc<ServerState>, limits: Limits) -> Self {
         Dispatcher {
-            processor: ThriftHiveMetastoreSyncProcessor::new(Adapter(handler)),
+            processor: ThriftHiveMetastoreSyncProcessor::new(Adapter(session)),
+            state,
             limits,
         }
     }
@@ -71,16 +76,21 @@ impl<H: Handler> Dispatcher<H> {
             )));
         }
         let one_way = header.message_type == TMessageType::OneWay;
-        let Some(method) = method_by_name(&header.name) else {
-            tracing::debug!(method = %header.name, "call of a method the IDL does not have");
+        let method = method_by_name(&header.name);
+        let Some(method) = method.filter(|method| is_implemented(method.name)) else {
+            tracing::debug!(method = %header.name, "call of a method hivestore does not implement");
             input
                 .skip(TType::Struct)
                 .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
-            if !one_way {
-                write_unknown_method(&header, protocol, reply)?;
-                return Ok(Outcome::Reply);
+            let one_way = one_way || method.is_some_and(|method| method.oneway);
+            if let Some(method) = method {
+                self.state.counters.record_call(method.name, true);
             }
-            return Ok(Outcome::NoReply);
+            if one_way {
+                return Ok(Outcome::NoReply);
+            }
+            write_unknown_method(&header, method.is_some(), protocol, reply)?;
+            return Ok(Outcome::Reply);
         };
         tracing::debug!(method = method.name, "call");
         let mut input = input_protocol(protocol, message, config);
@@ -140,15 +150,19 @@ fn output_protocol<'a>(
     }
 }
 
+/// `in_idl`: the method exists in Hive's API but hivestore does not implement it yet.
 fn write_unknown_method(
     header: &TMessageIdentifier,
+    in_idl: bool,
     protocol: Protocol,
     reply: &mut Vec<u8>,
 ) -> Result<(), DispatchError> {
-    let error = ApplicationError::new(
-        ApplicationErrorKind::UnknownMethod,
-        format!("Invalid method name: '{}'", header.name),
-    );
+    let message = if in_idl {
+        format!("hivestore does not implement {} yet", header.name)
+    } else {
+        format!("Invalid method name: '{}'", header.name)
+    };
+    let error = ApplicationError::new(ApplicationErrorKind::UnknownMethod, message);
     let ident = TMessageIdentifier::new(
         header.name.clone(),
         TMessageType::Exception,

@@ -213,7 +213,7 @@ pub fn serve_stream<R: Read, W: Write>(
     };
     tracing::debug!(%peer, ?format, "wire format detected");
     let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, Cursor::new(prefix).chain(reader));
-    let dispatcher = Dispatcher::new(Session::new(state, peer), limits);
+    let dispatcher = Dispatcher::new(Session::new(Arc::clone(&state), peer), state, limits);
     let mut message = Vec::new();
     let mut reply = Vec::new();
     loop {

@@ -16,6 +16,30 @@ pub const SERVICE_NAME: &str = "hivestore";
 /// The version fb303 `getVersion` answers: hivestore's own.
 pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Every method hivestore implements, by wire name. The rest answer `UNKNOWN_METHOD` whatever
+/// their arguments (Hive's client takes that as "older metastore" and falls back where it can).
+/// Keep it sorted; the README's compatibility table follows it.
+pub const IMPLEMENTED_METHODS: &[&str] = &[
+    "aliveSince",
+    "getCounter",
+    "getCounters",
+    "getName",
+    "getOption",
+    "getOptions",
+    "getStatus",
+    "getStatusDetails",
+    "getVersion",
+    "reinitialize",
+    "setOption",
+    "set_ugi",
+    "shutdown",
+];
+
+/// Whether hivestore implements the method with this wire name.
+pub fn is_implemented(method: &str) -> bool {
+    IMPLEMENTED_METHODS.binary_search(&method).is_ok()
+}
+
 /// State shared by every connection of one server.
 pub struct ServerState {
     /// When the server started, in seconds since the Unix epoch (fb303 `aliveSince`).
@@ -143,17 +167,31 @@ impl Handler for Session {
         Ok(())
     }
 
-    /// Records the caller for this connection; like Hive, answers the groups with the user
-    /// name added.
+    /// Records the caller for this connection; like Hive, answers the groups it was given.
     fn set_ugi(&self, user_name: String, group_names: Vec<String>) -> thrift::Result<Vec<String>> {
         tracing::debug!(peer = %self.peer, user = %user_name, "set_ugi");
-        let mut groups = group_names;
-        groups.push(user_name.clone());
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = Some(user_name);
-        Ok(groups)
+        Ok(group_names)
     }
 
     fn observe(&self, method: &'static str, failed: bool) {
         self.state.counters.record_call(method, failed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hivestore_idl::handler::METHODS;
+
+    #[test]
+    fn implemented_methods_are_sorted_and_all_in_the_idl() {
+        assert!(IMPLEMENTED_METHODS.windows(2).all(|pair| pair[0] < pair[1]));
+        for name in IMPLEMENTED_METHODS {
+            assert!(
+                METHODS.iter().any(|method| method.name == *name),
+                "{name} is not in the IDL"
+            );
+        }
     }
 }
