@@ -52,7 +52,7 @@ setup_venv() {
 
 run_pytest() {
   HIVESTORE_BIN="${HIVESTORE_BIN:-$TARGET_DIR/release/hivestore}" \
-    "$VENV/bin/python" -m pytest tests/python -q -rs -p no:cacheprovider
+    "$VENV/bin/python" -m pytest tests/python -q -rs --tb=short -p no:cacheprovider
 }
 
 phase venv setup_venv

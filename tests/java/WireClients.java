@@ -278,8 +278,7 @@ public final class WireClients {
         run.generatedClient(combo);
       }
     }
-    System.out.println("java wire clients: " + run.passes + " checks passed, "
-        + run.failures + " checks failed");
+    System.out.println("WireClients checks: " + run.passes + " PASS, " + run.failures + " FAIL");
     System.exit(run.failures == 0 ? 0 : 1);
   }
 }
