@@ -77,14 +77,13 @@ class Server:
         assert_serves(self)
 
 
-def open_client(server: Server, transport: str = "buffered", protocol: str = "binary",
-                client_module=None):
-    """Connect a generated ThriftHiveMetastore client; returns (client, transport)."""
-    if client_module is None:
-        from hive_metastore import ThriftHiveMetastore as client_module
+def open_client(server: Server, transport: str = "buffered", protocol: str = "binary"):
+    """Connect pyiceberg's generated ThriftHiveMetastore client; returns (client, transport)."""
+    from hive_metastore import ThriftHiveMetastore
+
     trans, proto = make_stack(server.host, server.port, transport, protocol)
     trans.open()
-    return client_module.Client(proto), trans
+    return ThriftHiveMetastore.Client(proto), trans
 
 
 def make_stack(host: str, port: int, transport: str, protocol: str):
@@ -204,9 +203,6 @@ def assert_unknown_method(error: TApplicationException, method: str = UNIMPLEMEN
 # ------------------------------------------------------------------ raw Thrift bytes
 # Hand-built messages for tests that must send what no well-behaved client sends.
 
-T_STOP, T_I32, T_STRING, T_STRUCT, T_LIST = 0, 8, 11, 12, 15
-CALL = 1
-
 
 def binary_string(text: bytes) -> bytes:
     return struct.pack(">i", len(text)) + text
@@ -214,14 +210,14 @@ def binary_string(text: bytes) -> bytes:
 
 def binary_call(method: str, body: bytes = b"\x00", seqid: int = 1) -> bytes:
     """A strict binary-protocol CALL: version word, name, seqid, then the args struct."""
-    header = struct.pack(">I", 0x80010000 | CALL) + binary_string(method.encode())
+    header = struct.pack(">I", 0x80010000 | TMessageType.CALL) + binary_string(method.encode())
     return header + struct.pack(">i", seqid) + body
 
 
 def compact_call(method: str, body: bytes = b"\x00", seqid: int = 1) -> bytes:
     """A compact-protocol CALL (protocol id 0x82, version 1, type CALL in the top bits)."""
     name = method.encode()
-    return (bytes([0x82, (CALL << 5) | 1]) + varint(seqid) + varint(len(name)) + name + body)
+    return (bytes([0x82, (TMessageType.CALL << 5) | 1]) + varint(seqid) + varint(len(name)) + name + body)
 
 
 def varint(value: int) -> bytes:

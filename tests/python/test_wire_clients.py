@@ -19,6 +19,7 @@ from fb303.ttypes import fb_status
 
 from hms_helpers import (
     ALL_COMBOS,
+    SOCKET_TIMEOUT_S,
     assert_unknown_method,
     call_unimplemented,
     make_stack,
@@ -154,7 +155,7 @@ def test_hmsclient_default_connection(server, expected_name):
 
     skip_unless_supported(server, "buffered", "binary")
     with hmsclient.HMSClient(host=server.host, port=server.port) as client:
-        client._oprot.trans._TBufferedTransport__trans.setTimeout(10_000)
+        client._oprot.trans._TBufferedTransport__trans.setTimeout(int(SOCKET_TIMEOUT_S * 1000))
         check_fb303_sequence(server, expected_name, client)
         check_oneway_shutdown(server, client)
 
@@ -182,7 +183,7 @@ def test_pymetastore_connection(server, expected_name):
     skip_unless_supported(server, "buffered", "binary")
     with HMS.create(host=server.host, port=server.port) as hms:
         generated = hms.client
-        generated._iprot.trans._TBufferedTransport__trans.setTimeout(10_000)
+        generated._iprot.trans._TBufferedTransport__trans.setTimeout(int(SOCKET_TIMEOUT_S * 1000))
         fb = FacebookService.Client(generated._iprot, generated._oprot)
         check_fb303_sequence(server, expected_name, generated, fb303_client=fb)
         check_oneway_shutdown(server, fb)

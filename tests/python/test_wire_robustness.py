@@ -16,14 +16,12 @@ import struct
 import pytest
 from fb303 import FacebookService
 from fb303.ttypes import fb_status
+from thrift.Thrift import TType
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
 from hms_helpers import (
     SOCKET_TIMEOUT_S,
-    T_LIST,
-    T_STRING,
-    T_STRUCT,
     UNIMPLEMENTED_METHOD,
     binary_call,
     binary_string,
@@ -62,12 +60,12 @@ def binary_field(ttype: int, field_id: int) -> bytes:
 
 def binary_set_ugi_with_list_size(size: int) -> bytes:
     """set_ugi args: user_name "alice", group_names a list<string> claiming `size` elements."""
-    return (binary_field(T_STRING, 1) + binary_string(b"alice") + binary_field(T_LIST, 2)
-            + struct.pack(">bi", T_STRING, size) + b"\x00")
+    return (binary_field(TType.STRING, 1) + binary_string(b"alice") + binary_field(TType.LIST, 2)
+            + struct.pack(">bi", TType.STRING, size) + b"\x00")
 
 
 def binary_set_ugi_with_string_length(length: int) -> bytes:
-    return binary_field(T_STRING, 1) + struct.pack(">i", length) + b"alice\x00"
+    return binary_field(TType.STRING, 1) + struct.pack(">i", length) + b"alice\x00"
 
 
 def compact_set_ugi_with_string_length(length: int) -> bytes:
@@ -82,7 +80,7 @@ def compact_set_ugi_with_list_size(size_varint: bytes) -> bytes:
 
 def binary_deep_struct_args(depth: int) -> bytes:
     """An args struct whose field 1 is a struct whose field 1 is a struct ... `depth` deep."""
-    return binary_field(T_STRUCT, 1) * depth + b"\x00" * (depth + 1)
+    return binary_field(TType.STRUCT, 1) * depth + b"\x00" * (depth + 1)
 
 
 SASL_PLAIN_START = b"\x01" + struct.pack(">i", 5) + b"PLAIN"
