@@ -6,6 +6,8 @@ use std::io::{sink, Cursor};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
+use hivestore_engine::kv::MemoryBackend;
+use hivestore_engine::{Durability, Store, StoreOptions};
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::server::serve_stream;
 use hivestore_thrift::service::ServerState;
@@ -19,6 +21,12 @@ fuzz_target!(|data: &[u8]| {
         connections_max: 1,
     };
     let peer = SocketAddr::from((Ipv4Addr::LOCALHOST, 1));
-    let state = Arc::new(ServerState::new());
+    let warehouse = std::env::temp_dir().join("hivestore-fuzz-warehouse");
+    let mut options = StoreOptions::new(format!("file:{}", warehouse.display()));
+    options.durability = Durability::Memory;
+    let Ok(store) = Store::open_with_backend(Arc::new(MemoryBackend::new()), options) else {
+        return;
+    };
+    let state = Arc::new(ServerState::new(store));
     let _ = serve_stream(Cursor::new(data), sink(), peer, state, limits);
 });

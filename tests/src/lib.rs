@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use hivestore_engine::{Store, StoreOptions};
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncClient;
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::server::{Server, StopHandle};
@@ -19,10 +20,12 @@ use thrift::transport::{
     TIoChannel, TTcpChannel,
 };
 
-/// A server running in this process until dropped.
+/// A server running in this process until dropped, on a store in a temporary directory.
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The data directory and warehouse, removed on drop.
+    pub dir: tempfile::TempDir,
     stop: StopHandle,
     thread: Option<JoinHandle<std::io::Result<()>>>,
 }
@@ -35,12 +38,22 @@ impl TestServer {
 
     /// Starts a server with the given limits on a free port.
     pub fn start_with(limits: Limits) -> TestServer {
-        let server = Server::bind("127.0.0.1:0", limits, Arc::new(ServerState::new()))
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let warehouse = dir.path().join("warehouse");
+        std::fs::create_dir_all(&warehouse).expect("create the warehouse");
+        let options = StoreOptions::new(format!("file:{}", warehouse.display()));
+        let store = Store::open(&dir.path().join("data"), options).expect("open a store");
+        let server = Server::bind("127.0.0.1:0", limits, Arc::new(ServerState::new(store)))
             .expect("bind a loopback port");
         let addr = server.local_addr();
         let stop = server.stop_handle();
         let thread = Some(std::thread::spawn(move || server.run()));
-        TestServer { addr, stop, thread }
+        TestServer {
+            addr,
+            dir,
+            stop,
+            thread,
+        }
     }
 
     /// A raw socket to the server, with a read timeout so no test can hang.

@@ -11,21 +11,27 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
+//! use hivestore_engine::{Store, StoreOptions};
 //! use hivestore_thrift::{limits::Limits, server::Server, service::ServerState};
 //!
-//! let server = Server::bind("127.0.0.1:0", Limits::default(), Arc::new(ServerState::new()))?;
+//! let store = Store::open("./data".as_ref(), StoreOptions::new("file:/tmp/warehouse"))?;
+//! let state = Arc::new(ServerState::new(store));
+//! let server = Server::bind("127.0.0.1:0", Limits::default(), state)?;
 //! println!("serving on {}", server.local_addr());
 //! let stop = server.stop_handle();
 //! std::thread::spawn(move || server.run());
 //! stop.stop();
-//! # Ok::<(), std::io::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod calls;
 pub mod config;
+pub mod convert;
 pub mod counters;
 pub mod detect;
 pub mod dispatch;
+pub mod errors;
 pub mod limits;
 pub mod message;
 pub mod server;

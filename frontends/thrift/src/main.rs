@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::ServerState;
@@ -49,15 +50,34 @@ fn init_logging() {
         .init();
 }
 
-fn serve(config: &ServeConfig) -> Result<(), String> {
-    for dir in [
-        config.data_dir.as_path(),
-        std::path::Path::new(&config.warehouse),
-    ] {
-        std::fs::create_dir_all(dir)
-            .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+/// The warehouse root as a URI: a local path becomes an absolute `file:` URI (created if
+/// missing), as Hive qualifies it; a URI with a scheme is kept as given.
+fn warehouse_uri(warehouse: &str) -> Result<String, String> {
+    if warehouse.contains("://") || warehouse.starts_with("file:") {
+        return Ok(warehouse.to_string());
     }
-    let state = Arc::new(ServerState::new());
+    std::fs::create_dir_all(warehouse)
+        .map_err(|error| format!("cannot create warehouse {warehouse}: {error}"))?;
+    let absolute = std::fs::canonicalize(warehouse)
+        .map_err(|error| format!("cannot resolve warehouse {warehouse}: {error}"))?;
+    Ok(format!("file:{}", absolute.display()))
+}
+
+fn serve(config: &ServeConfig) -> Result<(), String> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|error| {
+        format!(
+            "cannot create data dir {}: {error}",
+            config.data_dir.display()
+        )
+    })?;
+    let options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
+    let store = Store::open(&config.data_dir, options).map_err(|error| {
+        format!(
+            "cannot open the store in {}: {error}",
+            config.data_dir.display()
+        )
+    })?;
+    let state = Arc::new(ServerState::new(store));
     let server = Server::bind(&config.listen, config.limits, state)
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();

@@ -6,9 +6,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hivestore_engine::Store;
 use hivestore_idl::fb303::FbStatus;
 use hivestore_idl::handler::Handler;
+use hivestore_idl::hive_metastore as idl;
 
+use crate::calls::{catalogs, databases, tables};
 use crate::counters::Counters;
 
 /// The name fb303 `getName` answers.
@@ -21,6 +24,18 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Keep it sorted; the README's compatibility table follows it.
 pub const IMPLEMENTED_METHODS: &[&str] = &[
     "aliveSince",
+    "alter_catalog",
+    "alter_database",
+    "alter_database_req",
+    "create_catalog",
+    "create_database",
+    "create_database_req",
+    "create_table",
+    "create_table_req",
+    "create_table_with_environment_context",
+    "drop_catalog",
+    "drop_database",
+    "drop_database_req",
     "getCounter",
     "getCounters",
     "getName",
@@ -29,6 +44,22 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "getStatus",
     "getStatusDetails",
     "getVersion",
+    "get_all_databases",
+    "get_all_tables",
+    "get_catalog",
+    "get_catalogs",
+    "get_database",
+    "get_database_req",
+    "get_fields",
+    "get_fields_req",
+    "get_fields_with_environment_context",
+    "get_schema",
+    "get_schema_req",
+    "get_schema_with_environment_context",
+    "get_table",
+    "get_table_objects_by_name",
+    "get_table_objects_by_name_req",
+    "get_table_req",
     "reinitialize",
     "setOption",
     "set_ugi",
@@ -42,6 +73,8 @@ pub fn is_implemented(method: &str) -> bool {
 
 /// State shared by every connection of one server.
 pub struct ServerState {
+    /// The catalog.
+    store: Store,
     /// When the server started, in seconds since the Unix epoch (fb303 `aliveSince`).
     started_at_seconds: i64,
     /// Call and error counts (fb303 `getCounters`).
@@ -51,24 +84,19 @@ pub struct ServerState {
 }
 
 impl ServerState {
-    /// State for a server starting now.
-    pub fn new() -> Self {
+    /// State for a server over `store`, starting now.
+    pub fn new(store: Store) -> Self {
         let started_at_seconds = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |elapsed| {
                 i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
             });
         ServerState {
+            store,
             started_at_seconds,
             counters: Counters::default(),
             options: Mutex::new(BTreeMap::new()),
         }
-    }
-}
-
-impl Default for ServerState {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -88,6 +116,11 @@ impl Session {
             peer,
             user: Mutex::new(None),
         }
+    }
+
+    /// The catalog store.
+    pub fn store(&self) -> &Store {
+        &self.state.store
     }
 
     /// The user the client named with `set_ugi`, if any.
@@ -172,6 +205,150 @@ impl Handler for Session {
         tracing::debug!(peer = %self.peer, user = %user_name, "set_ugi");
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = Some(user_name);
         Ok(group_names)
+    }
+
+    fn create_catalog(&self, catalog: idl::CreateCatalogRequest) -> thrift::Result<()> {
+        catalogs::create(self, catalog)
+    }
+
+    fn alter_catalog(&self, rqst: idl::AlterCatalogRequest) -> thrift::Result<()> {
+        catalogs::alter(self, rqst)
+    }
+
+    fn get_catalog(
+        &self,
+        cat_name: idl::GetCatalogRequest,
+    ) -> thrift::Result<idl::GetCatalogResponse> {
+        catalogs::get(self, cat_name)
+    }
+
+    fn get_catalogs(&self) -> thrift::Result<idl::GetCatalogsResponse> {
+        catalogs::list(self)
+    }
+
+    fn drop_catalog(&self, cat_name: idl::DropCatalogRequest) -> thrift::Result<()> {
+        catalogs::drop_one(self, cat_name)
+    }
+
+    fn create_database(&self, database: idl::Database) -> thrift::Result<()> {
+        databases::create(self, database)
+    }
+
+    fn create_database_req(&self, request: idl::CreateDatabaseRequest) -> thrift::Result<()> {
+        databases::create_req(self, request)
+    }
+
+    fn get_database(&self, name: String) -> thrift::Result<idl::Database> {
+        databases::get(self, name)
+    }
+
+    fn get_database_req(&self, request: idl::GetDatabaseRequest) -> thrift::Result<idl::Database> {
+        databases::get_req(self, request)
+    }
+
+    fn get_all_databases(&self) -> thrift::Result<Vec<String>> {
+        databases::list_all(self)
+    }
+
+    fn alter_database(&self, dbname: String, db: idl::Database) -> thrift::Result<()> {
+        databases::alter(self, dbname, db)
+    }
+
+    fn alter_database_req(&self, alter_db_req: idl::AlterDatabaseRequest) -> thrift::Result<()> {
+        databases::alter_req(self, alter_db_req)
+    }
+
+    fn drop_database(&self, name: String, delete_data: bool, cascade: bool) -> thrift::Result<()> {
+        databases::drop_one(self, name, delete_data, cascade)
+    }
+
+    fn drop_database_req(&self, req: idl::DropDatabaseRequest) -> thrift::Result<()> {
+        databases::drop_req(self, req)
+    }
+
+    fn create_table(&self, tbl: idl::Table) -> thrift::Result<()> {
+        tables::create(self, tbl, None)
+    }
+
+    fn create_table_with_environment_context(
+        &self,
+        tbl: idl::Table,
+        environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<()> {
+        tables::create(self, tbl, Some(environment_context))
+    }
+
+    fn create_table_req(&self, request: idl::CreateTableRequest) -> thrift::Result<()> {
+        tables::create_req(self, request)
+    }
+
+    fn get_table(&self, dbname: String, tbl_name: String) -> thrift::Result<idl::Table> {
+        tables::get(self, dbname, tbl_name)
+    }
+
+    fn get_table_req(&self, req: idl::GetTableRequest) -> thrift::Result<idl::GetTableResult> {
+        tables::get_req(self, req)
+    }
+
+    fn get_table_objects_by_name(
+        &self,
+        dbname: String,
+        tbl_names: Vec<String>,
+    ) -> thrift::Result<Vec<idl::Table>> {
+        tables::get_by_names(self, dbname, tbl_names)
+    }
+
+    fn get_table_objects_by_name_req(
+        &self,
+        req: idl::GetTablesRequest,
+    ) -> thrift::Result<idl::GetTablesResult> {
+        tables::get_by_names_req(self, req)
+    }
+
+    fn get_fields(
+        &self,
+        db_name: String,
+        table_name: String,
+    ) -> thrift::Result<Vec<idl::FieldSchema>> {
+        tables::fields(self, db_name, table_name)
+    }
+
+    fn get_fields_with_environment_context(
+        &self,
+        db_name: String,
+        table_name: String,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<Vec<idl::FieldSchema>> {
+        tables::fields(self, db_name, table_name)
+    }
+
+    fn get_fields_req(&self, req: idl::GetFieldsRequest) -> thrift::Result<idl::GetFieldsResponse> {
+        tables::fields_req(self, req)
+    }
+
+    fn get_schema(
+        &self,
+        db_name: String,
+        table_name: String,
+    ) -> thrift::Result<Vec<idl::FieldSchema>> {
+        tables::schema(self, db_name, table_name)
+    }
+
+    fn get_schema_with_environment_context(
+        &self,
+        db_name: String,
+        table_name: String,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<Vec<idl::FieldSchema>> {
+        tables::schema(self, db_name, table_name)
+    }
+
+    fn get_schema_req(&self, req: idl::GetSchemaRequest) -> thrift::Result<idl::GetSchemaResponse> {
+        tables::schema_req(self, req)
+    }
+
+    fn get_all_tables(&self, db_name: String) -> thrift::Result<Vec<String>> {
+        tables::list_all(self, db_name)
     }
 
     fn observe(&self, method: &'static str, failed: bool) {

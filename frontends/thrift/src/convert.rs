@@ -1,0 +1,413 @@
+//! Conversions between the IDL's types (`hivestore_idl`) and the engine's.
+//!
+//! Toward the wire every struct is built field by field, never from `Default`: the generated
+//! `Default` fills optional fields with `Some(0)` / `Some("")`, which would send values the
+//! metastore never stored. Fields the engine does not keep go out unset.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hivestore_engine as engine;
+use hivestore_idl::hive_metastore as idl;
+
+/// Principal types: the IDL's open enum to the engine's closed one (unknown values → user).
+pub fn principal_type_from_idl(value: idl::PrincipalType) -> engine::PrincipalType {
+    match value {
+        idl::PrincipalType::ROLE => engine::PrincipalType::Role,
+        idl::PrincipalType::GROUP => engine::PrincipalType::Group,
+        _ => engine::PrincipalType::User,
+    }
+}
+
+/// Principal types toward the wire.
+pub fn principal_type_to_idl(value: engine::PrincipalType) -> idl::PrincipalType {
+    match value {
+        engine::PrincipalType::User => idl::PrincipalType::USER,
+        engine::PrincipalType::Role => idl::PrincipalType::ROLE,
+        engine::PrincipalType::Group => idl::PrincipalType::GROUP,
+    }
+}
+
+fn grants_from_idl(
+    grants: Option<BTreeMap<String, Vec<idl::PrivilegeGrantInfo>>>,
+) -> BTreeMap<String, Vec<engine::PrivilegeGrantInfo>> {
+    let convert = |grant: idl::PrivilegeGrantInfo| engine::PrivilegeGrantInfo {
+        privilege: grant.privilege.unwrap_or_default(),
+        create_time: grant.create_time.unwrap_or_default(),
+        grantor: grant.grantor.unwrap_or_default(),
+        grantor_type: grant
+            .grantor_type
+            .map(principal_type_from_idl)
+            .unwrap_or_default(),
+        grant_option: grant.grant_option.unwrap_or_default(),
+    };
+    grants
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(principal, list)| (principal, list.into_iter().map(convert).collect()))
+        .collect()
+}
+
+fn grants_to_idl(
+    grants: BTreeMap<String, Vec<engine::PrivilegeGrantInfo>>,
+) -> BTreeMap<String, Vec<idl::PrivilegeGrantInfo>> {
+    let convert = |grant: engine::PrivilegeGrantInfo| idl::PrivilegeGrantInfo {
+        privilege: Some(grant.privilege),
+        create_time: Some(grant.create_time),
+        grantor: Some(grant.grantor),
+        grantor_type: Some(principal_type_to_idl(grant.grantor_type)),
+        grant_option: Some(grant.grant_option),
+    };
+    grants
+        .into_iter()
+        .map(|(principal, list)| (principal, list.into_iter().map(convert).collect()))
+        .collect()
+}
+
+/// Privileges from the wire.
+pub fn privileges_from_idl(set: idl::PrincipalPrivilegeSet) -> engine::PrincipalPrivilegeSet {
+    engine::PrincipalPrivilegeSet {
+        user_privileges: grants_from_idl(set.user_privileges),
+        group_privileges: grants_from_idl(set.group_privileges),
+        role_privileges: grants_from_idl(set.role_privileges),
+    }
+}
+
+/// Privileges toward the wire.
+pub fn privileges_to_idl(set: engine::PrincipalPrivilegeSet) -> idl::PrincipalPrivilegeSet {
+    idl::PrincipalPrivilegeSet {
+        user_privileges: Some(grants_to_idl(set.user_privileges)),
+        group_privileges: Some(grants_to_idl(set.group_privileges)),
+        role_privileges: Some(grants_to_idl(set.role_privileges)),
+    }
+}
+
+/// A catalog from the wire.
+pub fn catalog_from_idl(catalog: idl::Catalog) -> engine::Catalog {
+    engine::Catalog {
+        name: catalog.name.unwrap_or_default(),
+        description: catalog.description,
+        location_uri: catalog.location_uri.unwrap_or_default(),
+        create_time: catalog.create_time,
+    }
+}
+
+/// A catalog toward the wire.
+pub fn catalog_to_idl(catalog: engine::Catalog) -> idl::Catalog {
+    idl::Catalog {
+        name: Some(catalog.name),
+        description: catalog.description,
+        location_uri: Some(catalog.location_uri),
+        create_time: catalog.create_time,
+    }
+}
+
+fn database_type_from_idl(value: idl::DatabaseType) -> engine::DatabaseType {
+    if value == idl::DatabaseType::REMOTE {
+        engine::DatabaseType::Remote
+    } else {
+        engine::DatabaseType::Native
+    }
+}
+
+fn database_type_to_idl(value: engine::DatabaseType) -> idl::DatabaseType {
+    match value {
+        engine::DatabaseType::Native => idl::DatabaseType::NATIVE,
+        engine::DatabaseType::Remote => idl::DatabaseType::REMOTE,
+    }
+}
+
+/// A database from the wire; `catalog` fills an absent catalog name.
+pub fn database_from_idl(database: idl::Database, catalog: &str) -> engine::Database {
+    engine::Database {
+        name: database.name.unwrap_or_default(),
+        description: database.description,
+        location_uri: database.location_uri.filter(|uri| !uri.is_empty()),
+        parameters: database.parameters.unwrap_or_default(),
+        privileges: database.privileges.map(privileges_from_idl),
+        owner_name: database.owner_name,
+        owner_type: database.owner_type.map(principal_type_from_idl),
+        catalog_name: database.catalog_name.unwrap_or_else(|| catalog.to_string()),
+        create_time: database.create_time,
+        managed_location_uri: database.managed_location_uri.filter(|uri| !uri.is_empty()),
+        database_type: database.type_.map(database_type_from_idl),
+        connector_name: database.connector_name,
+        remote_database_name: database.remote_dbname,
+    }
+}
+
+/// A `CreateDatabaseRequest` as the database it creates.
+pub fn database_from_create_request(request: idl::CreateDatabaseRequest) -> engine::Database {
+    engine::Database {
+        name: request.database_name,
+        description: request.description,
+        location_uri: request.location_uri.filter(|uri| !uri.is_empty()),
+        parameters: request.parameters.unwrap_or_default(),
+        privileges: request.privileges.map(privileges_from_idl),
+        owner_name: request.owner_name,
+        owner_type: request.owner_type.map(principal_type_from_idl),
+        catalog_name: request
+            .catalog_name
+            .unwrap_or_else(|| engine::DEFAULT_CATALOG_NAME.to_string()),
+        create_time: request.create_time,
+        managed_location_uri: request.managed_location_uri.filter(|uri| !uri.is_empty()),
+        database_type: request.type_.map(database_type_from_idl),
+        connector_name: request.data_connector_name,
+        remote_database_name: request.remote_dbname,
+    }
+}
+
+/// A database toward the wire.
+pub fn database_to_idl(database: engine::Database) -> idl::Database {
+    idl::Database {
+        name: Some(database.name),
+        description: database.description,
+        location_uri: database.location_uri,
+        parameters: Some(database.parameters),
+        privileges: database.privileges.map(privileges_to_idl),
+        owner_name: database.owner_name,
+        owner_type: database.owner_type.map(principal_type_to_idl),
+        catalog_name: Some(database.catalog_name),
+        create_time: database.create_time,
+        managed_location_uri: database.managed_location_uri,
+        type_: database.database_type.map(database_type_to_idl),
+        connector_name: database.connector_name,
+        remote_dbname: database.remote_database_name,
+    }
+}
+
+/// Columns from the wire.
+pub fn fields_from_idl(fields: Option<Vec<idl::FieldSchema>>) -> Vec<engine::FieldSchema> {
+    fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|field| engine::FieldSchema {
+            name: field.name.unwrap_or_default(),
+            type_name: field.type_.unwrap_or_default(),
+            comment: field.comment,
+        })
+        .collect()
+}
+
+/// Columns toward the wire.
+pub fn fields_to_idl(fields: Vec<engine::FieldSchema>) -> Vec<idl::FieldSchema> {
+    fields
+        .into_iter()
+        .map(|field| idl::FieldSchema {
+            name: Some(field.name),
+            type_: Some(field.type_name),
+            comment: field.comment,
+        })
+        .collect()
+}
+
+fn serde_from_idl(serde: idl::SerDeInfo) -> engine::SerDeInfo {
+    engine::SerDeInfo {
+        name: serde.name,
+        serialization_lib: serde.serialization_lib,
+        parameters: serde.parameters.unwrap_or_default(),
+        description: serde.description,
+        serializer_class: serde.serializer_class,
+        deserializer_class: serde.deserializer_class,
+        serde_type: serde.serde_type.map(|kind| {
+            if kind == idl::SerdeType::SCHEMA_REGISTRY {
+                engine::SerdeType::SchemaRegistry
+            } else {
+                engine::SerdeType::Hive
+            }
+        }),
+    }
+}
+
+fn serde_to_idl(serde: engine::SerDeInfo) -> idl::SerDeInfo {
+    idl::SerDeInfo {
+        name: serde.name,
+        serialization_lib: serde.serialization_lib,
+        parameters: Some(serde.parameters),
+        description: serde.description,
+        serializer_class: serde.serializer_class,
+        deserializer_class: serde.deserializer_class,
+        serde_type: serde.serde_type.map(|kind| match kind {
+            engine::SerdeType::Hive => idl::SerdeType::HIVE,
+            engine::SerdeType::SchemaRegistry => idl::SerdeType::SCHEMA_REGISTRY,
+        }),
+    }
+}
+
+fn skewed_from_idl(skewed: idl::SkewedInfo) -> engine::SkewedInfo {
+    engine::SkewedInfo {
+        skewed_col_names: skewed.skewed_col_names.unwrap_or_default(),
+        skewed_col_values: skewed.skewed_col_values.unwrap_or_default(),
+        skewed_col_value_location_maps: skewed
+            .skewed_col_value_location_maps
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(values, location)| engine::SkewedValueLocation { values, location })
+            .collect(),
+    }
+}
+
+fn skewed_to_idl(skewed: engine::SkewedInfo) -> idl::SkewedInfo {
+    idl::SkewedInfo {
+        skewed_col_names: Some(skewed.skewed_col_names),
+        skewed_col_values: Some(skewed.skewed_col_values),
+        skewed_col_value_location_maps: Some(
+            skewed
+                .skewed_col_value_location_maps
+                .into_iter()
+                .map(|entry| (entry.values, entry.location))
+                .collect(),
+        ),
+    }
+}
+
+/// A storage descriptor from the wire.
+pub fn storage_from_idl(sd: idl::StorageDescriptor) -> engine::StorageDescriptor {
+    engine::StorageDescriptor {
+        cols: fields_from_idl(sd.cols),
+        location: sd.location.filter(|location| !location.is_empty()),
+        input_format: sd.input_format,
+        output_format: sd.output_format,
+        compressed: sd.compressed.unwrap_or_default(),
+        num_buckets: sd.num_buckets.unwrap_or_default(),
+        serde_info: sd.serde_info.map(serde_from_idl),
+        bucket_cols: sd.bucket_cols.unwrap_or_default(),
+        sort_cols: sd
+            .sort_cols
+            .unwrap_or_default()
+            .into_iter()
+            .map(|order| engine::Order {
+                col: order.col.unwrap_or_default(),
+                order: order.order.unwrap_or_default(),
+            })
+            .collect(),
+        parameters: sd.parameters.unwrap_or_default(),
+        skewed_info: sd.skewed_info.map(skewed_from_idl),
+        stored_as_sub_directories: sd.stored_as_sub_directories,
+    }
+}
+
+/// A storage descriptor toward the wire.
+pub fn storage_to_idl(sd: engine::StorageDescriptor) -> idl::StorageDescriptor {
+    idl::StorageDescriptor {
+        cols: Some(fields_to_idl(sd.cols)),
+        location: sd.location,
+        input_format: sd.input_format,
+        output_format: sd.output_format,
+        compressed: Some(sd.compressed),
+        num_buckets: Some(sd.num_buckets),
+        serde_info: sd.serde_info.map(serde_to_idl),
+        bucket_cols: Some(sd.bucket_cols),
+        sort_cols: Some(
+            sd.sort_cols
+                .into_iter()
+                .map(|order| idl::Order {
+                    col: Some(order.col),
+                    order: Some(order.order),
+                })
+                .collect(),
+        ),
+        parameters: Some(sd.parameters),
+        skewed_info: sd.skewed_info.map(skewed_to_idl),
+        stored_as_sub_directories: sd.stored_as_sub_directories,
+    }
+}
+
+fn creation_metadata_from_idl(metadata: idl::CreationMetadata) -> engine::CreationMetadata {
+    engine::CreationMetadata {
+        cat_name: metadata.cat_name,
+        db_name: metadata.db_name,
+        tbl_name: metadata.tbl_name,
+        tables_used: metadata.tables_used.into_iter().collect(),
+        valid_txn_list: metadata.valid_txn_list,
+        materialization_time: metadata.materialization_time,
+    }
+}
+
+fn creation_metadata_to_idl(metadata: engine::CreationMetadata) -> idl::CreationMetadata {
+    idl::CreationMetadata {
+        cat_name: metadata.cat_name,
+        db_name: metadata.db_name,
+        tbl_name: metadata.tbl_name,
+        tables_used: metadata.tables_used.into_iter().collect::<BTreeSet<_>>(),
+        valid_txn_list: metadata.valid_txn_list,
+        materialization_time: metadata.materialization_time,
+        source_tables: None,
+    }
+}
+
+/// A table from the wire; `catalog` fills an absent catalog name. Server-owned fields
+/// (id, create time) are set by the engine on create.
+pub fn table_from_idl(table: idl::Table, catalog: &str) -> engine::Table {
+    engine::Table {
+        table_name: table.table_name.unwrap_or_default(),
+        db_name: table.db_name.unwrap_or_default(),
+        owner: table.owner,
+        create_time: table.create_time.unwrap_or_default(),
+        last_access_time: table.last_access_time.unwrap_or_default(),
+        retention: table.retention.unwrap_or_default(),
+        sd: table.sd.map(storage_from_idl),
+        partition_keys: fields_from_idl(table.partition_keys),
+        parameters: table.parameters.unwrap_or_default(),
+        view_original_text: table.view_original_text,
+        view_expanded_text: table.view_expanded_text,
+        table_type: table.table_type.filter(|kind| !kind.is_empty()),
+        privileges: table.privileges.map(privileges_from_idl),
+        temporary: table.temporary.unwrap_or_default(),
+        rewrite_enabled: table.rewrite_enabled,
+        creation_metadata: table.creation_metadata.map(creation_metadata_from_idl),
+        cat_name: table.cat_name.unwrap_or_else(|| catalog.to_string()),
+        owner_type: table.owner_type.map(principal_type_from_idl),
+        write_id: table.write_id.unwrap_or(-1),
+        access_type: table.access_type,
+        required_read_capabilities: table.required_read_capabilities,
+        required_write_capabilities: table.required_write_capabilities,
+        id: table.id.unwrap_or_default(),
+        file_metadata: table.file_metadata.map(|metadata| engine::FileMetadata {
+            metadata_type: metadata.type_.unwrap_or(1),
+            version: metadata.version.unwrap_or(1),
+            data: metadata.data.unwrap_or_default(),
+        }),
+        dictionary: table.dictionary.map(|dictionary| dictionary.values),
+        txn_id: table.txn_id,
+    }
+}
+
+/// A table toward the wire.
+pub fn table_to_idl(table: engine::Table) -> idl::Table {
+    idl::Table {
+        table_name: Some(table.table_name),
+        db_name: Some(table.db_name),
+        owner: table.owner,
+        create_time: Some(table.create_time),
+        last_access_time: Some(table.last_access_time),
+        retention: Some(table.retention),
+        sd: table.sd.map(storage_to_idl),
+        partition_keys: Some(fields_to_idl(table.partition_keys)),
+        parameters: Some(table.parameters),
+        view_original_text: table.view_original_text,
+        view_expanded_text: table.view_expanded_text,
+        table_type: table.table_type,
+        privileges: table.privileges.map(privileges_to_idl),
+        temporary: table.temporary.then_some(true),
+        rewrite_enabled: Some(table.rewrite_enabled.unwrap_or(false)),
+        creation_metadata: table.creation_metadata.map(creation_metadata_to_idl),
+        cat_name: Some(table.cat_name),
+        owner_type: Some(principal_type_to_idl(table.owner_type.unwrap_or_default())),
+        write_id: Some(table.write_id),
+        is_stats_compliant: None,
+        col_stats: None,
+        access_type: table.access_type,
+        required_read_capabilities: table.required_read_capabilities,
+        required_write_capabilities: table.required_write_capabilities,
+        id: Some(table.id),
+        file_metadata: table.file_metadata.map(|metadata| idl::FileMetadata {
+            type_: Some(metadata.metadata_type),
+            version: Some(metadata.version),
+            data: Some(metadata.data),
+        }),
+        dictionary: table
+            .dictionary
+            .map(|values| idl::ObjectDictionary { values }),
+        txn_id: table.txn_id,
+    }
+}

@@ -1,0 +1,93 @@
+//! The one place where engine errors become the exceptions HMS clients switch on.
+//!
+//! Each call declares which exceptions it may throw; an engine error of a kind the call does not
+//! declare becomes `MetaException` (which nearly every call declares), as Hive's handlers wrap
+//! unexpected failures. Internal failures never leak as a disconnect: the client gets a message.
+
+use hivestore_engine::Error as EngineError;
+use hivestore_idl::hive_metastore::{
+    AlreadyExistsException, InvalidInputException, InvalidObjectException,
+    InvalidOperationException, MetaException, NoSuchObjectException, UnknownDBException,
+    UnknownTableException,
+};
+
+/// An exception type a call declares in the IDL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Declared {
+    /// `NoSuchObjectException`
+    NoSuchObject,
+    /// `AlreadyExistsException`
+    AlreadyExists,
+    /// `InvalidObjectException`
+    InvalidObject,
+    /// `InvalidOperationException`
+    InvalidOperation,
+    /// `InvalidInputException`
+    InvalidInput,
+    /// `UnknownDBException`
+    UnknownDb,
+    /// `UnknownTableException`
+    UnknownTable,
+    /// `MetaException`
+    Meta,
+}
+
+/// Builds the exception of `kind` carrying `message`.
+pub fn exception(kind: Declared, message: impl Into<String>) -> thrift::Error {
+    let message = Some(message.into());
+    let error: Box<dyn std::error::Error + Send + Sync> = match kind {
+        Declared::NoSuchObject => Box::new(NoSuchObjectException { message }),
+        Declared::AlreadyExists => Box::new(AlreadyExistsException { message }),
+        Declared::InvalidObject => Box::new(InvalidObjectException { message }),
+        Declared::InvalidOperation => Box::new(InvalidOperationException { message }),
+        Declared::InvalidInput => Box::new(InvalidInputException { message }),
+        Declared::UnknownDb => Box::new(UnknownDBException { message }),
+        Declared::UnknownTable => Box::new(UnknownTableException { message }),
+        Declared::Meta => Box::new(MetaException { message }),
+    };
+    thrift::Error::User(error)
+}
+
+/// Converts an engine error for a call that declares `declared`.
+pub fn to_thrift(error: EngineError, declared: &[Declared]) -> thrift::Error {
+    let (natural, message) = match error {
+        EngineError::NoSuchObject(message) => (Declared::NoSuchObject, message),
+        EngineError::AlreadyExists(message) => (Declared::AlreadyExists, message),
+        EngineError::InvalidObject(message) => (Declared::InvalidObject, message),
+        EngineError::InvalidOperation(message) => (Declared::InvalidOperation, message),
+        EngineError::InvalidInput(message) => (Declared::InvalidInput, message),
+        EngineError::Refused(message) => (Declared::Meta, message),
+        other => {
+            tracing::error!(error = %other, "engine failure");
+            (Declared::Meta, other.to_string())
+        }
+    };
+    let kind = if declared.contains(&natural) {
+        natural
+    } else {
+        Declared::Meta
+    };
+    exception(kind, message)
+}
+
+/// Shorthand for the exception lists of the IDL, named by what the calls are.
+pub mod throws {
+    use super::Declared::{self, *};
+
+    /// `get_*`: `NoSuchObjectException`, `MetaException`.
+    pub const GET: &[Declared] = &[NoSuchObject, Meta];
+    /// `create_*`: `AlreadyExistsException`, `InvalidObjectException`, `MetaException`,
+    /// `NoSuchObjectException`.
+    pub const CREATE: &[Declared] = &[AlreadyExists, InvalidObject, Meta, NoSuchObject];
+    /// `drop_*`: `NoSuchObjectException`, `InvalidOperationException`, `MetaException`.
+    pub const DROP: &[Declared] = &[NoSuchObject, InvalidOperation, Meta];
+    /// `alter_*`: `InvalidOperationException`, `MetaException`, `NoSuchObjectException`.
+    pub const ALTER: &[Declared] = &[InvalidOperation, Meta, NoSuchObject];
+    /// Listings: `MetaException` only.
+    pub const LIST: &[Declared] = &[Meta];
+    /// `get_table_objects_by_name_req` and friends.
+    pub const LIST_TABLES: &[Declared] = &[Meta, InvalidOperation, UnknownDb];
+    /// `get_fields`, `get_schema`: `MetaException`, `UnknownTableException`,
+    /// `UnknownDBException`.
+    pub const FIELDS: &[Declared] = &[Meta, UnknownDb];
+}
