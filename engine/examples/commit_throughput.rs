@@ -14,7 +14,7 @@ use hivestore_engine::{Durability, Store, StoreOptions, Table};
 
 fn measure(writer_count: usize, duration: Duration) -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
-    let mut options = StoreOptions::new("file:/warehouse");
+    let mut options = StoreOptions::new("file:/warehouse").metadata_only();
     if std::env::var_os("NO_FSYNC").is_some() {
         options.durability = Durability::Memory;
     }

@@ -130,10 +130,10 @@ impl Store {
     }
 }
 
-/// Fails unless catalog `name` exists.
-pub(crate) fn require_catalog(txn: &WriteTxn<'_>, name: &str) -> Result<()> {
-    match txn.get(&keys::catalog_key(name))? {
-        Some(_) => Ok(()),
+/// Catalog `name`, or Hive's not-found error.
+pub(crate) fn require_catalog(txn: &WriteTxn<'_>, name: &str) -> Result<Catalog> {
+    match txn.view::<Catalog>(&keys::catalog_key(name))? {
+        Some(view) => view.to_owned(),
         None => Err(no_such_catalog(name)),
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::catalog::require_catalog;
+use crate::catalog::{require_catalog, Catalog};
 use crate::error::{Error, Result};
 use crate::keys::{self, DatabaseId};
 use crate::kv::{KeyRange, KvBackend};
@@ -15,6 +15,7 @@ use crate::principal::{PrincipalPrivilegeSet, PrincipalType};
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::Table;
 use crate::values::{stored_value, ValueKind, ValueView};
+use crate::warehouse::{join_location, WarehouseReport};
 
 /// Hive's `DatabaseType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
@@ -61,13 +62,26 @@ pub struct Database {
 stored_value!(Database, ValueKind::Database);
 
 /// What [`Store::drop_database`] removed: the database and, with cascade,
-/// its tables (the frontend deletes their data).
+/// its tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DroppedDatabase {
     /// The database as it was.
     pub database: Database,
     /// The tables dropped with it, by name.
     pub tables: Vec<Table>,
+    /// What happened to the data, with `delete_data`.
+    pub warehouse: WarehouseReport,
+}
+
+/// The options of [`Store::drop_database_with_options`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DropDatabaseOptions {
+    /// Drop the database's tables too; without it a database holding tables
+    /// is not dropped.
+    pub cascade: bool,
+    /// Delete the data of the dropped managed (and purgeable external)
+    /// tables and the database directories, after the commit.
+    pub delete_data: bool,
 }
 
 /// Hive's message for a missing database.
@@ -100,24 +114,49 @@ pub(crate) fn require_database_id(
 impl Store {
     /// Creates `database` in its catalog (`catalog_name`; empty means
     /// `hive`). Names are normalised and validated; the create time is set.
+    /// Without a location it gets Hive's default, `<catalog location>/<db>.db`
+    /// (see [`default_database_location`]); its directories are made, as Hive
+    /// does, on the store's filesystem.
     pub fn create_database(&self, database: Database) -> Result<Database> {
         let mut database = database;
         database.name = names::normalize(&database.name);
         database.catalog_name = catalog_or_default(&database.catalog_name);
         names::validate_database_name(&database.name)?;
         database.create_time = Some(now_seconds());
-        self.write(|txn| {
-            require_catalog(txn, &database.catalog_name)?;
+        clear_blank(&mut database.location_uri);
+        clear_blank(&mut database.managed_location_uri);
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| {
+            let catalog = require_catalog(txn, &database.catalog_name)?;
             let name_key = keys::database_name_key(&database.catalog_name, &database.name);
             if txn.get(&name_key)?.is_some() {
                 let message = format!("Database {} already exists", database.name);
                 return Err(Error::AlreadyExists(message));
             }
+            if database.location_uri.is_none() {
+                let location = default_database_location(&catalog, &database.name);
+                database.location_uri = Some(location);
+            }
+            self.make_database_dirs(txn, &database)?;
             let id = DatabaseId(txn.allocate_id());
             txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
             txn.put_value(keys::database_key(id), &database)?;
             Ok(database)
         })
+    }
+
+    /// Makes the location and managed location of `database`, recording the
+    /// undo in `txn`.
+    fn make_database_dirs(&self, txn: &mut WriteTxn<'_>, database: &Database) -> Result<()> {
+        let locations = [&database.location_uri, &database.managed_location_uri];
+        for location in locations.into_iter().flatten() {
+            let made = self
+                .warehouse()
+                .make_dir(location)
+                .map_err(Error::Refused)?;
+            txn.record_undo(made);
+        }
+        Ok(())
     }
 
     /// Database `catalog.name`, read in place.
@@ -174,14 +213,36 @@ impl Store {
         })
     }
 
-    /// Drops database `catalog.name`. Without `cascade` it must hold no
-    /// table; with it, its tables and their partitions go too, in the same
-    /// atomic write. `default` in catalog `hive` cannot be dropped.
+    /// Drops database `catalog.name`, metadata only: Hive's
+    /// `drop_database(name, deleteData=false, cascade)`. See
+    /// [`Store::drop_database_with_options`].
     pub fn drop_database(
         &self,
         catalog: &str,
         name: &str,
         cascade: bool,
+    ) -> Result<DroppedDatabase> {
+        let options = DropDatabaseOptions {
+            cascade,
+            delete_data: false,
+        };
+        self.drop_database_with_options(catalog, name, &options)
+    }
+
+    /// Drops database `catalog.name`. Without `cascade` it must hold no
+    /// table; with it, its tables and their partitions go too, in the same
+    /// atomic write. `default` in catalog `hive` cannot be dropped.
+    ///
+    /// With `delete_data`, once the metadata is committed, the data of the
+    /// dropped tables that Hive deletes (managed tables, and external ones
+    /// with `external.table.purge=true`) and the database directories are
+    /// removed; failures there are in the returned report, never undoing
+    /// the drop.
+    pub fn drop_database_with_options(
+        &self,
+        catalog: &str,
+        name: &str,
+        options: &DropDatabaseOptions,
     ) -> Result<DroppedDatabase> {
         let (catalog, name) = (names::normalize(catalog), names::normalize(name));
         if catalog == DEFAULT_CATALOG_NAME && name == DEFAULT_DATABASE_NAME {
@@ -190,14 +251,14 @@ impl Store {
             );
             return Err(Error::Refused(message));
         }
-        self.write(|txn| {
+        let mut dropped = self.write(|txn| {
             let id = require_database_id(txn.reader(), &catalog, &name)?;
             let key = keys::database_key(id);
             let old = txn
                 .view::<Database>(&key)?
                 .ok_or_else(|| dangling_index(&catalog, &name, id))?;
             let table_names = KeyRange::prefix(&keys::table_name_prefix(id));
-            if !cascade && txn.scan(table_names.clone()).next().transpose()?.is_some() {
+            if !options.cascade && txn.scan(table_names.clone()).next().transpose()?.is_some() {
                 let message = format!("Database {name} is not empty. One or more tables exist.");
                 return Err(Error::InvalidOperation(message));
             }
@@ -207,8 +268,73 @@ impl Store {
             Ok(DroppedDatabase {
                 database: old.to_owned()?,
                 tables,
+                warehouse: WarehouseReport::default(),
             })
-        })
+        })?;
+        if options.delete_data {
+            dropped.warehouse = self.delete_database_data(&dropped);
+        }
+        Ok(dropped)
+    }
+
+    /// Removes the data of a dropped database: its tables' directories
+    /// outside the database directory, then the database directories.
+    fn delete_database_data(&self, dropped: &DroppedDatabase) -> WarehouseReport {
+        let mut report = WarehouseReport::default();
+        let protected = [self.options().warehouse_root.as_str()];
+        let database_locations: Vec<&str> = [
+            &dropped.database.location_uri,
+            &dropped.database.managed_location_uri,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+        for table in &dropped.tables {
+            let Some(location) = crate::table::data_location_to_delete(table) else {
+                continue;
+            };
+            let inside = database_locations
+                .iter()
+                .any(|database| is_inside(location, database));
+            if !inside {
+                self.warehouse()
+                    .remove_dir(location, &protected, &mut report);
+            }
+        }
+        for location in database_locations {
+            self.warehouse()
+                .remove_dir(location, &protected, &mut report);
+        }
+        report
+    }
+}
+
+/// Whether `location` lies under directory `parent`.
+fn is_inside(location: &str, parent: &str) -> bool {
+    let parent = crate::warehouse::normalize_location(parent);
+    location
+        .strip_prefix(parent)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Hive's default location of database `name` in `catalog`:
+/// `<catalog location>/<name>.db`. The `default` database of catalog `hive`
+/// is the warehouse root itself, set up on first open.
+pub fn default_database_location(catalog: &Catalog, name: &str) -> String {
+    if catalog.name == DEFAULT_CATALOG_NAME && name == DEFAULT_DATABASE_NAME {
+        return catalog.location_uri.clone();
+    }
+    join_location(&catalog.location_uri, &format!("{name}.db"))
+}
+
+/// Turns a blank location into none.
+pub(crate) fn clear_blank(location: &mut Option<String>) {
+    if location
+        .as_deref()
+        .is_some_and(|text| text.trim().is_empty())
+    {
+        *location = None;
     }
 }
 

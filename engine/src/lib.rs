@@ -20,7 +20,7 @@
 //! use hivestore_engine::{Store, StoreOptions, Table, Durability};
 //!
 //! let dir = tempfile::tempdir()?;
-//! let mut options = StoreOptions::new("/warehouse");
+//! let mut options = StoreOptions::new("/warehouse").metadata_only();
 //! options.durability = Durability::Memory;
 //! let store = Store::open(dir.path(), options)?;
 //! let table = Table {
@@ -37,29 +37,48 @@
 #![forbid(unsafe_code)]
 
 mod catalog;
+mod column_type;
 mod commit;
 mod database;
 mod error;
 pub mod keys;
 pub mod kv;
+mod listing;
 mod names;
+mod pattern;
 mod principal;
 mod store;
 mod table;
+mod table_alter;
+mod table_filter;
+mod table_rules;
 pub mod values;
+pub mod warehouse;
 
 pub use catalog::Catalog;
+pub use column_type::{is_valid_type, TYPE_FROM_DESERIALIZER};
 pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GATHER_WAIT_MAX, GROUP_TICKET_COUNT_MAX};
-pub use database::{Database, DatabaseType, DroppedDatabase};
+pub use database::{
+    default_database_location, Database, DatabaseType, DropDatabaseOptions, DroppedDatabase,
+};
 pub use error::{Error, Result};
+pub use listing::TableMeta;
 pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
+pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{
-    CreationMetadata, FieldSchema, FileMetadata, Order, SerDeInfo, SerdeType, SkewedInfo,
-    SkewedValueLocation, StorageDescriptor, Table, DDL_TIME_PARAMETER, VIRTUAL_VIEW,
+    CreationMetadata, DropTableOptions, DroppedTable, FieldSchema, FileMetadata, Order, SerDeInfo,
+    SerdeType, SkewedInfo, SkewedValueLocation, StorageDescriptor, Table, DDL_TIME_PARAMETER,
+    EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE,
+    MATERIALIZED_VIEW, VIRTUAL_VIEW,
+};
+pub use table_alter::{AlterTableOptions, ExpectedParameter};
+pub use table_filter::{
+    TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
 };
 pub use values::ValueView;
+pub use warehouse::{Filesystem, LocalFilesystem, WarehouseReport};

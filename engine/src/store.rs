@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
 use crate::values::{self, StoredValue, ValueView};
+use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
 /// [`keys::META_FORMAT_VERSION`]. A store written by another version is not
@@ -49,15 +50,33 @@ pub struct StoreOptions {
     pub warehouse_root: String,
     /// When writes are acknowledged.
     pub durability: Durability,
+    /// The filesystem database and table directories are made, moved and
+    /// deleted on, for `file:` and absolute-path locations (see
+    /// [`crate::warehouse`]). `None`: metadata only, nothing is touched.
+    pub filesystem: Option<Arc<dyn Filesystem>>,
+    /// Hive's `metastore.disallow.incompatible.col.type.changes` (default
+    /// `true`): `alter_table` refuses column type changes Hive calls
+    /// incompatible.
+    pub disallow_incompatible_col_type_changes: bool,
 }
 
 impl StoreOptions {
-    /// Durable writes, the given warehouse root.
+    /// Durable writes, the given warehouse root, directories on the local
+    /// filesystem, Hive's default checks.
     pub fn new(warehouse_root: impl Into<String>) -> Self {
         StoreOptions {
             warehouse_root: warehouse_root.into(),
             durability: Durability::Flush,
+            filesystem: Some(Arc::new(LocalFilesystem)),
+            disallow_incompatible_col_type_changes: true,
         }
+    }
+
+    /// These options without a filesystem: locations are recorded, no
+    /// directory is ever made, moved or deleted.
+    pub fn metadata_only(mut self) -> Self {
+        self.filesystem = None;
+        self
     }
 }
 
@@ -73,6 +92,7 @@ pub struct Store {
     /// `None` under [`Durability::Memory`].
     commit: Option<CommitPipeline>,
     options: StoreOptions,
+    warehouse: Warehouse,
 }
 
 impl Store {
@@ -91,11 +111,13 @@ impl Store {
             Durability::Flush => Some(CommitPipeline::start(backend.clone())?),
             Durability::Memory => None,
         };
+        let warehouse = Warehouse::new(options.filesystem.clone());
         let store = Store {
             backend,
             writer: Mutex::new(WriterState { next_id }),
             commit,
             options,
+            warehouse,
         };
         store.bootstrap()?;
         Ok(store)
@@ -118,11 +140,46 @@ impl Store {
         &self.backend
     }
 
+    /// The warehouse directories are handled through.
+    pub(crate) fn warehouse(&self) -> &Warehouse {
+        &self.warehouse
+    }
+
     /// Runs `body` as one atomic write, acknowledged once durable.
     ///
     /// `body` reads what it checks through the [`WriteTxn`] and stages its
     /// writes there; if it fails nothing is written.
     pub(crate) fn write<R>(&self, body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>) -> Result<R> {
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, body)
+    }
+
+    /// [`Store::write`] for writes that change the warehouse before the
+    /// commit: `body` records through [`WriteTxn::record_undo`] what it did
+    /// there, and if the batch is not applied, it is taken back. A failed
+    /// flush after the batch was applied takes nothing back: the metadata is
+    /// visible. `undo` receives what was recorded.
+    pub(crate) fn write_with_undo<R>(
+        &self,
+        undo: &mut Vec<Undo>,
+        body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let mut applied = false;
+        let result = self.write_tracked(&mut applied, undo, body);
+        if result.is_err() && !applied {
+            for action in undo.drain(..).rev() {
+                self.warehouse.undo(action);
+            }
+        }
+        result
+    }
+
+    fn write_tracked<R>(
+        &self,
+        applied: &mut bool,
+        undo: &mut Vec<Undo>,
+        body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
+    ) -> Result<R> {
         let announcement = self.commit.as_ref().map(CommitPipeline::announce);
         let result = {
             let mut state = self
@@ -134,8 +191,11 @@ impl Store {
                 backend: self.backend.as_ref(),
                 state: &mut state,
                 batch: WriteBatch::new(),
+                undo: Vec::new(),
             };
-            let result = body(&mut txn)?;
+            let result = body(&mut txn);
+            undo.append(&mut txn.undo);
+            let result = result?;
             let WriteTxn { batch, .. } = txn;
             let mut batch = batch;
             if state.next_id != id_before {
@@ -148,6 +208,7 @@ impl Store {
             if !batch.is_empty() {
                 self.backend.apply(batch)?;
             }
+            *applied = true;
             result
         };
         if let (Some(commit), Some(announcement)) = (&self.commit, announcement) {
@@ -177,6 +238,9 @@ pub(crate) struct WriteTxn<'a> {
     backend: &'a dyn KvBackend,
     state: &'a mut WriterState,
     batch: WriteBatch,
+    /// Warehouse changes made before the commit, to take back if the batch
+    /// is not applied.
+    undo: Vec<Undo>,
 }
 
 impl WriteTxn<'_> {
@@ -198,6 +262,11 @@ impl WriteTxn<'_> {
     /// Iterates over committed entries of `range`.
     pub(crate) fn scan(&self, range: KeyRange) -> kv::Scan<'_> {
         kv::scan(self.backend, range, SCAN_PAGE_ENTRY_COUNT)
+    }
+
+    /// Records a warehouse change to take back if the batch is not applied.
+    pub(crate) fn record_undo(&mut self, undo: Option<Undo>) {
+        self.undo.extend(undo);
     }
 
     /// A fresh id, never handed out before, persisted with this write.

@@ -5,19 +5,33 @@ use std::collections::BTreeMap;
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::database::{catalog_or_default, require_database_id};
+use crate::database::{catalog_or_default, dangling_index, require_database_id, Database};
 use crate::error::{Error, Result};
 use crate::keys::{self, DatabaseId, TableId};
 use crate::kv::{KeyRange, KvBackend};
 use crate::names;
 use crate::principal::{PrincipalPrivilegeSet, PrincipalType};
 use crate::store::{now_seconds, Store, WriteTxn};
+use crate::table_rules;
 use crate::values::{stored_value, ValueKind, ValueView};
+use crate::warehouse::WarehouseReport;
 
 /// The table parameter Hive keeps the last DDL time in (seconds, decimal).
 pub const DDL_TIME_PARAMETER: &str = "transient_lastDdlTime";
-/// The table type of views, which may change their partition keys.
+/// The table type of views: no location, no directory, and they may change
+/// their partition keys and column types.
 pub const VIRTUAL_VIEW: &str = "VIRTUAL_VIEW";
+/// The table type of tables whose data the metastore owns.
+pub const MANAGED_TABLE: &str = "MANAGED_TABLE";
+/// The table type of tables whose data the metastore does not own.
+pub const EXTERNAL_TABLE: &str = "EXTERNAL_TABLE";
+/// The table type of materialized views (stored like managed tables).
+pub const MATERIALIZED_VIEW: &str = "MATERIALIZED_VIEW";
+/// The table parameter that makes a table external (`TRUE`, any case).
+pub const EXTERNAL_PARAMETER: &str = "EXTERNAL";
+/// The table parameter that makes dropping an external table delete its
+/// data (`true`, any case).
+pub const EXTERNAL_TABLE_PURGE_PARAMETER: &str = "external.table.purge";
 
 /// Hive's `FieldSchema`: a column or partition key.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
@@ -208,14 +222,69 @@ impl Table {
     pub fn qualified_name(&self) -> String {
         format!("{}.{}.{}", self.cat_name, self.db_name, self.table_name)
     }
+
+    /// Whether the table is a view (`VIRTUAL_VIEW`).
+    pub fn is_view(&self) -> bool {
+        self.table_type.as_deref() == Some(VIRTUAL_VIEW)
+    }
+
+    /// Hive's `isExternalTable`: parameter `EXTERNAL` is `TRUE`, any case.
+    pub fn is_external(&self) -> bool {
+        parameter_is_true(&self.parameters, EXTERNAL_PARAMETER)
+    }
+
+    /// Hive's `isExternalTablePurge`: `external.table.purge` is `true`.
+    pub fn is_external_table_purge(&self) -> bool {
+        parameter_is_true(&self.parameters, EXTERNAL_TABLE_PURGE_PARAMETER)
+    }
+
+    /// The storage location, if any.
+    pub fn location(&self) -> Option<&str> {
+        self.sd.as_ref().and_then(|sd| sd.location.as_deref())
+    }
 }
 
-fn table_not_found(catalog: &str, database: &str, table: &str) -> Error {
+fn parameter_is_true(parameters: &BTreeMap<String, String>, key: &str) -> bool {
+    parameters
+        .get(key)
+        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
+}
+
+/// The location whose data Hive deletes when `table` is dropped with
+/// `deleteData`: managed tables', and external ones' with
+/// `external.table.purge=true`; never a view's.
+pub(crate) fn data_location_to_delete(table: &Table) -> Option<&str> {
+    if table.is_view() || (table.is_external() && !table.is_external_table_purge()) {
+        return None;
+    }
+    table
+        .location()
+        .filter(|location| !location.trim().is_empty())
+}
+
+/// What [`Store::drop_table_with_options`] removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedTable {
+    /// The table as it was.
+    pub table: Table,
+    /// What happened to its data, with `delete_data`.
+    pub warehouse: WarehouseReport,
+}
+
+/// The options of [`Store::drop_table_with_options`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DropTableOptions {
+    /// Hive's `deleteData`: after the commit, delete the data of a managed
+    /// table, or of an external one with `external.table.purge=true`.
+    pub delete_data: bool,
+}
+
+pub(crate) fn table_not_found(catalog: &str, database: &str, table: &str) -> Error {
     Error::NoSuchObject(format!("{catalog}.{database}.{table} table not found"))
 }
 
 /// The id of table `name` in database `database`, if it exists.
-fn find_table_id(
+pub(crate) fn find_table_id(
     reader: &dyn KvBackend,
     database: DatabaseId,
     name: &str,
@@ -227,13 +296,17 @@ fn find_table_id(
     }
 }
 
-fn dangling_table_index(database: DatabaseId, name: &str, id: TableId) -> Error {
+pub(crate) fn dangling_table_index(database: DatabaseId, name: &str, id: TableId) -> Error {
     let key = keys::table_name_key(database, name);
     Error::corruption(&key, format!("names table id {} which has no value", id.0))
 }
 
 /// Normalised `(catalog, database, table)` names.
-fn normalize_names(catalog: &str, database: &str, table: &str) -> (String, String, String) {
+pub(crate) fn normalize_names(
+    catalog: &str,
+    database: &str,
+    table: &str,
+) -> (String, String, String) {
     (
         catalog_or_default(catalog),
         names::normalize(database),
@@ -241,30 +314,63 @@ fn normalize_names(catalog: &str, database: &str, table: &str) -> (String, Strin
     )
 }
 
+/// Database `id` (named `catalog.name`), read in a write.
+pub(crate) fn read_database(
+    txn: &WriteTxn<'_>,
+    catalog: &str,
+    name: &str,
+    id: DatabaseId,
+) -> Result<Database> {
+    txn.view::<Database>(&keys::database_key(id))?
+        .ok_or_else(|| dangling_index(catalog, name, id))?
+        .to_owned()
+}
+
 impl Store {
     /// Creates `table` in `table.cat_name` (empty means `hive`) and
-    /// `table.db_name`. Names are normalised and validated, the id and create
-    /// time assigned, and `transient_lastDdlTime` set if absent. Returns the
-    /// table as stored.
+    /// `table.db_name`, as Hive's `create_table`:
+    ///
+    /// - names are normalised and validated, column and partition key names
+    ///   lowercased, column types checked against Hive's grammar
+    ///   (`InvalidObject` with Hive's message);
+    /// - the table type is reconciled with parameter `EXTERNAL`;
+    /// - without a location, a table (not a view) gets
+    ///   `<database location>/<table>`, and its directory is made;
+    /// - the id and create time are assigned, `transient_lastDdlTime` set if
+    ///   absent.
+    ///
+    /// Returns the table as stored.
     pub fn create_table(&self, table: Table) -> Result<Table> {
         let mut table = table;
         (table.cat_name, table.db_name, table.table_name) =
             normalize_names(&table.cat_name, &table.db_name, &table.table_name);
         names::validate_table_name(&table.table_name)?;
+        table_rules::prepare_for_create(&mut table)?;
         let now = now_seconds();
         table.create_time = now;
         table
             .parameters
             .entry(DDL_TIME_PARAMETER.to_string())
             .or_insert_with(|| now.to_string());
-        self.write(|txn| {
-            let database = require_database_id(txn.reader(), &table.cat_name, &table.db_name)?;
-            let name_key = keys::table_name_key(database, &table.table_name);
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| {
+            let database_id = require_database_id(txn.reader(), &table.cat_name, &table.db_name)?;
+            let name_key = keys::table_name_key(database_id, &table.table_name);
             if txn.get(&name_key)?.is_some() {
                 return Err(Error::AlreadyExists(format!(
                     "Table {} already exists",
                     table.qualified_name()
                 )));
+            }
+            let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
+            table_rules::fill_default_location(&mut table, &database);
+            table_rules::check_location(&table)?;
+            if let (false, Some(location)) = (table.is_view(), table.location()) {
+                let made = self
+                    .warehouse()
+                    .make_dir(location)
+                    .map_err(Error::Refused)?;
+                txn.record_undo(made);
             }
             let id = TableId(txn.allocate_id());
             table.id = i64::try_from(id.0)
@@ -312,6 +418,11 @@ impl Store {
     pub fn table_views(&self, catalog: &str, database: &str) -> Result<Vec<ValueView<Table>>> {
         let (catalog, database) = (catalog_or_default(catalog), names::normalize(database));
         let database_id = require_database_id(self.reader(), &catalog, &database)?;
+        self.table_views_of(database_id)
+    }
+
+    /// Every table of database `database_id`, by name, read in place.
+    pub(crate) fn table_views_of(&self, database_id: DatabaseId) -> Result<Vec<ValueView<Table>>> {
         let mut views = Vec::new();
         for entry in self.scan(KeyRange::prefix(&keys::table_name_prefix(database_id))) {
             let (key, stored) = entry?;
@@ -323,109 +434,41 @@ impl Store {
         Ok(views)
     }
 
-    /// Replaces table `catalog.database.name` with `table`, which may carry a
-    /// new name and database (a rename moves only the name index). The id
-    /// and create time are kept; the catalog and the partition keys (but for
-    /// views) cannot change.
-    pub fn alter_table(
+    /// Drops table `catalog.database.name` with its partitions, metadata only
+    /// (Hive's `deleteData=false`); returns it.
+    pub fn drop_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
+        let options = DropTableOptions::default();
+        Ok(self
+            .drop_table_with_options(catalog, database, name, &options)?
+            .table)
+    }
+
+    /// Drops table `catalog.database.name` with its partitions. With
+    /// `delete_data`, once the drop is committed, the data of a managed
+    /// table (or of an external one with `external.table.purge=true`) is
+    /// removed; failures there are reported, never undoing the drop.
+    pub fn drop_table_with_options(
         &self,
         catalog: &str,
         database: &str,
         name: &str,
-        table: Table,
-    ) -> Result<Table> {
+        options: &DropTableOptions,
+    ) -> Result<DroppedTable> {
         let (catalog, database, name) = normalize_names(catalog, database, name);
-        let mut table = table;
-        let new_catalog = catalog_or_default(&table.cat_name);
-        if new_catalog != catalog {
-            let message =
-                format!("Cannot move table {catalog}.{database}.{name} to catalog {new_catalog}");
-            return Err(Error::InvalidOperation(message));
-        }
-        (table.cat_name, table.db_name, table.table_name) =
-            normalize_names(&catalog, &table.db_name, &table.table_name);
-        names::validate_table_name(&table.table_name)?;
-        self.write(|txn| {
-            let old_database = require_database_id(txn.reader(), &catalog, &database)?;
-            let missing = || {
-                Error::InvalidOperation(format!("table {catalog}.{database}.{name} doesn't exist"))
-            };
-            let id = find_table_id(txn.reader(), old_database, &name)?.ok_or_else(missing)?;
-            let old = txn.view::<Table>(&keys::table_key(id))?;
-            let old = old
-                .ok_or_else(|| dangling_table_index(old_database, &name, id))?
-                .to_owned()?;
-            check_alteration(&old, &table)?;
-            let new_database = database_for_rename(txn, &table)?;
-            let renamed = new_database != old_database || table.table_name != name;
-            if renamed {
-                move_name_index(txn, (old_database, &name), (new_database, &table), id)?;
-            }
-            table.id = old.id;
-            table.create_time = old.create_time;
-            let now = now_seconds().to_string();
-            table
-                .parameters
-                .entry(DDL_TIME_PARAMETER.to_string())
-                .or_insert(now);
-            txn.put_value(keys::table_key(id), &table)?;
-            Ok(table)
-        })
-    }
-
-    /// Drops table `catalog.database.name` with its partitions; returns it.
-    pub fn drop_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
-        let (catalog, database, name) = normalize_names(catalog, database, name);
-        self.write(|txn| {
+        let table = self.write(|txn| {
             let database_id = require_database_id(txn.reader(), &catalog, &database)?;
             let id = find_table_id(txn.reader(), database_id, &name)?
                 .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
             drop_table_keys(txn, database_id, &name, id)
-        })
+        })?;
+        let mut warehouse = WarehouseReport::default();
+        if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {
+            let protected = [self.options().warehouse_root.as_str()];
+            self.warehouse()
+                .remove_dir(location, &protected, &mut warehouse);
+        }
+        Ok(DroppedTable { table, warehouse })
     }
-}
-
-/// Hive's rules on what an alter may change, besides names.
-fn check_alteration(old: &Table, new: &Table) -> Result<()> {
-    let is_view = old.table_type.as_deref() == Some(VIRTUAL_VIEW);
-    if !is_view && old.partition_keys != new.partition_keys {
-        return Err(Error::InvalidOperation(
-            "partition keys can not be changed.".to_string(),
-        ));
-    }
-    Ok(())
-}
-
-/// The id of the database `table` is to live in after an alter.
-fn database_for_rename(txn: &WriteTxn<'_>, table: &Table) -> Result<DatabaseId> {
-    require_database_id(txn.reader(), &table.cat_name, &table.db_name).map_err(|_| {
-        let message = format!(
-            "Unable to change partition or table. Database {} does not exist",
-            table.db_name
-        );
-        Error::InvalidOperation(message)
-    })
-}
-
-/// Moves the name index entry of table `id` from `from` to `to`.
-fn move_name_index(
-    txn: &mut WriteTxn<'_>,
-    from: (DatabaseId, &str),
-    to: (DatabaseId, &Table),
-    id: TableId,
-) -> Result<()> {
-    let (to_database, table) = to;
-    let new_key = keys::table_name_key(to_database, &table.table_name);
-    if txn.get(&new_key)?.is_some() {
-        let message = format!(
-            "new table {}.{} already exists",
-            table.db_name, table.table_name
-        );
-        return Err(Error::InvalidOperation(message));
-    }
-    txn.delete(keys::table_name_key(from.0, from.1));
-    txn.put_raw(new_key, id.0.to_be_bytes().to_vec());
-    Ok(())
 }
 
 /// Stages the removal of table `id` (name index, value, partitions).

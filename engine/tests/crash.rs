@@ -35,7 +35,11 @@ fn crash_child() {
         return;
     };
     let round = std::env::var(CHILD_ROUND_VARIABLE).unwrap_or_default();
-    let store = Store::open(Path::new(&dir), StoreOptions::new("file:/warehouse")).unwrap();
+    let store = Store::open(
+        Path::new(&dir),
+        StoreOptions::new("file:/warehouse").metadata_only(),
+    )
+    .unwrap();
     std::thread::scope(|scope| {
         for thread in 0..WRITER_THREAD_COUNT {
             let store = &store;
@@ -163,7 +167,11 @@ fn acknowledged_writes_survive_sigkill_and_batches_are_atomic() {
     let mut total = 0;
     for round in 0..ROUND_COUNT {
         total += run_child(dir.path(), round, &mut acknowledged);
-        let store = Store::open(dir.path(), StoreOptions::new("file:/warehouse")).unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions::new("file:/warehouse").metadata_only(),
+        )
+        .unwrap();
         check_acknowledged(&store, &acknowledged);
         check_integrity(store.backend().as_ref());
     }

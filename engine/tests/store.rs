@@ -10,7 +10,7 @@ use hivestore_engine::{
 use std::sync::Arc;
 
 fn memory_store() -> Store {
-    let mut options = StoreOptions::new("file:/warehouse");
+    let mut options = StoreOptions::new("file:/warehouse").metadata_only();
     options.durability = Durability::Memory;
     Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap()
 }
@@ -286,10 +286,18 @@ fn alter_database_keeps_identity() {
 fn sled_store_persists_across_reopen_with_monotonic_ids() {
     let dir = tempfile::tempdir().unwrap();
     let first_id = {
-        let store = Store::open(dir.path(), StoreOptions::new("file:/warehouse")).unwrap();
+        let store = Store::open(
+            dir.path(),
+            StoreOptions::new("file:/warehouse").metadata_only(),
+        )
+        .unwrap();
         store.create_table(table("default", "t1")).unwrap().id
     };
-    let store = Store::open(dir.path(), StoreOptions::new("file:/warehouse")).unwrap();
+    let store = Store::open(
+        dir.path(),
+        StoreOptions::new("file:/warehouse").metadata_only(),
+    )
+    .unwrap();
     assert_eq!(
         store.get_table("hive", "default", "t1").unwrap().id,
         first_id
@@ -322,7 +330,11 @@ fn store_is_shareable_between_threads() {
 fn racing_creates_of_one_table_let_exactly_one_win() {
     // Durable sled store, so the racers also go through group commit.
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::new("file:/warehouse")).unwrap();
+    let store = Store::open(
+        dir.path(),
+        StoreOptions::new("file:/warehouse").metadata_only(),
+    )
+    .unwrap();
     let racer_count = 8;
     let results: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..racer_count)

@@ -1,0 +1,364 @@
+//! The warehouse: where Hive keeps table data, and the directory work the
+//! metastore does there.
+//!
+//! Hive's metastore touches the filesystem: creating a database or a table
+//! makes its directory, dropping a managed table with `deleteData` removes its
+//! data, renaming a managed table moves its directory. hivestore does the same
+//! for locations on the local filesystem, `file:` URIs and plain absolute
+//! paths. Locations on any other filesystem (`hdfs:`, `s3a:`, `s3:`, `gs:`,
+//! `abfs:`, ...) and relative paths are recorded in the catalog and never
+//! touched: hivestore holds no credentials for them.
+//!
+//! The directory operations go through the small [`Filesystem`] trait so that
+//! tests can inject failures; [`LocalFilesystem`] is the real one.
+//!
+//! Ordering with the metadata commit follows Hive: directories are created and
+//! moved *before* the commit (and put back if the commit fails), so a failure
+//! there fails the call with nothing applied; data is deleted *after* the
+//! commit, and a failure there is logged and reported in a
+//! [`WarehouseReport`], never undoing the metadata.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The directory operations the metastore needs, on local paths.
+pub trait Filesystem: Send + Sync + fmt::Debug {
+    /// Whether `path` exists (file or directory).
+    fn exists(&self, path: &Path) -> io::Result<bool>;
+    /// Whether `path` is a directory.
+    fn is_dir(&self, path: &Path) -> io::Result<bool>;
+    /// Creates `path` and its missing parents.
+    fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Removes `path` and everything under it.
+    fn remove_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Renames `from` to `to`, which must not exist; creates `to`'s parent.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Removes everything inside directory `path`, keeping `path`.
+    fn remove_dir_contents(&self, path: &Path) -> io::Result<()>;
+}
+
+/// The local filesystem, through `std::fs`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LocalFilesystem;
+
+impl Filesystem for LocalFilesystem {
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        path.try_exists()
+    }
+
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        match std::fs::metadata(path) {
+            Ok(metadata) => Ok(metadata.is_dir()),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir_all(path)
+    }
+
+    fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
+        match std::fs::remove_dir_all(path) {
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::rename(from, to)
+    }
+
+    fn remove_dir_contents(&self, path: &Path) -> io::Result<()> {
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What happened to the data after a committed metadata change: directories
+/// removed, and the failures, which never undo the metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WarehouseReport {
+    /// Locations whose data was removed.
+    pub removed: Vec<String>,
+    /// Failures, each naming the location and the reason. Also logged.
+    pub errors: Vec<String>,
+}
+
+impl WarehouseReport {
+    /// Whether every filesystem action succeeded.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    fn failed(&mut self, message: String) {
+        tracing::error!(%message, "warehouse");
+        self.errors.push(message);
+    }
+}
+
+/// The local path of `location`, if hivestore manages it: a `file:` URI
+/// (`file:/p`, `file:///p`, `file://localhost/p`) or an absolute path.
+/// Other schemes and relative paths give `None`: recorded, never touched.
+pub fn local_path(location: &str) -> Option<PathBuf> {
+    let location = location.trim();
+    if let Some(rest) = location.strip_prefix("file:") {
+        let path = match rest.strip_prefix("//") {
+            Some(authority_and_path) => {
+                let slash = authority_and_path.find('/')?;
+                let authority = &authority_and_path[..slash];
+                if !authority.is_empty() && authority != "localhost" {
+                    return None;
+                }
+                &authority_and_path[slash..]
+            }
+            None => rest,
+        };
+        return path.starts_with('/').then(|| PathBuf::from(path));
+    }
+    if has_scheme(location) || !location.starts_with('/') {
+        return None;
+    }
+    Some(PathBuf::from(location))
+}
+
+/// Whether `location` starts with a URI scheme (`s3a:`, `hdfs:`, ...).
+fn has_scheme(location: &str) -> bool {
+    let Some(colon) = location.find(':') else {
+        return false;
+    };
+    let scheme = &location[..colon];
+    let mut bytes = scheme.bytes();
+    matches!(bytes.next(), Some(first) if first.is_ascii_alphabetic())
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
+}
+
+/// `base/child`, with exactly one `/` between them.
+pub fn join_location(base: &str, child: &str) -> String {
+    format!("{}/{}", base.trim_end_matches('/'), child)
+}
+
+/// `location` without trailing slashes (but `/` stays `/`), for comparing.
+pub(crate) fn normalize_location(location: &str) -> &str {
+    let trimmed = location.trim().trim_end_matches('/');
+    if trimmed.is_empty() || trimmed.ends_with(':') {
+        location.trim()
+    } else {
+        trimmed
+    }
+}
+
+/// Whether `location` names a filesystem root (`/`, `file:/`, `s3a://b/`).
+pub(crate) fn is_root_location(location: &str) -> bool {
+    match local_path(location) {
+        Some(path) => path.parent().is_none(),
+        None => {
+            let trimmed = location.trim().trim_end_matches('/');
+            match trimmed.split_once("://") {
+                Some((_, authority)) => !authority.contains('/'),
+                None => trimmed.is_empty() || trimmed.ends_with(':'),
+            }
+        }
+    }
+}
+
+/// A filesystem action to take back if the metadata commit fails.
+#[derive(Debug)]
+pub(crate) enum Undo {
+    /// Remove a directory the call created.
+    RemoveDir(PathBuf),
+    /// Move a directory back from `to` to `from`.
+    RenameBack {
+        /// Where it was.
+        from: PathBuf,
+        /// Where it was moved to.
+        to: PathBuf,
+    },
+}
+
+/// The warehouse of a store: its filesystem, or none (metadata only).
+#[derive(Debug, Clone)]
+pub(crate) struct Warehouse {
+    filesystem: Option<Arc<dyn Filesystem>>,
+}
+
+impl Warehouse {
+    pub(crate) fn new(filesystem: Option<Arc<dyn Filesystem>>) -> Self {
+        Warehouse { filesystem }
+    }
+
+    /// The filesystem and local path for `location`, if hivestore touches it.
+    fn resolve(&self, location: &str) -> Option<(&dyn Filesystem, PathBuf)> {
+        let filesystem = self.filesystem.as_deref()?;
+        Some((filesystem, local_path(location)?))
+    }
+
+    /// Whether hivestore makes, moves and deletes directories at `location`.
+    pub(crate) fn handles(&self, location: &str) -> bool {
+        self.resolve(location).is_some()
+    }
+
+    /// Hive's `mkdirs` before a create: makes `location` unless it is a
+    /// directory already. Returns the undo action when it made one.
+    pub(crate) fn make_dir(&self, location: &str) -> Result<Option<Undo>, String> {
+        let Some((filesystem, path)) = self.resolve(location) else {
+            return Ok(None);
+        };
+        let unable = |reason: String| {
+            format!("{location} is not a directory or unable to create one: {reason}")
+        };
+        match filesystem.is_dir(&path) {
+            Ok(true) => return Ok(None),
+            Ok(false) => {}
+            Err(error) => return Err(unable(error.to_string())),
+        }
+        filesystem
+            .create_dir_all(&path)
+            .map_err(|error| unable(error.to_string()))?;
+        Ok(Some(Undo::RemoveDir(path)))
+    }
+
+    /// Whether `location` exists; `false` for locations never touched.
+    pub(crate) fn exists(&self, location: &str) -> Result<bool, String> {
+        let Some((filesystem, path)) = self.resolve(location) else {
+            return Ok(false);
+        };
+        filesystem
+            .exists(&path)
+            .map_err(|error| format!("cannot check {location}: {error}"))
+    }
+
+    /// Moves `from` to `to` if both are local and `from` exists. Returns the
+    /// undo action when it moved something.
+    pub(crate) fn move_dir(&self, from: &str, to: &str) -> Result<Option<Undo>, String> {
+        let (Some((filesystem, source)), Some(target)) = (self.resolve(from), local_path(to))
+        else {
+            return Ok(None);
+        };
+        match filesystem.exists(&source) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(error) => return Err(format!("cannot check {from}: {error}")),
+        }
+        filesystem
+            .rename(&source, &target)
+            .map_err(|error| format!("cannot move {from} to {to}: {error}"))?;
+        Ok(Some(Undo::RenameBack {
+            from: source,
+            to: target,
+        }))
+    }
+
+    /// Takes back `undo` after a failed commit; failures are logged.
+    pub(crate) fn undo(&self, undo: Undo) {
+        let Some(filesystem) = self.filesystem.as_deref() else {
+            return;
+        };
+        let result = match &undo {
+            Undo::RemoveDir(path) => filesystem.remove_dir_all(path),
+            Undo::RenameBack { from, to } => filesystem.rename(to, from),
+        };
+        if let Err(error) = result {
+            tracing::error!(?undo, %error, "cannot take back a warehouse change after a failed commit");
+        }
+    }
+
+    /// Removes `location` and its contents after a committed drop, recording
+    /// the outcome in `report`. Roots and `protected` locations are refused.
+    pub(crate) fn remove_dir(
+        &self,
+        location: &str,
+        protected: &[&str],
+        report: &mut WarehouseReport,
+    ) {
+        let Some((filesystem, path)) = self.resolve(location) else {
+            return;
+        };
+        if is_root_location(location)
+            || protected
+                .iter()
+                .any(|kept| normalize_location(kept) == normalize_location(location))
+        {
+            report.failed(format!(
+                "refusing to delete {location}: it is a filesystem or warehouse root"
+            ));
+            return;
+        }
+        match filesystem.remove_dir_all(&path) {
+            Ok(()) => report.removed.push(location.to_string()),
+            Err(error) => report.failed(format!("cannot delete {location}: {error}")),
+        }
+    }
+
+    /// Removes what is inside `location`, keeping the directory.
+    pub(crate) fn empty_dir(&self, location: &str) -> Result<(), String> {
+        let Some((filesystem, path)) = self.resolve(location) else {
+            return Ok(());
+        };
+        match filesystem.is_dir(&path) {
+            Ok(true) => filesystem
+                .remove_dir_contents(&path)
+                .map_err(|error| format!("cannot delete the files in {location}: {error}")),
+            Ok(false) => Ok(()),
+            Err(error) => Err(format!("cannot check {location}: {error}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_paths_are_file_uris_and_absolute_paths() {
+        assert_eq!(local_path("/w/db.db"), Some(PathBuf::from("/w/db.db")));
+        assert_eq!(local_path("file:/w/t"), Some(PathBuf::from("/w/t")));
+        assert_eq!(local_path("file:///w/t"), Some(PathBuf::from("/w/t")));
+        assert_eq!(
+            local_path("file://localhost/w/t"),
+            Some(PathBuf::from("/w/t"))
+        );
+        for remote in [
+            "hdfs://nn:8020/w",
+            "s3a://bucket/w",
+            "s3://b/w",
+            "gs://b/w",
+            "abfs://c@a.dfs.core.windows.net/w",
+            "file://otherhost/w",
+            "relative/path",
+            "",
+        ] {
+            assert_eq!(local_path(remote), None, "{remote}");
+        }
+    }
+
+    #[test]
+    fn roots_are_recognised() {
+        for root in ["/", "file:/", "file:///", "s3a://bucket", "s3a://bucket/"] {
+            assert!(is_root_location(root), "{root}");
+        }
+        for not_root in ["/w", "file:/w", "s3a://bucket/w"] {
+            assert!(!is_root_location(not_root), "{not_root}");
+        }
+    }
+
+    #[test]
+    fn locations_join_with_one_slash() {
+        assert_eq!(join_location("file:/w/", "db.db"), "file:/w/db.db");
+        assert_eq!(join_location("s3a://b/w", "t"), "s3a://b/w/t");
+        assert_eq!(normalize_location("/w/t/"), "/w/t");
+        assert_eq!(normalize_location("/"), "/");
+    }
+}
