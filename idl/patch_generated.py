@@ -16,6 +16,13 @@ the script fails if the count differs, so a new compiler or IDL cannot slip past
    field of that argument struct then lands in the first such arm and is read with the
    wrong type. Only drop_dataconnector has such arguments (as Hive 4.0 declared it).
    Replaced by the literal ids.
+
+3. Absent fields read as zero values: for fields of default requiredness the generated
+   reader starts from `Some("")`, `Some(0)`, `Some(false)`, `Some(Vec::new())`... so a
+   field the client never sent arrives as if it had sent an empty value. Java (and Hive)
+   read it as null, and the difference matters: an absent owner defaults to the caller, an
+   absent location to the warehouse. The reader now starts from `None` for these implicit
+   zero values; explicit IDL defaults (`= "hive"`, `= -1`) are kept.
 """
 
 from __future__ import annotations
@@ -35,6 +42,14 @@ UNION_NEW = (
     "      })\n"
 )
 UNIONS = 3  # ColumnStatisticsData, RequestPartsSpec, FireEventRequestData
+
+ZERO_START = re.compile(
+    r"^(\s+let mut f_\d+: Option<.+>) = Some\("
+    r"(?:\"\"\.to_owned\(\)|0|false|Vec::new\(\)|BTreeMap::new\(\)|BTreeSet::new\(\)"
+    r"|OrderedFloat::from\(0\.0\))\);$",
+    re.M,
+)
+ZERO_START_COUNT = 232  # fields of default requiredness without an explicit default
 
 NEG_ARM = re.compile(r"^(\s+)neg(\d+) => \{$", re.M)
 NEG_ARMS = 2  # drop_dataconnector: ifNotExists (-1), checkReferences (-2)
@@ -57,6 +72,12 @@ def main(argv: list[str]) -> int:
     src, n = NEG_ARM.subn(lambda m: f"{m.group(1)}-{m.group(2)} => {{", src)
     if n != NEG_ARMS:
         print(f"patch_generated.py: expected {NEG_ARMS} implicit-id match arms, found {n}",
+              file=sys.stderr)
+        return 1
+
+    src, n = ZERO_START.subn(lambda m: f"{m.group(1)} = None;", src)
+    if n != ZERO_START_COUNT:
+        print(f"patch_generated.py: expected {ZERO_START_COUNT} zero-valued reader starts, found {n}",
               file=sys.stderr)
         return 1
 
