@@ -618,7 +618,6 @@ fn alter_refuses_incompatible_column_type_changes() {
     options.disallow_incompatible_col_type_changes = false;
     let lenient = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
     lenient.create_table(table("default", "l")).unwrap();
-    let mut narrowed = narrowed;
     narrowed.table_name = "l".into();
     narrowed.sd.as_mut().unwrap().location = None;
     lenient
