@@ -1,3 +1,330 @@
-//! hivestore as a library: the metastore catalog in-process, no server.
+//! hivestore as a library: the Hive Metastore catalog in-process, no server.
+//!
+//! # What it is
+//!
+//! [`Metastore`] is the catalog of a Hive Metastore — catalogs, databases,
+//! tables — opened from a directory on disk and used through plain method
+//! calls, with the semantics a Hive Metastore client expects from the
+//! Thrift server:
+//!
+//! - names are trimmed and lowercased on every write and lookup, and checked
+//!   with Hive's rules and messages;
+//! - databases and tables get Hive's default locations in the warehouse
+//!   (`<warehouse>/<db>.db/<table>`), and their directories are made, moved
+//!   on rename and deleted on drop, on the local filesystem (`file:` URIs and
+//!   absolute paths; other filesystems are recorded and never touched);
+//! - table types are reconciled with the `EXTERNAL` parameter, column types
+//!   are validated, `alter_table` applies Hive's rules, including the
+//!   compare-and-set Iceberg relies on;
+//! - every write is atomic and durable when the call returns.
+//!
+//! The same engine serves hivestore's Thrift server, so a table created here
+//! is the table a Spark, Trino or Iceberg client sees through the server
+//! opened on the same directory (one process at a time).
+//!
+//! # What it is not
+//!
+//! Not a Thrift client: it does not talk to a running metastore. Not a query
+//! engine: it stores metadata, never reads or writes table data (besides
+//! making and deleting directories as Hive does). Partitions, statistics,
+//! functions, events and transactions are not offered here yet.
+//!
+//! # Stability
+//!
+//! This crate is hivestore's stable API: it changes by deprecating first. The
+//! model types ([`Table`], [`Database`], ...) are the engine's, re-exported.
+//!
+//! # Example
+//!
+//! ```
+//! use hivestore::{Database, FieldSchema, Metastore, StorageDescriptor, Table};
+//!
+//! let data = tempfile::tempdir()?;
+//! let warehouse = tempfile::tempdir()?;
+//! let metastore = Metastore::open(data.path(), warehouse.path().to_str().unwrap())?;
+//!
+//! metastore.create_database(Database { name: "Sales".into(), ..Database::default() })?;
+//! let orders = metastore.create_table(Table {
+//!     db_name: "sales".into(),
+//!     table_name: "Orders".into(),
+//!     sd: Some(StorageDescriptor {
+//!         cols: vec![FieldSchema { name: "id".into(), type_name: "bigint".into(), comment: None }],
+//!         ..StorageDescriptor::default()
+//!     }),
+//!     ..Table::default()
+//! })?;
+//! assert_eq!(orders.table_name, "orders");
+//! assert_eq!(orders.table_type.as_deref(), Some("MANAGED_TABLE"));
+//! assert!(warehouse.path().join("sales.db/orders").is_dir());
+//! assert_eq!(metastore.list_tables("hive", "sales", Some("ord*"))?, vec!["orders"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hivestore_engine::kv::MemoryBackend;
+use hivestore_engine::Store;
+
+pub use hivestore_engine::{
+    AlterTableOptions, Catalog, CreationMetadata, Database, DatabaseType, DropDatabaseOptions,
+    DropTableOptions, DroppedDatabase, DroppedTable, Durability, Error, ExpectedParameter,
+    FieldSchema, FileMetadata, Filesystem, LocalFilesystem, Order, PrincipalPrivilegeSet,
+    PrincipalType, PrivilegeGrantInfo, Result, SerDeInfo, SerdeType, SkewedInfo,
+    SkewedValueLocation, StorageDescriptor, StoreOptions, Table, TableMeta, WarehouseReport,
+    DDL_TIME_PARAMETER, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME, EXTERNAL_PARAMETER,
+    EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
+};
+
+/// An open metastore: catalogs, databases and tables with Hive's semantics.
+///
+/// Cheap to share between threads (`&Metastore` is `Send + Sync`); every
+/// method is one atomic, durable operation. One process opens a data
+/// directory at a time.
+pub struct Metastore {
+    store: Store,
+}
+
+impl std::fmt::Debug for Metastore {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Metastore")
+            .field("options", self.store.options())
+            .finish()
+    }
+}
+
+impl Metastore {
+    /// Opens (creating on first use) the metastore stored in `data_dir`,
+    /// with `warehouse` as the warehouse root: the location of catalog
+    /// `hive` and database `default`, under which new databases and tables
+    /// get their directories. A plain absolute path or a `file:` URI is
+    /// managed on the local filesystem; `s3a://...`, `hdfs://...` and other
+    /// schemes are recorded only.
+    pub fn open(data_dir: impl AsRef<Path>, warehouse: impl Into<String>) -> Result<Self> {
+        Self::open_with_options(data_dir, StoreOptions::new(warehouse))
+    }
+
+    /// Opens the metastore in `data_dir` with explicit options: durability,
+    /// the filesystem (or none, with [`StoreOptions::metadata_only`]), Hive's
+    /// column type change check.
+    pub fn open_with_options(data_dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self> {
+        let store = Store::open(data_dir.as_ref(), options)?;
+        Ok(Metastore { store })
+    }
+
+    /// A metastore held in memory, gone when dropped; for tests. Directories
+    /// are still made under `warehouse` unless the options say otherwise.
+    pub fn in_memory(options: StoreOptions) -> Result<Self> {
+        let mut options = options;
+        options.durability = Durability::Memory;
+        let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options)?;
+        Ok(Metastore { store })
+    }
+
+    /// The options the metastore was opened with.
+    pub fn options(&self) -> &StoreOptions {
+        self.store.options()
+    }
+
+    /// Creates a catalog; its location is required.
+    pub fn create_catalog(&self, catalog: Catalog) -> Result<Catalog> {
+        self.store.create_catalog(catalog)
+    }
+
+    /// Catalog `name`.
+    pub fn get_catalog(&self, name: &str) -> Result<Catalog> {
+        self.store.get_catalog(name)
+    }
+
+    /// The names of every catalog, ascending.
+    pub fn list_catalogs(&self) -> Result<Vec<String>> {
+        self.store.list_catalogs()
+    }
+
+    /// Drops catalog `name`, which must hold no database; `hive` cannot be
+    /// dropped.
+    pub fn drop_catalog(&self, name: &str) -> Result<Catalog> {
+        self.store.drop_catalog(name)
+    }
+
+    /// Creates a database in `database.catalog_name` (empty: `hive`); without
+    /// a location it gets `<catalog location>/<name>.db`, and its directory
+    /// is made.
+    pub fn create_database(&self, database: Database) -> Result<Database> {
+        self.store.create_database(database)
+    }
+
+    /// Database `catalog.name`.
+    pub fn get_database(&self, catalog: &str, name: &str) -> Result<Database> {
+        self.store.get_database(catalog, name)
+    }
+
+    /// The databases of `catalog` whose name matches Hive's `pattern`
+    /// (`|` alternatives, `*` wildcard, case-insensitive; `None`: all),
+    /// ascending.
+    pub fn list_databases(&self, catalog: &str, pattern: Option<&str>) -> Result<Vec<String>> {
+        self.store.list_databases_matching(catalog, pattern)
+    }
+
+    /// Replaces database `catalog.name`; name, catalog and create time stay.
+    pub fn alter_database(
+        &self,
+        catalog: &str,
+        name: &str,
+        database: Database,
+    ) -> Result<Database> {
+        self.store.alter_database(catalog, name, database)
+    }
+
+    /// Drops database `catalog.name`; see [`DropDatabaseOptions`].
+    pub fn drop_database(
+        &self,
+        catalog: &str,
+        name: &str,
+        options: DropDatabaseOptions,
+    ) -> Result<DroppedDatabase> {
+        self.store
+            .drop_database_with_options(catalog, name, &options)
+    }
+
+    /// Creates `table` in `table.cat_name` (empty: `hive`) and `table.db_name`
+    /// with Hive's checks, type reconciliation and default location; returns
+    /// it as stored.
+    pub fn create_table(&self, table: Table) -> Result<Table> {
+        self.store.create_table(table)
+    }
+
+    /// Table `catalog.database.name`.
+    pub fn get_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
+        self.store.get_table(catalog, database, name)
+    }
+
+    /// The tables of `catalog.database` whose name matches Hive's `pattern`,
+    /// ascending.
+    pub fn list_tables(
+        &self,
+        catalog: &str,
+        database: &str,
+        pattern: Option<&str>,
+    ) -> Result<Vec<String>> {
+        self.store
+            .list_tables_matching(catalog, database, pattern, None)
+    }
+
+    /// The tables of `catalog.database` of type `table_type` whose name
+    /// matches `pattern`, ascending.
+    pub fn list_tables_by_type(
+        &self,
+        catalog: &str,
+        database: &str,
+        pattern: Option<&str>,
+        table_type: &str,
+    ) -> Result<Vec<String>> {
+        self.store
+            .list_tables_matching(catalog, database, pattern, Some(table_type))
+    }
+
+    /// Hive's `get_table_meta`: a summary of every table whose database and
+    /// name match the patterns and whose type is in `table_types` (empty:
+    /// any).
+    pub fn table_meta(
+        &self,
+        catalog: &str,
+        database_pattern: Option<&str>,
+        table_pattern: Option<&str>,
+        table_types: &[String],
+    ) -> Result<Vec<TableMeta>> {
+        self.store
+            .get_table_meta(catalog, database_pattern, table_pattern, table_types)
+    }
+
+    /// Hive's `get_table_names_by_filter`: the tables of `catalog.database`
+    /// passing a filter such as
+    /// `hive_filter_field_params__table_type like "ICEBERG"`, at most `max`.
+    pub fn table_names_by_filter(
+        &self,
+        catalog: &str,
+        database: &str,
+        filter: &str,
+        max: Option<usize>,
+    ) -> Result<Vec<String>> {
+        self.store
+            .list_table_names_by_filter(catalog, database, filter, max)
+    }
+
+    /// Replaces table `catalog.database.name` with `table` (which may carry a
+    /// new name or database), with Hive's alter rules; see
+    /// [`AlterTableOptions`] for cascade and compare-and-set.
+    pub fn alter_table(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        table: Table,
+        options: &AlterTableOptions,
+    ) -> Result<Table> {
+        self.store
+            .alter_table_with_options(catalog, database, name, table, options)
+    }
+
+    /// Drops table `catalog.database.name`; see [`DropTableOptions`].
+    pub fn drop_table(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        options: DropTableOptions,
+    ) -> Result<DroppedTable> {
+        self.store
+            .drop_table_with_options(catalog, database, name, &options)
+    }
+
+    /// Deletes the files of managed table `catalog.database.name`, keeping
+    /// its directory; external tables are refused.
+    pub fn truncate_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
+        self.store.truncate_table(catalog, database, name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metastore(warehouse: &Path) -> Metastore {
+        let options = StoreOptions::new(warehouse.to_string_lossy().to_string());
+        Metastore::in_memory(options).unwrap()
+    }
+
+    #[test]
+    fn the_facade_has_the_engines_semantics() {
+        let warehouse = tempfile::tempdir().unwrap();
+        let metastore = metastore(warehouse.path());
+        let database = Database {
+            name: "db".into(),
+            ..Database::default()
+        };
+        metastore.create_database(database).unwrap();
+        let table = Table {
+            db_name: "DB".into(),
+            table_name: "t".into(),
+            ..Table::default()
+        };
+        let created = metastore.create_table(table).unwrap();
+        assert!(warehouse.path().join("db.db/t").is_dir());
+        let options = DropTableOptions { delete_data: true };
+        let dropped = metastore.drop_table("hive", "db", "t", options).unwrap();
+        assert_eq!(dropped.table, created);
+        assert!(!warehouse.path().join("db.db/t").exists());
+        let error = metastore.get_table("hive", "db", "t").unwrap_err();
+        assert_eq!(error.to_string(), "hive.db.t table not found");
+    }
+
+    #[test]
+    fn metastore_is_shareable_between_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Metastore>();
+    }
+}
