@@ -30,7 +30,7 @@ fn no_such_catalog(name: &str) -> Error {
 
 impl Store {
     /// Creates `catalog`. Its name is normalised and validated; its create
-    /// time is set to now.
+    /// time is set to now; its location directory is made, as Hive does.
     pub fn create_catalog(&self, catalog: Catalog) -> Result<Catalog> {
         let mut catalog = catalog;
         catalog.name = names::normalize(&catalog.name);
@@ -40,12 +40,15 @@ impl Store {
             return Err(Error::InvalidObject(message));
         }
         catalog.create_time = Some(now_seconds());
-        self.write(|txn| {
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| {
             let key = keys::catalog_key(&catalog.name);
             if txn.get(&key)?.is_some() {
                 let message = format!("Catalog {} already exists", catalog.name);
                 return Err(Error::AlreadyExists(message));
             }
+            let made = self.warehouse().make_dir(&catalog.location_uri);
+            txn.record_undo(made.map_err(Error::Refused)?);
             txn.put_value(key, &catalog)?;
             Ok(catalog)
         })

@@ -8,6 +8,14 @@
 //!   operations with Hive's semantics for names (trimmed, lowercased, checked)
 //!   and Hive's error messages. Every write is one atomic batch, acknowledged
 //!   only once durable; concurrent writers share fsyncs (group commit).
+//! - Hive's rules on top: default locations (`<catalog>/<db>.db/<table>`),
+//!   table types reconciled with `EXTERNAL`, column types checked against
+//!   Hive's grammar, `alter_table`'s rename, type-change and compare-and-set
+//!   rules, `truncate_table`, and listings by Hive's name patterns
+//!   ([`NamePattern`]) and table filters ([`TableFilter`]).
+//! - [`warehouse`]: the directories Hive's metastore makes, moves and
+//!   deletes, on the local filesystem behind the [`Filesystem`] trait;
+//!   other filesystems (`s3a:`, `hdfs:`, ...) are recorded, never touched.
 //! - [`kv`]: the [`kv::KvBackend`] trait under it, with sled and in-memory
 //!   backends.
 //! - [`keys`] and [`values`]: the byte layout, specified in

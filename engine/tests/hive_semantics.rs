@@ -101,6 +101,7 @@ fn databases_of_other_catalogs_live_under_the_catalog_location() {
             ..Catalog::default()
         })
         .unwrap();
+    assert!(catalog_root.is_dir(), "create_catalog makes its directory");
     let mut db = database("db");
     db.catalog_name = "other".into();
     let created = store.create_database(db).unwrap();
