@@ -73,6 +73,17 @@ impl Store {
         table_type: Option<&str>,
     ) -> Result<Vec<String>> {
         let pattern = NamePattern::new(pattern)?;
+        let Some(table_type) = table_type else {
+            // Names only: the name index answers without reading a value.
+            let (catalog, database) = (catalog_or_default(catalog), names::normalize(database));
+            if find_database_id(self.reader(), &catalog, &database)?.is_none() {
+                return Ok(Vec::new());
+            }
+            let mut names = self.list_tables(&catalog, &database)?;
+            names.retain(|name| pattern.matches(name));
+            return Ok(names);
+        };
+        let table_type = Some(table_type);
         let tables = self.tables_matching(catalog, database, &pattern)?;
         Ok(tables
             .into_iter()

@@ -258,6 +258,41 @@ impl Metastore {
     /// Replaces table `catalog.database.name` with `table` (which may carry a
     /// new name or database), with Hive's alter rules; see
     /// [`AlterTableOptions`] for cascade and compare-and-set.
+    ///
+    /// # Example
+    ///
+    /// Iceberg-style optimistic commit: the alter applies only if
+    /// `metadata_location` still has the value the writer started from.
+    ///
+    /// ```
+    /// use hivestore::{AlterTableOptions, Error, ExpectedParameter, Metastore, StoreOptions, Table};
+    ///
+    /// let metastore = Metastore::in_memory(StoreOptions::new("s3a://bucket/warehouse"))?;
+    /// let mut table = Table { db_name: "default".into(), table_name: "ice".into(), ..Table::default() };
+    /// table.parameters.insert("EXTERNAL".into(), "TRUE".into());
+    /// table.parameters.insert("metadata_location".into(), "v1.json".into());
+    /// let table = metastore.create_table(table)?;
+    ///
+    /// let commit = |from: &str, to: &str| {
+    ///     let mut next = table.clone();
+    ///     next.parameters.insert("metadata_location".into(), to.into());
+    ///     let options = AlterTableOptions {
+    ///         expected_parameter: Some(ExpectedParameter {
+    ///             key: "metadata_location".into(),
+    ///             value: from.into(),
+    ///         }),
+    ///         ..AlterTableOptions::default()
+    ///     };
+    ///     metastore.alter_table("hive", "default", "ice", next, &options)
+    /// };
+    /// commit("v1.json", "v2.json")?;
+    /// let lost = commit("v1.json", "v2b.json").unwrap_err();
+    /// assert!(matches!(lost, Error::Refused(_)));
+    /// assert!(lost.to_string().starts_with(
+    ///     "The table has been modified. The parameter value for key 'metadata_location' is"
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn alter_table(
         &self,
         catalog: &str,
