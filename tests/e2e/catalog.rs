@@ -142,7 +142,10 @@ fn a_database_round_trips_with_its_name_lowercased_and_the_caller_as_owner() {
             "a default location is filled in"
         );
         let again = user_exception_message(client.create_database(database(&name)));
-        assert!(again.contains("AlreadyExistsException") && again.contains("already exists"), "{again}");
+        assert!(
+            again.contains("AlreadyExistsException") && again.contains("already exists"),
+            "{again}"
+        );
     }
 }
 
@@ -151,7 +154,10 @@ fn a_missing_database_is_no_such_object() {
     let server = TestServer::start();
     let mut client = connect(&server);
     let message = user_exception_message(client.get_database("nowhere".into()));
-    assert!(message.contains("NoSuchObjectException") && message.contains("nowhere"), "{message}");
+    assert!(
+        message.contains("NoSuchObjectException") && message.contains("nowhere"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -249,7 +255,205 @@ fn a_missing_table_is_no_such_object_naming_it() {
     let server = TestServer::start();
     let mut client = connect(&server);
     let message = user_exception_message(client.get_table("default".into(), "ghost".into()));
-    assert!(message.contains("NoSuchObjectException") && message.contains("ghost"), "{message}");
+    assert!(
+        message.contains("NoSuchObjectException") && message.contains("ghost"),
+        "{message}"
+    );
     let message = user_exception_message(client.get_fields("default".into(), "ghost".into()));
-    assert!(message.contains("UnknownTableException") && message.contains("ghost"), "{message}");
+    assert!(
+        message.contains("UnknownTableException") && message.contains("ghost"),
+        "{message}"
+    );
+}
+
+fn context(pairs: &[(&str, &str)]) -> hivestore_idl::hive_metastore::EnvironmentContext {
+    let properties = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    hivestore_idl::hive_metastore::EnvironmentContext {
+        properties: Some(properties),
+    }
+}
+
+#[test]
+fn alter_with_an_expected_parameter_is_a_compare_and_set_with_hives_message() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    let mut events = table("default", "iceberg_t");
+    events.parameters = Some([("metadata_location".to_string(), "s3://m/1".to_string())].into());
+    client.create_table(events).unwrap();
+    let mut next = client
+        .get_table("default".into(), "iceberg_t".into())
+        .unwrap();
+    next.parameters
+        .as_mut()
+        .unwrap()
+        .insert("metadata_location".into(), "s3://m/2".into());
+    let cas = context(&[
+        ("expected_parameter_key", "metadata_location"),
+        ("expected_parameter_value", "s3://m/1"),
+    ]);
+    client
+        .alter_table_with_environment_context(
+            "default".into(),
+            "iceberg_t".into(),
+            next.clone(),
+            cas.clone(),
+        )
+        .unwrap();
+    // The same expectation again: the stored value moved on, so the alter must fail.
+    let message = user_exception_message(client.alter_table_with_environment_context(
+        "default".into(),
+        "iceberg_t".into(),
+        next,
+        cas,
+    ));
+    assert!(
+        message.contains(
+            "The table has been modified. The parameter value for key 'metadata_location' is"
+        ),
+        "{message}"
+    );
+    let stored = client
+        .get_table("default".into(), "iceberg_t".into())
+        .unwrap();
+    assert_eq!(stored.parameters.unwrap()["metadata_location"], "s3://m/2");
+}
+
+#[test]
+fn managed_table_directories_follow_create_and_drop_with_delete_data() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    client.create_database(database("wh")).unwrap();
+    client.create_table(table("wh", "t1")).unwrap();
+    let directory = server.dir.path().join("warehouse").join("wh.db").join("t1");
+    assert!(
+        directory.is_dir(),
+        "{} was not created",
+        directory.display()
+    );
+    let location = client
+        .get_table("wh".into(), "t1".into())
+        .unwrap()
+        .sd
+        .unwrap()
+        .location
+        .unwrap();
+    assert_eq!(location, format!("file:{}", directory.display()));
+    client.drop_table("wh".into(), "t1".into(), true).unwrap();
+    assert!(
+        !directory.exists(),
+        "{} was not deleted",
+        directory.display()
+    );
+    let message = user_exception_message(client.drop_table("wh".into(), "t1".into(), true));
+    assert!(message.contains("NoSuchObjectException"), "{message}");
+}
+
+#[test]
+fn table_listings_follow_hives_patterns_types_and_filters() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    for name in ["orders", "order_items", "users"] {
+        client.create_table(table("default", name)).unwrap();
+    }
+    let mut iceberg = table("default", "ice");
+    iceberg.parameters = Some([("table_type".to_string(), "ICEBERG".to_string())].into());
+    client.create_table(iceberg).unwrap();
+    assert_eq!(
+        client
+            .get_tables("default".into(), "ORDER*|users".into())
+            .unwrap(),
+        vec![
+            "order_items".to_string(),
+            "orders".to_string(),
+            "users".to_string()
+        ]
+    );
+    assert_eq!(
+        client
+            .get_tables_by_type("default".into(), "*".into(), "VIRTUAL_VIEW".into())
+            .unwrap(),
+        Vec::<String>::new()
+    );
+    let filter = r#"hive_filter_field_params__table_type like "ICEBERG""#;
+    assert_eq!(
+        client
+            .get_table_names_by_filter("default".into(), filter.into(), -1)
+            .unwrap(),
+        vec!["ice".to_string()]
+    );
+    let metas = client
+        .get_table_meta("def*".into(), "user*".into(), vec![])
+        .unwrap();
+    assert_eq!(metas.len(), 1);
+    assert_eq!(
+        (metas[0].table_name.as_str(), metas[0].table_type.as_str()),
+        ("users", "MANAGED_TABLE")
+    );
+    assert_eq!(
+        client.get_databases("DEF*".into()).unwrap(),
+        vec!["default".to_string()]
+    );
+}
+
+#[test]
+fn renaming_a_table_across_databases_keeps_it_whole() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    client.create_database(database("src")).unwrap();
+    client.create_database(database("dst")).unwrap();
+    client.create_table(table("src", "moving")).unwrap();
+    let mut renamed = client.get_table("src".into(), "moving".into()).unwrap();
+    let id = renamed.id;
+    renamed.db_name = Some("dst".into());
+    renamed.table_name = Some("moved".into());
+    client
+        .alter_table("src".into(), "moving".into(), renamed)
+        .unwrap();
+    assert!(client.get_table("src".into(), "moving".into()).is_err());
+    let moved = client.get_table("dst".into(), "moved".into()).unwrap();
+    assert_eq!(moved.id, id, "a rename keeps the table's identity");
+    // Hive checks the new name before the old table; aim at a free name.
+    let mut again = moved;
+    again.table_name = Some("elsewhere".into());
+    let message = user_exception_message(client.alter_table("src".into(), "moving".into(), again));
+    assert!(
+        message.contains("InvalidOperationException") && message.contains("doesn't exist"),
+        "{message}"
+    );
+}
+
+#[test]
+fn dropping_a_database_that_holds_tables_needs_cascade() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    client.create_database(database("full")).unwrap();
+    client.create_table(table("full", "t")).unwrap();
+    let message = user_exception_message(client.drop_database("full".into(), true, false));
+    assert!(
+        message.contains("InvalidOperationException") && message.contains("is not empty"),
+        "{message}"
+    );
+    client.drop_database("full".into(), true, true).unwrap();
+    assert!(client.get_table("full".into(), "t".into()).is_err());
+    assert!(!server.dir.path().join("warehouse").join("full.db").exists());
+}
+
+#[test]
+fn config_values_answer_the_warehouse_and_refuse_foreign_keys() {
+    let server = TestServer::start();
+    let mut client = connect(&server);
+    let warehouse = client
+        .get_config_value("hive.metastore.warehouse.dir".into(), "x".into())
+        .unwrap();
+    assert_eq!(
+        warehouse,
+        format!("file:{}", server.dir.path().join("warehouse").display())
+    );
+    let message = user_exception_message(
+        client.get_config_value("javax.jdo.option.ConnectionPassword".into(), "".into()),
+    );
+    assert!(message.contains("ConfigValSecurityException"), "{message}");
 }

@@ -11,7 +11,8 @@ use hivestore_idl::fb303::FbStatus;
 use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
-use crate::calls::{catalogs, databases, tables};
+use crate::calls::tables::AlterTable;
+use crate::calls::{catalogs, databases, session, tables};
 use crate::counters::Counters;
 
 /// The name fb303 `getName` answers.
@@ -27,6 +28,10 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "alter_catalog",
     "alter_database",
     "alter_database_req",
+    "alter_table",
+    "alter_table_req",
+    "alter_table_with_cascade",
+    "alter_table_with_environment_context",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -36,6 +41,9 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "drop_catalog",
     "drop_database",
     "drop_database_req",
+    "drop_table",
+    "drop_table_req",
+    "drop_table_with_environment_context",
     "getCounter",
     "getCounters",
     "getName",
@@ -45,11 +53,14 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "getStatusDetails",
     "getVersion",
     "get_all_databases",
+    "get_all_functions",
     "get_all_tables",
     "get_catalog",
     "get_catalogs",
+    "get_config_value",
     "get_database",
     "get_database_req",
+    "get_databases",
     "get_fields",
     "get_fields_req",
     "get_fields_with_environment_context",
@@ -57,13 +68,20 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_schema_req",
     "get_schema_with_environment_context",
     "get_table",
+    "get_table_meta",
+    "get_table_names_by_filter",
     "get_table_objects_by_name",
     "get_table_objects_by_name_req",
     "get_table_req",
+    "get_tables",
+    "get_tables_by_type",
+    "get_tables_ext",
     "reinitialize",
     "setOption",
     "set_ugi",
     "shutdown",
+    "truncate_table",
+    "truncate_table_req",
 ];
 
 /// Whether hivestore implements the method with this wire name.
@@ -349,6 +367,132 @@ impl Handler for Session {
 
     fn get_all_tables(&self, db_name: String) -> thrift::Result<Vec<String>> {
         tables::list_all(self, db_name)
+    }
+
+    fn get_databases(&self, pattern: String) -> thrift::Result<Vec<String>> {
+        databases::list_matching(self, pattern)
+    }
+
+    fn get_tables(&self, db_name: String, pattern: String) -> thrift::Result<Vec<String>> {
+        tables::list_matching(self, db_name, pattern, None)
+    }
+
+    fn get_tables_by_type(
+        &self,
+        db_name: String,
+        pattern: String,
+        table_type: String,
+    ) -> thrift::Result<Vec<String>> {
+        tables::list_matching(self, db_name, pattern, Some(table_type))
+    }
+
+    fn get_table_meta(
+        &self,
+        db_patterns: String,
+        tbl_patterns: String,
+        tbl_types: Vec<String>,
+    ) -> thrift::Result<Vec<idl::TableMeta>> {
+        tables::meta(self, db_patterns, tbl_patterns, tbl_types)
+    }
+
+    fn get_tables_ext(
+        &self,
+        req: idl::GetTablesExtRequest,
+    ) -> thrift::Result<Vec<idl::ExtendedTableInfo>> {
+        tables::list_ext(self, req)
+    }
+
+    fn get_table_names_by_filter(
+        &self,
+        dbname: String,
+        filter: String,
+        max_tables: i16,
+    ) -> thrift::Result<Vec<String>> {
+        tables::names_by_filter(self, dbname, filter, max_tables)
+    }
+
+    fn alter_table(
+        &self,
+        dbname: String,
+        tbl_name: String,
+        new_tbl: idl::Table,
+    ) -> thrift::Result<()> {
+        tables::alter(
+            self,
+            AlterTable::from_call(&dbname, tbl_name, new_tbl, None)?,
+        )
+    }
+
+    fn alter_table_with_environment_context(
+        &self,
+        dbname: String,
+        tbl_name: String,
+        new_tbl: idl::Table,
+        environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<()> {
+        let alter = AlterTable::from_call(&dbname, tbl_name, new_tbl, Some(environment_context))?;
+        tables::alter(self, alter)
+    }
+
+    fn alter_table_with_cascade(
+        &self,
+        dbname: String,
+        tbl_name: String,
+        new_tbl: idl::Table,
+        cascade: bool,
+    ) -> thrift::Result<()> {
+        let mut alter = AlterTable::from_call(&dbname, tbl_name, new_tbl, None)?;
+        alter.cascade = cascade;
+        tables::alter(self, alter)
+    }
+
+    fn alter_table_req(
+        &self,
+        req: idl::AlterTableRequest,
+    ) -> thrift::Result<idl::AlterTableResponse> {
+        tables::alter_req(self, req)
+    }
+
+    fn drop_table(&self, dbname: String, name: String, delete_data: bool) -> thrift::Result<()> {
+        tables::drop_one(self, dbname, name, delete_data)
+    }
+
+    fn drop_table_with_environment_context(
+        &self,
+        dbname: String,
+        name: String,
+        delete_data: bool,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<()> {
+        tables::drop_one(self, dbname, name, delete_data)
+    }
+
+    fn drop_table_req(&self, drop_table_req: idl::DropTableRequest) -> thrift::Result<()> {
+        tables::drop_req(self, drop_table_req)
+    }
+
+    fn truncate_table(
+        &self,
+        db_name: String,
+        table_name: String,
+        part_names: Vec<String>,
+    ) -> thrift::Result<()> {
+        tables::truncate(self, db_name, table_name, part_names)
+    }
+
+    fn truncate_table_req(
+        &self,
+        req: idl::TruncateTableRequest,
+    ) -> thrift::Result<idl::TruncateTableResponse> {
+        tables::truncate_req(self, req)
+    }
+
+    fn get_config_value(&self, name: String, default_value: String) -> thrift::Result<String> {
+        session::config_value(self, name, default_value)
+    }
+
+    fn get_all_functions(&self) -> thrift::Result<idl::GetAllFunctionsResponse> {
+        Ok(session::all_functions())
     }
 
     fn observe(&self, method: &'static str, failed: bool) {

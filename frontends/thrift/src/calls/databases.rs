@@ -1,11 +1,11 @@
 //! Databases: create, get, alter, drop (old forms and `_req` forms), and listings.
 
-use hivestore_engine::Error as EngineError;
+use hivestore_engine::{DropDatabaseOptions, Error as EngineError};
 use hivestore_idl::hive_metastore::{
     AlterDatabaseRequest, CreateDatabaseRequest, Database, DropDatabaseRequest, GetDatabaseRequest,
 };
 
-use super::{catalog_or_default, require_database_name};
+use super::{catalog_or_default, parse_database_name, require_database_name};
 use crate::convert::{database_from_create_request, database_from_idl, database_to_idl};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
@@ -148,15 +148,25 @@ pub fn drop_req(session: &Session, request: DropDatabaseRequest) -> thrift::Resu
 }
 
 fn drop_database(session: &Session, drop: DropDatabase) -> thrift::Result<()> {
-    // The warehouse directories come with the engine's filesystem support; until then the
-    // engine creates none, so there is no data to delete.
-    let _ = drop.delete_data;
+    let options = DropDatabaseOptions {
+        cascade: drop.cascade,
+        delete_data: drop.delete_data,
+    };
     let result = session
         .store()
-        .drop_database(&drop.catalog, &drop.name, drop.cascade);
+        .drop_database_with_options(&drop.catalog, &drop.name, &options);
     match result {
         Ok(_) => Ok(()),
         Err(EngineError::NoSuchObject(_)) if drop.ignore_unknown => Ok(()),
         Err(error) => Err(to_thrift(error, throws::DROP)),
     }
+}
+
+/// `get_databases(pattern)`: Hive's pattern language; the pattern may carry its catalog.
+pub fn list_matching(session: &Session, pattern: String) -> thrift::Result<Vec<String>> {
+    let (catalog, pattern) = parse_database_name(&pattern)?;
+    session
+        .store()
+        .list_databases_matching(&catalog, pattern.as_deref())
+        .map_err(|error| to_thrift(error, throws::LIST))
 }

@@ -1,14 +1,20 @@
 //! Tables: create, get (singly and in batches), fields and schema, alter, drop, listings.
 
-use hivestore_engine::Error as EngineError;
+use hivestore_engine::{
+    AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter,
+};
 use hivestore_idl::hive_metastore::{
-    CreateTableRequest, EnvironmentContext, FieldSchema, GetFieldsRequest, GetFieldsResponse,
-    GetSchemaRequest, GetSchemaResponse, GetTableRequest, GetTableResult, GetTablesRequest,
-    GetTablesResult, Table,
+    AlterTableRequest, AlterTableResponse, CreateTableRequest, DropTableRequest,
+    EnvironmentContext, ExtendedTableInfo, FieldSchema, GetFieldsRequest, GetFieldsResponse,
+    GetSchemaRequest, GetSchemaResponse, GetTableRequest, GetTableResult, GetTablesExtRequest,
+    GetTablesRequest, GetTablesResult, Table, TableMeta, TruncateTableRequest,
+    TruncateTableResponse,
 };
 
-use super::{catalog_or_default, require_database_name};
-use crate::convert::{fields_to_idl, table_from_idl, table_to_idl};
+use super::{
+    catalog_or_default, context_properties, is_true, parse_database_name, require_database_name,
+};
+use crate::convert::{fields_to_idl, principal_type_to_idl, table_from_idl, table_to_idl};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
 
@@ -126,16 +132,15 @@ pub fn get_by_names_req(
     let catalog = catalog_or_default(request.cat_name);
     let names = match request.tbl_names {
         Some(names) => names,
-        None if request.tables_pattern.is_none() => session
+        None => session
             .store()
-            .list_tables(&catalog, &request.db_name)
+            .list_tables_matching(
+                &catalog,
+                &request.db_name,
+                request.tables_pattern.as_deref(),
+                None,
+            )
             .map_err(|error| to_thrift(error, throws::LIST_TABLES))?,
-        None => {
-            return Err(exception(
-                Declared::Meta,
-                "get_table_objects_by_name_req: table name patterns are not supported yet",
-            ))
-        }
     };
     let tables = tables_by_name(session, &catalog, &request.db_name, names)?;
     Ok(GetTablesResult { tables })
@@ -218,4 +223,292 @@ pub fn list_all(session: &Session, database: String) -> thrift::Result<Vec<Strin
         .store()
         .list_tables(&catalog, &database)
         .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// `get_tables(db, pattern)` and `get_tables_by_type(db, pattern, type)`: sorted names.
+pub fn list_matching(
+    session: &Session,
+    database: String,
+    pattern: String,
+    table_type: Option<String>,
+) -> thrift::Result<Vec<String>> {
+    let (catalog, database) = require_database_name(&database)?;
+    session
+        .store()
+        .list_tables_matching(&catalog, &database, Some(&pattern), table_type.as_deref())
+        .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// `get_table_meta(db_patterns, tbl_patterns, tbl_types)`; the database pattern may carry its
+/// catalog.
+pub fn meta(
+    session: &Session,
+    database_pattern: String,
+    table_pattern: String,
+    table_types: Vec<String>,
+) -> thrift::Result<Vec<TableMeta>> {
+    let (catalog, database_pattern) = parse_database_name(&database_pattern)?;
+    let metas = session
+        .store()
+        .get_table_meta(
+            &catalog,
+            database_pattern.as_deref(),
+            Some(&table_pattern),
+            &table_types,
+        )
+        .map_err(|error| to_thrift(error, throws::LIST))?;
+    Ok(metas
+        .into_iter()
+        .map(|meta| TableMeta {
+            db_name: meta.db_name,
+            table_name: meta.table_name,
+            table_type: meta.table_type,
+            comments: meta.comments,
+            cat_name: Some(meta.cat_name),
+            owner_name: meta.owner_name,
+            owner_type: meta.owner_type.map(principal_type_to_idl),
+        })
+        .collect())
+}
+
+/// `GetTablesExtRequest.requestedFields` bit: the access type.
+const EXT_ACCESS_TYPE: i32 = 1;
+/// `GetTablesExtRequest.requestedFields` bit: the processor capabilities.
+const EXT_PROCESSOR_CAPABILITIES: i32 = 2;
+
+/// `get_tables_ext`: the matching tables with the fields the request asks for.
+pub fn list_ext(
+    session: &Session,
+    request: GetTablesExtRequest,
+) -> thrift::Result<Vec<ExtendedTableInfo>> {
+    let store = session.store();
+    let names = store
+        .list_tables_matching(
+            &request.catalog,
+            &request.database,
+            Some(&request.table_name_pattern),
+            None,
+        )
+        .map_err(|error| to_thrift(error, throws::LIST))?;
+    let limit = request
+        .limit
+        .and_then(|limit| usize::try_from(limit).ok())
+        .unwrap_or(usize::MAX);
+    let mut infos = Vec::new();
+    for name in names.into_iter().take(limit) {
+        let table = match store.get_table(&request.catalog, &request.database, &name) {
+            Ok(table) => table,
+            Err(EngineError::NoSuchObject(_)) => continue,
+            Err(error) => return Err(to_thrift(error, throws::LIST)),
+        };
+        let capabilities = request.requested_fields & EXT_PROCESSOR_CAPABILITIES != 0;
+        infos.push(ExtendedTableInfo {
+            tbl_name: table.table_name,
+            access_type: (request.requested_fields & EXT_ACCESS_TYPE != 0)
+                .then(|| table.access_type.map(i32::from))
+                .flatten(),
+            required_read_capabilities: table.required_read_capabilities.filter(|_| capabilities),
+            required_write_capabilities: table.required_write_capabilities.filter(|_| capabilities),
+        });
+    }
+    Ok(infos)
+}
+
+/// `get_table_names_by_filter`: Hive's `hive_filter_field_*` filter language; a negative
+/// `max_tables` means all.
+pub fn names_by_filter(
+    session: &Session,
+    database: String,
+    filter: String,
+    max_tables: i16,
+) -> thrift::Result<Vec<String>> {
+    let (catalog, database) = require_database_name(&database)?;
+    let max = usize::try_from(max_tables).ok();
+    session
+        .store()
+        .list_table_names_by_filter(&catalog, &database, &filter, max)
+        .map_err(|error| {
+            to_thrift(
+                error,
+                &[
+                    Declared::Meta,
+                    Declared::InvalidOperation,
+                    Declared::UnknownDb,
+                ],
+            )
+        })
+}
+
+/// Environment-context key that asks an alter to push column changes to partitions.
+const CASCADE_KEY: &str = "CASCADE";
+/// Environment-context keys of Hive 4's compare-and-set on a table parameter.
+const EXPECTED_PARAMETER_KEY: &str = "expected_parameter_key";
+const EXPECTED_PARAMETER_VALUE: &str = "expected_parameter_value";
+
+/// What an alter asks for, whichever form it came in.
+pub struct AlterTable {
+    /// Catalog of the table altered.
+    pub catalog: String,
+    /// Database of the table altered.
+    pub database: String,
+    /// Name of the table altered.
+    pub name: String,
+    /// The table as it is to be.
+    pub table: Table,
+    /// Push column changes to the partitions.
+    pub cascade: bool,
+    /// Compare-and-set: a parameter the stored table must have.
+    pub expected: Option<(String, String)>,
+}
+
+impl AlterTable {
+    /// An alter from an old-style call: the database may carry its catalog; the environment
+    /// context may ask for cascade or compare-and-set.
+    pub fn from_call(
+        database: &str,
+        name: String,
+        table: Table,
+        context: Option<EnvironmentContext>,
+    ) -> thrift::Result<AlterTable> {
+        let (catalog, database) = require_database_name(database)?;
+        let mut properties = context_properties(context);
+        let expected = match (
+            properties.remove(EXPECTED_PARAMETER_KEY),
+            properties.remove(EXPECTED_PARAMETER_VALUE),
+        ) {
+            (Some(key), Some(value)) => Some((key, value)),
+            _ => None,
+        };
+        Ok(AlterTable {
+            catalog,
+            database,
+            name,
+            table,
+            cascade: is_true(properties.get(CASCADE_KEY)),
+            expected,
+        })
+    }
+}
+
+/// `alter_table`, `alter_table_with_environment_context`, `alter_table_with_cascade`.
+pub fn alter(session: &Session, alter: AlterTable) -> thrift::Result<()> {
+    let table = table_from_idl(alter.table, &alter.catalog);
+    let options = AlterTableOptions {
+        cascade: alter.cascade,
+        expected_parameter: alter
+            .expected
+            .map(|(key, value)| ExpectedParameter { key, value }),
+    };
+    session
+        .store()
+        .alter_table_with_options(
+            &alter.catalog,
+            &alter.database,
+            &alter.name,
+            table,
+            &options,
+        )
+        .map(|_| ())
+        .map_err(|error| to_thrift(error, throws::ALTER))
+}
+
+/// `alter_table_req`: the compare-and-set may come in the request fields or the context.
+pub fn alter_req(
+    session: &Session,
+    request: AlterTableRequest,
+) -> thrift::Result<AlterTableResponse> {
+    let catalog = catalog_or_default(request.cat_name);
+    let mut alter_table = AlterTable::from_call(
+        &request.db_name,
+        request.table_name,
+        request.table,
+        request.environment_context,
+    )?;
+    alter_table.catalog = catalog;
+    if let (Some(key), Some(value)) = (
+        request.expected_parameter_key,
+        request.expected_parameter_value,
+    ) {
+        alter_table.expected = Some((key, value));
+    }
+    alter(session, alter_table)?;
+    Ok(AlterTableResponse {})
+}
+
+/// `drop_table` and `drop_table_with_environment_context`.
+pub fn drop_one(
+    session: &Session,
+    database: String,
+    name: String,
+    delete_data: bool,
+) -> thrift::Result<()> {
+    let (catalog, database) = require_database_name(&database)?;
+    drop_table(session, &catalog, &database, &name, delete_data)
+}
+
+/// `drop_table_req`.
+pub fn drop_req(session: &Session, request: DropTableRequest) -> thrift::Result<()> {
+    let catalog = catalog_or_default(request.catalog_name);
+    let delete_data = request.delete_data.unwrap_or(false);
+    drop_table(
+        session,
+        &catalog,
+        &request.db_name,
+        &request.table_name,
+        delete_data,
+    )
+}
+
+fn drop_table(
+    session: &Session,
+    catalog: &str,
+    database: &str,
+    name: &str,
+    delete_data: bool,
+) -> thrift::Result<()> {
+    let options = DropTableOptions { delete_data };
+    let dropped = session
+        .store()
+        .drop_table_with_options(catalog, database, name, &options)
+        .map_err(|error| to_thrift(error, throws::DROP))?;
+    if !dropped.warehouse.is_clean() {
+        tracing::warn!(table = %format!("{catalog}.{database}.{name}"), errors = ?dropped.warehouse.errors, "table dropped, but its data was not all deleted");
+    }
+    Ok(())
+}
+
+/// `truncate_table` and `truncate_table_req`. Partitions come with the partitions work: a
+/// request naming partitions is refused, never half-done.
+pub fn truncate(
+    session: &Session,
+    database: String,
+    name: String,
+    partitions: Vec<String>,
+) -> thrift::Result<()> {
+    if !partitions.is_empty() {
+        return Err(exception(
+            Declared::Meta,
+            format!("hivestore cannot truncate partitions of {database}.{name} yet"),
+        ));
+    }
+    let (catalog, database) = require_database_name(&database)?;
+    session
+        .store()
+        .truncate_table(&catalog, &database, &name)
+        .map(|_| ())
+        .map_err(|error| to_thrift(error, &[Declared::Meta]))
+}
+
+/// `truncate_table_req`.
+pub fn truncate_req(
+    session: &Session,
+    request: TruncateTableRequest,
+) -> thrift::Result<TruncateTableResponse> {
+    truncate(
+        session,
+        request.db_name,
+        request.table_name,
+        request.part_names.unwrap_or_default(),
+    )?;
+    Ok(TruncateTableResponse {})
 }
