@@ -308,8 +308,11 @@ def test_old_calls_accept_the_catalog_encoded_database_name(server, client, hive
     assert client.get_database(f"@HIVE#{name.upper()}").name == name
     assert name in client.get_databases("@hive#*")
     assert client.get_databases(f"@hive#{name}") == [name]
-    client.create_table(make_table(f"@hive#{name}", "t1"))
+    # Table.dbName is a plain name (Table has its own catName); the encoding is for the
+    # plain-argument calls.
+    client.create_table(make_table(name, "t1"))
     assert client.get_all_tables(f"@hive#{name}") == ["t1"]
+    assert client.get_table(f"@hive#{name}", "T1").tableName == "t1"
     with raises_hms(InvalidOperationException, "is not empty"):
         client.drop_database(f"@hive#{name}", True, False)
     client.drop_database(f"@hive#{name}", True, True)
@@ -409,9 +412,15 @@ def test_alter_catalog_changes_description_and_location(server, client, tmp_path
     got = client.get_catalog(GetCatalogRequest(name=catalog)).catalog
     assert got.description == "two"
     assert local_path(got.locationUri) == str(tmp_path / "b")
-    with raises_hms(NoSuchObjectException):
-        client.alter_catalog(AlterCatalogRequest(name=unique_name("cat_nope"), newCat=Catalog(
-            name="x", locationUri=str(tmp_path / "x"))))
+    missing = unique_name("cat_nope")
+    with raises_hms(NoSuchObjectException, missing):
+        client.alter_catalog(AlterCatalogRequest(name=missing, newCat=Catalog(
+            name=missing, locationUri=str(tmp_path / "x"))))
+    # ObjectStore.alterCatalog refuses to change the name.
+    with pytest.raises(InvalidOperationException):
+        client.alter_catalog(AlterCatalogRequest(name=catalog, newCat=Catalog(
+            name=unique_name("cat_other"), locationUri=str(tmp_path / "b"))))
+    assert client.get_catalog(GetCatalogRequest(name=catalog)).catalog.description == "two"
 
 
 # ---------------------------------------------------------------- Hive 4 `_req` forms
