@@ -23,6 +23,13 @@ the script fails if the count differs, so a new compiler or IDL cannot slip past
    read it as null, and the difference matters: an absent owner defaults to the caller, an
    absent location to the warehouse. The reader now starts from `None` for these implicit
    zero values; explicit IDL defaults (`= "hive"`, `= -1`) are kept.
+
+4. Absent call arguments: the generated argument readers treat every argument as required
+   and fail the call when one is missing. Java clients send a null argument by leaving it
+   out (`drop_table_with_environment_context(db, t, true, null)`, Python clients likewise
+   with `None`), and Hive's server takes it as null. Absent arguments now read as their
+   type's default value (empty context, empty list, empty string); arguments whose type has
+   no default (enums, request structs with required fields) stay required.
 """
 
 from __future__ import annotations
@@ -51,6 +58,52 @@ ZERO_START = re.compile(
 )
 ZERO_START_COUNT = 232  # fields of default requiredness without an explicit default
 
+ARGS_IMPL = re.compile(r"^impl (?:ThriftHiveMetastore|FacebookService)\w+Args \{\n.*?^\}\n", re.M | re.S)
+ARGS_STRUCT = re.compile(r"^struct ((?:ThriftHiveMetastore|FacebookService)\w+Args) \{\n(.*?)^\}\n", re.M | re.S)
+DEFAULT_IMPL = re.compile(r"^impl Default for (\w+) \{$", re.M)
+PLAIN_TYPES = {"String", "bool", "i8", "i16", "i32", "i64", "OrderedFloat<f64>"}
+COLLECTION_PREFIXES = ("Vec<", "BTreeMap<", "BTreeSet<")
+REQUIRED_CHECK = re.compile(r'^\s+verify_required_field_exists\("\w+\.(\w+)", &f_\d+\)\?;\n', re.M)
+REQUIRED_TAKE = re.compile(
+    r'^(\s+)(\w+): (f_\d+)\.expect\("auto-generated code should have checked for presence of required fields"\),$',
+    re.M,
+)
+OPTIONAL_ARGS_COUNT = 353  # arguments that now default when absent
+
+
+def relax_arguments(src: str) -> tuple[str, int]:
+    """Patch 4: absent arguments read as defaults, where their type has one."""
+    with_default = set(DEFAULT_IMPL.findall(src)) | PLAIN_TYPES
+    enum_fields = set()  # arguments whose type has no default: they stay required
+    for name, body in ARGS_STRUCT.findall(src):
+        for line in body.splitlines():
+            field, _, field_type = line.strip().rstrip(",").partition(": ")
+            if field_type not in with_default and not field_type.startswith(COLLECTION_PREFIXES):
+                enum_fields.add((name, field))
+    count = 0
+
+    def relax(block: re.Match) -> str:
+        nonlocal count
+        text = block.group(0)
+        struct = text.split()[1]
+        kept = {(struct, f) for (s_, f) in enum_fields if s_ == struct}
+
+        def drop_check(m: re.Match) -> str:
+            return m.group(0) if (struct, m.group(1)) in kept else ""
+
+        def take(m: re.Match) -> str:
+            nonlocal count
+            if (struct, m.group(2)) in kept:
+                return m.group(0)
+            count += 1
+            return f"{m.group(1)}{m.group(2)}: {m.group(3)}.unwrap_or_default(),"
+
+        text = REQUIRED_CHECK.sub(drop_check, text)
+        return REQUIRED_TAKE.sub(take, text)
+
+    return ARGS_IMPL.sub(relax, src), count
+
+
 NEG_ARM = re.compile(r"^(\s+)neg(\d+) => \{$", re.M)
 NEG_ARMS = 2  # drop_dataconnector: ifNotExists (-1), checkReferences (-2)
 
@@ -78,6 +131,12 @@ def main(argv: list[str]) -> int:
     src, n = ZERO_START.subn(lambda m: f"{m.group(1)} = None;", src)
     if n != ZERO_START_COUNT:
         print(f"patch_generated.py: expected {ZERO_START_COUNT} zero-valued reader starts, found {n}",
+              file=sys.stderr)
+        return 1
+
+    src, n = relax_arguments(src)
+    if n != OPTIONAL_ARGS_COUNT:
+        print(f"patch_generated.py: expected {OPTIONAL_ARGS_COUNT} call arguments to relax, found {n}",
               file=sys.stderr)
         return 1
 
