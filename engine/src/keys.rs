@@ -52,6 +52,8 @@ pub const META_FORMAT_VERSION: &str = "format_version";
 const _: () = assert!(COMPONENT_END < COMPONENT_ESCAPED_ZERO);
 const _: () = assert!(COMPONENT_ESCAPE < COMPONENT_END);
 const _: () = assert!(ID_KEY_LEN == 9);
+// Descriptor keys sort below the smallest component, the empty value.
+const _: () = assert!(PARTITION_DESCRIPTOR_MARK[1] < COMPONENT_END);
 const _: () =
     assert!(KEYSPACE_META < KEYSPACE_CATALOG && KEYSPACE_CATALOG < KEYSPACE_DATABASE_NAME);
 const _: () =
@@ -276,6 +278,28 @@ pub fn partition_key<V: AsRef<str>>(table: TableId, values: &[V]) -> Vec<u8> {
     for value in values {
         push_component(&mut key, value.as_ref().as_bytes());
     }
+    key
+}
+
+/// The byte pair that starts a partition descriptor key after the table id:
+/// `0x00 0x00` never starts a component (whose first two bytes are at least
+/// `0x00 0x01`), so descriptors sort before every partition of the table and
+/// share its prefix, and dropping the prefix drops both.
+pub const PARTITION_DESCRIPTOR_MARK: [u8; 2] = [COMPONENT_ESCAPE, COMPONENT_ESCAPE];
+
+/// `0x07 + table id + 0x00 0x00 + descriptor id`: a storage descriptor
+/// shared by partitions of the table.
+pub fn partition_descriptor_key(table: TableId, descriptor: u64) -> Vec<u8> {
+    let mut key = partition_prefix(table);
+    key.extend_from_slice(&PARTITION_DESCRIPTOR_MARK);
+    key.extend_from_slice(&descriptor.to_be_bytes());
+    key
+}
+
+/// The first key of the table's partitions proper: past its descriptors.
+pub fn partition_values_start(table: TableId) -> Vec<u8> {
+    let mut key = partition_prefix(table);
+    key.extend_from_slice(&[COMPONENT_ESCAPE, COMPONENT_END]);
     key
 }
 

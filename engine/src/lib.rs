@@ -53,6 +53,12 @@ pub mod keys;
 pub mod kv;
 mod listing;
 mod names;
+mod partition;
+mod partition_filter;
+mod partition_filter_eval;
+mod partition_list;
+pub mod partition_name;
+mod partition_write;
 mod pattern;
 mod principal;
 mod store;
@@ -74,6 +80,23 @@ pub use listing::TableMeta;
 pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
+};
+pub use partition::{
+    ArchivedPartitionRecord, Partition, PartitionRecord, PartitionView, PartitionViews,
+};
+pub use partition_filter::{
+    CompiledFilter, Expression, Literal, Operator, PartitionFilter, FILTER_COMPARISON_COUNT_MAX,
+    FILTER_DEPTH_MAX, FILTER_LEN_MAX,
+};
+pub use partition_list::PartitionSelection;
+pub use partition_name::{
+    escape_path_name, make_partition_name, partition_name_has_valid_characters,
+    partition_name_to_spec, partition_name_to_values, unescape_path_name, PartitionNameWhitelist,
+    DEFAULT_PARTITION_NAME,
+};
+pub use partition_write::{
+    AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
+    TRANSLATED_TO_EXTERNAL_PARAMETER,
 };
 pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};

@@ -455,15 +455,29 @@ impl Store {
         options: &DropTableOptions,
     ) -> Result<DroppedTable> {
         let (catalog, database, name) = normalize_names(catalog, database, name);
-        let table = self.write(|txn| {
+        let (table, partition_locations) = self.write(|txn| {
             let database_id = require_database_id(txn.reader(), &catalog, &database)?;
             let id = find_table_id(txn.reader(), database_id, &name)?
                 .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
-            drop_table_keys(txn, database_id, &name, id)
+            let table = drop_table_keys(txn, database_id, &name, id)?;
+            // Hive deletes partitions outside the table directory one by one.
+            let outside = match (options.delete_data, data_location_to_delete(&table)) {
+                (true, Some(location)) => crate::partition_write::partition_locations_outside(
+                    txn.reader(),
+                    id,
+                    Some(location),
+                )?,
+                _ => Vec::new(),
+            };
+            Ok((table, outside))
         })?;
         let mut warehouse = WarehouseReport::default();
         if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {
             let protected = [self.options().warehouse_root.as_str()];
+            for partition_location in &partition_locations {
+                self.warehouse()
+                    .remove_dir(partition_location, &protected, &mut warehouse);
+            }
             self.warehouse()
                 .remove_dir(location, &protected, &mut warehouse);
         }

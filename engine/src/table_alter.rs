@@ -197,6 +197,8 @@ impl Store {
             return Ok(());
         };
         self.move_table_dir(txn, names, old_location, &new_location, table)?;
+        let id = TableId(u64::try_from(old.id).unwrap_or_default());
+        crate::partition_write::relocate_partitions(txn, id, old_location, &new_location)?;
         if let Some(sd) = table.sd.as_mut() {
             sd.location = Some(new_location);
         }

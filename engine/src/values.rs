@@ -57,6 +57,10 @@ pub enum ValueKind {
     Database = 2,
     /// A [`crate::Table`].
     Table = 3,
+    /// A [`crate::PartitionRecord`].
+    Partition = 4,
+    /// A [`crate::StorageDescriptor`] shared by partitions of a table.
+    PartitionDescriptor = 5,
 }
 
 /// A type stored as an rkyv archive.

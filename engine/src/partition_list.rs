@@ -1,0 +1,501 @@
+//! Reading partitions: by values and names, and listings of a table's
+//! partitions, all, by partial values (`get_partitions_ps`), by names
+//! (`get_partitions_by_names`) and by Hive's filter language
+//! (`get_partitions_by_filter`).
+//!
+//! Every listing is one or more key-range scans in value-tuple order. A
+//! filter's equality and range conditions on leading string keys become the
+//! ranges (the scan is a superset); the filter is then evaluated on the
+//! values decoded from each key, so a partition is deserialised only if it
+//! is returned. `max_parts` below zero means all.
+
+use std::ops::Bound;
+
+use crate::error::{Error, Result};
+use crate::keys::{self, TableId};
+use crate::kv::{self, KeyRange, KvBytes};
+use crate::partition::{
+    assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range, views_of,
+    DescriptorCache, Partition, PartitionRecord, PartitionViews, PartitionedTable,
+};
+use crate::partition_filter::{PartitionFilter, ValueRange};
+use crate::partition_name::{make_partition_name, partition_name_to_spec};
+use crate::store::Store;
+use crate::values::ValueView;
+
+/// Which partitions of a table a listing returns.
+#[derive(Debug, Clone, Copy)]
+pub enum PartitionSelection<'a> {
+    /// Every partition (`get_partitions`, `get_partition_names`).
+    All,
+    /// Values for a prefix of the partition keys; an empty value matches
+    /// any (`get_partitions_ps`, `get_partition_names_ps`).
+    PartialValues(&'a [String]),
+    /// Hive's filter language (`get_partitions_by_filter`).
+    Filter(&'a str),
+    /// Partition names; names of no partition are skipped
+    /// (`get_partitions_by_names`).
+    Names(&'a [String]),
+}
+
+/// One selected partition: key, stored record, values.
+type Entry = (KvBytes, KvBytes, Vec<String>);
+
+/// The test a scanned partition's values must pass.
+type Keep = Box<dyn Fn(&[String]) -> bool>;
+
+/// What a selection scans and what it keeps of the scan.
+struct Plan {
+    /// Disjoint ranges in key order.
+    ranges: Vec<KeyRange>,
+    keep: Keep,
+}
+
+impl Store {
+    /// Partition `values` of table `catalog.database.name`; Hive's
+    /// `get_partition`. An empty value means the default partition.
+    pub fn get_partition(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        values: &[String],
+    ) -> Result<Partition> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let values = normalize_values(values);
+        check_value_count(&table, &values)?;
+        let missing = || Error::NoSuchObject(format!("partition values={}", java_list(&values)));
+        let key = keys::partition_key(table.id, &values);
+        let stored = self.reader().get(&key)?.ok_or_else(missing)?;
+        let record = ValueView::<PartitionRecord>::new(KvBytes::from_shared(key.into()), stored)?;
+        let mut cache = DescriptorCache::new(table.id);
+        let record = record.to_owned()?;
+        assemble(
+            self.reader(),
+            &mut cache,
+            &table.table,
+            values,
+            record,
+            false,
+        )
+    }
+
+    /// Partition `partition_name` (`k1=v1/k2=v2`) of table
+    /// `catalog.database.name`; Hive's `get_partition_by_name`.
+    pub fn get_partition_by_name(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_name: &str,
+    ) -> Result<Partition> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let values = values_of_name(&table, partition_name).ok_or_else(|| {
+            Error::NoSuchObject(format!(
+                "partition {partition_name} of {} not found",
+                table.table.qualified_name()
+            ))
+        })?;
+        self.get_partition(catalog, database, name, &values)
+    }
+
+    /// The partitions of `selection`, read in place, at most `max_parts`
+    /// (below zero: all), in value-tuple order.
+    pub fn partition_views(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+    ) -> Result<PartitionViews> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let entries = self.select(&table, selection, max_parts)?;
+        let partitions = views_of(self.reader(), table.id, entries)?;
+        Ok(PartitionViews {
+            table: table.table,
+            partitions,
+        })
+    }
+
+    /// The partitions of `selection`, at most `max_parts` (below zero: all),
+    /// in value-tuple order; with `skip_columns`, without their columns
+    /// (Hive 4's `skipColumnSchemaForPartition`).
+    pub fn list_partitions_selected(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        skip_columns: bool,
+    ) -> Result<Vec<Partition>> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let entries = self.select(&table, selection, max_parts)?;
+        let mut cache = DescriptorCache::new(table.id);
+        let mut partitions = Vec::with_capacity(entries.len());
+        for (key, stored, values) in entries {
+            let record = ValueView::<PartitionRecord>::new(key, stored)?.to_owned()?;
+            let partition = assemble(
+                self.reader(),
+                &mut cache,
+                &table.table,
+                values,
+                record,
+                skip_columns,
+            )?;
+            partitions.push(partition);
+        }
+        Ok(partitions)
+    }
+
+    /// The names of the partitions of `selection`, at most `max_parts`
+    /// (below zero: all), in value-tuple order. Only keys are read.
+    pub fn list_partition_names_selected(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+    ) -> Result<Vec<String>> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let key_names = table.key_names();
+        let mut names = Vec::new();
+        self.visit(&table, selection, max_parts, &mut |_, _, values| {
+            names.push(make_partition_name(&key_names, &values));
+            Ok(())
+        })?;
+        Ok(names)
+    }
+
+    /// How many partitions `selection` holds; only keys are read.
+    pub fn count_partitions_selected(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+    ) -> Result<u64> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let mut count = 0u64;
+        self.visit(&table, selection, -1, &mut |_, _, _| {
+            count += 1;
+            Ok(())
+        })?;
+        Ok(count)
+    }
+
+    /// Every partition, at most `max_parts`; Hive's `get_partitions`.
+    pub fn list_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        max_parts: i32,
+    ) -> Result<Vec<Partition>> {
+        let selection = PartitionSelection::All;
+        self.list_partitions_selected(catalog, database, name, selection, max_parts, false)
+    }
+
+    /// Every partition name, at most `max_parts`; Hive's
+    /// `get_partition_names`.
+    pub fn list_partition_names(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        max_parts: i32,
+    ) -> Result<Vec<String>> {
+        let selection = PartitionSelection::All;
+        self.list_partition_names_selected(catalog, database, name, selection, max_parts)
+    }
+
+    /// The partitions matching `partial` values; Hive's `get_partitions_ps`.
+    pub fn list_partitions_ps(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partial: &[String],
+        max_parts: i32,
+    ) -> Result<Vec<Partition>> {
+        let selection = PartitionSelection::PartialValues(partial);
+        self.list_partitions_selected(catalog, database, name, selection, max_parts, false)
+    }
+
+    /// The names of the partitions matching `partial` values; Hive's
+    /// `get_partition_names_ps`.
+    pub fn list_partition_names_ps(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partial: &[String],
+        max_parts: i32,
+    ) -> Result<Vec<String>> {
+        let selection = PartitionSelection::PartialValues(partial);
+        self.list_partition_names_selected(catalog, database, name, selection, max_parts)
+    }
+
+    /// The partitions passing `filter`; Hive's `get_partitions_by_filter`.
+    pub fn list_partitions_by_filter(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        filter: &str,
+        max_parts: i32,
+    ) -> Result<Vec<Partition>> {
+        let selection = PartitionSelection::Filter(filter);
+        self.list_partitions_selected(catalog, database, name, selection, max_parts, false)
+    }
+
+    /// The names of the partitions passing `filter`.
+    pub fn list_partition_names_by_filter(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        filter: &str,
+        max_parts: i32,
+    ) -> Result<Vec<String>> {
+        let selection = PartitionSelection::Filter(filter);
+        self.list_partition_names_selected(catalog, database, name, selection, max_parts)
+    }
+
+    /// How many partitions pass `filter`; Hive's
+    /// `get_num_partitions_by_filter`.
+    pub fn get_num_partitions_by_filter(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        filter: &str,
+    ) -> Result<u64> {
+        let selection = PartitionSelection::Filter(filter);
+        self.count_partitions_selected(catalog, database, name, selection)
+    }
+
+    /// The partitions named in `names`, in value order; names of no
+    /// partition are skipped; Hive's `get_partitions_by_names`.
+    pub fn get_partitions_by_names(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        names: &[String],
+    ) -> Result<Vec<Partition>> {
+        let selection = PartitionSelection::Names(names);
+        self.list_partitions_selected(catalog, database, name, selection, -1, false)
+    }
+
+    fn select(
+        &self,
+        table: &PartitionedTable,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+    ) -> Result<Vec<Entry>> {
+        let mut entries = Vec::new();
+        self.visit(table, selection, max_parts, &mut |key, stored, values| {
+            entries.push((key, stored, values));
+            Ok(())
+        })?;
+        Ok(entries)
+    }
+
+    /// Calls `visit` on each selected partition in key order, at most
+    /// `max_parts` times (below zero: no limit).
+    fn visit(
+        &self,
+        table: &PartitionedTable,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        visit: &mut dyn FnMut(KvBytes, KvBytes, Vec<String>) -> Result<()>,
+    ) -> Result<()> {
+        let mut remaining = usize::try_from(max_parts).unwrap_or(usize::MAX);
+        if remaining == 0 {
+            return Ok(());
+        }
+        if let PartitionSelection::Names(names) = selection {
+            return self.visit_names(table, names, &mut remaining, visit);
+        }
+        let plan = plan(table, selection)?;
+        for range in plan.ranges {
+            for entry in scan_range(self.reader(), range) {
+                let (key, stored, values) = entry?;
+                if !(plan.keep)(&values) {
+                    continue;
+                }
+                visit(key, stored, values)?;
+                remaining -= 1;
+                if remaining == 0 {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_names(
+        &self,
+        table: &PartitionedTable,
+        names: &[String],
+        remaining: &mut usize,
+        visit: &mut dyn FnMut(KvBytes, KvBytes, Vec<String>) -> Result<()>,
+    ) -> Result<()> {
+        let mut wanted: Vec<Vec<String>> = names
+            .iter()
+            .filter_map(|name| values_of_name(table, name))
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        for values in wanted {
+            let key = keys::partition_key(table.id, &values);
+            let Some(stored) = self.reader().get(&key)? else {
+                continue;
+            };
+            visit(KvBytes::from_shared(key.into()), stored, values)?;
+            *remaining -= 1;
+            if *remaining == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The values of `partition_name` if it names a partition of `table` as
+/// Hive writes names: the table's keys, in order, values escaped.
+fn values_of_name(table: &PartitionedTable, partition_name: &str) -> Option<Vec<String>> {
+    let spec = partition_name_to_spec(partition_name);
+    let key_names = table.key_names();
+    let same_keys = spec.len() == key_names.len()
+        && spec
+            .iter()
+            .zip(&key_names)
+            .all(|((key, _), name)| key == name);
+    if !same_keys {
+        return None;
+    }
+    let values: Vec<String> = spec.into_iter().map(|(_, value)| value).collect();
+    (make_partition_name(&key_names, &values) == partition_name).then_some(values)
+}
+
+/// The ranges to scan and the test to keep a partition, for `selection`
+/// (not names).
+fn plan(table: &PartitionedTable, selection: PartitionSelection<'_>) -> Result<Plan> {
+    match selection {
+        PartitionSelection::All | PartitionSelection::Names(_) => Ok(Plan {
+            ranges: vec![table.all_partitions()],
+            keep: Box::new(|_| true),
+        }),
+        PartitionSelection::PartialValues(partial) => plan_partial(table, partial),
+        PartitionSelection::Filter(text) => {
+            let filter = PartitionFilter::parse(text)?.compile(&table.table.partition_keys)?;
+            let ranges = match filter.value_ranges() {
+                Some(ranges) => merge_ranges(
+                    ranges
+                        .iter()
+                        .map(|range| key_range(table.id, range))
+                        .collect(),
+                ),
+                None => vec![table.all_partitions()],
+            };
+            Ok(Plan {
+                ranges,
+                keep: Box::new(move |values| filter.matches(values)),
+            })
+        }
+    }
+}
+
+/// Hive's `get_partitions_ps`: values for leading keys, empty = any. Unlike
+/// Hive's regex matching (where `.` in a value matches any character), a
+/// non-empty value matches exactly.
+fn plan_partial(table: &PartitionedTable, partial: &[String]) -> Result<Plan> {
+    let key_count = table.table.partition_keys.len();
+    if partial.len() > key_count {
+        return Err(Error::Refused(format!(
+            "Incorrect number of partition values. numPartKeys={key_count}, part_val={}",
+            java_list(partial)
+        )));
+    }
+    let leading: Vec<String> = partial
+        .iter()
+        .take_while(|value| !value.is_empty())
+        .cloned()
+        .collect();
+    let range = if leading.is_empty() {
+        table.all_partitions()
+    } else {
+        KeyRange::prefix(&keys::partition_key(table.id, &leading))
+    };
+    let partial = partial.to_vec();
+    Ok(Plan {
+        ranges: vec![range],
+        keep: Box::new(move |values| {
+            partial
+                .iter()
+                .zip(values)
+                .all(|(wanted, value)| wanted.is_empty() || wanted == value)
+        }),
+    })
+}
+
+/// The key range of the partitions whose values fall in `range`, as
+/// `[start, end)`.
+fn key_range(table: TableId, range: &ValueRange) -> KeyRange {
+    let prefix = keys::partition_key(table, &range.prefix);
+    let bounded = |value: &String| {
+        keys::partition_key(
+            table,
+            &[&range.prefix[..], std::slice::from_ref(value)].concat(),
+        )
+    };
+    let start = match &range.lower {
+        Bound::Unbounded if range.prefix.is_empty() => keys::partition_values_start(table),
+        Bound::Unbounded => prefix.clone(),
+        Bound::Included(value) => bounded(value),
+        Bound::Excluded(value) => successor_or_max(&bounded(value)),
+    };
+    let end = match &range.upper {
+        Bound::Unbounded => successor_or_max(&prefix),
+        Bound::Excluded(value) => bounded(value),
+        Bound::Included(value) => successor_or_max(&bounded(value)),
+    };
+    KeyRange::between(&start, &end)
+}
+
+/// The smallest key above every key starting with `prefix`. Partition keys
+/// start with `0x07`, so one always exists.
+fn successor_or_max(prefix: &[u8]) -> Vec<u8> {
+    kv::prefix_successor(prefix).unwrap_or_else(|| vec![0xFF; prefix.len() + 1])
+}
+
+/// Sorts `[start, end)` ranges and merges overlapping ones, so a scan
+/// visits each key once, in key order.
+fn merge_ranges(mut ranges: Vec<KeyRange>) -> Vec<KeyRange> {
+    let bounds = |range: &KeyRange| match (&range.start, &range.end) {
+        (Bound::Included(start), Bound::Excluded(end)) => (start.clone(), end.clone()),
+        _ => unreachable!("key_range builds [start, end) ranges"),
+    };
+    ranges.retain(|range| !range.is_empty());
+    ranges.sort_by(|left, right| bounds(left).0.cmp(&bounds(right).0));
+    let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(ranges.len());
+    for range in &ranges {
+        let (start, end) = bounds(range);
+        match merged.last_mut() {
+            Some((_, last_end)) if start <= *last_end => {
+                if end > *last_end {
+                    *last_end = end;
+                }
+            }
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(start, end)| KeyRange::between(&start, &end))
+        .collect()
+}

@@ -1,0 +1,636 @@
+//! Adding, altering, renaming and dropping partitions, as Hive's
+//! `add_partitions`, `alter_partitions`, `rename_partition` and
+//! `drop_partitions` do. Each call is one atomic write: a batch is all
+//! there or none.
+
+use std::collections::HashSet;
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::partition::{
+    check_value_count, java_list, normalize_values, resolve_table, to_record, DescriptorCache,
+    DescriptorInterner, Partition, PartitionRecord, PartitionedTable,
+};
+use crate::partition_name::PartitionNameWhitelist;
+use crate::store::{now_seconds, Store, WriteTxn};
+use crate::table::{normalize_names, StorageDescriptor, Table, DDL_TIME_PARAMETER};
+use crate::values::ValueView;
+use crate::warehouse::{join_location, normalize_location, WarehouseReport};
+
+/// The table parameter Hive 4 sets on managed tables it made external; their
+/// partitions still move on rename.
+pub const TRANSLATED_TO_EXTERNAL_PARAMETER: &str = "TRANSLATED_TO_EXTERNAL";
+
+/// The options of [`Store::add_partitions`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AddPartitionsOptions<'a> {
+    /// Skip partitions that exist instead of failing (Hive's
+    /// `ifNotExists`).
+    pub if_not_exists: bool,
+    /// Hive's `metastore.partition.name.whitelist.pattern`, if set.
+    pub whitelist: Option<&'a PartitionNameWhitelist>,
+}
+
+/// The options of [`Store::drop_partitions`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DropPartitionsOptions {
+    /// Delete the data of the dropped partitions of a managed table (or of
+    /// an external one with `external.table.purge=true`), after the commit.
+    pub delete_data: bool,
+    /// Skip values that name no partition instead of failing.
+    pub if_exists: bool,
+}
+
+/// What a drop removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedPartitions {
+    /// The partitions as they were.
+    pub partitions: Vec<Partition>,
+    /// What happened to their data, with `delete_data`.
+    pub warehouse: WarehouseReport,
+}
+
+/// Whether Hive deletes the data of `table`'s partitions on drop.
+fn deletes_data(table: &Table) -> bool {
+    !table.is_view() && (!table.is_external() || table.is_external_table_purge())
+}
+
+/// Whether Hive moves a partition's data on rename: tables it manages, and
+/// those Hive 4 translated to external.
+fn moves_data(table: &Table) -> bool {
+    let translated = table
+        .parameters
+        .get(TRANSLATED_TO_EXTERNAL_PARAMETER)
+        .is_some_and(|value| value.eq_ignore_ascii_case("true"));
+    !table.is_view() && (!table.is_external() || translated)
+}
+
+fn set_ddl_time_if_absent(partition: &mut Partition, now: i32) {
+    let ddl_time = partition
+        .parameters
+        .entry(DDL_TIME_PARAMETER.to_string())
+        .or_insert_with(|| now.to_string());
+    if ddl_time == "0" {
+        *ddl_time = now.to_string();
+    }
+}
+
+fn lowercase_columns(sd: &mut StorageDescriptor) {
+    for column in &mut sd.cols {
+        column.name = column.name.to_lowercase();
+    }
+}
+
+/// Loads the stored partition at `values`, if any.
+fn read_partition(
+    txn: &WriteTxn<'_>,
+    table: &PartitionedTable,
+    values: &[String],
+) -> Result<Option<Partition>> {
+    let key = keys::partition_key(table.id, values);
+    let Some(view) = txn.view::<PartitionRecord>(&key)? else {
+        return Ok(None);
+    };
+    let record = view.to_owned()?;
+    let mut cache = DescriptorCache::new(table.id);
+    let partition = crate::partition::assemble(
+        txn.reader(),
+        &mut cache,
+        &table.table,
+        values.to_vec(),
+        record,
+        false,
+    )?;
+    Ok(Some(partition))
+}
+
+impl Store {
+    /// Adds `partition` to its table (`cat_name`, `db_name`, `table_name`);
+    /// Hive's `add_partition`. See [`Store::add_partitions`].
+    pub fn add_partition(&self, partition: Partition) -> Result<Partition> {
+        let (catalog, database, name) = (
+            partition.cat_name.clone(),
+            partition.db_name.clone(),
+            partition.table_name.clone(),
+        );
+        let options = AddPartitionsOptions::default();
+        let mut added = self.add_partitions(&catalog, &database, &name, vec![partition], &options);
+        if let Err(Error::AlreadyExists(message)) = &mut added {
+            *message = message.replace(
+                "Partition(s) already exist, partition name(s): ",
+                "Partition already exists: ",
+            );
+        }
+        added?
+            .pop()
+            .ok_or_else(|| Error::Internal("add_partition added nothing".to_string()))
+    }
+
+    /// Adds `partitions` to table `catalog.database.name`, all or none;
+    /// Hive's `add_partitions_req`. Returns the partitions added (with
+    /// `if_not_exists`, existing ones are skipped and not returned).
+    ///
+    /// - Each partition's database and table names must be the table's (or
+    ///   empty); it needs one value per partition key; an empty value is the
+    ///   default partition. Values must match the whitelist, if given.
+    /// - Without a storage descriptor a partition gets the table's; without
+    ///   a location, `<table location>/<partition name>`. Its directory is
+    ///   made (local locations), and removed if the write fails.
+    /// - `createTime` is now; `transient_lastDdlTime` is set if absent.
+    pub fn add_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<Partition>,
+        options: &AddPartitionsOptions<'_>,
+    ) -> Result<Vec<Partition>> {
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| {
+            let table = resolve_table(txn.reader(), catalog, database, name).map_err(|error| {
+                match error {
+                    Error::NoSuchObject(_) => {
+                        let (catalog, database, name) = normalize_names(catalog, database, name);
+                        Error::InvalidObject(format!(
+                            "Unable to add partitions because {catalog}.{database}.{name} does not exist"
+                        ))
+                    }
+                    other => other,
+                }
+            })?;
+            let prepared = prepare_batch(&table, partitions, options)?;
+            let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
+            self.stage_added(txn, &table, prepared)
+        })
+    }
+
+    fn stage_added(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        table: &PartitionedTable,
+        partitions: Vec<Partition>,
+    ) -> Result<Vec<Partition>> {
+        let mut interner = DescriptorInterner::new(table.id);
+        for partition in &partitions {
+            if let Some(location) = partition.location() {
+                let made = self
+                    .warehouse()
+                    .make_dir(location)
+                    .map_err(Error::Refused)?;
+                txn.record_undo(made);
+            }
+            let record = to_record(txn, &mut interner, partition)?;
+            txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+        }
+        Ok(partitions)
+    }
+
+    /// Replaces the partitions of table `catalog.database.name` whose values
+    /// those of `partitions` are; Hive's `alter_partitions`. All or none.
+    /// The create time is kept; `transient_lastDdlTime` is set if absent
+    /// or `0`; a partition given without a storage descriptor or location
+    /// keeps its own.
+    pub fn alter_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<Partition>,
+    ) -> Result<Vec<Partition>> {
+        self.write(|txn| {
+            let table = resolve_table(txn.reader(), catalog, database, name).map_err(|_| {
+                Error::InvalidOperation(
+                    "Unable to alter partition because table or database does not exist."
+                        .to_string(),
+                )
+            })?;
+            let now = now_seconds();
+            let mut interner = DescriptorInterner::new(table.id);
+            let mut altered = Vec::with_capacity(partitions.len());
+            for partition in partitions {
+                let partition = prepare_altered(txn, &table, partition, now)?;
+                let record = to_record(txn, &mut interner, &partition)?;
+                txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+                altered.push(partition);
+            }
+            Ok(altered)
+        })
+    }
+
+    /// [`Store::alter_partitions`] for one partition; Hive's
+    /// `alter_partition`.
+    pub fn alter_partition(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition: Partition,
+    ) -> Result<Partition> {
+        let mut altered = self.alter_partitions(catalog, database, name, vec![partition])?;
+        altered
+            .pop()
+            .ok_or_else(|| Error::Internal("alter_partition altered nothing".to_string()))
+    }
+
+    /// Gives partition `old_values` of table `catalog.database.name` the
+    /// values of `partition` (and the rest of it); Hive's
+    /// `rename_partition`. For managed tables (and those Hive 4 translated
+    /// to external) the partition moves to its new default location
+    /// `<table location>/<new name>`, directory included; external ones
+    /// keep their location.
+    pub fn rename_partition(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        old_values: &[String],
+        partition: Partition,
+    ) -> Result<Partition> {
+        if old_values.is_empty() {
+            return self.alter_partition(catalog, database, name, partition);
+        }
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| {
+            let table = resolve_table(txn.reader(), catalog, database, name).map_err(|_| {
+                Error::InvalidObject(
+                    "Unable to alter partition because table or database does not exist."
+                        .to_string(),
+                )
+            })?;
+            self.apply_rename(txn, &table, old_values, partition)
+        })
+    }
+
+    fn apply_rename(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        table: &PartitionedTable,
+        old_values: &[String],
+        mut partition: Partition,
+    ) -> Result<Partition> {
+        let old_values = normalize_values(old_values);
+        check_value_count(table, &old_values)?;
+        partition.values = normalize_values(&partition.values);
+        check_value_count(table, &partition.values)?;
+        let old = read_partition(txn, table, &old_values)?.ok_or_else(|| {
+            Error::InvalidObject(
+                "Unable to rename partition because old partition does not exist".to_string(),
+            )
+        })?;
+        if read_partition(txn, table, &partition.values)?.is_some() {
+            return Err(Error::AlreadyExists(format!(
+                "Partition already exists:{}.{}.{}",
+                table.table.db_name,
+                table.table.table_name,
+                java_list(&partition.values)
+            )));
+        }
+        fill_names(table, &mut partition);
+        partition.create_time = old.create_time;
+        set_ddl_time_if_absent(&mut partition, now_seconds());
+        let sd = partition
+            .sd
+            .get_or_insert_with(|| old.sd.clone().unwrap_or_default());
+        lowercase_columns(sd);
+        sd.location = old.location().map(str::to_string);
+        if let (true, Some(table_location)) = (moves_data(&table.table), table.table.location()) {
+            let target = join_location(table_location, &table.partition_name(&partition.values));
+            self.move_partition_dir(txn, table, old.location(), &target)?;
+            if let Some(sd) = partition.sd.as_mut() {
+                sd.location = Some(target);
+            }
+        }
+        txn.delete(keys::partition_key(table.id, &old_values));
+        let mut interner = DescriptorInterner::new(table.id);
+        let record = to_record(txn, &mut interner, &partition)?;
+        txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+        Ok(partition)
+    }
+
+    fn move_partition_dir(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        table: &PartitionedTable,
+        from: Option<&str>,
+        to: &str,
+    ) -> Result<()> {
+        let Some(from) = from else {
+            return Ok(());
+        };
+        if normalize_location(from) == normalize_location(to) {
+            return Ok(());
+        }
+        if self
+            .warehouse()
+            .exists(to)
+            .map_err(Error::InvalidOperation)?
+        {
+            return Err(Error::InvalidOperation(format!(
+                "New location for this partition of {} already exists : {to}",
+                table.table.qualified_name()
+            )));
+        }
+        let moved = self.warehouse().move_dir(from, to).map_err(|reason| {
+            Error::InvalidOperation(format!(
+                "Unable to rename partition of {}: {reason}",
+                table.table.qualified_name()
+            ))
+        })?;
+        txn.record_undo(moved);
+        Ok(())
+    }
+
+    /// Drops partitions `values_list` of table `catalog.database.name`, all
+    /// or none; Hive's `drop_partitions_req` by values. With `delete_data`,
+    /// once committed, the data of a managed table's (or purgeable external
+    /// one's) partitions is deleted; failures are reported, never undoing
+    /// the drop.
+    pub fn drop_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        values_list: &[Vec<String>],
+        options: &DropPartitionsOptions,
+    ) -> Result<DroppedPartitions> {
+        let (table, partitions) = self.write(|txn| {
+            let table = resolve_table(txn.reader(), catalog, database, name)?;
+            let mut dropped = Vec::with_capacity(values_list.len());
+            let mut seen = HashSet::new();
+            for values in values_list {
+                let values = normalize_values(values);
+                check_value_count(&table, &values)?;
+                if !seen.insert(values.clone()) {
+                    continue;
+                }
+                match read_partition(txn, &table, &values)? {
+                    Some(partition) => dropped.push(partition),
+                    None if options.if_exists => continue,
+                    None if values_list.len() == 1 => {
+                        return Err(Error::NoSuchObject(format!(
+                            "Partition doesn't exist. {}",
+                            java_list(&values)
+                        )))
+                    }
+                    None => {
+                        return Err(Error::NoSuchObject(
+                            "Some partitions to drop are missing".to_string(),
+                        ))
+                    }
+                }
+                txn.delete(keys::partition_key(table.id, &values));
+            }
+            Ok((table, dropped))
+        })?;
+        let mut warehouse = WarehouseReport::default();
+        if options.delete_data && deletes_data(&table.table) {
+            let protected: Vec<&str> = [
+                Some(self.options().warehouse_root.as_str()),
+                table.table.location(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            for location in partitions.iter().filter_map(Partition::location) {
+                self.warehouse()
+                    .remove_dir(location, &protected, &mut warehouse);
+            }
+        }
+        Ok(DroppedPartitions {
+            partitions,
+            warehouse,
+        })
+    }
+
+    /// Drops partition `values`; Hive's `drop_partition`. See
+    /// [`Store::drop_partitions`].
+    pub fn drop_partition(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        values: &[String],
+        delete_data: bool,
+    ) -> Result<DroppedPartitions> {
+        let options = DropPartitionsOptions {
+            delete_data,
+            if_exists: false,
+        };
+        self.drop_partitions(catalog, database, name, &[values.to_vec()], &options)
+    }
+
+    /// Drops partition `partition_name`; Hive's `drop_partition_by_name`.
+    pub fn drop_partition_by_name(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_name: &str,
+        delete_data: bool,
+    ) -> Result<DroppedPartitions> {
+        let partition = self.get_partition_by_name(catalog, database, name, partition_name)?;
+        self.drop_partition(catalog, database, name, &partition.values, delete_data)
+    }
+}
+
+/// Hive's checks and defaults for a batch to add, before touching anything.
+fn prepare_batch(
+    table: &PartitionedTable,
+    partitions: Vec<Partition>,
+    options: &AddPartitionsOptions<'_>,
+) -> Result<Vec<Partition>> {
+    let now = now_seconds();
+    let mut seen = HashSet::with_capacity(partitions.len());
+    let mut prepared = Vec::with_capacity(partitions.len());
+    for mut partition in partitions {
+        check_belongs(table, &partition)?;
+        if partition.values.is_empty() {
+            return Err(Error::Refused(
+                "The partition values cannot be null or empty.".to_string(),
+            ));
+        }
+        partition.values = normalize_values(&partition.values);
+        check_value_count(table, &partition.values)?;
+        if let Some(whitelist) = options.whitelist {
+            whitelist.check(&partition.values)?;
+        }
+        if !seen.insert(partition.values.clone()) {
+            return Err(Error::Refused(format!(
+                "Duplicate partitions in the list: {}",
+                table.partition_name(&partition.values)
+            )));
+        }
+        fill_names(table, &mut partition);
+        partition.create_time = now;
+        set_ddl_time_if_absent(&mut partition, now);
+        fill_descriptor(table, &mut partition)?;
+        prepared.push(partition);
+    }
+    Ok(prepared)
+}
+
+fn check_belongs(table: &PartitionedTable, partition: &Partition) -> Result<()> {
+    let (_, database, name) = normalize_names("", &partition.db_name, &partition.table_name);
+    let database_ok = database.is_empty() || database == table.table.db_name;
+    let name_ok = name.is_empty() || name == table.table.table_name;
+    if database_ok && name_ok {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "Partition does not belong to target table {}. It belongs to the table {database}.{name} : {}",
+        table.table.qualified_name(),
+        java_list(&partition.values)
+    )))
+}
+
+fn fill_names(table: &PartitionedTable, partition: &mut Partition) {
+    partition.cat_name = table.table.cat_name.clone();
+    partition.db_name = table.table.db_name.clone();
+    partition.table_name = table.table.table_name.clone();
+}
+
+/// The table's descriptor when none is given; the default location when
+/// none is given and the table has one.
+fn fill_descriptor(table: &PartitionedTable, partition: &mut Partition) -> Result<()> {
+    let sd = partition.sd.get_or_insert_with(|| {
+        let mut sd = table.table.sd.clone().unwrap_or_default();
+        sd.location = None;
+        sd
+    });
+    lowercase_columns(sd);
+    crate::database::clear_blank(&mut sd.location);
+    match (table.table.location(), sd.location.is_some()) {
+        (Some(table_location), false) => {
+            let name = table.partition_name(&partition.values);
+            sd.location = Some(join_location(table_location, &name));
+        }
+        (None, true) if table.table.is_view() => {
+            return Err(Error::Refused(
+                "Cannot specify location for a view partition".to_string(),
+            ))
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Drops from `prepared` the partitions that exist; without
+/// `if_not_exists`, any existing one fails the batch with Hive 4's message.
+fn skip_existing(
+    txn: &WriteTxn<'_>,
+    table: &PartitionedTable,
+    prepared: Vec<Partition>,
+    if_not_exists: bool,
+) -> Result<Vec<Partition>> {
+    let mut added = Vec::with_capacity(prepared.len());
+    let mut existing = Vec::new();
+    for partition in prepared {
+        if txn
+            .get(&keys::partition_key(table.id, &partition.values))?
+            .is_some()
+        {
+            existing.push(table.partition_name(&partition.values));
+        } else {
+            added.push(partition);
+        }
+    }
+    if !existing.is_empty() && !if_not_exists {
+        return Err(Error::AlreadyExists(format!(
+            "Partition(s) already exist, partition name(s): {}",
+            java_list(&existing)
+        )));
+    }
+    Ok(added)
+}
+
+/// The altered partition, checked against the stored one.
+fn prepare_altered(
+    txn: &WriteTxn<'_>,
+    table: &PartitionedTable,
+    mut partition: Partition,
+    now: i32,
+) -> Result<Partition> {
+    partition.values = normalize_values(&partition.values);
+    check_value_count(table, &partition.values)
+        .map_err(|error| Error::InvalidOperation(format!("alter is not possible: {error}")))?;
+    let old = read_partition(txn, table, &partition.values)?.ok_or_else(|| {
+        Error::InvalidOperation(format!(
+            "alter is not possible: partition {} of {} does not exist",
+            table.partition_name(&partition.values),
+            table.table.qualified_name()
+        ))
+    })?;
+    fill_names(table, &mut partition);
+    partition.create_time = old.create_time;
+    set_ddl_time_if_absent(&mut partition, now);
+    match partition.sd.as_mut() {
+        Some(sd) => {
+            lowercase_columns(sd);
+            crate::database::clear_blank(&mut sd.location);
+            if sd.location.is_none() {
+                sd.location = old.location().map(str::to_string);
+            }
+        }
+        None => partition.sd = old.sd,
+    }
+    Ok(partition)
+}
+
+/// Rewrites the location of every partition of `table` under `from` to lie
+/// under `to`: a managed table's directory moved on rename.
+pub(crate) fn relocate_partitions(
+    txn: &mut WriteTxn<'_>,
+    table: keys::TableId,
+    from: &str,
+    to: &str,
+) -> Result<()> {
+    let from = normalize_location(from).to_string();
+    let to = normalize_location(to).to_string();
+    let entries: Vec<_> =
+        crate::partition::scan_range(txn.reader(), crate::partition::partitions_range(table))
+            .collect::<Result<_>>()?;
+    for (key, stored, _) in entries {
+        let mut record = ValueView::<PartitionRecord>::new(key.clone(), stored)?.to_owned()?;
+        let Some(location) = record.location.as_deref() else {
+            continue;
+        };
+        let Some(rest) = location.strip_prefix(from.as_str()) else {
+            continue;
+        };
+        if !rest.starts_with('/') {
+            continue;
+        }
+        record.location = Some(format!("{to}{rest}"));
+        txn.put_value(key.to_vec(), &record)?;
+    }
+    Ok(())
+}
+
+/// The locations of the partitions of `table` that lie outside
+/// `table_location` (or all, without one): what Hive deletes one by one when
+/// the table is dropped with its data.
+pub(crate) fn partition_locations_outside(
+    reader: &dyn crate::kv::KvBackend,
+    table: keys::TableId,
+    table_location: Option<&str>,
+) -> Result<Vec<String>> {
+    let parent = table_location.map(normalize_location);
+    let mut outside = Vec::new();
+    for entry in crate::partition::scan_range(reader, crate::partition::partitions_range(table)) {
+        let (key, stored, _) = entry?;
+        let view = ValueView::<PartitionRecord>::new(key, stored)?;
+        let Some(location) = view.archived()?.location.as_ref() else {
+            continue;
+        };
+        let location = location.as_str();
+        let inside = parent.is_some_and(|parent| {
+            location
+                .strip_prefix(parent)
+                .is_some_and(|rest| rest.starts_with('/'))
+        });
+        if !inside {
+            outside.push(location.to_string());
+        }
+    }
+    Ok(outside)
+}

@@ -1,0 +1,543 @@
+//! Partitions through the store: add (one, batch, if-not-exists), get by
+//! values and name, listings (all, limit, partial values, names, filter),
+//! alter, rename with its directory, drop with data, and what table drops
+//! and renames do to partitions. The warehouse is a temp dir.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hivestore_engine::kv::{KeyRange, MemoryBackend};
+use hivestore_engine::{
+    AddPartitionsOptions, AlterTableOptions, Database, DropPartitionsOptions, DropTableOptions,
+    Durability, Error, FieldSchema, LocalFilesystem, Partition, PartitionNameWhitelist,
+    PartitionSelection, StorageDescriptor, Store, StoreOptions, Table, DEFAULT_PARTITION_NAME,
+};
+
+fn store_in(warehouse: &Path) -> Store {
+    let mut options = StoreOptions::new(warehouse.to_string_lossy().to_string());
+    options.durability = Durability::Memory;
+    options.filesystem = Some(Arc::new(LocalFilesystem));
+    Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap()
+}
+
+fn column(name: &str, type_name: &str) -> FieldSchema {
+    FieldSchema {
+        name: name.to_string(),
+        type_name: type_name.to_string(),
+        comment: None,
+    }
+}
+
+fn partitioned_table(store: &Store, name: &str) -> Table {
+    store
+        .create_table(Table {
+            table_name: name.to_string(),
+            db_name: "db".to_string(),
+            sd: Some(StorageDescriptor {
+                cols: vec![column("id", "bigint"), column("Payload", "string")],
+                num_buckets: -1,
+                ..StorageDescriptor::default()
+            }),
+            partition_keys: vec![column("ds", "string"), column("hr", "int")],
+            ..Table::default()
+        })
+        .unwrap()
+}
+
+fn setup(warehouse: &Path) -> Store {
+    let store = store_in(warehouse);
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    partitioned_table(&store, "events");
+    store
+}
+
+fn partition(values: &[&str]) -> Partition {
+    Partition {
+        values: values.iter().map(|value| value.to_string()).collect(),
+        ..Partition::default()
+    }
+}
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|value| value.to_string()).collect()
+}
+
+fn add(store: &Store, partitions: Vec<Partition>) -> Vec<Partition> {
+    let options = AddPartitionsOptions::default();
+    store
+        .add_partitions("hive", "db", "events", partitions, &options)
+        .unwrap()
+}
+
+#[test]
+fn add_partition_fills_hive_defaults_and_makes_its_directory() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let mut given = partition(&["2024-01-01", "3"]);
+    given.db_name = "DB".to_string();
+    given.table_name = "Events".to_string();
+    let added = store.add_partition(given).unwrap();
+    let expected = warehouse.path().join("db.db/events/ds=2024-01-01/hr=3");
+    assert_eq!(added.location(), Some(expected.to_str().unwrap()));
+    assert!(expected.is_dir());
+    assert!(added.create_time > 0);
+    assert!(added.parameters.contains_key("transient_lastDdlTime"));
+    let sd = added.sd.as_ref().unwrap();
+    assert_eq!(
+        sd.cols[1].name, "payload",
+        "the table's columns, lowercased"
+    );
+    let read = store
+        .get_partition("hive", "db", "events", &strings(&["2024-01-01", "3"]))
+        .unwrap();
+    assert_eq!(read, added);
+    let by_name = store
+        .get_partition_by_name("hive", "db", "events", "ds=2024-01-01/hr=3")
+        .unwrap();
+    assert_eq!(by_name, added);
+    assert_eq!(
+        (read.cat_name.as_str(), read.db_name.as_str()),
+        ("hive", "db")
+    );
+}
+
+#[test]
+fn existing_partitions_fail_with_hive_messages_unless_if_not_exists() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    add(&store, vec![partition(&["a", "1"])]);
+    let mut single = partition(&["a", "1"]);
+    single.db_name = "db".into();
+    single.table_name = "events".into();
+    let error = store.add_partition(single).unwrap_err();
+    assert_eq!(
+        error,
+        Error::AlreadyExists("Partition already exists: [ds=a/hr=1]".into())
+    );
+    let options = AddPartitionsOptions::default();
+    let batch = vec![partition(&["b", "1"]), partition(&["a", "1"])];
+    let error = store
+        .add_partitions("hive", "db", "events", batch.clone(), &options)
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::AlreadyExists(ref m) if m.contains("[ds=a/hr=1]")),
+        "{error}"
+    );
+    assert!(
+        store
+            .get_partition("hive", "db", "events", &strings(&["b", "1"]))
+            .is_err(),
+        "a failed batch adds nothing"
+    );
+    let options = AddPartitionsOptions {
+        if_not_exists: true,
+        ..AddPartitionsOptions::default()
+    };
+    let added = store
+        .add_partitions("hive", "db", "events", batch, &options)
+        .unwrap();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0].values, strings(&["b", "1"]));
+}
+
+#[test]
+fn bad_values_are_refused_with_hive_messages() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let options = AddPartitionsOptions::default();
+    let add = |partitions: Vec<Partition>| {
+        store
+            .add_partitions("hive", "db", "events", partitions, &options)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        add(vec![partition(&["a"])]),
+        "Invalid partition key & values; keys [ds, hr, ], values [a, ]"
+    );
+    assert_eq!(
+        add(vec![partition(&[])]),
+        "The partition values cannot be null or empty."
+    );
+    assert_eq!(
+        add(vec![partition(&["a", "1"]), partition(&["a", "1"])]),
+        "Duplicate partitions in the list: ds=a/hr=1"
+    );
+    let mut other = partition(&["a", "1"]);
+    other.table_name = "other".into();
+    assert!(
+        add(vec![other]).starts_with("Partition does not belong to target table hive.db.events")
+    );
+    let whitelist = PartitionNameWhitelist::new("[a-z0-9]*").unwrap();
+    let options = AddPartitionsOptions {
+        whitelist: Some(&whitelist),
+        ..AddPartitionsOptions::default()
+    };
+    let error = store
+        .add_partitions(
+            "hive",
+            "db",
+            "events",
+            vec![partition(&["A", "1"])],
+            &options,
+        )
+        .unwrap_err();
+    assert!(error
+        .to_string()
+        .starts_with("Partition value 'A' contains a character"));
+    let error = store
+        .add_partitions("hive", "db", "nope", vec![partition(&["a", "1"])], &options)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::InvalidObject("Unable to add partitions because hive.db.nope does not exist".into())
+    );
+}
+
+#[test]
+fn empty_values_are_the_default_partition() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let added = add(&store, vec![partition(&["", "1"])]);
+    assert_eq!(added[0].values[0], DEFAULT_PARTITION_NAME);
+    let read = store
+        .get_partition("hive", "db", "events", &strings(&["", "1"]))
+        .unwrap();
+    assert_eq!(read.values, strings(&[DEFAULT_PARTITION_NAME, "1"]));
+    let names = store
+        .list_partition_names("hive", "db", "events", -1)
+        .unwrap();
+    assert_eq!(names, vec!["ds=__HIVE_DEFAULT_PARTITION__/hr=1"]);
+}
+
+#[test]
+fn listings_follow_value_order_limits_and_partial_values() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let values = [
+        ["b", "2"],
+        ["a", "10"],
+        ["a", "9"],
+        ["a/b", "1"],
+        ["b", "1"],
+    ];
+    add(&store, values.iter().map(|v| partition(v)).collect());
+    let names = store
+        .list_partition_names("hive", "db", "events", -1)
+        .unwrap();
+    assert_eq!(
+        names,
+        vec![
+            "ds=a/hr=10",
+            "ds=a/hr=9",
+            "ds=a%2Fb/hr=1",
+            "ds=b/hr=1",
+            "ds=b/hr=2"
+        ]
+    );
+    assert_eq!(
+        store
+            .list_partitions("hive", "db", "events", 2)
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(store
+        .list_partitions("hive", "db", "events", 0)
+        .unwrap()
+        .is_empty());
+    let partial = store
+        .list_partition_names_ps("hive", "db", "events", &strings(&["", "1"]), -1)
+        .unwrap();
+    assert_eq!(partial, vec!["ds=a%2Fb/hr=1", "ds=b/hr=1"]);
+    let partial = store
+        .list_partitions_ps("hive", "db", "events", &strings(&["a"]), -1)
+        .unwrap();
+    assert_eq!(partial.len(), 2);
+    let error = store
+        .list_partitions_ps("hive", "db", "events", &strings(&["a", "1", "x"]), -1)
+        .unwrap_err();
+    assert!(error
+        .to_string()
+        .starts_with("Incorrect number of partition values"));
+    let wanted = strings(&[
+        "ds=b/hr=1",
+        "ds=nope/hr=1",
+        "hr=1/ds=b",
+        "ds=a%2Fb/hr=1",
+        "ds=b/hr=1",
+    ]);
+    let by_names = store
+        .get_partitions_by_names("hive", "db", "events", &wanted)
+        .unwrap();
+    let found: Vec<_> = by_names.iter().map(|p| p.values.clone()).collect();
+    assert_eq!(found, vec![strings(&["a/b", "1"]), strings(&["b", "1"])]);
+}
+
+#[test]
+fn filters_select_partitions_and_errors_quote_them() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let values = [
+        ["2024-01-01", "1"],
+        ["2024-01-02", "10"],
+        ["2024-02-01", "9"],
+        ["x", "007"],
+    ];
+    add(&store, values.iter().map(|v| partition(v)).collect());
+    let names = |filter: &str| {
+        store
+            .list_partition_names_by_filter("hive", "db", "events", filter, -1)
+            .unwrap()
+    };
+    assert_eq!(
+        names("ds >= '2024-01-02' and ds < '2024-12' and hr > 5"),
+        vec!["ds=2024-01-02/hr=10", "ds=2024-02-01/hr=9"]
+    );
+    assert_eq!(names("hr > 5").len(), 3, "007 is 7");
+    assert_eq!(
+        names("hr = 7"),
+        Vec::<String>::new(),
+        "007 is not the text of 7"
+    );
+    assert_eq!(names("hr < 8").len(), 2, "1 and 007 compare as numbers");
+    assert_eq!(names("ds like '2024-01%'").len(), 2);
+    assert_eq!(
+        names("ds like '.*-01'").len(),
+        2,
+        "Spark's regular expressions"
+    );
+    assert_eq!(names("(ds) in ('x', '2024-01-01')").len(), 2);
+    assert_eq!(names("").len(), 4);
+    let count = store
+        .get_num_partitions_by_filter("hive", "db", "events", "hr between 1 and 9")
+        .unwrap();
+    assert_eq!(count, 3);
+    let error = store
+        .list_partitions_by_filter("hive", "db", "events", "foo = 1", -1)
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Refused(m) if m.contains("Specified key <foo> is not a partitioning key")),
+        "{error}"
+    );
+    let error = store
+        .list_partitions_by_filter("hive", "db", "events", "ds = 'a' and", -1)
+        .unwrap_err();
+    assert!(error.to_string().contains("\"ds = 'a' and\""), "{error}");
+    let error = store
+        .list_partitions_by_filter("hive", "db", "events", "hr > '5'", -1)
+        .unwrap_err();
+    assert!(error
+        .to_string()
+        .contains("Filtering is supported only on partition keys of type string"));
+}
+
+#[test]
+fn repeated_descriptors_are_stored_once() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let partitions = (0..50)
+        .map(|hour| partition(&["d", &hour.to_string()]))
+        .collect();
+    add(&store, partitions);
+    let table = store.get_table("hive", "db", "events").unwrap();
+    let mut prefix = vec![0x07];
+    prefix.extend_from_slice(&(table.id as u64).to_be_bytes());
+    prefix.extend_from_slice(&[0, 0]);
+    let descriptors = store
+        .backend()
+        .scan(&KeyRange::prefix(&prefix), 100)
+        .unwrap();
+    assert_eq!(descriptors.len(), 1, "50 partitions share one descriptor");
+    let views = store
+        .partition_views("hive", "db", "events", PartitionSelection::All, -1)
+        .unwrap();
+    assert_eq!(views.partitions.len(), 50);
+    let descriptor = views.partitions[0].descriptor().unwrap().unwrap();
+    assert_eq!(descriptor.cols.len(), 2);
+    let skipped = store
+        .list_partitions_selected("hive", "db", "events", PartitionSelection::All, 1, true)
+        .unwrap();
+    assert!(skipped[0].sd.as_ref().unwrap().cols.is_empty());
+}
+
+#[test]
+fn alter_keeps_create_time_and_rejects_missing_partitions() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let added = add(&store, vec![partition(&["a", "1"])]).remove(0);
+    let mut changed = added.clone();
+    changed.create_time = 1;
+    changed.parameters.insert("k".into(), "v".into());
+    changed
+        .sd
+        .as_mut()
+        .unwrap()
+        .cols
+        .push(column("Extra", "int"));
+    let altered = store
+        .alter_partition("hive", "db", "events", changed)
+        .unwrap();
+    assert_eq!(altered.create_time, added.create_time);
+    let read = store
+        .get_partition("hive", "db", "events", &strings(&["a", "1"]))
+        .unwrap();
+    assert_eq!(read.parameters["k"], "v");
+    assert_eq!(read.sd.unwrap().cols[2].name, "extra");
+    let error = store
+        .alter_partition("hive", "db", "events", partition(&["zz", "1"]))
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::InvalidOperation(ref m) if m.starts_with("alter is not possible"))
+    );
+}
+
+#[test]
+fn rename_moves_a_managed_partition_and_its_directory() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let added = add(&store, vec![partition(&["a", "1"]), partition(&["b", "1"])]);
+    let old_dir = Path::new(added[0].location().unwrap()).to_path_buf();
+    std::fs::write(old_dir.join("data"), b"x").unwrap();
+    let renamed = store
+        .rename_partition(
+            "hive",
+            "db",
+            "events",
+            &strings(&["a", "1"]),
+            partition(&["c", "2"]),
+        )
+        .unwrap();
+    let new_dir = warehouse.path().join("db.db/events/ds=c/hr=2");
+    assert_eq!(renamed.location(), Some(new_dir.to_str().unwrap()));
+    assert!(new_dir.join("data").is_file() && !old_dir.exists());
+    assert_eq!(renamed.create_time, added[0].create_time);
+    assert!(store
+        .get_partition("hive", "db", "events", &strings(&["a", "1"]))
+        .is_err());
+    let error = store
+        .rename_partition(
+            "hive",
+            "db",
+            "events",
+            &strings(&["c", "2"]),
+            partition(&["b", "1"]),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::AlreadyExists("Partition already exists:db.events.[b, 1]".into())
+    );
+    let error = store
+        .rename_partition(
+            "hive",
+            "db",
+            "events",
+            &strings(&["q", "2"]),
+            partition(&["r", "1"]),
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::InvalidObject(_)));
+}
+
+#[test]
+fn drop_partitions_is_atomic_and_deletes_managed_data() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let added = add(&store, vec![partition(&["a", "1"]), partition(&["b", "1"])]);
+    let options = DropPartitionsOptions {
+        delete_data: true,
+        if_exists: false,
+    };
+    let values = vec![strings(&["a", "1"]), strings(&["zz", "1"])];
+    let error = store
+        .drop_partitions("hive", "db", "events", &values, &options)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::NoSuchObject("Some partitions to drop are missing".into())
+    );
+    assert_eq!(
+        store
+            .list_partitions("hive", "db", "events", -1)
+            .unwrap()
+            .len(),
+        2
+    );
+    let error = store
+        .drop_partition("hive", "db", "events", &strings(&["zz", "1"]), false)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::NoSuchObject("Partition doesn't exist. [zz, 1]".into())
+    );
+    let dropped = store
+        .drop_partition_by_name("hive", "db", "events", "ds=a/hr=1", true)
+        .unwrap();
+    assert_eq!(dropped.partitions.len(), 1);
+    assert!(dropped.warehouse.is_clean());
+    assert!(!Path::new(added[0].location().unwrap()).exists());
+    assert!(Path::new(added[1].location().unwrap()).exists());
+}
+
+#[test]
+fn drop_table_removes_its_partitions_and_their_data() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    let outside = warehouse.path().join("elsewhere/p");
+    let mut placed = partition(&["b", "1"]);
+    placed.sd = Some(StorageDescriptor {
+        location: Some(outside.to_string_lossy().to_string()),
+        ..StorageDescriptor::default()
+    });
+    add(&store, vec![partition(&["a", "1"]), placed]);
+    assert!(outside.is_dir());
+    let table = store.get_table("hive", "db", "events").unwrap();
+    let options = DropTableOptions { delete_data: true };
+    store
+        .drop_table_with_options("hive", "db", "events", &options)
+        .unwrap();
+    let mut prefix = vec![0x07];
+    prefix.extend_from_slice(&(table.id as u64).to_be_bytes());
+    let left = store
+        .backend()
+        .scan(&KeyRange::prefix(&prefix), 10)
+        .unwrap();
+    assert!(left.is_empty(), "partitions and descriptors are gone");
+    assert!(
+        !outside.exists(),
+        "partitions outside the table directory are deleted"
+    );
+    partitioned_table(&store, "events");
+    assert!(store
+        .list_partitions("hive", "db", "events", -1)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn renaming_a_managed_table_moves_partition_locations() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = setup(warehouse.path());
+    add(&store, vec![partition(&["a", "1"])]);
+    let mut table = store.get_table("hive", "db", "events").unwrap();
+    table.table_name = "renamed".into();
+    if let Some(sd) = table.sd.as_mut() {
+        sd.location = None;
+    }
+    store
+        .alter_table_with_options("hive", "db", "events", table, &AlterTableOptions::default())
+        .unwrap();
+    let moved = store
+        .get_partition("hive", "db", "renamed", &strings(&["a", "1"]))
+        .unwrap();
+    let expected = warehouse.path().join("db.db/renamed/ds=a/hr=1");
+    assert_eq!(moved.location(), Some(expected.to_str().unwrap()));
+    assert!(expected.is_dir());
+    assert_eq!(moved.table_name, "renamed");
+}
