@@ -2,10 +2,11 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
+use crate::database::{Database, DropDatabaseOptions};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::KeyRange;
-use crate::names::{self, DEFAULT_CATALOG_NAME};
+use crate::names::{self, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME};
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::values::{stored_value, ValueKind};
 
@@ -31,12 +32,15 @@ fn no_such_catalog(name: &str) -> Error {
 impl Store {
     /// Creates `catalog`. Its name is normalised and validated; its create
     /// time is set to now; its location directory is made, as Hive does.
+    ///
+    /// Like Hive, it also creates the catalog's `default` database at the catalog's location,
+    /// in the same atomic write.
     pub fn create_catalog(&self, catalog: Catalog) -> Result<Catalog> {
         let mut catalog = catalog;
-        catalog.name = names::normalize(&catalog.name);
         names::validate_catalog_name(&catalog.name)?;
+        catalog.name = names::normalize(&catalog.name);
         if catalog.location_uri.trim().is_empty() {
-            let message = format!("Catalog {} has no location", catalog.name);
+            let message = "You must specify a path for the catalog".to_string();
             return Err(Error::InvalidObject(message));
         }
         catalog.create_time = Some(now_seconds());
@@ -50,6 +54,14 @@ impl Store {
             let made = self.warehouse().make_dir(&catalog.location_uri);
             txn.record_undo(made.map_err(Error::Refused)?);
             txn.put_value(key, &catalog)?;
+            let default = Database {
+                name: DEFAULT_DATABASE_NAME.to_string(),
+                description: Some(format!("Default database for catalog {}", catalog.name)),
+                catalog_name: catalog.name.clone(),
+                create_time: Some(now_seconds()),
+                ..Database::default()
+            };
+            self.insert_database(txn, &catalog, default, DEFAULT_DATABASE_NAME)?;
             Ok(catalog)
         })
     }
@@ -94,10 +106,28 @@ impl Store {
 
     /// Drops catalog `name`, which must hold no database. Catalog `hive`
     /// cannot be dropped.
+    ///
+    /// Like Hive, a catalog whose only database is its (empty) `default` drops it too; any
+    /// other database keeps the catalog.
     pub fn drop_catalog(&self, name: &str) -> Result<Catalog> {
         let name = names::normalize(name);
         if name == DEFAULT_CATALOG_NAME {
             return Err(Error::Refused("Can not drop hive catalog".to_string()));
+        }
+        self.get_catalog(&name)?;
+        let databases = self.list_databases(&name)?;
+        if databases
+            .iter()
+            .any(|database| database != DEFAULT_DATABASE_NAME)
+        {
+            let message = format!(
+                "There are non-default databases in the catalog {name} so it cannot be dropped."
+            );
+            return Err(Error::InvalidOperation(message));
+        }
+        if !databases.is_empty() {
+            let options = DropDatabaseOptions::default();
+            self.drop_database_with_options(&name, DEFAULT_DATABASE_NAME, &options)?;
         }
         self.write(|txn| {
             let key = keys::catalog_key(&name);
@@ -106,7 +136,9 @@ impl Store {
             };
             let databases = KeyRange::prefix(&keys::database_name_prefix(&name));
             if txn.scan(databases).next().transpose()?.is_some() {
-                let message = format!("Catalog {name} is not empty. One or more databases exist.");
+                let message = format!(
+                    "There are non-default databases in the catalog {name} so it cannot be dropped."
+                );
                 return Err(Error::InvalidOperation(message));
             }
             txn.delete(key);

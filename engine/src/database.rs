@@ -119,30 +119,51 @@ impl Store {
     /// does, on the store's filesystem.
     pub fn create_database(&self, database: Database) -> Result<Database> {
         let mut database = database;
+        // Hive validates the name as given, then stores it trimmed and lowercased; its
+        // messages name the database as given.
+        let given_name = database.name.clone();
+        names::validate_database_name(&given_name)?;
         database.name = names::normalize(&database.name);
         database.catalog_name = catalog_or_default(&database.catalog_name);
-        names::validate_database_name(&database.name)?;
         database.create_time = Some(now_seconds());
         clear_blank(&mut database.location_uri);
         clear_blank(&mut database.managed_location_uri);
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
-            let catalog = require_catalog(txn, &database.catalog_name)?;
-            let name_key = keys::database_name_key(&database.catalog_name, &database.name);
-            if txn.get(&name_key)?.is_some() {
-                let message = format!("Database {} already exists", database.name);
-                return Err(Error::AlreadyExists(message));
-            }
-            if database.location_uri.is_none() {
-                let location = default_database_location(&catalog, &database.name);
-                database.location_uri = Some(location);
-            }
-            self.make_database_dirs(txn, &database)?;
-            let id = DatabaseId(txn.allocate_id());
-            txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
-            txn.put_value(keys::database_key(id), &database)?;
-            Ok(database)
+            let catalog =
+                require_catalog(txn, &database.catalog_name).map_err(|error| match error {
+                    Error::NoSuchObject(_) => {
+                        Error::InvalidObject(format!("No such catalog {}", database.catalog_name))
+                    }
+                    other => other,
+                })?;
+            self.insert_database(txn, &catalog, database, &given_name)
         })
+    }
+
+    /// Adds `database` (normalised) to `catalog` within `txn`: default location, directories,
+    /// id and keys. `given_name` is the name as the caller spelled it, for messages.
+    pub(crate) fn insert_database(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        catalog: &Catalog,
+        mut database: Database,
+        given_name: &str,
+    ) -> Result<Database> {
+        let name_key = keys::database_name_key(&database.catalog_name, &database.name);
+        if txn.get(&name_key)?.is_some() {
+            let message = format!("Database {given_name} already exists");
+            return Err(Error::AlreadyExists(message));
+        }
+        if database.location_uri.is_none() {
+            let location = default_database_location(catalog, &database.name);
+            database.location_uri = Some(location);
+        }
+        self.make_database_dirs(txn, &database)?;
+        let id = DatabaseId(txn.allocate_id());
+        txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
+        txn.put_value(keys::database_key(id), &database)?;
+        Ok(database)
     }
 
     /// Makes the location and managed location of `database`, recording the
@@ -193,7 +214,6 @@ impl Store {
         database: Database,
     ) -> Result<Database> {
         let (catalog, name) = (names::normalize(catalog), names::normalize(name));
-        let mut database = database;
         let new_name = names::normalize(&database.name);
         if !new_name.is_empty() && new_name != name {
             let message = format!("Cannot rename database {catalog}.{name} to {new_name}");
@@ -205,11 +225,10 @@ impl Store {
             let old = txn
                 .view::<Database>(&key)?
                 .ok_or_else(|| dangling_index(&catalog, &name, id))?;
-            database.name = name.clone();
-            database.catalog_name = catalog.clone();
-            database.create_time = old.to_owned()?.create_time;
-            txn.put_value(key, &database)?;
-            Ok(database)
+            let old = old.to_owned()?;
+            let merged = merge_database_change(old, database);
+            txn.put_value(key, &merged)?;
+            Ok(merged)
         })
     }
 
@@ -322,10 +341,30 @@ fn is_inside(location: &str, parent: &str) -> bool {
 /// `<catalog location>/<name>.db`. The `default` database of catalog `hive`
 /// is the warehouse root itself, set up on first open.
 pub fn default_database_location(catalog: &Catalog, name: &str) -> String {
-    if catalog.name == DEFAULT_CATALOG_NAME && name == DEFAULT_DATABASE_NAME {
+    // Every catalog's `default` database sits at the catalog's own location, as in Hive.
+    if name == DEFAULT_DATABASE_NAME {
         return catalog.location_uri.clone();
     }
     join_location(&catalog.location_uri, &format!("{name}.db"))
+}
+
+/// Hive's `alterDatabase`: parameters are replaced; description and locations change only
+/// when the new value is not blank, owner only when given; name, catalog and create time stay.
+fn merge_database_change(old: Database, new: Database) -> Database {
+    let not_blank = |value: Option<String>| value.filter(|text| !text.trim().is_empty());
+    Database {
+        parameters: new.parameters,
+        description: not_blank(new.description).or(old.description),
+        location_uri: not_blank(new.location_uri).or(old.location_uri),
+        managed_location_uri: not_blank(new.managed_location_uri).or(old.managed_location_uri),
+        owner_name: new.owner_name.or(old.owner_name),
+        owner_type: new.owner_type.or(old.owner_type),
+        privileges: new.privileges.or(old.privileges),
+        database_type: new.database_type.or(old.database_type),
+        connector_name: new.connector_name.or(old.connector_name),
+        remote_database_name: new.remote_database_name.or(old.remote_database_name),
+        ..old
+    }
 }
 
 /// Turns a blank location into none.

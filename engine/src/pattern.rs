@@ -25,10 +25,12 @@ pub struct NamePattern {
 impl NamePattern {
     /// Compiles Hive's pattern `pattern`; `None`, `""` and `"*"` match all.
     pub fn new(pattern: Option<&str>) -> Result<Self> {
-        let pattern = pattern.map(str::trim).unwrap_or_default();
-        if pattern.is_empty() || pattern == "*" {
-            return Ok(NamePattern { regex: None });
-        }
+        // No pattern, or `*`, is everything; an empty pattern matches no name (Hive matches
+        // the whole name against it).
+        let pattern = match pattern {
+            None | Some("*") => return Ok(NamePattern { regex: None }),
+            Some(pattern) => pattern,
+        };
         if pattern.len() > NAME_PATTERN_LEN_MAX {
             return Err(Error::InvalidInput(format!(
                 "name pattern of {} bytes is longer than the {NAME_PATTERN_LEN_MAX} allowed",
@@ -82,6 +84,7 @@ mod tests {
         assert!(matches(".*", "x"));
         assert!(matches("t.", "t1"));
         assert!(matches("t[0-9]", "t7"));
+        assert!(!matches("", "t7"), "an empty pattern matches no name");
     }
 
     #[test]

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::database::{catalog_or_default, dangling_index, require_database_id, Database};
+use crate::database::{
+    catalog_or_default, dangling_index, find_database_id, require_database_id, Database,
+};
 use crate::error::{Error, Result};
 use crate::keys::{self, DatabaseId, TableId};
 use crate::kv::{KeyRange, KvBackend};
@@ -342,9 +344,12 @@ impl Store {
     /// Returns the table as stored.
     pub fn create_table(&self, table: Table) -> Result<Table> {
         let mut table = table;
+        // Hive validates the name as given, then stores it trimmed and lowercased; its
+        // messages name the table as given.
+        let given_name = table.table_name.clone();
+        names::validate_table_name(&given_name)?;
         (table.cat_name, table.db_name, table.table_name) =
             normalize_names(&table.cat_name, &table.db_name, &table.table_name);
-        names::validate_table_name(&table.table_name)?;
         table_rules::prepare_for_create(&mut table)?;
         let now = now_seconds();
         table.create_time = now;
@@ -358,8 +363,8 @@ impl Store {
             let name_key = keys::table_name_key(database_id, &table.table_name);
             if txn.get(&name_key)?.is_some() {
                 return Err(Error::AlreadyExists(format!(
-                    "Table {} already exists",
-                    table.qualified_name()
+                    "Table {}.{}.{given_name} already exists",
+                    table.cat_name, table.db_name
                 )));
             }
             let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
@@ -389,7 +394,9 @@ impl Store {
         name: &str,
     ) -> Result<ValueView<Table>> {
         let (catalog, database, name) = normalize_names(catalog, database, name);
-        let database_id = require_database_id(self.reader(), &catalog, &database)?;
+        // A missing database reads as a missing table, as Hive reports it.
+        let database_id = find_database_id(self.reader(), &catalog, &database)?
+            .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
         let id = find_table_id(self.reader(), database_id, &name)?
             .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
         self.view::<Table>(&keys::table_key(id))?
@@ -402,9 +409,14 @@ impl Store {
     }
 
     /// The names of the tables of `catalog.database`, ascending.
+    /// A database that does not exist has no tables, as Hive answers.
     pub fn list_tables(&self, catalog: &str, database: &str) -> Result<Vec<String>> {
         let (catalog, database) = (catalog_or_default(catalog), names::normalize(database));
-        let database_id = require_database_id(self.reader(), &catalog, &database)?;
+        let database_id = match require_database_id(self.reader(), &catalog, &database) {
+            Ok(id) => id,
+            Err(Error::NoSuchObject(_)) => return Ok(Vec::new()),
+            Err(error) => return Err(error),
+        };
         self.scan(KeyRange::prefix(&keys::table_name_prefix(database_id)))
             .map(|entry| {
                 entry

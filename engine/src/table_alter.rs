@@ -122,7 +122,11 @@ impl Store {
         mut table: Table,
         options: &AlterTableOptions,
     ) -> Result<Table> {
+        // The table altered must exist before its new name is checked: Hive's handler reads
+        // the old table first (for its pre-event), so that is the error a client sees.
         let old_database = find_database_id(txn.reader(), &names.catalog, &names.database)?
+            .ok_or_else(|| names.missing())?;
+        let id = find_table_id(txn.reader(), old_database, &names.name)?
             .ok_or_else(|| names.missing())?;
         let rename = names.renamed(&table);
         let new_database = if rename {
@@ -130,8 +134,6 @@ impl Store {
         } else {
             old_database
         };
-        let id = find_table_id(txn.reader(), old_database, &names.name)?
-            .ok_or_else(|| names.missing())?;
         let old = txn
             .view::<Table>(&keys::table_key(id))?
             .ok_or_else(|| dangling_table_index(old_database, &names.name, id))?

@@ -56,8 +56,14 @@ fn first_open_creates_hive_catalog_and_default_database() {
 #[test]
 fn names_are_normalised_on_write_and_lookup() {
     let store = memory_store();
-    store.create_database(database("  Sales ")).unwrap();
-    let created = store.create_table(table("SALES", " Orders")).unwrap();
+    // Hive validates a new name as given, so surrounding blanks are refused on create...
+    assert!(matches!(
+        store.create_database(database("  Sales ")),
+        Err(Error::InvalidObject(message)) if message == "  Sales  is not a valid database name"
+    ));
+    store.create_database(database("Sales")).unwrap();
+    // ...but trimmed and lowercased on every lookup and on the other names of a create.
+    let created = store.create_table(table(" SALES", "Orders")).unwrap();
     assert_eq!(
         (created.db_name.as_str(), created.table_name.as_str()),
         ("sales", "orders")
@@ -85,7 +91,7 @@ fn errors_name_the_object_as_hive_does() {
     let exists = store.create_table(table("default", "T")).unwrap_err();
     assert_eq!(
         exists,
-        Error::AlreadyExists("Table hive.default.t already exists".into())
+        Error::AlreadyExists("Table hive.default.T already exists".into())
     );
     let exists = store.create_database(database("default")).unwrap_err();
     assert_eq!(
@@ -250,13 +256,24 @@ fn catalogs_create_alter_drop() {
     let mut spark_db = database("db");
     spark_db.catalog_name = "spark".to_string();
     store.create_database(spark_db).unwrap();
-    assert_eq!(store.list_databases("spark").unwrap(), vec!["db"]);
+    // Like Hive, a new catalog gets its own `default` database at the catalog location.
+    assert_eq!(
+        store.list_databases("spark").unwrap(),
+        vec!["db", "default"]
+    );
+    let spark_default = store.get_database("spark", "default").unwrap();
+    assert_eq!(
+        spark_default.location_uri.as_deref(),
+        Some(catalog.location_uri.as_str())
+    );
     assert!(matches!(
         store.drop_catalog("spark"),
-        Err(Error::InvalidOperation(_))
+        Err(Error::InvalidOperation(message)) if message.contains("non-default databases")
     ));
     store.drop_database("spark", "db", false).unwrap();
+    // With only its default database left, the catalog drops, and the database with it.
     store.drop_catalog("spark").unwrap();
+    assert!(store.list_databases("spark").unwrap().is_empty());
     assert!(matches!(
         store.get_catalog("spark"),
         Err(Error::NoSuchObject(_))
