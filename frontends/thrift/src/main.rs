@@ -24,6 +24,8 @@ struct Cli {
 enum Command {
     /// Serve the Hive Metastore Thrift API.
     Serve(ServeArgs),
+    /// Measure the latency and throughput of a Hive Metastore (this one or any other).
+    Bench(hivestore_loadgen::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => args.resolve().and_then(|config| serve(&config)),
+        Command::Bench(args) => bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,4 +95,10 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     server
         .run()
         .map_err(|error| format!("server failed: {error}"))
+}
+
+fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {
+    let report = hivestore_loadgen::run(args).map_err(|error| error.to_string())?;
+    print!("{report}");
+    Ok(())
 }

@@ -1,0 +1,239 @@
+//! The `hivestore bench` command line and the plan it resolves to, with every bound checked.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+use crate::fixture::DEFAULT_DATABASE;
+use crate::runner::Budget;
+use crate::workload::Workload;
+
+/// The most connections a throughput measurement opens.
+pub const CONNECTION_COUNT_MAX: usize = 256;
+/// The longest a measurement may run.
+pub const DURATION_SECONDS_MAX: f64 = 3600.0;
+/// The most measured samples of one measurement.
+pub const CALL_COUNT_MAX: u64 = 100_000_000;
+/// The most warm-up samples per connection.
+pub const WARMUP_CALL_COUNT_MAX: u64 = 1_000_000;
+/// The most read tables a run creates.
+pub const READ_TABLE_COUNT_MAX: usize = 10_000;
+
+/// Latency mode: samples by default, and the time bound.
+const LATENCY_CALL_COUNT_DEFAULT: u64 = 10_000;
+const LATENCY_SECONDS_DEFAULT: f64 = 10.0;
+/// Throughput mode: the call cap (over all connections) by default, and the time bound.
+const THROUGHPUT_CALL_COUNT_DEFAULT: u64 = 1_000_000;
+const THROUGHPUT_SECONDS_DEFAULT: f64 = 5.0;
+
+/// What to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Mode {
+    /// One connection, sequential calls: p50/p90/p99/max.
+    Latency,
+    /// K connections at once, for each K of `--connections`: calls per second.
+    Throughput,
+}
+
+impl Mode {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Latency => "latency",
+            Mode::Throughput => "throughput",
+        }
+    }
+}
+
+/// How the report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns for people.
+    Table,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// `hivestore bench`: measure the latency and throughput of any Hive Metastore over Thrift.
+///
+/// Sets up its own database (marked as bench's; a database of that name that bench did not
+/// create makes it refuse to run), measures, and drops the database again.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// The metastore to measure: thrift://host:port.
+    #[arg(long)]
+    pub uri: String,
+    /// Framed transport (default: buffered, as Hive's client).
+    #[arg(long)]
+    pub framed: bool,
+    /// Compact protocol (default: binary).
+    #[arg(long)]
+    pub compact: bool,
+    /// The database bench creates, uses and drops.
+    #[arg(long, default_value = DEFAULT_DATABASE)]
+    pub database: String,
+    /// Modes to run, in order (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "latency")]
+    pub mode: Vec<Mode>,
+    /// Connection counts for throughput mode (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub connections: Vec<usize>,
+    /// Time bound of one measurement [default: 10 in latency mode, 5 in throughput mode].
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Sample bound of one measurement, over all its connections [default: 10000 in latency
+    /// mode, 1000000 in throughput mode].
+    #[arg(long)]
+    pub calls: Option<u64>,
+    /// Unmeasured samples per connection before measuring.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: u64,
+    /// Workloads to run, in order (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "get_table")]
+    pub workload: Vec<Workload>,
+    /// Read-only tables created for get_table and get_tables.
+    #[arg(long, default_value_t = 16)]
+    pub tables: usize,
+    /// Report format on standard output.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Also write the report as CSV to this file.
+    #[arg(long)]
+    pub csv_out: Option<PathBuf>,
+    /// A second metastore to run the same suite against, reported side by side.
+    #[arg(long)]
+    pub compare: Option<String>,
+}
+
+/// One measurement to make on every endpoint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    /// The workload.
+    pub workload: Workload,
+    /// Latency or throughput.
+    pub mode: Mode,
+    /// Connections.
+    pub connection_count: usize,
+    /// Its bounds.
+    pub budget: Budget,
+}
+
+/// A checked run: the endpoints, the database, the steps.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The endpoints, the measured one first.
+    pub endpoints: Vec<Endpoint>,
+    /// The bench database.
+    pub database: String,
+    /// Read-only tables to create.
+    pub read_table_count: usize,
+    /// The measurements, in order.
+    pub steps: Vec<Step>,
+    /// The report format.
+    pub format: Format,
+    /// Where a CSV copy goes.
+    pub csv_out: Option<PathBuf>,
+}
+
+fn check<T: PartialOrd + std::fmt::Display>(
+    name: &str,
+    value: T,
+    low: T,
+    high: T,
+) -> Result<T, Error> {
+    if value < low || value > high {
+        return Err(Error::Argument(format!(
+            "--{name} {value} is out of range: it must be from {low} to {high}"
+        )));
+    }
+    Ok(value)
+}
+
+fn budget(args: &BenchArgs, mode: Mode) -> Result<Budget, Error> {
+    let (call_default, seconds_default) = match mode {
+        Mode::Latency => (LATENCY_CALL_COUNT_DEFAULT, LATENCY_SECONDS_DEFAULT),
+        Mode::Throughput => (THROUGHPUT_CALL_COUNT_DEFAULT, THROUGHPUT_SECONDS_DEFAULT),
+    };
+    let seconds = args.seconds.unwrap_or(seconds_default);
+    let seconds = check("seconds", seconds, 0.001, DURATION_SECONDS_MAX)?;
+    Ok(Budget {
+        duration: Duration::from_secs_f64(seconds),
+        call_count_max: check(
+            "calls",
+            args.calls.unwrap_or(call_default),
+            1,
+            CALL_COUNT_MAX,
+        )?,
+        warmup_call_count: check("warmup", args.warmup, 0, WARMUP_CALL_COUNT_MAX)?,
+    })
+}
+
+impl Plan {
+    /// Checks the arguments and lays out the steps: for each workload, each mode.
+    pub fn from_args(args: &BenchArgs) -> Result<Plan, Error> {
+        let mut endpoints = vec![Endpoint::parse(&args.uri, args.framed, args.compact)?];
+        if let Some(other) = &args.compare {
+            endpoints.push(Endpoint::parse(other, args.framed, args.compact)?);
+        }
+        if args.database.trim().is_empty() {
+            return Err(Error::Argument("--database must name a database".into()));
+        }
+        let read_table_count = check("tables", args.tables, 1, READ_TABLE_COUNT_MAX)?;
+        for connections in &args.connections {
+            check("connections", *connections, 1, CONNECTION_COUNT_MAX)?;
+        }
+        let mut steps = Vec::new();
+        for workload in dedup(&args.workload) {
+            for mode in dedup(&args.mode) {
+                let budget = budget(args, mode)?;
+                let connection_counts = match mode {
+                    Mode::Latency => vec![1],
+                    Mode::Throughput => dedup(&args.connections),
+                };
+                steps.extend(connection_counts.into_iter().map(|connection_count| Step {
+                    workload,
+                    mode,
+                    connection_count,
+                    budget,
+                }));
+            }
+        }
+        if steps.is_empty() {
+            return Err(Error::Argument(
+                "nothing to measure: give --workload and --mode".into(),
+            ));
+        }
+        Ok(Plan {
+            endpoints,
+            database: args.database.trim().to_lowercase(),
+            read_table_count,
+            steps,
+            format: args.format,
+            csv_out: args.csv_out.clone(),
+        })
+    }
+
+    /// The most connections any writing step opens: one commit table each.
+    pub fn commit_table_count(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|step| step.workload == Workload::PyicebergCommit)
+            .map(|step| step.connection_count)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The distinct values, in first-seen order.
+fn dedup<T: PartialEq + Copy>(values: &[T]) -> Vec<T> {
+    let mut distinct = Vec::with_capacity(values.len());
+    for value in values {
+        if !distinct.contains(value) {
+            distinct.push(*value);
+        }
+    }
+    distinct
+}

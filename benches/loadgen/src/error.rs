@@ -1,0 +1,49 @@
+//! The load generator's one error type.
+
+use crate::fixture::MARKER_PARAMETER;
+
+/// Why a benchmark run could not be done. A workload that a server does not implement is not
+/// an error: its rows say `unsupported`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An argument is out of range or malformed; the message says which and what is allowed.
+    #[error("{0}")]
+    Argument(String),
+    /// The endpoint could not be reached.
+    #[error("cannot connect to {endpoint}: {source}")]
+    Connect {
+        /// The endpoint, as given.
+        endpoint: String,
+        /// What the socket said.
+        source: std::io::Error,
+    },
+    /// A setup or teardown call failed.
+    #[error("{endpoint}: {call} failed: {source}")]
+    Call {
+        /// The endpoint, as given.
+        endpoint: String,
+        /// The call and its object, e.g. `create_table hivestore_bench.bench_table_0`.
+        call: String,
+        /// What the server (or the transport) answered.
+        source: thrift::Error,
+    },
+    /// The bench database exists and bench did not create it: bench touches only its own objects.
+    #[error(
+        "database {database} on {endpoint} exists and was not created by hivestore bench \
+         (it has no {MARKER_PARAMETER} parameter); choose another name with --database"
+    )]
+    NotOurs {
+        /// The endpoint, as given.
+        endpoint: String,
+        /// The database name.
+        database: String,
+    },
+    /// The report could not be written.
+    #[error("cannot write the report to {target}: {source}")]
+    Output {
+        /// Where it was going.
+        target: String,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,233 @@
+//! The data a run sets up and removes: one database, created by bench and marked so, with
+//! the tables its workloads read and write. Bench never touches anything else: a database of
+//! the same name that lacks the mark makes the run refuse to start.
+
+use std::collections::BTreeMap;
+
+use hivestore_idl::hive_metastore::{
+    Database, FieldSchema, NoSuchObjectException, SerDeInfo, StorageDescriptor,
+    TThriftHiveMetastoreSyncClient, Table,
+};
+
+use crate::endpoint::{Client, Endpoint};
+use crate::error::Error;
+
+/// The database a run uses unless told otherwise.
+pub const DEFAULT_DATABASE: &str = "hivestore_bench";
+/// The database parameter that marks a database as created by bench.
+pub const MARKER_PARAMETER: &str = "hivestore.bench.created_by";
+/// Its value.
+pub const MARKER_VALUE: &str = "hivestore bench";
+/// The owner of everything bench creates.
+pub const OWNER: &str = "hivestore-bench";
+/// Columns of every bench table: a typical wide-ish fact table.
+pub const COLUMN_COUNT: usize = 20;
+/// The column types, cycled through.
+const COLUMN_TYPES: [&str; 10] = [
+    "bigint",
+    "string",
+    "int",
+    "double",
+    "timestamp",
+    "decimal(18,2)",
+    "boolean",
+    "date",
+    "array<string>",
+    "map<string,int>",
+];
+
+/// The name of read-only table `index` (`get_table`, `get_tables`).
+pub fn read_table_name(index: usize) -> String {
+    format!("bench_table_{index}")
+}
+
+/// The table connection `connection` commits to (`pyiceberg_commit`).
+pub fn commit_table_name(connection: usize) -> String {
+    format!("bench_commit_{connection}")
+}
+
+/// The table connection `connection` creates and drops (`create_drop_table`).
+pub fn scratch_table_name(connection: usize) -> String {
+    format!("bench_scratch_{connection}")
+}
+
+/// A bench table as a Hive client creates it: 20 columns, partitioned by `ds`, Parquet, the
+/// location left to the server.
+pub fn bench_table(database: &str, name: &str) -> Table {
+    let cols = (0..COLUMN_COUNT)
+        .map(|index| {
+            column(
+                &format!("c{index:02}"),
+                COLUMN_TYPES[index % COLUMN_TYPES.len()],
+            )
+        })
+        .collect();
+    let serde_info = SerDeInfo {
+        name: Some(name.to_string()),
+        serialization_lib: Some(
+            "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe".to_string(),
+        ),
+        parameters: Some(BTreeMap::from([(
+            "serialization.format".to_string(),
+            "1".to_string(),
+        )])),
+        ..SerDeInfo::default()
+    };
+    let sd = StorageDescriptor {
+        cols: Some(cols),
+        input_format: Some(
+            "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat".to_string(),
+        ),
+        output_format: Some(
+            "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat".to_string(),
+        ),
+        compressed: Some(false),
+        num_buckets: Some(-1),
+        serde_info: Some(serde_info),
+        bucket_cols: Some(Vec::new()),
+        sort_cols: Some(Vec::new()),
+        parameters: Some(BTreeMap::new()),
+        ..StorageDescriptor::default()
+    };
+    Table {
+        table_name: Some(name.to_string()),
+        db_name: Some(database.to_string()),
+        owner: Some(OWNER.to_string()),
+        sd: Some(sd),
+        partition_keys: Some(vec![column("ds", "string")]),
+        parameters: Some(BTreeMap::from([
+            ("comment".to_string(), "hivestore bench table".to_string()),
+            ("numFiles".to_string(), "0".to_string()),
+        ])),
+        table_type: Some("MANAGED_TABLE".to_string()),
+        ..Table::default()
+    }
+}
+
+fn column(name: &str, type_name: &str) -> FieldSchema {
+    FieldSchema {
+        name: Some(name.to_string()),
+        type_: Some(type_name.to_string()),
+        comment: None,
+    }
+}
+
+/// What a run needs in its database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixtureShape {
+    /// Read-only tables (`bench_table_<i>`).
+    pub read_table_count: usize,
+    /// Tables to commit to, one per connection (`bench_commit_<k>`).
+    pub commit_table_count: usize,
+}
+
+/// The bench database on one endpoint, set up and not yet torn down.
+pub struct Fixture {
+    endpoint: Endpoint,
+    database: String,
+}
+
+fn call_error(endpoint: &Endpoint, call: String) -> impl FnOnce(thrift::Error) -> Error + '_ {
+    move |source| Error::Call {
+        endpoint: endpoint.uri.clone(),
+        call,
+        source,
+    }
+}
+
+/// Whether the error is the declared "no such object" of a metastore.
+pub fn is_no_such_object(error: &thrift::Error) -> bool {
+    matches!(error, thrift::Error::User(inner) if inner.downcast_ref::<NoSuchObjectException>().is_some())
+}
+
+impl Fixture {
+    /// Creates the database (after removing a previous run's leftover, which carries the
+    /// mark) and the tables of `shape`. Refuses a database bench did not create.
+    pub fn set_up(
+        client: &mut Client,
+        endpoint: &Endpoint,
+        database: &str,
+        shape: FixtureShape,
+    ) -> Result<Fixture, Error> {
+        let fixture = Fixture {
+            endpoint: endpoint.clone(),
+            database: database.to_string(),
+        };
+        if fixture.exists_and_is_ours(client)? {
+            tracing::warn!(database, "removing a previous bench run's database");
+            fixture.drop_database(client)?;
+        }
+        let marked = Database {
+            name: Some(database.to_string()),
+            description: Some("created by hivestore bench; dropped when the run ends".into()),
+            parameters: Some(BTreeMap::from([(
+                MARKER_PARAMETER.to_string(),
+                MARKER_VALUE.to_string(),
+            )])),
+            owner_name: Some(OWNER.to_string()),
+            ..Database::default()
+        };
+        client
+            .create_database(marked)
+            .map_err(call_error(endpoint, format!("create_database {database}")))?;
+        let names = (0..shape.read_table_count)
+            .map(read_table_name)
+            .chain((0..shape.commit_table_count).map(commit_table_name));
+        for name in names {
+            client
+                .create_table(bench_table(database, &name))
+                .map_err(call_error(
+                    endpoint,
+                    format!("create_table {database}.{name}"),
+                ))?;
+        }
+        Ok(fixture)
+    }
+
+    /// The database's name.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
+    /// Whether the database exists with bench's mark; an error if it exists without it.
+    fn exists_and_is_ours(&self, client: &mut Client) -> Result<bool, Error> {
+        let database = match client.get_database(self.database.clone()) {
+            Ok(database) => database,
+            Err(error) if is_no_such_object(&error) => return Ok(false),
+            Err(error) => {
+                let call = format!("get_database {}", self.database);
+                return Err(call_error(&self.endpoint, call)(error));
+            }
+        };
+        let marked = database
+            .parameters
+            .as_ref()
+            .and_then(|parameters| parameters.get(MARKER_PARAMETER))
+            .is_some_and(|value| value == MARKER_VALUE);
+        if marked {
+            Ok(true)
+        } else {
+            Err(Error::NotOurs {
+                endpoint: self.endpoint.uri.clone(),
+                database: self.database.clone(),
+            })
+        }
+    }
+
+    fn drop_database(&self, client: &mut Client) -> Result<(), Error> {
+        client
+            .drop_database(self.database.clone(), true, true)
+            .map_err(call_error(
+                &self.endpoint,
+                format!("drop_database {} (cascade)", self.database),
+            ))
+    }
+
+    /// Drops the database with everything in it, after checking it still carries the mark.
+    pub fn tear_down(self, client: &mut Client) -> Result<(), Error> {
+        if self.exists_and_is_ours(client)? {
+            self.drop_database(client)?;
+        }
+        Ok(())
+    }
+}
