@@ -10,8 +10,10 @@
 //! Run: `cargo bench -p hivestore-benches --bench partitions`.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::{
     AddPartitionsOptions, Database, Durability, FieldSchema, Partition, PartitionSelection,
     StorageDescriptor, Store, StoreOptions, Table,
@@ -44,10 +46,14 @@ fn date(day: usize) -> String {
     )
 }
 
-fn build_store(directory: &std::path::Path, partition_count: usize) -> Store {
+fn build_store(directory: Option<&std::path::Path>, partition_count: usize) -> Store {
     let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
     options.durability = Durability::Memory;
-    let store = Store::open(directory, options).expect("open the store");
+    let store = match directory {
+        Some(directory) => Store::open(directory, options).expect("open the store"),
+        None => Store::open_with_backend(Arc::new(MemoryBackend::new()), options)
+            .expect("open the store"),
+    };
     let database = Database {
         name: "bench".into(),
         ..Database::default()
@@ -95,9 +101,17 @@ fn build_store(directory: &std::path::Path, partition_count: usize) -> Store {
 fn bench_listings(criterion: &mut Criterion) {
     let mut group = criterion.benchmark_group("partitions");
     group.sample_size(10);
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut stores = Vec::new();
     for count in PARTITION_COUNTS {
-        let directory = tempfile::tempdir().expect("temp dir");
-        let store = build_store(directory.path(), count);
+        let path = directory.path().join(count.to_string());
+        stores.push((format!("sled/{count}"), count, build_store(Some(&path), count)));
+    }
+    // The in-memory backend separates the engine's cost from sled's.
+    let count = PARTITION_COUNTS[PARTITION_COUNTS.len() - 1];
+    stores.push((format!("memory/{count}"), count, build_store(None, count)));
+    for (label, count, store) in &stores {
+        let (label, count) = (label.as_str(), *count);
         let days = count / HOURS_PER_DAY;
         // About a tenth of the days: a key-range scan.
         let range_filter = format!(
@@ -105,7 +119,7 @@ fn bench_listings(criterion: &mut Criterion) {
             date(days / 2),
             date(days / 2 + days / 10)
         );
-        group.bench_with_input(BenchmarkId::new("names", count), &count, |bench, _| {
+        group.bench_with_input(BenchmarkId::new("names", label), &count, |bench, _| {
             bench.iter(|| {
                 black_box(
                     store
@@ -114,7 +128,7 @@ fn bench_listings(criterion: &mut Criterion) {
                 )
             })
         });
-        group.bench_with_input(BenchmarkId::new("all_owned", count), &count, |bench, _| {
+        group.bench_with_input(BenchmarkId::new("all_owned", label), &count, |bench, _| {
             bench.iter(|| {
                 black_box(
                     store

@@ -4,10 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use hivestore_idl::hive_metastore::{Database, TThriftHiveMetastoreSyncClient};
+use hivestore_idl::hive_metastore::TThriftHiveMetastoreSyncClient;
 use hivestore_loadgen::args::Plan;
 use hivestore_loadgen::endpoint::Endpoint;
-use hivestore_loadgen::fixture::{bench_table, is_no_such_object, MARKER_PARAMETER, MARKER_VALUE};
+use hivestore_loadgen::fixture::{
+    bench_table, is_no_such_object, new_database, MARKER_PARAMETER, MARKER_VALUE,
+};
 use hivestore_loadgen::runner::Outcome;
 use hivestore_loadgen::workload::ALL_WORKLOADS;
 use hivestore_loadgen::{BenchArgs, Error, Format, Mode};
@@ -79,10 +81,7 @@ fn every_workload_runs_over_framed_compact() {
 fn a_database_bench_did_not_create_is_refused_and_left_alone() {
     let server = TestServer::start();
     let mut client = connect(&server);
-    let theirs = Database {
-        name: Some("theirs".to_string()),
-        ..Database::default()
-    };
+    let theirs = new_database("theirs", BTreeMap::new());
     client.create_database(theirs).expect("create");
     client
         .create_table(bench_table("theirs", "precious"))
@@ -101,14 +100,8 @@ fn a_database_bench_did_not_create_is_refused_and_left_alone() {
 fn a_marked_leftover_database_is_replaced() {
     let server = TestServer::start();
     let mut client = connect(&server);
-    let leftover = Database {
-        name: Some("bench_test".to_string()),
-        parameters: Some(BTreeMap::from([(
-            MARKER_PARAMETER.to_string(),
-            MARKER_VALUE.to_string(),
-        )])),
-        ..Database::default()
-    };
+    let marker = BTreeMap::from([(MARKER_PARAMETER.to_string(), MARKER_VALUE.to_string())]);
+    let leftover = new_database("bench_test", marker);
     client.create_database(leftover).expect("create");
     client
         .create_table(bench_table("bench_test", "bench_table_0"))

@@ -18,7 +18,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A setup or teardown call failed.
-    #[error("{endpoint}: {call} failed: {source}")]
+    #[error("{endpoint}: {call} failed: {}", describe(source))]
     Call {
         /// The endpoint, as given.
         endpoint: String,
@@ -46,4 +46,13 @@ pub enum Error {
         /// What the file system said.
         source: std::io::Error,
     },
+}
+
+/// A Thrift error as a person needs it: a declared exception with its message (its `Display`
+/// names only its type), anything else as Thrift words it.
+pub fn describe(error: &thrift::Error) -> String {
+    match error {
+        thrift::Error::User(exception) => format!("{exception:?}"),
+        other => other.to_string(),
+    }
 }

@@ -71,10 +71,14 @@ pub fn bench_table(database: &str, name: &str) -> Table {
             "serialization.format".to_string(),
             "1".to_string(),
         )])),
-        ..SerDeInfo::default()
+        description: None,
+        serializer_class: None,
+        deserializer_class: None,
+        serde_type: None,
     };
     let sd = StorageDescriptor {
         cols: Some(cols),
+        location: None,
         input_format: Some(
             "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat".to_string(),
         ),
@@ -87,7 +91,8 @@ pub fn bench_table(database: &str, name: &str) -> Table {
         bucket_cols: Some(Vec::new()),
         sort_cols: Some(Vec::new()),
         parameters: Some(BTreeMap::new()),
-        ..StorageDescriptor::default()
+        skewed_info: None,
+        stored_as_sub_directories: Some(false),
     };
     Table {
         table_name: Some(name.to_string()),
@@ -100,7 +105,63 @@ pub fn bench_table(database: &str, name: &str) -> Table {
             ("numFiles".to_string(), "0".to_string()),
         ])),
         table_type: Some("MANAGED_TABLE".to_string()),
-        ..Table::default()
+        ..unset_table()
+    }
+}
+
+/// A table with every field unset. The generated `Default` is no such thing: it fills
+/// optional fields with empty strings and zeros, which a server takes as values (Hive: "Can
+/// not create a Path from an empty string").
+fn unset_table() -> Table {
+    Table {
+        table_name: None,
+        db_name: None,
+        owner: None,
+        create_time: None,
+        last_access_time: None,
+        retention: None,
+        sd: None,
+        partition_keys: None,
+        parameters: None,
+        view_original_text: None,
+        view_expanded_text: None,
+        table_type: None,
+        privileges: None,
+        temporary: None,
+        rewrite_enabled: None,
+        creation_metadata: None,
+        cat_name: None,
+        owner_type: None,
+        write_id: None,
+        is_stats_compliant: None,
+        col_stats: None,
+        access_type: None,
+        required_read_capabilities: None,
+        required_write_capabilities: None,
+        id: None,
+        file_metadata: None,
+        dictionary: None,
+        txn_id: None,
+    }
+}
+
+/// A database as a client creates it: a name, a description, parameters and an owner; the
+/// location left to the server.
+pub fn new_database(name: &str, parameters: BTreeMap<String, String>) -> Database {
+    Database {
+        name: Some(name.to_string()),
+        description: Some("created by hivestore bench; dropped when the run ends".to_string()),
+        location_uri: None,
+        parameters: Some(parameters),
+        privileges: None,
+        owner_name: Some(OWNER.to_string()),
+        owner_type: None,
+        catalog_name: None,
+        create_time: None,
+        managed_location_uri: None,
+        type_: None,
+        connector_name: None,
+        remote_dbname: None,
     }
 }
 
@@ -157,16 +218,8 @@ impl Fixture {
             tracing::warn!(database, "removing a previous bench run's database");
             fixture.drop_database(client)?;
         }
-        let marked = Database {
-            name: Some(database.to_string()),
-            description: Some("created by hivestore bench; dropped when the run ends".into()),
-            parameters: Some(BTreeMap::from([(
-                MARKER_PARAMETER.to_string(),
-                MARKER_VALUE.to_string(),
-            )])),
-            owner_name: Some(OWNER.to_string()),
-            ..Database::default()
-        };
+        let marker = BTreeMap::from([(MARKER_PARAMETER.to_string(), MARKER_VALUE.to_string())]);
+        let marked = new_database(database, marker);
         client
             .create_database(marked)
             .map_err(call_error(endpoint, format!("create_database {database}")))?;

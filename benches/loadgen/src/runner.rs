@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use thrift::{ApplicationErrorKind, Error as ThriftError};
 
 use crate::endpoint::{Client, Endpoint};
+use crate::error::describe;
 use crate::histogram::Histogram;
 use crate::workload::{Caller, Workload};
 
@@ -213,7 +214,7 @@ fn classify(error: &ThriftError) -> Outcome {
         {
             Outcome::Unsupported(application.message.clone())
         }
-        other => Outcome::Failed(other.to_string()),
+        other => Outcome::Failed(describe(other)),
     }
 }
 
