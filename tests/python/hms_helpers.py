@@ -571,3 +571,23 @@ def alter_table_req(client, request):
                        [(0, TType.STRUCT, "success", [AlterTableResponse, None]),
                         (1, TType.STRUCT, "o1", [InvalidOperationException, None]),
                         (2, TType.STRUCT, "o2", [MetaException, None])])
+
+
+def hide_generated_client_frames():
+    """Hide the frames of the generated Thrift modules (tens of thousands of lines each) from
+    pytest's tracebacks: pytest parses a module's whole source for every frame it shows, which
+    costs seconds per failed or xfailed test. The exception type and message are still shown."""
+    import sys
+
+    for name in ("hive_metastore.ThriftHiveMetastore", "hive_metastore.ttypes",
+                 "hmsclient.genthrift.hive_metastore.ThriftHiveMetastore",
+                 "hmsclient.genthrift.hive_metastore.ttypes",
+                 "pymetastore.hive_metastore.ThriftHiveMetastore",
+                 "pymetastore.hive_metastore.ttypes"):
+        module = sys.modules.get(name)
+        if module is None:
+            try:
+                module = __import__(name, fromlist=["_"])
+            except ImportError:
+                continue
+        module.__tracebackhide__ = True
