@@ -400,6 +400,15 @@ impl PartitionView {
             .transpose()
     }
 
+    /// The id of the shared descriptor, if any: partitions with the same id
+    /// share it, so a caller writing many partitions validates and writes
+    /// each shared descriptor once ([`Self::descriptor`] validates on every
+    /// call).
+    pub fn descriptor_id(&self) -> Result<Option<u64>> {
+        let record = self.record.archived()?;
+        Ok(record.descriptor_id.as_ref().map(|id| id.to_native()))
+    }
+
     /// The partition, deserialised, as a member of `table`.
     pub fn to_partition(&self, table: &Table, skip_columns: bool) -> Result<Partition> {
         let record = self.record.to_owned()?;

@@ -19,7 +19,9 @@ use crate::partition::{
     DescriptorCache, Partition, PartitionRecord, PartitionViews, PartitionedTable,
 };
 use crate::partition_filter::{PartitionFilter, ValueRange};
-use crate::partition_name::{make_partition_name, partition_name_to_spec};
+use crate::partition_name::{
+    escape_path_name, make_partition_name, partition_name_to_spec, push_escaped,
+};
 use crate::store::Store;
 use crate::values::ValueView;
 
@@ -160,10 +162,23 @@ impl Store {
         max_parts: i32,
     ) -> Result<Vec<String>> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
-        let key_names = table.key_names();
+        // `k=` of each key, escaped once rather than per partition.
+        let key_parts: Vec<String> = table
+            .key_names()
+            .iter()
+            .map(|key| format!("{}=", escape_path_name(&key.to_lowercase())))
+            .collect();
         let mut names = Vec::new();
         self.visit(&table, selection, max_parts, &mut |_, _, values| {
-            names.push(make_partition_name(&key_names, &values));
+            let mut name = String::with_capacity(64);
+            for (index, (key_part, value)) in key_parts.iter().zip(&values).enumerate() {
+                if index > 0 {
+                    name.push('/');
+                }
+                name.push_str(key_part);
+                push_escaped(&mut name, value);
+            }
+            names.push(name);
             Ok(())
         })?;
         Ok(names)

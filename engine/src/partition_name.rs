@@ -69,8 +69,11 @@ pub(crate) fn push_escaped(out: &mut String, value: &str) {
     }
     for character in value.chars() {
         if needs_escaping(character) {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            let code = character as usize;
             out.push('%');
-            out.push_str(&format!("{:02X}", character as u32));
+            out.push(char::from(HEX[(code >> 4) & 0xF]));
+            out.push(char::from(HEX[code & 0xF]));
         } else {
             out.push(character);
         }
