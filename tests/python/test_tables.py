@@ -189,8 +189,6 @@ def test_create_existing_table_is_already_exists(client, db):
     assert [c.name for c in client.get_table(db, "t1").sd.cols] == ["id", "name"]
 
 
-@hivestore_xfail("hivestore create_table: AlreadyExistsException names the table lowercased; "
-                 "Hive names it as sent")
 def test_already_exists_names_the_table_as_sent(client, db):
     """Observed on Hive 2.3: 'Table T1 already exists'; Hive 4 builds the message from the
     Table as sent too (getCatalogQualifiedTableName)."""
@@ -201,8 +199,7 @@ def test_already_exists_names_the_table_as_sent(client, db):
 
 @pytest.mark.parametrize("bad_name", [
     "my-table",
-    pytest.param(" T1 ", marks=hivestore_xfail(
-        "hivestore create_table trims ' T1 ' and accepts it; Hive validates the name as sent")),
+    " T1 ",
     "", "semi;colon", "dot.ted"], ids=["hyphen", "spaces", "empty", "semicolon", "dot"])
 def test_invalid_table_names_are_invalid_object(client, db, bad_name):
     """validateName on the name as sent (before trimming). Observed on Hive 2.3; Hive 4 the same."""
@@ -259,8 +256,6 @@ def test_get_missing_table_is_no_such_object_table_not_found(client, db):
         client.get_table(missing, "nope")
 
 
-@hivestore_xfail("hivestore get_table in a missing database says 'database hive.<db>'; Hive "
-                 "says '<db>.<t> table not found'")
 def test_get_table_in_missing_database_says_table_not_found(client):
     """get_table_core does not look the database up (Hive 4: "appears exception is not thrown
     currently if db doesnt exist"); observed on Hive 2.3."""
@@ -358,7 +353,6 @@ def test_get_tables_pattern_language(client, db):
     assert client.get_all_tables(f" {db.upper()} ") == everything
 
 
-@hivestore_xfail("hivestore get_tables(db, ''): answers every table; Hive answers []")
 def test_get_tables_with_an_empty_pattern_matches_nothing(client, db):
     """Observed on Hive 2.3; only null and "*" mean "every table"."""
     client.create_table(make_table(db, "t1"))
@@ -372,8 +366,6 @@ def test_listing_a_missing_database_is_empty(client):
     assert client.get_table_names_by_filter(missing, 'hive_filter_field_owner__ = "x"', -1) == []
 
 
-@hivestore_xfail("hivestore get_all_tables of a missing database answers MetaException "
-                 "'database hive.<db>'; Hive answers []")
 def test_get_all_tables_of_a_missing_database_is_empty(client):
     assert client.get_all_tables(unique_name("tdb_missing")) == []
 
@@ -531,9 +523,6 @@ def test_alter_missing_table_is_invalid_operation(client, db):
         client.alter_table(missing, "t1", table)
 
 
-@hivestore_xfail("hivestore alter_table checks the new name before the old table: altering a "
-                 "missing table with an object named like an existing one says 'new table ... "
-                 "already exists'; Hive says the table doesn't exist")
 def test_alter_of_a_missing_table_is_reported_before_the_new_name(client, db):
     """HiveAlterHandler looks the old table up first (observed on Hive 2.3)."""
     client.create_table(make_table(db, "t1"))
