@@ -321,6 +321,15 @@ def test_drop_non_empty_database_without_cascade_is_invalid_operation(client, wa
     assert client.get_all_tables(name) == []
 
 
+def test_drop_database_cascade_without_delete_data_keeps_directories(client, warehouse):
+    name = unique_name("db_cascade_keep")
+    client.create_database(Database(name=name))
+    client.create_table(make_table(name, "t1"))
+    client.drop_database(name, False, True)
+    assert name not in client.get_all_databases()
+    assert os.path.isdir(os.path.join(warehouse, f"{name}.db", "t1"))
+
+
 def test_drop_missing_database_is_no_such_object(client, hive):
     """Hive 4: NoSuchObjectException. Hive 2.3 answered MetaException with a
     NullPointerException text (observed), so this is checked on Hive 4 only."""

@@ -143,9 +143,13 @@ def test_create_table_stores_the_table_as_hive_does(client, db, warehouse, hive)
         assert table.catName == "hive"  # Hive 4 fills catName; Hive 2.3 has no catalogs
 
 
-def test_given_transient_last_ddl_time_is_kept_on_create(client, db):
-    client.create_table(make_table(db, "t1", parameters={"transient_lastDdlTime": "12345"}))
-    assert client.get_table(db, "t1").parameters["transient_lastDdlTime"] == "12345"
+def test_given_transient_last_ddl_time_is_kept_on_create_and_create_time_is_not(client, db):
+    before = int(time.time())
+    client.create_table(make_table(db, "t1", parameters={"transient_lastDdlTime": "12345"},
+                                   createTime=5))
+    table = client.get_table(db, "t1")
+    assert table.parameters["transient_lastDdlTime"] == "12345"
+    assert table.createTime >= before - CLOCK_SLACK_S
 
 
 def test_table_lookups_are_trimmed_and_case_blind(client, db):
@@ -631,6 +635,31 @@ def test_rename_keeps_the_location_of_external_and_custom_located_tables(client,
         assert local_path(client.get_table(db, f"{name}_renamed").sd.location) == str(
             tmp_path / place)
         assert (tmp_path / place).is_dir()
+
+
+def test_rename_onto_an_existing_directory_is_refused(client, db, warehouse):
+    """A managed table's rename moves its directory; if the new default directory already
+    exists, HiveAlterHandler refuses (observed on Hive 2.3; Hive 4 names the catalog too)."""
+    client.create_table(make_table(db, "m1"))
+    os.makedirs(table_dir(warehouse, db, "m9"))
+    table = client.get_table(db, "m1")
+    table.tableName = "m9"
+    with raises_hms(InvalidOperationException, "New location for this table ",
+                    f"{db}.m9 already exists : "):
+        client.alter_table(db, "m1", table)
+    assert client.get_all_tables(db) == ["m1"]
+    assert os.path.isdir(table_dir(warehouse, db, "m1"))
+
+
+def test_rename_a_view(client, db):
+    client.create_table(make_view(db, "v1", "SELECT 1"))
+    view = client.get_table(db, "v1")
+    view.tableName = "v2"
+    client.alter_table(db, "v1", view)
+    renamed = client.get_table(db, "v2")
+    assert (renamed.tableType, renamed.viewOriginalText, renamed.sd.location) == (
+        "VIRTUAL_VIEW", "SELECT 1", None)
+    assert client.get_all_tables(db) == ["v2"]
 
 
 def test_rename_errors(client, db):
