@@ -219,8 +219,6 @@ def test_slash_is_allowed_in_table_names(client, db):
     assert client.get_all_tables(db) == ["a/b"]
 
 
-@hivestore_xfail("hivestore create_table in a missing database answers NoSuchObjectException; "
-                 "Hive answers InvalidObjectException")
 def test_create_table_in_missing_database_is_invalid_object(client):
     """Hive 2.3 observed InvalidObjectException naming the database; Hive 4 converts the
     NoSuchObjectException of get_database_core into InvalidObjectException too."""

@@ -29,11 +29,16 @@ pub fn create(
     if table.owner.is_none() {
         table.owner = session.user();
     }
-    session
-        .store()
-        .create_table(table)
-        .map(|_| ())
-        .map_err(|error| to_thrift(error, throws::CREATE))
+    let database = format!("{}.{}", table.cat_name, table.db_name);
+    match session.store().create_table(table) {
+        Ok(_) => Ok(()),
+        // Hive turns the missing database into InvalidObjectException.
+        Err(EngineError::NoSuchObject(_)) => Err(exception(
+            Declared::InvalidObject,
+            format!("Database {database} doesn't exist."),
+        )),
+        Err(error) => Err(to_thrift(error, throws::CREATE)),
+    }
 }
 
 /// `create_table_req`. Constraints are not stored yet: a request that carries any is refused
