@@ -14,6 +14,8 @@
 #      BENCH_WARMUP         unmeasured calls per connection first (default 500; bounded by
 #                           BENCH_SECONDS too)
 #      BENCH_WORKLOADS      workloads (default get_table,get_table_req)
+#      JVM_WARMUP_SECONDS   an unreported run of each workload against the Java HMS first, so
+#                           that its JIT has compiled the call paths (default 15; 0 skips it)
 #      PYSPARK_VENV         venv with pyspark 4.3.0 for the reference (default: the repository's
 #                           .venv, made by scripts/test.sh; start.sh makes one if it is missing)
 #      REFERENCE_HMS_START  the reference's start script
@@ -26,6 +28,7 @@ cd "$ROOT"
 SECONDS_EACH="${BENCH_SECONDS:-5}"
 WARMUP="${BENCH_WARMUP:-500}"
 WORKLOADS="${BENCH_WORKLOADS:-get_table,get_table_req}"
+JVM_WARMUP_SECONDS="${JVM_WARMUP_SECONDS:-15}"
 START="${REFERENCE_HMS_START:-/work/shared/tools/reference-hms/start.sh}"
 export PYSPARK_VENV="${PYSPARK_VENV:-$ROOT/.venv}"
 REPORT="$ROOT/target/bench-report"
@@ -83,10 +86,17 @@ done
   echo "hivestore bench: hivestore against the Java HMS (Hive 2.3.10, Derby), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"
   echo "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) memory, $(uname -sr); client and both servers on this machine, over loopback."
-  echo "Each measurement: ${SECONDS_EACH} s at most after ${WARMUP} warm-up calls per connection; latency mode also stops at 10,000 calls."
+  echo "Each measurement: ${SECONDS_EACH} s at most after ${WARMUP} warm-up calls per connection; latency mode also stops at 100,000 calls."
+  echo "The Java HMS first ran each workload unreported for ${JVM_WARMUP_SECONDS} s on 4 connections (JIT warm-up)."
   echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
 } > "$REPORT/bench.txt"
+
+if [ "$JVM_WARMUP_SECONDS" != 0 ]; then
+  echo "==> warming the Java HMS up: ${WORKLOADS} on 4 connections, ${JVM_WARMUP_SECONDS} s each, not reported"
+  "$BIN" bench --uri "thrift://127.0.0.1:$REFERENCE_PORT" --workload "$WORKLOADS" \
+    --mode throughput --connections 4 --seconds "$JVM_WARMUP_SECONDS" --warmup 0 > /dev/null
+fi
 
 echo "==> measuring (${WORKLOADS}; latency, then throughput at 1, 4, 16 connections; ${SECONDS_EACH} s each)"
 "$BIN" bench --uri "thrift://127.0.0.1:$HIVESTORE_PORT" --compare "thrift://127.0.0.1:$REFERENCE_PORT" \

@@ -21,7 +21,7 @@ pub const WARMUP_CALL_COUNT_MAX: u64 = 1_000_000;
 pub const READ_TABLE_COUNT_MAX: usize = 10_000;
 
 /// Latency mode: samples by default, and the time bound.
-const LATENCY_CALL_COUNT_DEFAULT: u64 = 10_000;
+const LATENCY_CALL_COUNT_DEFAULT: u64 = 100_000;
 const LATENCY_SECONDS_DEFAULT: f64 = 10.0;
 /// Throughput mode: the call cap (over all connections) by default, and the time bound.
 const THROUGHPUT_CALL_COUNT_DEFAULT: u64 = 1_000_000;
@@ -84,7 +84,7 @@ pub struct BenchArgs {
     /// Time bound of one measurement [default: 10 in latency mode, 5 in throughput mode].
     #[arg(long)]
     pub seconds: Option<f64>,
-    /// Sample bound of one measurement, over all its connections [default: 10000 in latency
+    /// Sample bound of one measurement, over all its connections [default: 100000 in latency
     /// mode, 1000000 in throughput mode].
     #[arg(long)]
     pub calls: Option<u64>,
