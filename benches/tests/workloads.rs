@@ -14,6 +14,11 @@ use hivestore_loadgen::runner::Outcome;
 use hivestore_loadgen::workload::ALL_WORKLOADS;
 use hivestore_loadgen::{BenchArgs, Error, Format, Mode};
 use hivestore_tests::TestServer;
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TInputProtocol, TMessageIdentifier, TMessageType,
+    TOutputProtocol, TType,
+};
+use thrift::transport::{TBufferedReadTransport, TBufferedWriteTransport};
 
 fn tiny_args(server: &TestServer) -> BenchArgs {
     BenchArgs {
@@ -161,4 +166,64 @@ fn bounds_are_checked_before_anything_is_touched() {
     let mut args = tiny_args(&server);
     args.uri = "127.0.0.1:9083".to_string();
     assert!(matches!(Plan::from_args(&args), Err(Error::Argument(_))));
+}
+
+/// A server that knows no method: it answers every call `UNKNOWN_METHOD`, as Apache's HMS
+/// answers a call of a newer IDL. Serves one connection, then stops.
+fn start_server_that_knows_nothing() -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        let Ok((stream, _)) = listener.accept() else {
+            return;
+        };
+        let reader = stream.try_clone().expect("clone");
+        let mut input = TBinaryInputProtocol::new(TBufferedReadTransport::new(reader), true);
+        let mut output = TBinaryOutputProtocol::new(TBufferedWriteTransport::new(stream), true);
+        while let Ok(call) = input.read_message_begin() {
+            if input.skip(TType::Struct).is_err() || input.read_message_end().is_err() {
+                return;
+            }
+            let message = format!("Invalid method name: '{}'", call.name);
+            let error =
+                thrift::ApplicationError::new(thrift::ApplicationErrorKind::UnknownMethod, message);
+            let reply =
+                TMessageIdentifier::new(call.name, TMessageType::Exception, call.sequence_number);
+            let written = output
+                .write_message_begin(&reply)
+                .and_then(|()| {
+                    thrift::Error::write_application_error_to_out_protocol(&error, &mut output)
+                })
+                .and_then(|()| output.write_message_end())
+                .and_then(|()| output.flush());
+            if written.is_err() {
+                return;
+            }
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
+    let addr = start_server_that_knows_nothing();
+    let endpoint = Endpoint::parse(&format!("thrift://{addr}"), false, false).expect("endpoint");
+    let budget = hivestore_loadgen::runner::Budget {
+        duration: std::time::Duration::from_secs(30),
+        call_count_max: 3,
+        warmup_call_count: 1,
+    };
+    let measurement = hivestore_loadgen::runner::measure(
+        &endpoint,
+        "bench_test",
+        1,
+        hivestore_loadgen::Workload::GetTableReq,
+        1,
+        budget,
+    );
+    assert_eq!(
+        measurement.outcome,
+        Outcome::Unsupported("Invalid method name: 'get_table_req'".to_string())
+    );
+    assert_eq!(measurement.histogram.count(), 0);
 }
