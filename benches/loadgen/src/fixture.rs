@@ -223,18 +223,26 @@ impl Fixture {
         client
             .create_database(marked)
             .map_err(call_error(endpoint, format!("create_database {database}")))?;
+        if let Err(error) = fixture.create_tables(client, shape) {
+            // Leave nothing half made; the error that stopped the setup is the one to report.
+            let _ = fixture.drop_database(client);
+            return Err(error);
+        }
+        Ok(fixture)
+    }
+
+    fn create_tables(&self, client: &mut Client, shape: FixtureShape) -> Result<(), Error> {
+        let database = &self.database;
         let names = (0..shape.read_table_count)
             .map(read_table_name)
             .chain((0..shape.commit_table_count).map(commit_table_name));
         for name in names {
+            let call = format!("create_table {database}.{name}");
             client
                 .create_table(bench_table(database, &name))
-                .map_err(call_error(
-                    endpoint,
-                    format!("create_table {database}.{name}"),
-                ))?;
+                .map_err(call_error(&self.endpoint, call))?;
         }
-        Ok(fixture)
+        Ok(())
     }
 
     /// The database's name.
