@@ -14,7 +14,7 @@
 #      the `Adapter` to the generated processor traits, and `METHODS`) from the generated
 #      handler traits.
 #
-# The generated files are never edited by hand; patch_generated.py applies two documented
+# The generated files are never edited by hand; patch_generated.py applies four documented
 # mechanical fixes. The compiler warns about two arguments of drop_dataconnector without
 # field ids: that is deliberate (Hive 4.0 declared them so, and its clients send ids -1 and
 # -2), see README.md.
@@ -38,8 +38,9 @@ mkdir -p "$out"
 rm -f "$out"/fb303.rs "$out"/hive_metastore.rs "$out"/handler.rs
 thrift -gen rs -I "$here" -out "$out" "$here/fb303.thrift"
 thrift -gen rs -I "$here" -out "$out" "$here/hive_metastore.thrift"
-# Two generator bugs (a panic on a union with only an unknown field; wrong match arms for
-# implicit field ids) are fixed mechanically; patch_generated.py documents both.
+# Generator behaviours that break real clients (a panic on a union with only an unknown
+# field; wrong match arms for implicit field ids; absent fields and arguments read as zero
+# values or refused) are fixed mechanically; patch_generated.py documents each.
 python3 "$here/patch_generated.py" "$out/hive_metastore.rs"
 python3 "$here/gen_handler.py" "$out/hive_metastore.rs" "$out/fb303.rs" > "$out/handler.rs"
 # handler.rs is read by people and checked by `cargo fmt`; Thrift's own output opts out of
