@@ -154,8 +154,9 @@ def main(argv: list[str]) -> int:
     w("    ))")
     w("}")
     w("")
-    w("/// Adapts a `Handler` to the generated processor's handler traits.")
-    w("pub struct Adapter<H>(pub H);")
+    w("/// Adapts a `Handler` to the generated processor's handler traits. Shared, so that a server")
+    w("/// can also answer some calls itself with the same handler.")
+    w("pub struct Adapter<H>(pub std::sync::Arc<H>);")
     for module, src, trait, _ in services:
         w("")
         w(f"impl<H: Handler> crate::{module}::{trait} for Adapter<H> {{")

@@ -67,7 +67,7 @@ fn processor() -> (
         dropped: Arc::clone(&dropped),
     };
     (
-        ThriftHiveMetastoreSyncProcessor::new(Adapter(fake)),
+        ThriftHiveMetastoreSyncProcessor::new(Adapter(Arc::new(fake))),
         observed,
         dropped,
     )

@@ -246,7 +246,7 @@ fn skewed_from_idl(skewed: idl::SkewedInfo) -> engine::SkewedInfo {
     }
 }
 
-fn skewed_to_idl(skewed: engine::SkewedInfo) -> idl::SkewedInfo {
+pub(crate) fn skewed_to_idl(skewed: engine::SkewedInfo) -> idl::SkewedInfo {
     idl::SkewedInfo {
         skewed_col_names: Some(skewed.skewed_col_names),
         skewed_col_values: Some(skewed.skewed_col_values),
@@ -257,6 +257,15 @@ fn skewed_to_idl(skewed: engine::SkewedInfo) -> idl::SkewedInfo {
                 .map(|entry| (entry.values, entry.location))
                 .collect(),
         ),
+    }
+}
+
+/// File metadata toward the wire.
+pub(crate) fn file_metadata_to_idl(metadata: engine::FileMetadata) -> idl::FileMetadata {
+    idl::FileMetadata {
+        type_: Some(metadata.metadata_type),
+        version: Some(metadata.version),
+        data: Some(metadata.data),
     }
 }
 
@@ -323,7 +332,9 @@ fn creation_metadata_from_idl(metadata: idl::CreationMetadata) -> engine::Creati
     }
 }
 
-fn creation_metadata_to_idl(metadata: engine::CreationMetadata) -> idl::CreationMetadata {
+pub(crate) fn creation_metadata_to_idl(
+    metadata: engine::CreationMetadata,
+) -> idl::CreationMetadata {
     idl::CreationMetadata {
         cat_name: metadata.cat_name,
         db_name: metadata.db_name,
@@ -400,11 +411,7 @@ pub fn table_to_idl(table: engine::Table) -> idl::Table {
         required_read_capabilities: table.required_read_capabilities,
         required_write_capabilities: table.required_write_capabilities,
         id: Some(table.id),
-        file_metadata: table.file_metadata.map(|metadata| idl::FileMetadata {
-            type_: Some(metadata.metadata_type),
-            version: Some(metadata.version),
-            data: Some(metadata.data),
-        }),
+        file_metadata: table.file_metadata.map(file_metadata_to_idl),
         dictionary: table
             .dictionary
             .map(|values| idl::ObjectDictionary { values }),

@@ -20,6 +20,7 @@ use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 use std::sync::Arc;
 
 use crate::detect::Protocol;
+use crate::direct::{self, Answer};
 use crate::limits::Limits;
 use crate::service::{is_implemented, ServerState, Session};
 
@@ -40,6 +41,7 @@ pub struct DispatchError(String);
 /// Answers the requests of one connection.
 pub struct Dispatcher {
     processor: ThriftHiveMetastoreSyncProcessor<Adapter<Session>>,
+    session: Arc<Session>,
     state: Arc<ServerState>,
     limits: Limits,
 }
@@ -47,8 +49,10 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// A dispatcher whose calls go to `session`.
     pub fn new(session: Session, state: Arc<ServerState>, limits: Limits) -> Self {
+        let session = Arc::new(session);
         Dispatcher {
-            processor: ThriftHiveMetastoreSyncProcessor::new(Adapter(session)),
+            processor: ThriftHiveMetastoreSyncProcessor::new(Adapter(Arc::clone(&session))),
+            session,
             state,
             limits,
         }
@@ -93,8 +97,24 @@ impl Dispatcher {
             return Ok(Outcome::Reply);
         };
         tracing::debug!(method = method.name, "call");
-        let mut input = input_protocol(protocol, message, config);
         let reply_start = reply.len();
+        if !one_way && direct::serves(method.name) {
+            let sequence = header.sequence_number;
+            let answer = direct::answer(
+                method.name,
+                sequence,
+                &mut *input,
+                protocol,
+                reply,
+                &self.session,
+            );
+            match answer {
+                Ok(Answer::Written) => return Ok(Outcome::Reply),
+                Ok(Answer::Declined) => reply.truncate(reply_start),
+                Err(error) => return Err(DispatchError(format!("{}: {error}", method.name))),
+            }
+        }
+        let mut input = input_protocol(protocol, message, config);
         let result = {
             let mut output = output_protocol(protocol, reply);
             self.processor.process(&mut *input, &mut *output)

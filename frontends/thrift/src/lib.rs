@@ -30,6 +30,7 @@ pub mod config;
 pub mod convert;
 pub mod counters;
 pub mod detect;
+mod direct;
 pub mod dispatch;
 pub mod errors;
 pub mod limits;

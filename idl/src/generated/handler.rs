@@ -2134,8 +2134,9 @@ pub fn unknown_method(name: &str) -> thrift::Error {
     ))
 }
 
-/// Adapts a `Handler` to the generated processor's handler traits.
-pub struct Adapter<H>(pub H);
+/// Adapts a `Handler` to the generated processor's handler traits. Shared, so that a server
+/// can also answer some calls itself with the same handler.
+pub struct Adapter<H>(pub std::sync::Arc<H>);
 
 impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapter<H> {
     fn handle_abort_compactions(

@@ -1,0 +1,121 @@
+//! The hottest read calls, answered from the store's archived values written straight to the
+//! wire: no owned copy of the object, no IDL struct, no allocation per field.
+//!
+//! Only successes are answered here. When the store answers with an error (a missing table,
+//! say), the call is left to the generated processor and `calls/`, which make Hive's exception:
+//! one way to make each error. `encode.rs` writes the same bytes the generated code writes for
+//! what `convert.rs` builds; its tests hold the two together.
+
+mod encode;
+mod tables;
+mod wire;
+
+use thrift::protocol::{TInputProtocol, TType};
+
+use crate::detect::Protocol;
+use crate::service::Session;
+use wire::Encoder;
+
+/// What became of a call offered here.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The reply was written.
+    Written,
+    /// Not answered (the store said no, or the arguments are missing or unreadable): nothing
+    /// was written; the generated processor answers it, as it would have.
+    Declined,
+}
+
+/// Whether calls of `method` are offered here first.
+pub fn serves(method: &str) -> bool {
+    matches!(method, "get_table" | "get_table_req")
+}
+
+/// Answers a call of `method` whose header was read from `input`, appending the reply to
+/// `reply` in `protocol`, or declines it.
+pub fn answer(
+    method: &'static str,
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    protocol: Protocol,
+    reply: &mut Vec<u8>,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let output = &mut Encoder::new(reply, protocol);
+    let answer = match method {
+        "get_table" => tables::get_table(sequence, input, output, session)?,
+        "get_table_req" => tables::get_table_req(sequence, input, output, session)?,
+        _ => Answer::Declined,
+    };
+    if answer == Answer::Written {
+        hivestore_idl::handler::Handler::observe(session, method, false);
+    }
+    Ok(answer)
+}
+
+/// Writes the reply to a call that succeeded: the header, then the result struct whose
+/// `success` field (id 0) is the struct `body` writes.
+fn write_success(
+    o: &mut Encoder<'_>,
+    method: &str,
+    sequence: i32,
+    body: impl FnOnce(&mut Encoder<'_>) -> thrift::Result<()>,
+) -> thrift::Result<()> {
+    o.reply_begin(method, sequence);
+    o.struct_begin();
+    o.field(TType::Struct, 0);
+    body(o)?;
+    o.struct_end();
+    Ok(())
+}
+
+/// Reads an argument struct of string arguments with ids `1..=N`; other fields are skipped.
+/// A missing argument reads as `None`.
+fn read_string_arguments<const N: usize>(
+    input: &mut dyn TInputProtocol,
+) -> thrift::Result<[Option<String>; N]> {
+    let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
+    input.read_struct_begin()?;
+    loop {
+        let field = input.read_field_begin()?;
+        if field.field_type == TType::Stop {
+            break;
+        }
+        let slot = field
+            .id
+            .and_then(|id| usize::try_from(id).ok())
+            .and_then(|id| id.checked_sub(1))
+            .filter(|index| *index < N);
+        match slot {
+            Some(index) if field.field_type == TType::String => {
+                values[index] = Some(input.read_string()?)
+            }
+            _ => input.skip(field.field_type)?,
+        }
+        input.read_field_end()?;
+    }
+    input.read_struct_end()?;
+    Ok(values)
+}
+
+/// Reads an argument struct whose only argument (id 1) is the struct `T`; `None` when absent.
+fn read_struct_argument<T: thrift::protocol::TSerializable>(
+    input: &mut dyn TInputProtocol,
+) -> thrift::Result<Option<T>> {
+    let mut value = None;
+    input.read_struct_begin()?;
+    loop {
+        let field = input.read_field_begin()?;
+        if field.field_type == TType::Stop {
+            break;
+        }
+        if field.id == Some(1) && field.field_type == TType::Struct {
+            value = Some(T::read_from_in_protocol(input)?);
+        } else {
+            input.skip(field.field_type)?;
+        }
+        input.read_field_end()?;
+    }
+    input.read_struct_end()?;
+    Ok(value)
+}
