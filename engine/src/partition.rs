@@ -191,6 +191,20 @@ pub(crate) fn check_value_count(table: &PartitionedTable, values: &[String]) -> 
     Err(Error::Refused(message))
 }
 
+/// A partition as Hive's messages show it (Java's text of the Thrift `Partition`), with the
+/// fields that identify it.
+pub(crate) fn java_partition<V: AsRef<str>>(
+    database: &str,
+    table: &str,
+    catalog: &str,
+    values: &[V],
+) -> String {
+    format!(
+        "Partition(values:{}, dbName:{database}, tableName:{table}, catName:{catalog})",
+        java_list(values),
+    )
+}
+
 /// `[a, b]`, as Java prints a list.
 pub(crate) fn java_list<V: AsRef<str>>(values: &[V]) -> String {
     let joined: Vec<&str> = values.iter().map(AsRef::as_ref).collect();

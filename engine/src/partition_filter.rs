@@ -551,10 +551,12 @@ impl Parser {
         if self.at_literal() {
             let literal = self.parse_literal()?;
             let operator = self.parse_operator()?;
-            if operator == Operator::Like {
-                return Err("Value should be on the RHS for LIKE operator".to_string());
-            }
             let key = self.parse_key()?;
+            if operator == Operator::Like {
+                return Err(format!(
+                    "Value should be on the RHS for LIKE operator : Key <{key}>"
+                ));
+            }
             return self.compare(key, operator.reversed(), literal);
         }
         let key = self.parse_key()?;

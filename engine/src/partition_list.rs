@@ -433,7 +433,7 @@ fn plan_partial(table: &PartitionedTable, partial: &[String]) -> Result<Plan> {
     if partial.len() > key_count {
         return Err(Error::Refused(format!(
             "Incorrect number of partition values. numPartKeys={key_count}, part_val={}",
-            java_list(partial)
+            partial.len()
         )));
     }
     let leading: Vec<String> = partial

@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::partition::{
-    check_value_count, java_list, normalize_values, resolve_table, to_record, DescriptorCache,
-    DescriptorInterner, Partition, PartitionRecord, PartitionedTable,
+    check_value_count, java_list, java_partition, normalize_values, resolve_table, to_record,
+    DescriptorCache, DescriptorInterner, Partition, PartitionRecord, PartitionedTable,
 };
 use crate::partition_name::PartitionNameWhitelist;
 use crate::store::{now_seconds, Store, WriteTxn};
@@ -20,6 +20,13 @@ use crate::warehouse::{join_location, normalize_location, WarehouseReport};
 /// The table parameter Hive 4 sets on managed tables it made external; their
 /// partitions still move on rename.
 pub const TRANSLATED_TO_EXTERNAL_PARAMETER: &str = "TRANSLATED_TO_EXTERNAL";
+
+/// How Hive's `add_partitions` starts its message for a missing table.
+const MISSING_TABLE_ON_ADD: &str = "Unable to add partitions because database or table ";
+
+/// Hive's `alter_partition` message for a missing table (`alter_partitions` says "partitions").
+const MISSING_TABLE_ON_ALTER: &str =
+    "Unable to alter partition because table or database does not exist.";
 
 /// The options of [`Store::add_partitions`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -114,14 +121,17 @@ impl Store {
             partition.table_name.clone(),
         );
         let options = AddPartitionsOptions::default();
-        let mut added = self.add_partitions(&catalog, &database, &name, vec![partition], &options);
-        if let Err(Error::AlreadyExists(message)) = &mut added {
-            *message = message.replace(
-                "Partition(s) already exist, partition name(s): ",
-                "Partition already exists: ",
-            );
-        }
-        added?
+        let added = self.add_partitions(&catalog, &database, &name, vec![partition], &options);
+        added
+            .map_err(|error| match error {
+                Error::InvalidObject(message) if message.starts_with(MISSING_TABLE_ON_ADD) => {
+                    Error::InvalidObject(
+                        "Unable to add partition because table or database do not exist"
+                            .to_string(),
+                    )
+                }
+                other => other,
+            })?
             .pop()
             .ok_or_else(|| Error::Internal("add_partition added nothing".to_string()))
     }
@@ -147,17 +157,18 @@ impl Store {
     ) -> Result<Vec<Partition>> {
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
-            let table = resolve_table(txn.reader(), catalog, database, name).map_err(|error| {
-                match error {
-                    Error::NoSuchObject(_) => {
-                        let (catalog, database, name) = normalize_names(catalog, database, name);
-                        Error::InvalidObject(format!(
-                            "Unable to add partitions because {catalog}.{database}.{name} does not exist"
-                        ))
-                    }
-                    other => other,
-                }
-            })?;
+            let table =
+                resolve_table(txn.reader(), catalog, database, name).map_err(
+                    |error| match error {
+                        Error::NoSuchObject(_) => {
+                            let (_, database, name) = normalize_names(catalog, database, name);
+                            Error::InvalidObject(format!(
+                                "{MISSING_TABLE_ON_ADD}{database}.{name} does not exist"
+                            ))
+                        }
+                        other => other,
+                    },
+                )?;
             let prepared = prepare_batch(&table, partitions, options)?;
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
             self.stage_added(txn, &table, prepared)
@@ -197,13 +208,33 @@ impl Store {
         name: &str,
         partitions: Vec<Partition>,
     ) -> Result<Vec<Partition>> {
-        self.write(|txn| {
-            let table = resolve_table(txn.reader(), catalog, database, name).map_err(|_| {
+        let altered = self.alter_existing_partitions(catalog, database, name, partitions);
+        altered.map_err(|error| match error {
+            Error::InvalidOperation(message) if message == MISSING_TABLE_ON_ALTER => {
                 Error::InvalidOperation(
-                    "Unable to alter partition because table or database does not exist."
+                    "Unable to alter partitions because table or database does not exist."
                         .to_string(),
                 )
-            })?;
+            }
+            Error::NoSuchObject(message) => Error::InvalidOperation(format!(
+                "Alter partition operation failed: NoSuchObjectException(message:{message})"
+            )),
+            other => other,
+        })
+    }
+
+    /// [`Store::alter_partitions`]; a missing partition is `NoSuchObject`, which each caller
+    /// words as Hive does.
+    fn alter_existing_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<Partition>,
+    ) -> Result<Vec<Partition>> {
+        self.write(|txn| {
+            let table = resolve_table(txn.reader(), catalog, database, name)
+                .map_err(|_| Error::InvalidOperation(MISSING_TABLE_ON_ALTER.to_string()))?;
             let now = now_seconds();
             let mut interner = DescriptorInterner::new(table.id);
             let mut altered = Vec::with_capacity(partitions.len());
@@ -226,7 +257,11 @@ impl Store {
         name: &str,
         partition: Partition,
     ) -> Result<Partition> {
-        let mut altered = self.alter_partitions(catalog, database, name, vec![partition])?;
+        let altered = self.alter_existing_partitions(catalog, database, name, vec![partition]);
+        let mut altered = altered.map_err(|error| match error {
+            Error::NoSuchObject(_) => Error::InvalidOperation("alter is not possible".to_string()),
+            other => other,
+        })?;
         altered
             .pop()
             .ok_or_else(|| Error::Internal("alter_partition altered nothing".to_string()))
@@ -252,7 +287,7 @@ impl Store {
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
             let table = resolve_table(txn.reader(), catalog, database, name).map_err(|_| {
-                Error::InvalidObject(
+                Error::InvalidOperation(
                     "Unable to alter partition because table or database does not exist."
                         .to_string(),
                 )
@@ -273,7 +308,7 @@ impl Store {
         partition.values = normalize_values(&partition.values);
         check_value_count(table, &partition.values)?;
         let old = read_partition(txn, table, &old_values)?.ok_or_else(|| {
-            Error::InvalidObject(
+            Error::InvalidOperation(
                 "Unable to rename partition because old partition does not exist".to_string(),
             )
         })?;
@@ -368,7 +403,7 @@ impl Store {
                     None if options.if_exists => continue,
                     None if values_list.len() == 1 => {
                         return Err(Error::NoSuchObject(format!(
-                            "Partition doesn't exist. {}",
+                            "partition values={}",
                             java_list(&values)
                         )))
                     }
@@ -394,6 +429,10 @@ impl Store {
             for location in partitions.iter().filter_map(Partition::location) {
                 self.warehouse()
                     .remove_dir(location, &protected, &mut warehouse);
+                if let Some(root) = table.table.location() {
+                    self.warehouse()
+                        .remove_empty_parents(location, root, &mut warehouse);
+                }
             }
         }
         Ok(DroppedPartitions {
@@ -457,7 +496,12 @@ fn prepare_batch(
         if !seen.insert(partition.values.clone()) {
             return Err(Error::Refused(format!(
                 "Duplicate partitions in the list: {}",
-                table.partition_name(&partition.values)
+                java_partition(
+                    &table.table.db_name,
+                    &table.table.table_name,
+                    &table.table.cat_name,
+                    &partition.values,
+                )
             )));
         }
         fill_names(table, &mut partition);
@@ -477,9 +521,10 @@ fn check_belongs(table: &PartitionedTable, partition: &Partition) -> Result<()> 
         return Ok(());
     }
     Err(Error::Refused(format!(
-        "Partition does not belong to target table {}. It belongs to the table {database}.{name} : {}",
-        table.table.qualified_name(),
-        java_list(&partition.values)
+        "Partition does not belong to target table {}.{}: {}",
+        table.table.db_name,
+        table.table.table_name,
+        java_partition(&database, &name, &partition.cat_name, &partition.values)
     )))
 }
 
@@ -523,21 +568,26 @@ fn skip_existing(
     if_not_exists: bool,
 ) -> Result<Vec<Partition>> {
     let mut added = Vec::with_capacity(prepared.len());
-    let mut existing = Vec::new();
+    let mut first_existing = None;
     for partition in prepared {
         if txn
             .get(&keys::partition_key(table.id, &partition.values))?
             .is_some()
         {
-            existing.push(table.partition_name(&partition.values));
+            first_existing.get_or_insert(partition.values);
         } else {
             added.push(partition);
         }
     }
-    if !existing.is_empty() && !if_not_exists {
+    if let (Some(values), false) = (first_existing, if_not_exists) {
         return Err(Error::AlreadyExists(format!(
-            "Partition(s) already exist, partition name(s): {}",
-            java_list(&existing)
+            "Partition already exists: {}",
+            java_partition(
+                &table.table.db_name,
+                &table.table.table_name,
+                &table.table.cat_name,
+                &values
+            )
         )));
     }
     Ok(added)
@@ -551,14 +601,9 @@ fn prepare_altered(
     now: i32,
 ) -> Result<Partition> {
     partition.values = normalize_values(&partition.values);
-    check_value_count(table, &partition.values)
-        .map_err(|error| Error::InvalidOperation(format!("alter is not possible: {error}")))?;
+    check_value_count(table, &partition.values)?;
     let old = read_partition(txn, table, &partition.values)?.ok_or_else(|| {
-        Error::InvalidOperation(format!(
-            "alter is not possible: partition {} of {} does not exist",
-            table.partition_name(&partition.values),
-            table.table.qualified_name()
-        ))
+        Error::NoSuchObject(format!("partition values={}", java_list(&partition.values)))
     })?;
     fill_names(table, &mut partition);
     partition.create_time = old.create_time;

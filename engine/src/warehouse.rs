@@ -37,6 +37,8 @@ pub trait Filesystem: Send + Sync + fmt::Debug {
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Removes everything inside directory `path`, keeping `path`.
     fn remove_dir_contents(&self, path: &Path) -> io::Result<()>;
+    /// Removes directory `path` if it is empty; `Ok(false)` when it is not (or is gone).
+    fn remove_dir_if_empty(&self, path: &Path) -> io::Result<bool>;
 }
 
 /// The local filesystem, through `std::fs`.
@@ -72,6 +74,18 @@ impl Filesystem for LocalFilesystem {
             std::fs::create_dir_all(parent)?;
         }
         std::fs::rename(from, to)
+    }
+
+    fn remove_dir_if_empty(&self, path: &Path) -> io::Result<bool> {
+        let empty = match std::fs::read_dir(path) {
+            Ok(mut entries) => entries.next().is_none(),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(error) => return Err(error),
+        };
+        if empty {
+            std::fs::remove_dir(path)?;
+        }
+        Ok(empty)
     }
 
     fn remove_dir_contents(&self, path: &Path) -> io::Result<()> {
@@ -299,6 +313,35 @@ impl Warehouse {
         match filesystem.remove_dir_all(&path) {
             Ok(()) => report.removed.push(location.to_string()),
             Err(error) => report.failed(format!("cannot delete {location}: {error}")),
+        }
+    }
+
+    /// Removes the directories between `location` (exclusive) and `root` (exclusive) that
+    /// are left empty, innermost first, as Hive does after dropping a partition's data
+    /// (`ds=x` goes with its last `hr=y`). Failures are reported, never fatal.
+    pub(crate) fn remove_empty_parents(
+        &self,
+        location: &str,
+        root: &str,
+        report: &mut WarehouseReport,
+    ) {
+        let (Some((filesystem, path)), Some(root)) = (self.resolve(location), local_path(root))
+        else {
+            return;
+        };
+        let mut parent = path.parent();
+        while let Some(directory) = parent {
+            if directory == root || !directory.starts_with(&root) {
+                return;
+            }
+            match filesystem.remove_dir_if_empty(directory) {
+                Ok(true) => parent = directory.parent(),
+                Ok(false) => return,
+                Err(error) => {
+                    report.failed(format!("cannot delete {}: {error}", directory.display()));
+                    return;
+                }
+            }
         }
     }
 

@@ -383,6 +383,10 @@ impl Filesystem for FailingFilesystem {
         self.check("empty")?;
         LocalFilesystem.remove_dir_contents(path)
     }
+    fn remove_dir_if_empty(&self, path: &Path) -> io::Result<bool> {
+        self.check("remove")?;
+        LocalFilesystem.remove_dir_if_empty(path)
+    }
 }
 
 #[test]

@@ -260,6 +260,14 @@ pub(crate) fn skewed_to_idl(skewed: engine::SkewedInfo) -> idl::SkewedInfo {
     }
 }
 
+fn file_metadata_from_idl(metadata: idl::FileMetadata) -> engine::FileMetadata {
+    engine::FileMetadata {
+        metadata_type: metadata.type_.unwrap_or(1),
+        version: metadata.version.unwrap_or(1),
+        data: metadata.data.unwrap_or_default(),
+    }
+}
+
 /// File metadata toward the wire.
 pub(crate) fn file_metadata_to_idl(metadata: engine::FileMetadata) -> idl::FileMetadata {
     idl::FileMetadata {
@@ -373,11 +381,7 @@ pub fn table_from_idl(table: idl::Table, catalog: &str) -> engine::Table {
         required_read_capabilities: table.required_read_capabilities,
         required_write_capabilities: table.required_write_capabilities,
         id: table.id.unwrap_or_default(),
-        file_metadata: table.file_metadata.map(|metadata| engine::FileMetadata {
-            metadata_type: metadata.type_.unwrap_or(1),
-            version: metadata.version.unwrap_or(1),
-            data: metadata.data.unwrap_or_default(),
-        }),
+        file_metadata: table.file_metadata.map(file_metadata_from_idl),
         dictionary: table.dictionary.map(|dictionary| dictionary.values),
         txn_id: table.txn_id,
     }
@@ -416,5 +420,45 @@ pub fn table_to_idl(table: engine::Table) -> idl::Table {
             .dictionary
             .map(|values| idl::ObjectDictionary { values }),
         txn_id: table.txn_id,
+    }
+}
+
+/// A partition from the wire; `catalog` fills an absent catalog name. An absent write id is
+/// Hive's default, -1.
+pub fn partition_from_idl(partition: idl::Partition, catalog: &str) -> engine::Partition {
+    engine::Partition {
+        values: partition.values.unwrap_or_default(),
+        db_name: partition.db_name.unwrap_or_default(),
+        table_name: partition.table_name.unwrap_or_default(),
+        create_time: partition.create_time.unwrap_or_default(),
+        last_access_time: partition.last_access_time.unwrap_or_default(),
+        sd: partition.sd.map(storage_from_idl),
+        parameters: partition.parameters.unwrap_or_default(),
+        privileges: partition.privileges.map(privileges_from_idl),
+        cat_name: partition
+            .cat_name
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| catalog.to_string()),
+        write_id: partition.write_id.unwrap_or(-1),
+        file_metadata: partition.file_metadata.map(file_metadata_from_idl),
+    }
+}
+
+/// A partition toward the wire.
+pub fn partition_to_idl(partition: engine::Partition) -> idl::Partition {
+    idl::Partition {
+        values: Some(partition.values),
+        db_name: Some(partition.db_name),
+        table_name: Some(partition.table_name),
+        create_time: Some(partition.create_time),
+        last_access_time: Some(partition.last_access_time),
+        sd: partition.sd.map(storage_to_idl),
+        parameters: Some(partition.parameters),
+        privileges: partition.privileges.map(privileges_to_idl),
+        cat_name: Some(partition.cat_name),
+        write_id: Some(partition.write_id),
+        is_stats_compliant: None,
+        col_stats: None,
+        file_metadata: partition.file_metadata.map(file_metadata_to_idl),
     }
 }

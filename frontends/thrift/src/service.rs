@@ -12,7 +12,7 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, session, tables};
+use crate::calls::{catalogs, databases, partitions, session, tables};
 use crate::counters::Counters;
 
 /// The name fb303 `getName` answers.
@@ -24,14 +24,29 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// their arguments (Hive's client takes that as "older metastore" and falls back where it can).
 /// Keep it sorted; the README's compatibility table follows it.
 pub const IMPLEMENTED_METHODS: &[&str] = &[
+    "add_partition",
+    "add_partition_with_environment_context",
+    "add_partitions",
+    "add_partitions_pspec",
+    "add_partitions_req",
     "aliveSince",
     "alter_catalog",
     "alter_database",
     "alter_database_req",
+    "alter_partition",
+    "alter_partition_with_environment_context",
+    "alter_partitions",
+    "alter_partitions_req",
+    "alter_partitions_with_environment_context",
     "alter_table",
     "alter_table_req",
     "alter_table_with_cascade",
     "alter_table_with_environment_context",
+    "append_partition",
+    "append_partition_by_name",
+    "append_partition_by_name_with_environment_context",
+    "append_partition_req",
+    "append_partition_with_environment_context",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -41,9 +56,16 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "drop_catalog",
     "drop_database",
     "drop_database_req",
+    "drop_partition",
+    "drop_partition_by_name",
+    "drop_partition_by_name_with_environment_context",
+    "drop_partition_req",
+    "drop_partition_with_environment_context",
+    "drop_partitions_req",
     "drop_table",
     "drop_table_req",
     "drop_table_with_environment_context",
+    "fetch_partition_names_req",
     "getCounter",
     "getCounters",
     "getName",
@@ -64,6 +86,27 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_fields",
     "get_fields_req",
     "get_fields_with_environment_context",
+    "get_num_partitions_by_filter",
+    "get_part_specs_by_filter",
+    "get_partition",
+    "get_partition_by_name",
+    "get_partition_names",
+    "get_partition_names_ps",
+    "get_partition_names_ps_req",
+    "get_partition_names_req",
+    "get_partition_req",
+    "get_partition_with_auth",
+    "get_partitions",
+    "get_partitions_by_filter",
+    "get_partitions_by_filter_req",
+    "get_partitions_by_names",
+    "get_partitions_by_names_req",
+    "get_partitions_ps",
+    "get_partitions_ps_with_auth",
+    "get_partitions_ps_with_auth_req",
+    "get_partitions_pspec",
+    "get_partitions_req",
+    "get_partitions_with_auth",
     "get_schema",
     "get_schema_req",
     "get_schema_with_environment_context",
@@ -76,7 +119,12 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
+    "partition_name_has_valid_characters",
+    "partition_name_to_spec",
+    "partition_name_to_vals",
     "reinitialize",
+    "rename_partition",
+    "rename_partition_req",
     "setOption",
     "set_ugi",
     "shutdown",
@@ -485,6 +533,414 @@ impl Handler for Session {
         req: idl::TruncateTableRequest,
     ) -> thrift::Result<idl::TruncateTableResponse> {
         tables::truncate_req(self, req)
+    }
+
+    fn add_partition(&self, new_part: idl::Partition) -> thrift::Result<idl::Partition> {
+        partitions::add(self, new_part)
+    }
+
+    fn add_partition_with_environment_context(
+        &self,
+        new_part: idl::Partition,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::add(self, new_part)
+    }
+
+    fn add_partitions(&self, new_parts: Vec<idl::Partition>) -> thrift::Result<i32> {
+        partitions::add_many(self, new_parts)
+    }
+
+    fn add_partitions_pspec(&self, new_parts: Vec<idl::PartitionSpec>) -> thrift::Result<i32> {
+        partitions::add_pspec(self, new_parts)
+    }
+
+    fn add_partitions_req(
+        &self,
+        request: idl::AddPartitionsRequest,
+    ) -> thrift::Result<idl::AddPartitionsResult> {
+        partitions::add_req(self, request)
+    }
+
+    fn append_partition(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::append(self, db_name, tbl_name, part_vals)
+    }
+
+    fn append_partition_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::append(self, db_name, tbl_name, part_vals)
+    }
+
+    fn append_partition_req(
+        &self,
+        append_partitions_req: idl::AppendPartitionsRequest,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::append_req(self, append_partitions_req)
+    }
+
+    fn append_partition_by_name(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::append_by_name(self, db_name, tbl_name, part_name)
+    }
+
+    fn append_partition_by_name_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::append_by_name(self, db_name, tbl_name, part_name)
+    }
+
+    fn drop_partition(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        delete_data: bool,
+    ) -> thrift::Result<bool> {
+        partitions::drop_values(self, db_name, tbl_name, part_vals, delete_data)
+    }
+
+    fn drop_partition_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        delete_data: bool,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<bool> {
+        partitions::drop_values(self, db_name, tbl_name, part_vals, delete_data)
+    }
+
+    fn drop_partition_req(
+        &self,
+        drop_partition_req: idl::DropPartitionRequest,
+    ) -> thrift::Result<bool> {
+        partitions::drop_req(self, drop_partition_req)
+    }
+
+    fn drop_partition_by_name(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+        delete_data: bool,
+    ) -> thrift::Result<bool> {
+        partitions::drop_by_name(self, db_name, tbl_name, part_name, delete_data)
+    }
+
+    fn drop_partition_by_name_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+        delete_data: bool,
+        _environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<bool> {
+        partitions::drop_by_name(self, db_name, tbl_name, part_name, delete_data)
+    }
+
+    fn drop_partitions_req(
+        &self,
+        req: idl::DropPartitionsRequest,
+    ) -> thrift::Result<idl::DropPartitionsResult> {
+        partitions::drop_many_req(self, req)
+    }
+
+    fn get_partition(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::get(self, db_name, tbl_name, part_vals)
+    }
+
+    fn get_partition_req(
+        &self,
+        req: idl::GetPartitionRequest,
+    ) -> thrift::Result<idl::GetPartitionResponse> {
+        partitions::get_req(self, req)
+    }
+
+    fn get_partition_with_auth(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        _user_name: String,
+        _group_names: Vec<String>,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::get(self, db_name, tbl_name, part_vals)
+    }
+
+    fn get_partition_by_name(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::get_by_name(self, db_name, tbl_name, part_name)
+    }
+
+    fn get_partitions(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        max_parts: i16,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::get_all(self, db_name, tbl_name, max_parts)
+    }
+
+    fn get_partitions_req(
+        &self,
+        req: idl::PartitionsRequest,
+    ) -> thrift::Result<idl::PartitionsResponse> {
+        partitions::get_all_req(self, req)
+    }
+
+    fn get_partitions_with_auth(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        max_parts: i16,
+        _user_name: String,
+        _group_names: Vec<String>,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::get_all(self, db_name, tbl_name, max_parts)
+    }
+
+    fn get_partitions_pspec(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        max_parts: i32,
+    ) -> thrift::Result<Vec<idl::PartitionSpec>> {
+        partitions::get_all_pspec(self, db_name, tbl_name, max_parts)
+    }
+
+    fn get_partition_names(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        max_parts: i16,
+    ) -> thrift::Result<Vec<String>> {
+        partitions::names(self, db_name, tbl_name, max_parts)
+    }
+
+    fn fetch_partition_names_req(
+        &self,
+        partition_req: idl::PartitionsRequest,
+    ) -> thrift::Result<Vec<String>> {
+        partitions::names_req(self, partition_req)
+    }
+
+    fn get_partitions_ps(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        max_parts: i16,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+    }
+
+    fn get_partitions_ps_with_auth(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        max_parts: i16,
+        _user_name: String,
+        _group_names: Vec<String>,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+    }
+
+    fn get_partitions_ps_with_auth_req(
+        &self,
+        req: idl::GetPartitionsPsWithAuthRequest,
+    ) -> thrift::Result<idl::GetPartitionsPsWithAuthResponse> {
+        partitions::get_ps_req(self, req)
+    }
+
+    fn get_partition_names_ps(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        max_parts: i16,
+    ) -> thrift::Result<Vec<String>> {
+        partitions::names_ps(self, db_name, tbl_name, part_vals, max_parts)
+    }
+
+    fn get_partition_names_ps_req(
+        &self,
+        req: idl::GetPartitionNamesPsRequest,
+    ) -> thrift::Result<idl::GetPartitionNamesPsResponse> {
+        partitions::names_ps_req(self, req)
+    }
+
+    fn get_partition_names_req(
+        &self,
+        req: idl::PartitionsByExprRequest,
+    ) -> thrift::Result<Vec<String>> {
+        partitions::names_by_expr(self, req)
+    }
+
+    fn get_partitions_by_filter(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        filter: String,
+        max_parts: i16,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::by_filter(self, db_name, tbl_name, filter, max_parts)
+    }
+
+    fn get_partitions_by_filter_req(
+        &self,
+        req: idl::GetPartitionsByFilterRequest,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::by_filter_req(self, req)
+    }
+
+    fn get_part_specs_by_filter(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        filter: String,
+        max_parts: i32,
+    ) -> thrift::Result<Vec<idl::PartitionSpec>> {
+        partitions::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
+    }
+
+    fn get_num_partitions_by_filter(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        filter: String,
+    ) -> thrift::Result<i32> {
+        partitions::count_by_filter(self, db_name, tbl_name, filter)
+    }
+
+    fn get_partitions_by_names(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        names: Vec<String>,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::by_names(self, db_name, tbl_name, names)
+    }
+
+    fn get_partitions_by_names_req(
+        &self,
+        req: idl::GetPartitionsByNamesRequest,
+    ) -> thrift::Result<idl::GetPartitionsByNamesResult> {
+        partitions::by_names_req(self, req)
+    }
+
+    fn alter_partition(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        new_part: idl::Partition,
+    ) -> thrift::Result<()> {
+        partitions::alter(self, db_name, tbl_name, new_part, None)
+    }
+
+    fn alter_partition_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        new_part: idl::Partition,
+        environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<()> {
+        partitions::alter(self, db_name, tbl_name, new_part, Some(environment_context))
+    }
+
+    fn alter_partitions(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        new_parts: Vec<idl::Partition>,
+    ) -> thrift::Result<()> {
+        partitions::alter_many(self, db_name, tbl_name, new_parts, None)
+    }
+
+    fn alter_partitions_with_environment_context(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        new_parts: Vec<idl::Partition>,
+        environment_context: idl::EnvironmentContext,
+    ) -> thrift::Result<()> {
+        partitions::alter_many(
+            self,
+            db_name,
+            tbl_name,
+            new_parts,
+            Some(environment_context),
+        )
+    }
+
+    fn alter_partitions_req(
+        &self,
+        req: idl::AlterPartitionsRequest,
+    ) -> thrift::Result<idl::AlterPartitionsResponse> {
+        partitions::alter_req(self, req)
+    }
+
+    fn rename_partition(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: Vec<String>,
+        new_part: idl::Partition,
+    ) -> thrift::Result<()> {
+        partitions::rename(self, db_name, tbl_name, part_vals, new_part)
+    }
+
+    fn rename_partition_req(
+        &self,
+        req: idl::RenamePartitionRequest,
+    ) -> thrift::Result<idl::RenamePartitionResponse> {
+        partitions::rename_req(self, req)
+    }
+
+    fn partition_name_has_valid_characters(
+        &self,
+        part_vals: Vec<String>,
+        throw_exception: bool,
+    ) -> thrift::Result<bool> {
+        partitions::has_valid_characters(part_vals, throw_exception)
+    }
+
+    fn partition_name_to_vals(&self, part_name: String) -> thrift::Result<Vec<String>> {
+        partitions::name_to_values(part_name)
+    }
+
+    fn partition_name_to_spec(
+        &self,
+        part_name: String,
+    ) -> thrift::Result<BTreeMap<String, String>> {
+        partitions::name_to_spec(part_name)
     }
 
     fn get_config_value(&self, name: String, default_value: String) -> thrift::Result<String> {

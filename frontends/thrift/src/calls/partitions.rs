@@ -1,0 +1,937 @@
+//! Partitions: add and append, get, list (all, by partial values, by filter, by names),
+//! alter, rename, drop, and the partition-name helpers. Old plain-argument calls and the
+//! Hive 3/4 `_req` forms share one function per operation.
+//!
+//! `get_partitions_by_expr` and its relatives carry a Java-serialised Hive expression that only
+//! Hive can read: they stay unimplemented, so Hive's client falls back to
+//! `get_partitions_by_filter` or to pruning on its side (see the README).
+
+use std::collections::BTreeMap;
+
+use hivestore_engine::{
+    partition_name_to_spec, partition_name_to_values, AddPartitionsOptions, DropPartitionsOptions,
+    Error as EngineError, PartitionSelection,
+};
+use hivestore_idl::hive_metastore::{
+    AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
+    AppendPartitionsRequest, DropPartitionRequest, DropPartitionsRequest, DropPartitionsResult,
+    EnvironmentContext, GetPartitionNamesPsRequest, GetPartitionNamesPsResponse,
+    GetPartitionRequest, GetPartitionResponse, GetPartitionsByFilterRequest,
+    GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
+    GetPartitionsPsWithAuthResponse, Partition, PartitionListComposingSpec, PartitionSpec,
+    PartitionsByExprRequest, PartitionsRequest, PartitionsResponse, RenamePartitionRequest,
+    RenamePartitionResponse, RequestPartsSpec,
+};
+
+use super::{catalog_or_default, require_database_name};
+use crate::convert::{partition_from_idl, partition_to_idl};
+use crate::errors::{exception, to_thrift, Declared};
+use crate::service::Session;
+
+/// The exceptions the partition calls declare, by family.
+mod throws {
+    use crate::errors::Declared::{self, *};
+
+    /// `add_partition*`, `append_partition*`.
+    pub const ADD: &[Declared] = &[InvalidObject, AlreadyExists, Meta];
+    /// `get_partition*`, listings, `drop_partition*`.
+    pub const GET: &[Declared] = &[NoSuchObject, Meta];
+    /// `get_partitions_by_names*`.
+    pub const BY_NAMES: &[Declared] = &[Meta, NoSuchObject, InvalidObject];
+    /// `alter_partition*`, `rename_partition*`.
+    pub const ALTER: &[Declared] = &[InvalidOperation, Meta];
+    /// The name helpers.
+    pub const META: &[Declared] = &[Meta];
+}
+
+/// A table named the way old-style calls name it (`db` or `@cat#db`).
+struct TableName {
+    catalog: String,
+    database: String,
+    name: String,
+}
+
+impl TableName {
+    fn old_style(database: &str, name: String) -> thrift::Result<TableName> {
+        let (catalog, database) = require_database_name(database)?;
+        Ok(TableName {
+            catalog,
+            database,
+            name,
+        })
+    }
+
+    fn request(catalog: Option<String>, database: String, name: String) -> TableName {
+        TableName {
+            catalog: catalog_or_default(catalog),
+            database,
+            name,
+        }
+    }
+}
+
+fn to_idl_list(partitions: Vec<hivestore_engine::Partition>) -> Vec<Partition> {
+    partitions.into_iter().map(partition_to_idl).collect()
+}
+
+/// `max_parts` as Hive reads it: below zero means all.
+fn limit(max_parts: Option<i16>) -> i32 {
+    i32::from(max_parts.unwrap_or(-1))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adding
+
+/// `add_partition`, `add_partition_with_environment_context`.
+pub fn add(session: &Session, partition: Partition) -> thrift::Result<Partition> {
+    let partition = partition_from_idl(partition, &catalog_or_default(None));
+    session
+        .store()
+        .add_partition(partition)
+        .map(partition_to_idl)
+        .map_err(|error| to_thrift(error, throws::ADD))
+}
+
+/// Adds `partitions` to the table named by `table`, or by the first partition.
+fn add_batch(
+    session: &Session,
+    table: Option<TableName>,
+    partitions: Vec<Partition>,
+    if_not_exists: bool,
+) -> thrift::Result<Vec<hivestore_engine::Partition>> {
+    let Some(first) = partitions.first() else {
+        return Ok(Vec::new());
+    };
+    let table = table.unwrap_or_else(|| {
+        TableName::request(
+            first.cat_name.clone(),
+            first.db_name.clone().unwrap_or_default(),
+            first.table_name.clone().unwrap_or_default(),
+        )
+    });
+    let partitions = partitions
+        .into_iter()
+        .map(|partition| partition_from_idl(partition, &table.catalog))
+        .collect();
+    let options = AddPartitionsOptions {
+        if_not_exists,
+        whitelist: None,
+    };
+    session
+        .store()
+        .add_partitions(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            partitions,
+            &options,
+        )
+        .map_err(|error| to_thrift(error, throws::ADD))
+}
+
+/// `add_partitions`: the count added.
+pub fn add_many(session: &Session, partitions: Vec<Partition>) -> thrift::Result<i32> {
+    let added = add_batch(session, None, partitions, false)?;
+    Ok(i32::try_from(added.len()).unwrap_or(i32::MAX))
+}
+
+/// `add_partitions_pspec`: partition specs listing their partitions.
+pub fn add_pspec(session: &Session, specs: Vec<PartitionSpec>) -> thrift::Result<i32> {
+    let mut partitions = Vec::new();
+    for spec in specs {
+        if spec.shared_s_d_partition_spec.is_some() {
+            return Err(exception(
+                Declared::Meta,
+                "hivestore does not take partition specs with a shared storage descriptor yet; \
+                 send a partition list",
+            ));
+        }
+        let listed = spec.partition_list.and_then(|list| list.partitions);
+        for mut partition in listed.unwrap_or_default() {
+            partition.db_name = partition.db_name.or_else(|| spec.db_name.clone());
+            partition.table_name = partition.table_name.or_else(|| spec.table_name.clone());
+            partition.cat_name = partition.cat_name.or_else(|| spec.cat_name.clone());
+            partitions.push(partition);
+        }
+    }
+    add_many(session, partitions)
+}
+
+/// `add_partitions_req`.
+pub fn add_req(
+    session: &Session,
+    request: AddPartitionsRequest,
+) -> thrift::Result<AddPartitionsResult> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let asked = !request.parts.is_empty();
+    let added = add_batch(session, Some(table), request.parts, request.if_not_exists)?;
+    // Hive answers a list whenever partitions were sent, empty when every one existed (Spark's
+    // ADD IF NOT EXISTS iterates it), and none for an empty request.
+    let need_result = request.need_result.unwrap_or(true) && asked;
+    Ok(AddPartitionsResult {
+        partitions: need_result.then(|| to_idl_list(added)),
+        is_stats_compliant: None,
+        partition_col_schema: None,
+    })
+}
+
+/// `append_partition*`: adds the partition of `values` with the table's storage.
+fn append_values(
+    session: &Session,
+    table: TableName,
+    values: Vec<String>,
+) -> thrift::Result<Partition> {
+    let partition = hivestore_engine::Partition {
+        values,
+        db_name: table.database,
+        table_name: table.name,
+        cat_name: table.catalog,
+        write_id: -1,
+        ..hivestore_engine::Partition::default()
+    };
+    session
+        .store()
+        .add_partition(partition)
+        .map(partition_to_idl)
+        .map_err(|error| to_thrift(error, throws::ADD))
+}
+
+/// Values of the partition named `name` of `table`, in key order, as Hive parses an
+/// `append_partition_by_name` or `get_partition_by_name` name.
+fn values_of_name(
+    session: &Session,
+    table: &TableName,
+    name: &str,
+    missing: Declared,
+) -> thrift::Result<Vec<String>> {
+    let stored = session
+        .store()
+        .get_table(&table.catalog, &table.database, &table.name)
+        .map_err(|error| match error {
+            EngineError::NoSuchObject(_) => exception(
+                missing,
+                format!("{}.{} table not found", table.database, table.name),
+            ),
+            other => to_thrift(other, &[missing, Declared::Meta]),
+        })?;
+    if name.is_empty() {
+        return Err(exception(Declared::Meta, "Partition name is invalid. "));
+    }
+    let spec: BTreeMap<String, String> = partition_name_to_spec(name).into_iter().collect();
+    stored
+        .partition_keys
+        .iter()
+        .map(|key| {
+            spec.get(&key.name).cloned().ok_or_else(|| {
+                exception(
+                    missing,
+                    format!("incomplete partition name - missing {}", key.name),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `append_partition`, `append_partition_with_environment_context`.
+pub fn append(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+) -> thrift::Result<Partition> {
+    append_values(session, TableName::old_style(&database, name)?, values)
+}
+
+/// `append_partition_by_name`, `append_partition_by_name_with_environment_context`.
+pub fn append_by_name(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+) -> thrift::Result<Partition> {
+    let table = TableName::old_style(&database, name)?;
+    let values = values_of_name(session, &table, &partition_name, Declared::InvalidObject)?;
+    append_values(session, table, values)
+}
+
+/// `append_partition_req`: by values, or by name when no values are given.
+pub fn append_req(
+    session: &Session,
+    request: AppendPartitionsRequest,
+) -> thrift::Result<Partition> {
+    let table = TableName::request(request.catalog_name, request.db_name, request.table_name);
+    match (request.part_vals, request.name) {
+        (Some(values), _) if !values.is_empty() => append_values(session, table, values),
+        (_, Some(name)) => {
+            let values = values_of_name(session, &table, &name, Declared::InvalidObject)?;
+            append_values(session, table, values)
+        }
+        _ => Err(exception(
+            Declared::Meta,
+            "append_partition_req needs the partition's values or its name",
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Getting one
+
+fn get_values(
+    session: &Session,
+    table: &TableName,
+    values: &[String],
+) -> thrift::Result<Partition> {
+    session
+        .store()
+        .get_partition(&table.catalog, &table.database, &table.name, values)
+        .map(partition_to_idl)
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `get_partition`, `get_partition_with_auth` (privileges are not evaluated).
+pub fn get(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+) -> thrift::Result<Partition> {
+    get_values(session, &TableName::old_style(&database, name)?, &values)
+}
+
+/// `get_partition_req`.
+pub fn get_req(
+    session: &Session,
+    request: GetPartitionRequest,
+) -> thrift::Result<GetPartitionResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let partition = get_values(session, &table, &request.part_vals)?;
+    Ok(GetPartitionResponse { partition })
+}
+
+/// `get_partition_by_name`.
+pub fn get_by_name(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+) -> thrift::Result<Partition> {
+    let table = TableName::old_style(&database, name)?;
+    let values = values_of_name(session, &table, &partition_name, Declared::NoSuchObject)?;
+    get_values(session, &table, &values)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing
+
+fn list(
+    session: &Session,
+    table: &TableName,
+    selection: PartitionSelection<'_>,
+    max_parts: i32,
+    declared: &[Declared],
+) -> thrift::Result<Vec<Partition>> {
+    session
+        .store()
+        .list_partitions_selected(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            selection,
+            max_parts,
+            false,
+        )
+        .map(to_idl_list)
+        .map_err(|error| to_thrift(error, declared))
+}
+
+fn list_names(
+    session: &Session,
+    table: &TableName,
+    selection: PartitionSelection<'_>,
+    max_parts: i32,
+) -> thrift::Result<Vec<String>> {
+    session
+        .store()
+        .list_partition_names_selected(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            selection,
+            max_parts,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `get_partitions`, `get_partitions_with_auth`.
+pub fn get_all(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::old_style(&database, name)?;
+    list(
+        session,
+        &table,
+        PartitionSelection::All,
+        i32::from(max_parts),
+        throws::GET,
+    )
+}
+
+/// `get_partitions_req`.
+pub fn get_all_req(
+    session: &Session,
+    request: PartitionsRequest,
+) -> thrift::Result<PartitionsResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let partitions = list(
+        session,
+        &table,
+        PartitionSelection::All,
+        limit(request.max_parts),
+        throws::GET,
+    )?;
+    Ok(PartitionsResponse { partitions })
+}
+
+/// `get_partitions_pspec`: every partition, as one partition-list spec.
+pub fn get_all_pspec(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i32,
+) -> thrift::Result<Vec<PartitionSpec>> {
+    let table = TableName::old_style(&database, name)?;
+    let partitions = list(
+        session,
+        &table,
+        PartitionSelection::All,
+        max_parts,
+        throws::GET,
+    )?;
+    Ok(as_specs(&table, partitions))
+}
+
+/// Partitions as Hive 3's spec form: one spec listing them all (none for no partitions).
+fn as_specs(table: &TableName, partitions: Vec<Partition>) -> Vec<PartitionSpec> {
+    if partitions.is_empty() {
+        return Vec::new();
+    }
+    let root_path = None;
+    vec![PartitionSpec {
+        db_name: Some(table.database.trim().to_lowercase()),
+        table_name: Some(table.name.trim().to_lowercase()),
+        root_path,
+        shared_s_d_partition_spec: None,
+        partition_list: Some(PartitionListComposingSpec {
+            partitions: Some(partitions),
+        }),
+        cat_name: Some(table.catalog.trim().to_lowercase()),
+        write_id: None,
+        is_stats_compliant: None,
+    }]
+}
+
+/// `get_partition_names`. Hive answers every name for `max_parts` 0, unlike the other
+/// listings.
+pub fn names(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<String>> {
+    let table = TableName::old_style(&database, name)?;
+    let max_parts = if max_parts == 0 {
+        -1
+    } else {
+        i32::from(max_parts)
+    };
+    list_names(session, &table, PartitionSelection::All, max_parts)
+}
+
+/// `fetch_partition_names_req`.
+pub fn names_req(session: &Session, request: PartitionsRequest) -> thrift::Result<Vec<String>> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let max_parts = match limit(request.max_parts) {
+        0 => -1,
+        other => other,
+    };
+    list_names(session, &table, PartitionSelection::All, max_parts)
+}
+
+/// Hive refuses an empty partial spec in the old-style calls (its `makePartName` sees no
+/// keys and no values).
+fn require_values(values: &[String]) -> thrift::Result<()> {
+    if values.is_empty() {
+        return Err(exception(
+            Declared::Meta,
+            "Invalid partition key & values; keys [], values []",
+        ));
+    }
+    Ok(())
+}
+
+/// The expression Hive's client sends for "no filter": one byte, 0xFF.
+const EMPTY_EXPRESSION: &[u8] = &[0xff];
+
+/// `get_partition_names_req`: the names of every partition when the expression is Hive's
+/// empty one. Any other expression is a serialised Hive object hivestore cannot read.
+pub fn names_by_expr(
+    session: &Session,
+    request: PartitionsByExprRequest,
+) -> thrift::Result<Vec<String>> {
+    if !(request.expr.is_empty() || request.expr == EMPTY_EXPRESSION) {
+        return Err(exception(
+            Declared::Meta,
+            "hivestore cannot read Hive-serialised partition expressions; \
+             use get_partition_names_ps or get_partitions_by_filter",
+        ));
+    }
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    list_names(
+        session,
+        &table,
+        PartitionSelection::All,
+        limit(request.max_parts),
+    )
+}
+
+/// `get_partitions_ps`, `get_partitions_ps_with_auth`.
+pub fn get_ps(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::old_style(&database, name)?;
+    require_values(&values)?;
+    let selection = PartitionSelection::PartialValues(&values);
+    list(
+        session,
+        &table,
+        selection,
+        i32::from(max_parts),
+        throws::GET,
+    )
+}
+
+/// `get_partitions_ps_with_auth_req`: by partial values, or by names when names are given.
+pub fn get_ps_req(
+    session: &Session,
+    request: GetPartitionsPsWithAuthRequest,
+) -> thrift::Result<GetPartitionsPsWithAuthResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let max_parts = limit(request.max_parts);
+    let partitions = match (request.part_names, request.part_vals) {
+        (Some(names), _) if !names.is_empty() => list(
+            session,
+            &table,
+            PartitionSelection::Names(&names),
+            max_parts,
+            throws::GET,
+        )?,
+        (_, values) => {
+            let values = values.unwrap_or_default();
+            let selection = PartitionSelection::PartialValues(&values);
+            list(session, &table, selection, max_parts, throws::GET)?
+        }
+    };
+    Ok(GetPartitionsPsWithAuthResponse { partitions })
+}
+
+/// `get_partition_names_ps`.
+pub fn names_ps(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    max_parts: i16,
+) -> thrift::Result<Vec<String>> {
+    let table = TableName::old_style(&database, name)?;
+    require_values(&values)?;
+    let selection = PartitionSelection::PartialValues(&values);
+    list_names(session, &table, selection, i32::from(max_parts))
+}
+
+/// `get_partition_names_ps_req`.
+pub fn names_ps_req(
+    session: &Session,
+    request: GetPartitionNamesPsRequest,
+) -> thrift::Result<GetPartitionNamesPsResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let values = request.part_values.unwrap_or_default();
+    let selection = PartitionSelection::PartialValues(&values);
+    let names = list_names(session, &table, selection, limit(request.max_parts))?;
+    Ok(GetPartitionNamesPsResponse { names })
+}
+
+/// `get_partitions_by_filter`.
+pub fn by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::old_style(&database, name)?;
+    let selection = PartitionSelection::Filter(&filter);
+    list(
+        session,
+        &table,
+        selection,
+        i32::from(max_parts),
+        throws::GET,
+    )
+}
+
+/// `get_partitions_by_filter_req`.
+pub fn by_filter_req(
+    session: &Session,
+    request: GetPartitionsByFilterRequest,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::request(
+        request.cat_name,
+        request.db_name.unwrap_or_default(),
+        request.tbl_name.unwrap_or_default(),
+    );
+    let filter = request.filter.unwrap_or_default();
+    let selection = PartitionSelection::Filter(&filter);
+    list(
+        session,
+        &table,
+        selection,
+        limit(request.max_parts),
+        throws::GET,
+    )
+}
+
+/// `get_part_specs_by_filter`.
+pub fn specs_by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+    max_parts: i32,
+) -> thrift::Result<Vec<PartitionSpec>> {
+    let table = TableName::old_style(&database, name)?;
+    let selection = PartitionSelection::Filter(&filter);
+    let partitions = list(session, &table, selection, max_parts, throws::GET)?;
+    Ok(as_specs(&table, partitions))
+}
+
+/// `get_num_partitions_by_filter`.
+pub fn count_by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+) -> thrift::Result<i32> {
+    let table = TableName::old_style(&database, name)?;
+    let count = session
+        .store()
+        .count_partitions_selected(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            PartitionSelection::Filter(&filter),
+        )
+        .map_err(|error| match error {
+            EngineError::NoSuchObject(_) => exception(
+                Declared::NoSuchObject,
+                format!(
+                    "Specified database/table does not exist : {}.{}",
+                    table.database, table.name
+                ),
+            ),
+            other => to_thrift(other, throws::GET),
+        })?;
+    Ok(i32::try_from(count).unwrap_or(i32::MAX))
+}
+
+/// `get_partitions_by_names`.
+pub fn by_names(
+    session: &Session,
+    database: String,
+    name: String,
+    names: Vec<String>,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::old_style(&database, name)?;
+    let selection = PartitionSelection::Names(&names);
+    list(session, &table, selection, -1, throws::BY_NAMES)
+}
+
+/// `get_partitions_by_names_req`.
+pub fn by_names_req(
+    session: &Session,
+    request: GetPartitionsByNamesRequest,
+) -> thrift::Result<GetPartitionsByNamesResult> {
+    let (catalog, database) = require_database_name(&request.db_name)?;
+    let table = TableName {
+        catalog,
+        database,
+        name: request.tbl_name,
+    };
+    let names = request.names.unwrap_or_default();
+    let selection = PartitionSelection::Names(&names);
+    let partitions = list(session, &table, selection, -1, throws::BY_NAMES)?;
+    Ok(GetPartitionsByNamesResult {
+        partitions,
+        dictionary: None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Altering and renaming
+
+fn alter_batch(
+    session: &Session,
+    table: TableName,
+    partitions: Vec<Partition>,
+) -> thrift::Result<()> {
+    let partitions = partitions
+        .into_iter()
+        .map(|partition| partition_from_idl(partition, &table.catalog))
+        .collect();
+    session
+        .store()
+        .alter_partitions(&table.catalog, &table.database, &table.name, partitions)
+        .map(drop)
+        .map_err(|error| to_thrift(error, throws::ALTER))
+}
+
+/// `alter_partition`, `alter_partition_with_environment_context`.
+pub fn alter(
+    session: &Session,
+    database: String,
+    name: String,
+    partition: Partition,
+    _context: Option<EnvironmentContext>,
+) -> thrift::Result<()> {
+    let table = TableName::old_style(&database, name)?;
+    let partition = partition_from_idl(partition, &table.catalog);
+    session
+        .store()
+        .alter_partition(&table.catalog, &table.database, &table.name, partition)
+        .map(drop)
+        .map_err(|error| to_thrift(error, throws::ALTER))
+}
+
+/// `alter_partitions`, `alter_partitions_with_environment_context`.
+pub fn alter_many(
+    session: &Session,
+    database: String,
+    name: String,
+    partitions: Vec<Partition>,
+    _context: Option<EnvironmentContext>,
+) -> thrift::Result<()> {
+    alter_batch(session, TableName::old_style(&database, name)?, partitions)
+}
+
+/// `alter_partitions_req`.
+pub fn alter_req(
+    session: &Session,
+    request: AlterPartitionsRequest,
+) -> thrift::Result<AlterPartitionsResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.table_name);
+    alter_batch(session, table, request.partitions)?;
+    Ok(AlterPartitionsResponse {})
+}
+
+fn rename_values(
+    session: &Session,
+    table: TableName,
+    old_values: Vec<String>,
+    partition: Partition,
+) -> thrift::Result<()> {
+    let partition = partition_from_idl(partition, &table.catalog);
+    let store = session.store();
+    let renamed = if old_values.is_empty() {
+        // Hive treats a rename without old values as an alter of the new partition.
+        store.alter_partition(&table.catalog, &table.database, &table.name, partition)
+    } else {
+        store.rename_partition(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &old_values,
+            partition,
+        )
+    };
+    renamed.map(drop).map_err(|error| match error {
+        // Hive words a rename onto an existing partition, or of a missing one, as an invalid
+        // operation.
+        EngineError::AlreadyExists(message) | EngineError::NoSuchObject(message) => {
+            exception(Declared::InvalidOperation, message)
+        }
+        other => to_thrift(other, throws::ALTER),
+    })
+}
+
+/// `rename_partition`.
+pub fn rename(
+    session: &Session,
+    database: String,
+    name: String,
+    old_values: Vec<String>,
+    partition: Partition,
+) -> thrift::Result<()> {
+    let table = TableName::old_style(&database, name)?;
+    rename_values(session, table, old_values, partition)
+}
+
+/// `rename_partition_req`.
+pub fn rename_req(
+    session: &Session,
+    request: RenamePartitionRequest,
+) -> thrift::Result<RenamePartitionResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.table_name);
+    rename_values(session, table, request.part_vals, request.new_part)?;
+    Ok(RenamePartitionResponse {})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dropping
+
+/// `drop_partition`, `drop_partition_with_environment_context`.
+pub fn drop_values(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    delete_data: bool,
+) -> thrift::Result<bool> {
+    let table = TableName::old_style(&database, name)?;
+    session
+        .store()
+        .drop_partition(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &values,
+            delete_data,
+        )
+        .map(|_| true)
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `drop_partition_by_name`, `drop_partition_by_name_with_environment_context`.
+pub fn drop_by_name(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+    delete_data: bool,
+) -> thrift::Result<bool> {
+    let table = TableName::old_style(&database, name)?;
+    let values = values_of_name(session, &table, &partition_name, Declared::NoSuchObject)?;
+    session
+        .store()
+        .drop_partition(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &values,
+            delete_data,
+        )
+        .map(|_| true)
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `drop_partition_req`: by values, or by name when no values are given.
+pub fn drop_req(session: &Session, request: DropPartitionRequest) -> thrift::Result<bool> {
+    let (catalog, database) = (request.cat_name, request.db_name);
+    let delete_data = request.delete_data.unwrap_or(false);
+    let database = match catalog.filter(|name| !name.trim().is_empty()) {
+        Some(catalog) => format!("@{catalog}#{database}"),
+        None => database,
+    };
+    match (request.part_vals, request.part_name) {
+        (Some(values), _) if !values.is_empty() => {
+            drop_values(session, database, request.tbl_name, values, delete_data)
+        }
+        (_, Some(name)) => drop_by_name(session, database, request.tbl_name, name, delete_data),
+        _ => Err(exception(
+            Declared::Meta,
+            "drop_partition_req needs the partition's values or its name",
+        )),
+    }
+}
+
+/// `drop_partitions_req`: by names (expressions are Hive-serialised and not read here).
+pub fn drop_many_req(
+    session: &Session,
+    request: DropPartitionsRequest,
+) -> thrift::Result<DropPartitionsResult> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let names = match request.parts {
+        RequestPartsSpec::Names(names) => names,
+        RequestPartsSpec::Exprs(_) => {
+            return Err(exception(
+                Declared::Meta,
+                "hivestore cannot read Hive-serialised partition expressions; \
+                 drop partitions by name",
+            ))
+        }
+    };
+    let store = session.store();
+    let keys = store
+        .get_table(&table.catalog, &table.database, &table.name)
+        .map_err(|error| to_thrift(error, throws::GET))?
+        .partition_keys;
+    let mut values_list = Vec::with_capacity(names.len());
+    for name in &names {
+        let spec: BTreeMap<String, String> = partition_name_to_spec(name).into_iter().collect();
+        let values: Option<Vec<String>> = keys
+            .iter()
+            .map(|key| spec.get(&key.name).cloned())
+            .collect();
+        match values {
+            Some(values) => values_list.push(values),
+            None => {
+                return Err(exception(
+                    Declared::Meta,
+                    format!("Invalid partition name {name}: it does not name every partition key"),
+                ))
+            }
+        }
+    }
+    let options = DropPartitionsOptions {
+        // Hive deletes data only when asked: an unset deleteData is false.
+        delete_data: request.delete_data.unwrap_or(false),
+        if_exists: request.if_exists.unwrap_or(true),
+    };
+    let dropped = store
+        .drop_partitions(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &values_list,
+            &options,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))?;
+    let need_result = request.need_result.unwrap_or(true);
+    Ok(DropPartitionsResult {
+        partitions: need_result.then(|| to_idl_list(dropped.partitions)),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+/// `partition_name_to_vals`: parts that are not `key=value` are skipped, as Hive skips them.
+pub fn name_to_values(name: String) -> thrift::Result<Vec<String>> {
+    Ok(partition_name_to_values(&name))
+}
+
+/// `partition_name_to_spec`.
+pub fn name_to_spec(name: String) -> thrift::Result<BTreeMap<String, String>> {
+    Ok(partition_name_to_spec(&name).into_iter().collect())
+}
+
+/// `partition_name_has_valid_characters`: with no whitelist configured, every value is valid.
+pub fn has_valid_characters(values: Vec<String>, throw: bool) -> thrift::Result<bool> {
+    hivestore_engine::partition_name_has_valid_characters(&values, None, throw)
+        .map_err(|error| to_thrift(error, throws::META))
+}
