@@ -6,7 +6,8 @@
 //! skew information) are deserialised and go through `convert.rs` and the generated writer:
 //! one conversion for them, and they cost only where they exist.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use hivestore_engine as engine;
 use hivestore_idl::hive_metastore as idl;
@@ -17,6 +18,7 @@ use thrift::protocol::{TSerializable, TType};
 
 use super::wire::Encoder;
 use crate::convert;
+use crate::detect::Protocol;
 
 type StringMap = Archived<BTreeMap<String, String>>;
 
@@ -122,6 +124,16 @@ pub(crate) fn storage_field(
     if let Some(location) = location {
         o.string_field(2, location);
     }
+    storage_fields_after_location(o, sd)?;
+    o.struct_end();
+    Ok(())
+}
+
+/// The fields of a storage descriptor after its location (3 to 12).
+fn storage_fields_after_location(
+    o: &mut Encoder<'_>,
+    sd: &Archived<engine::StorageDescriptor>,
+) -> thrift::Result<()> {
     optional_string_field(o, 3, &sd.input_format);
     optional_string_field(o, 4, &sd.output_format);
     o.bool_field(5, sd.compressed);
@@ -145,8 +157,133 @@ pub(crate) fn storage_field(
     if let Some(value) = sd.stored_as_sub_directories.as_ref() {
         o.bool_field(12, *value);
     }
-    o.struct_end();
     Ok(())
+}
+
+/// A shared storage descriptor encoded once for a listing: the partitions that share it copy
+/// these bytes, and only their locations are written per partition.
+pub(crate) struct EncodedDescriptor {
+    /// Field 1 (the columns).
+    columns: Vec<u8>,
+    /// Fields 3 to 12, encoded after a location (field 2)...
+    rest_after_location: Vec<u8>,
+    /// ... and after the columns, for partitions without a location.
+    rest_after_columns: Vec<u8>,
+}
+
+/// The id of the last field in [`storage_fields_after_location`] (compact protocol sends
+/// field ids as deltas, so spliced bytes must say where they end).
+const LAST_STORAGE_FIELD: i16 = 12;
+
+impl EncodedDescriptor {
+    pub(crate) fn new(
+        sd: &Archived<engine::StorageDescriptor>,
+        protocol: Protocol,
+    ) -> thrift::Result<Self> {
+        let mut columns = Vec::new();
+        columns_field(&mut Encoder::new(&mut columns, protocol), 1, &sd.cols)?;
+        let mut rest_after_location = Vec::new();
+        let o = &mut Encoder::continuing(&mut rest_after_location, protocol, 2);
+        storage_fields_after_location(o, sd)?;
+        let mut rest_after_columns = Vec::new();
+        let o = &mut Encoder::continuing(&mut rest_after_columns, protocol, 1);
+        storage_fields_after_location(o, sd)?;
+        Ok(EncodedDescriptor {
+            columns,
+            rest_after_location,
+            rest_after_columns,
+        })
+    }
+
+    /// The descriptor with `location` as field `id`.
+    fn write_field(&self, o: &mut Encoder<'_>, id: i16, location: Option<&str>) {
+        o.field(TType::Struct, id);
+        o.struct_begin();
+        o.raw(&self.columns, 1);
+        match location {
+            Some(location) => {
+                o.string_field(2, location);
+                o.raw(&self.rest_after_location, LAST_STORAGE_FIELD);
+            }
+            None => o.raw(&self.rest_after_columns, LAST_STORAGE_FIELD),
+        }
+        o.struct_end();
+    }
+}
+
+/// Writes the partitions of one listing, each shared descriptor encoded once.
+pub(crate) struct PartitionWriter<'t> {
+    table: &'t engine::Table,
+    protocol: Protocol,
+    descriptors: HashMap<u64, EncodedDescriptor>,
+}
+
+impl<'t> PartitionWriter<'t> {
+    pub(crate) fn new(table: &'t engine::Table, protocol: Protocol) -> Self {
+        PartitionWriter {
+            table,
+            protocol,
+            descriptors: HashMap::new(),
+        }
+    }
+
+    /// `partition` as `convert::partition_to_idl` builds it, as a whole struct.
+    pub(crate) fn write(
+        &mut self,
+        o: &mut Encoder<'_>,
+        partition: &engine::PartitionView,
+    ) -> thrift::Result<()> {
+        let record = partition.record().map_err(engine_error)?;
+        o.struct_begin();
+        o.field(TType::List, 1);
+        o.list_begin(TType::String, partition.values().len())?;
+        for value in partition.values() {
+            o.string(value);
+        }
+        o.string_field(2, &self.table.db_name);
+        o.string_field(3, &self.table.table_name);
+        o.i32_field(4, record.create_time.to_native());
+        o.i32_field(5, record.last_access_time.to_native());
+        if let Some(id) = record.descriptor_id.as_ref().map(|id| id.to_native()) {
+            let descriptor = match self.descriptors.entry(id) {
+                Entry::Occupied(entry) => entry.into_mut(),
+                Entry::Vacant(entry) => {
+                    let sd = partition
+                        .descriptor()
+                        .map_err(engine_error)?
+                        .ok_or_else(|| {
+                            engine_error(engine::Error::Internal(format!(
+                                "partition {:?} names descriptor {id} but has none",
+                                partition.values()
+                            )))
+                        })?;
+                    entry.insert(EncodedDescriptor::new(sd, self.protocol)?)
+                }
+            };
+            let location = record.location.as_ref().map(ArchivedString::as_str);
+            descriptor.write_field(o, 6, location);
+        }
+        string_map_field(o, 7, &record.parameters)?;
+        if let Some(privileges) = record.privileges.as_ref() {
+            owned_struct_field(o, 8, privileges, convert::privileges_to_idl)?;
+        }
+        o.string_field(9, &self.table.cat_name);
+        o.i64_field(10, record.write_id.to_native());
+        if let Some(metadata) = record.file_metadata.as_ref() {
+            owned_struct_field(o, 13, metadata, convert::file_metadata_to_idl)?;
+        }
+        o.struct_end();
+        Ok(())
+    }
+}
+
+/// An engine failure while writing (a corrupt stored value): the call fails as the generated
+/// processor fails a handler error it cannot declare.
+fn engine_error(error: engine::Error) -> thrift::Error {
+    thrift::Error::Application(thrift::ApplicationError::new(
+        thrift::ApplicationErrorKind::InternalError,
+        error.to_string(),
+    ))
 }
 
 /// A table as `convert::table_to_idl` builds it, as a whole struct (no field header).
@@ -370,6 +507,111 @@ mod tests {
         }
         .unwrap();
         (direct, generated)
+    }
+
+    /// A store holding table `db.t` (partitioned by ds, hr) with partitions that share the
+    /// table's descriptor, carry their own, lack a location, or carry every rare part.
+    fn store_with_partitions() -> engine::Store {
+        use std::sync::Arc;
+        let mut options = engine::StoreOptions::new("memory:/warehouse");
+        options.durability = engine::Durability::Memory;
+        let backend = Arc::new(engine::kv::MemoryBackend::new());
+        let store = engine::Store::open_with_backend(backend, options).unwrap();
+        store
+            .create_database(engine::Database {
+                name: "db".into(),
+                ..engine::Database::default()
+            })
+            .unwrap();
+        let mut table = plain_table();
+        table.table_name = "t".into();
+        table.table_type = Some("MANAGED_TABLE".into());
+        table.partition_keys = vec![column("ds", "string", None), column("hr", "int", None)];
+        store.create_table(table).unwrap();
+        let partition = |values: [&str; 2]| engine::Partition {
+            values: values.iter().map(|value| value.to_string()).collect(),
+            ..engine::Partition::default()
+        };
+        let mut own = partition(["b", "2"]);
+        own.sd = full_table().sd;
+        let mut bare = partition(["c", "3"]);
+        bare.sd = Some(engine::StorageDescriptor {
+            cols: vec![column("x", "int", Some("c"))],
+            ..engine::StorageDescriptor::default()
+        });
+        let mut rare = partition(["d", "4"]);
+        rare.privileges = full_table().privileges;
+        rare.file_metadata = full_table().file_metadata;
+        rare.parameters = BTreeMap::from([("k".into(), "v".into())]);
+        rare.write_id = 5;
+        let partitions = vec![
+            partition(["a", "1"]),
+            own,
+            bare,
+            rare,
+            partition(["a", "10"]),
+        ];
+        let options = engine::AddPartitionsOptions::default();
+        store
+            .add_partitions("hive", "db", "t", partitions, &options)
+            .unwrap();
+        store
+    }
+
+    #[test]
+    fn partitions_are_written_as_the_generated_code_writes_their_conversion() {
+        let store = store_with_partitions();
+        let selection = engine::PartitionSelection::All;
+        let views = store
+            .partition_views("hive", "db", "t", selection, -1)
+            .unwrap();
+        let owned = store
+            .list_partitions_selected("hive", "db", "t", selection, -1, false)
+            .unwrap();
+        assert_eq!(owned.len(), 5);
+        for protocol in [Protocol::Binary, Protocol::Compact] {
+            let mut direct = Vec::new();
+            let o = &mut Encoder::new(&mut direct, protocol);
+            let mut writer = super::PartitionWriter::new(&views.table, protocol);
+            for view in &views.partitions {
+                writer.write(o, view).unwrap();
+            }
+            let mut generated = Vec::new();
+            for partition in owned.iter().cloned().map(crate::convert::partition_to_idl) {
+                match protocol {
+                    Protocol::Compact => partition
+                        .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut generated)),
+                    Protocol::Binary => partition.write_to_out_protocol(
+                        &mut TBinaryOutputProtocol::new(&mut generated, true),
+                    ),
+                }
+                .unwrap();
+            }
+            assert_eq!(direct, generated, "{protocol:?}");
+        }
+    }
+
+    #[test]
+    fn an_encoded_descriptor_splices_as_the_descriptor_is_written() {
+        for table in [full_table(), plain_table()] {
+            let sd = table.sd.unwrap();
+            let archive = rkyv::to_bytes::<RkyvError>(&sd).unwrap();
+            let archived =
+                rkyv::access::<rkyv::Archived<engine::StorageDescriptor>, RkyvError>(&archive)
+                    .unwrap();
+            for protocol in [Protocol::Binary, Protocol::Compact] {
+                let encoded = super::EncodedDescriptor::new(archived, protocol).unwrap();
+                for location in [None, Some("file:/w/p")] {
+                    let (mut spliced, mut written) = (Vec::new(), Vec::new());
+                    // Inside a struct whose last field was 5, as in a Partition.
+                    let o = &mut Encoder::continuing(&mut spliced, protocol, 5);
+                    encoded.write_field(o, 6, location);
+                    let o = &mut Encoder::continuing(&mut written, protocol, 5);
+                    super::storage_field(o, 6, archived, location).unwrap();
+                    assert_eq!(spliced, written, "{protocol:?} {location:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! what `convert.rs` builds; its tests hold the two together.
 
 mod encode;
+mod partitions;
 mod tables;
 mod wire;
 
@@ -28,7 +29,17 @@ pub enum Answer {
 
 /// Whether calls of `method` are offered here first.
 pub fn serves(method: &str) -> bool {
-    matches!(method, "get_table" | "get_table_req")
+    matches!(
+        method,
+        "get_table"
+            | "get_table_req"
+            | "get_partitions"
+            | "get_partitions_req"
+            | "get_partitions_by_filter"
+            | "get_partitions_by_names"
+            | "get_partitions_by_names_req"
+            | "get_partitions_ps"
+    )
 }
 
 /// Answers a call of `method` whose header was read from `input`, appending the reply to
@@ -45,6 +56,22 @@ pub fn answer(
     let answer = match method {
         "get_table" => tables::get_table(sequence, input, output, session)?,
         "get_table_req" => tables::get_table_req(sequence, input, output, session)?,
+        "get_partitions" => partitions::get_partitions(sequence, input, output, protocol, session)?,
+        "get_partitions_req" => {
+            partitions::get_partitions_req(sequence, input, output, protocol, session)?
+        }
+        "get_partitions_by_filter" => {
+            partitions::get_partitions_by_filter(sequence, input, output, protocol, session)?
+        }
+        "get_partitions_by_names" => {
+            partitions::get_partitions_by_names(sequence, input, output, protocol, session)?
+        }
+        "get_partitions_by_names_req" => {
+            partitions::get_partitions_by_names_req(sequence, input, output, protocol, session)?
+        }
+        "get_partitions_ps" => {
+            partitions::get_partitions_ps(sequence, input, output, protocol, session)?
+        }
         _ => Answer::Declined,
     };
     if answer == Answer::Written {

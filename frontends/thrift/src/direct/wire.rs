@@ -38,6 +38,20 @@ impl<'a> Encoder<'a> {
         }
     }
 
+    /// Continues a struct whose last field written was `last_id`: for bytes encoded apart and
+    /// spliced into a struct later (see [`Encoder::raw`]).
+    pub(crate) fn continuing(out: &'a mut Vec<u8>, protocol: Protocol, last_id: i16) -> Self {
+        let mut encoder = Encoder::new(out, protocol);
+        encoder.last_id = last_id;
+        encoder
+    }
+
+    /// Appends bytes encoded apart, in the same protocol, whose last field was `last_id`.
+    pub(crate) fn raw(&mut self, bytes: &[u8], last_id: i16) {
+        self.out.extend_from_slice(bytes);
+        self.last_id = last_id;
+    }
+
     /// A reply message header for `method`, call `sequence`.
     pub(crate) fn reply_begin(&mut self, method: &str, sequence: i32) {
         if self.compact {

@@ -1,0 +1,345 @@
+//! Partition listings from the archived partitions: `get_partitions`,
+//! `get_partitions_by_filter`, `get_partitions_by_names`, `get_partitions_ps` and the `_req`
+//! forms of the first and third. They mirror the functions of `calls::partitions` of the same
+//! names, which answer whenever these decline (a missing table, a bad filter, an unusual
+//! argument).
+
+use hivestore_engine::{PartitionSelection, PartitionViews};
+use hivestore_idl::hive_metastore::{GetPartitionsByNamesRequest, PartitionsRequest};
+use thrift::protocol::{TInputProtocol, TType};
+
+use super::encode::PartitionWriter;
+use super::wire::Encoder;
+use super::{read_struct_argument, write_success, Answer};
+use crate::calls::{catalog_or_default, require_database_name};
+use crate::detect::Protocol;
+use crate::service::Session;
+
+/// One argument of an old-style call.
+enum Argument {
+    String(String),
+    I16(i16),
+    Strings(Vec<String>),
+}
+
+/// Reads an argument struct whose arguments have ids `1..=N` and are strings, `i16`s or lists
+/// of strings; anything else is an error (the call is declined).
+fn read_arguments<const N: usize>(
+    input: &mut dyn TInputProtocol,
+) -> thrift::Result<[Option<Argument>; N]> {
+    let mut arguments: [Option<Argument>; N] = std::array::from_fn(|_| None);
+    input.read_struct_begin()?;
+    loop {
+        let field = input.read_field_begin()?;
+        if field.field_type == TType::Stop {
+            break;
+        }
+        let slot = field
+            .id
+            .and_then(|id| usize::try_from(id).ok())
+            .and_then(|id| id.checked_sub(1))
+            .filter(|index| *index < N);
+        let Some(index) = slot else {
+            input.skip(field.field_type)?;
+            input.read_field_end()?;
+            continue;
+        };
+        arguments[index] = Some(match field.field_type {
+            TType::String => Argument::String(input.read_string()?),
+            TType::I16 => Argument::I16(input.read_i16()?),
+            TType::List => {
+                let list = input.read_list_begin()?;
+                if list.element_type != TType::String {
+                    return Err(unexpected("a list of strings"));
+                }
+                let count = usize::try_from(list.size).map_err(|_| unexpected("a list size"))?;
+                let mut values = Vec::with_capacity(count.min(1 << 16));
+                for _ in 0..count {
+                    values.push(input.read_string()?);
+                }
+                input.read_list_end()?;
+                Argument::Strings(values)
+            }
+            _ => return Err(unexpected("a string, an i16 or a list of strings")),
+        });
+        input.read_field_end()?;
+    }
+    input.read_struct_end()?;
+    Ok(arguments)
+}
+
+fn unexpected(what: &str) -> thrift::Error {
+    thrift::Error::Protocol(thrift::ProtocolError::new(
+        thrift::ProtocolErrorKind::InvalidData,
+        format!("expected {what}"),
+    ))
+}
+
+/// The table of an old-style call, or `None` to decline.
+fn old_style_table(database: Option<Argument>, name: Option<Argument>) -> Option<[String; 3]> {
+    let (Some(Argument::String(database)), Some(Argument::String(name))) = (database, name) else {
+        return None;
+    };
+    let (catalog, database) = require_database_name(&database).ok()?;
+    Some([catalog, database, name])
+}
+
+/// Writes `views` as a `list<Partition>` field `id`, or as the bare list when `id` is `None`.
+fn write_partitions(
+    o: &mut Encoder<'_>,
+    protocol: Protocol,
+    views: &PartitionViews,
+) -> thrift::Result<()> {
+    o.list_begin(TType::Struct, views.partitions.len())?;
+    let mut writer = PartitionWriter::new(&views.table, protocol);
+    for partition in &views.partitions {
+        writer.write(o, partition)?;
+    }
+    Ok(())
+}
+
+/// Answers call `sequence` of `method` with the partitions of `selection`, as a bare list.
+fn answer_list(
+    (method, sequence): (&str, i32),
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+    table: &[String; 3],
+    selection: PartitionSelection<'_>,
+    max_parts: i32,
+) -> thrift::Result<Answer> {
+    let [catalog, database, name] = table;
+    let Ok(views) = session
+        .store()
+        .partition_views(catalog, database, name, selection, max_parts)
+    else {
+        return Ok(Answer::Declined);
+    };
+    write_success_list(output, method, sequence, protocol, &views)?;
+    Ok(Answer::Written)
+}
+
+fn write_success_list(
+    o: &mut Encoder<'_>,
+    method: &str,
+    sequence: i32,
+    protocol: Protocol,
+    views: &PartitionViews,
+) -> thrift::Result<()> {
+    o.reply_begin(method, sequence);
+    o.struct_begin();
+    o.field(TType::List, 0);
+    write_partitions(o, protocol, views)?;
+    o.struct_end();
+    Ok(())
+}
+
+/// `get_partitions(db_name, tbl_name, max_parts)`.
+pub(super) fn get_partitions(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
+        return Ok(Answer::Declined);
+    };
+    let Some(table) = old_style_table(database, name) else {
+        return Ok(Answer::Declined);
+    };
+    let max_parts = i32::from(max_parts);
+    let selection = PartitionSelection::All;
+    answer_list(
+        ("get_partitions", sequence),
+        output,
+        protocol,
+        session,
+        &table,
+        selection,
+        max_parts,
+    )
+}
+
+/// `get_partitions_by_filter(db_name, tbl_name, filter, max_parts)`.
+pub(super) fn get_partitions_by_filter(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok([database, name, Some(Argument::String(filter)), Some(Argument::I16(max_parts))]) =
+        read_arguments::<4>(input)
+    else {
+        return Ok(Answer::Declined);
+    };
+    let Some(table) = old_style_table(database, name) else {
+        return Ok(Answer::Declined);
+    };
+    let method = "get_partitions_by_filter";
+    let selection = PartitionSelection::Filter(&filter);
+    let max_parts = i32::from(max_parts);
+    answer_list(
+        (method, sequence),
+        output,
+        protocol,
+        session,
+        &table,
+        selection,
+        max_parts,
+    )
+}
+
+/// `get_partitions_by_names(db_name, tbl_name, names)`.
+pub(super) fn get_partitions_by_names(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok([database, name, Some(Argument::Strings(names))]) = read_arguments::<3>(input) else {
+        return Ok(Answer::Declined);
+    };
+    let Some(table) = old_style_table(database, name) else {
+        return Ok(Answer::Declined);
+    };
+    let method = "get_partitions_by_names";
+    let selection = PartitionSelection::Names(&names);
+    answer_list(
+        (method, sequence),
+        output,
+        protocol,
+        session,
+        &table,
+        selection,
+        -1,
+    )
+}
+
+/// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`; an empty partial spec is
+/// Hive's error, made by `calls::partitions`.
+pub(super) fn get_partitions_ps(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok([database, name, Some(Argument::Strings(values)), Some(Argument::I16(max_parts))]) =
+        read_arguments::<4>(input)
+    else {
+        return Ok(Answer::Declined);
+    };
+    let Some(table) = old_style_table(database, name) else {
+        return Ok(Answer::Declined);
+    };
+    if values.is_empty() {
+        return Ok(Answer::Declined);
+    }
+    let method = "get_partitions_ps";
+    let selection = PartitionSelection::PartialValues(&values);
+    let max_parts = i32::from(max_parts);
+    answer_list(
+        (method, sequence),
+        output,
+        protocol,
+        session,
+        &table,
+        selection,
+        max_parts,
+    )
+}
+
+/// Answers a `_req` call whose response struct holds the partitions as field 1.
+fn answer_response(
+    method: &str,
+    sequence: i32,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    views: &PartitionViews,
+) -> thrift::Result<Answer> {
+    write_success(output, method, sequence, |o| {
+        o.struct_begin();
+        o.field(TType::List, 1);
+        write_partitions(o, protocol, views)?;
+        o.struct_end();
+        Ok(())
+    })?;
+    Ok(Answer::Written)
+}
+
+/// `get_partitions_req(PartitionsRequest)`; requests for a part of each partition (skipped
+/// columns, parameter patterns) go to `calls::partitions`.
+pub(super) fn get_partitions_req(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok(Some(request)) = read_struct_argument::<PartitionsRequest>(input) else {
+        return Ok(Answer::Declined);
+    };
+    let whole = request.skip_column_schema_for_partition != Some(true)
+        && request.include_param_key_pattern.is_none()
+        && request.exclude_param_key_pattern.is_none();
+    if !whole {
+        return Ok(Answer::Declined);
+    }
+    let catalog = catalog_or_default(request.cat_name);
+    let max_parts = i32::from(request.max_parts.unwrap_or(-1));
+    let Ok(views) = session.store().partition_views(
+        &catalog,
+        &request.db_name,
+        &request.tbl_name,
+        PartitionSelection::All,
+        max_parts,
+    ) else {
+        return Ok(Answer::Declined);
+    };
+    answer_response("get_partitions_req", sequence, output, protocol, &views)
+}
+
+/// `get_partitions_by_names_req(GetPartitionsByNamesRequest)`, without column statistics or
+/// file metadata (those requests go to `calls::partitions`).
+pub(super) fn get_partitions_by_names_req(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok(Some(request)) = read_struct_argument::<GetPartitionsByNamesRequest>(input) else {
+        return Ok(Answer::Declined);
+    };
+    let whole = request.get_col_stats != Some(true)
+        && request.get_file_metadata != Some(true)
+        && request.skip_column_schema_for_partition != Some(true)
+        && request.include_param_key_pattern.is_none()
+        && request.exclude_param_key_pattern.is_none();
+    let Ok((catalog, database)) = require_database_name(&request.db_name) else {
+        return Ok(Answer::Declined);
+    };
+    if !whole {
+        return Ok(Answer::Declined);
+    }
+    let names = request.names.unwrap_or_default();
+    let Ok(views) = session.store().partition_views(
+        &catalog,
+        &database,
+        &request.tbl_name,
+        PartitionSelection::Names(&names),
+        -1,
+    ) else {
+        return Ok(Answer::Declined);
+    };
+    answer_response(
+        "get_partitions_by_names_req",
+        sequence,
+        output,
+        protocol,
+        &views,
+    )
+}
