@@ -119,10 +119,10 @@ impl Store {
     /// does, on the store's filesystem.
     pub fn create_database(&self, database: Database) -> Result<Database> {
         let mut database = database;
-        // Hive validates the name as given, then stores it trimmed and lowercased; its
-        // messages name the database as given.
+        // Hive looks for an existing database first (by the trimmed, lowercased name), then
+        // validates the name as given, and stores it trimmed and lowercased; its messages name
+        // the database as given.
         let given_name = database.name.clone();
-        names::validate_database_name(&given_name)?;
         database.name = names::normalize(&database.name);
         database.catalog_name = catalog_or_default(&database.catalog_name);
         database.create_time = Some(now_seconds());
@@ -137,6 +137,12 @@ impl Store {
                     }
                     other => other,
                 })?;
+            let name_key = keys::database_name_key(&database.catalog_name, &database.name);
+            if txn.get(&name_key)?.is_some() {
+                let message = format!("Database {given_name} already exists");
+                return Err(Error::AlreadyExists(message));
+            }
+            names::validate_database_name(&given_name)?;
             self.insert_database(txn, &catalog, database, &given_name)
         })
     }

@@ -45,7 +45,6 @@ from hms_helpers import (
     create_database_req,
     hide_generated_client_frames,
     hive_generation,
-    hivestore_xfail,
     local_path,
     make_table,
     raises_hms,
@@ -165,9 +164,6 @@ def test_create_existing_database_is_already_exists(client):
     assert client.get_database(name).description in (None, "")
 
 
-@hivestore_xfail("hivestore create_database validates the name before looking for an existing "
-                 "database: ' <EXISTING>' is InvalidObjectException; Hive answers "
-                 "AlreadyExistsException")
 def test_an_existing_database_is_found_before_the_name_is_validated(client):
     """HMSHandler.create_database calls get_database_core (which trims and lowercases) before
     create_database_core validates the name as sent (observed on Hive 2.3)."""
