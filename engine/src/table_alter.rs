@@ -243,6 +243,23 @@ impl Store {
     /// `external.table.purge=true`) and views are refused with Hive's
     /// message. Returns the table as stored.
     pub fn truncate_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
+        self.truncate_partitions(catalog, database, name, &[])
+    }
+
+    /// Hive's `truncate_table` with partition names: the files of the
+    /// partitions named (of every partition when `partition_names` is empty)
+    /// are deleted, their directories kept; names of no partition are
+    /// skipped. A table without partition keys is truncated whole, and may
+    /// name no partitions. The table's basic statistics parameters are reset
+    /// as [`Store::truncate_table`] does; the partitions' wait for the
+    /// statistics work.
+    pub fn truncate_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_names: &[String],
+    ) -> Result<Table> {
         let (catalog, database, name) = normalize_names(catalog, database, name);
         let table = self.get_table(&catalog, &database, &name)?;
         if table.is_view() || (table.is_external() && !table.is_external_table_purge()) {
@@ -250,10 +267,30 @@ impl Store {
                 "Cannot truncate non-managed table {name}."
             )));
         }
-        if let (true, Some(location)) = (table.partition_keys.is_empty(), table.location()) {
-            self.warehouse()
-                .empty_dir(location)
-                .map_err(Error::Refused)?;
+        if table.partition_keys.is_empty() {
+            if !partition_names.is_empty() {
+                return Err(Error::InvalidOperation(format!(
+                    "Table {catalog}.{database}.{name} has no partitions to truncate"
+                )));
+            }
+            if let Some(location) = table.location() {
+                self.warehouse()
+                    .empty_dir(location)
+                    .map_err(Error::Refused)?;
+            }
+        } else {
+            let selection = if partition_names.is_empty() {
+                crate::PartitionSelection::All
+            } else {
+                crate::PartitionSelection::Names(partition_names)
+            };
+            let partitions =
+                self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;
+            for location in partitions.iter().filter_map(crate::Partition::location) {
+                self.warehouse()
+                    .empty_dir(location)
+                    .map_err(Error::Refused)?;
+            }
         }
         self.write(|txn| {
             let database_id = require_database_id(txn.reader(), &catalog, &database)?;

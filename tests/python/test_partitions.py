@@ -991,6 +991,24 @@ def test_drop_partition_at_its_own_location_removes_it(client, db, tmp_path):
     assert not location.exists()
 
 
+def test_truncate_table_empties_the_named_partitions_or_all(server, client, db):
+    """truncate_table (Hive 3+; skipped on 2.3) deletes the files of the partitions named, or
+    of every partition without names, and keeps their directories and the partitions."""
+    table_dir = new_table(client, db)
+    add(client, db, "t", ["a", "1"], ["b", "2"])
+    files = [os.path.join(table_dir, "ds=a", "hr=1", "part-0"),
+             os.path.join(table_dir, "ds=b", "hr=2", "part-0")]
+    for path in files:
+        with open(path, "w") as data:
+            data.write("x\n")
+    call_or_skip_on_reference(server, client.truncate_table, db, "t", ["ds=a/hr=1", "ds=z/hr=9"])
+    assert not os.path.exists(files[0]) and os.path.exists(files[1])
+    assert os.path.isdir(os.path.dirname(files[0]))
+    client.truncate_table(db, "t", None)
+    assert not os.path.exists(files[1]) and os.path.isdir(os.path.dirname(files[1]))
+    assert client.get_partition_names(db, "t", -1) == ["ds=a/hr=1", "ds=b/hr=2"]
+
+
 def test_dropping_a_table_drops_its_partitions(client, db):
     table_dir = new_table(client, db)
     add(client, db, "t", ["z", "1"], ["z", "2"])

@@ -482,24 +482,17 @@ fn drop_table(
     Ok(())
 }
 
-/// `truncate_table` and `truncate_table_req`. Partitions come with the partitions work: a
-/// request naming partitions is refused, never half-done.
+/// `truncate_table` and `truncate_table_req`: the whole table, or the partitions named.
 pub fn truncate(
     session: &Session,
     database: String,
     name: String,
     partitions: Vec<String>,
 ) -> thrift::Result<()> {
-    if !partitions.is_empty() {
-        return Err(exception(
-            Declared::Meta,
-            format!("hivestore cannot truncate partitions of {database}.{name} yet"),
-        ));
-    }
     let (catalog, database) = require_database_name(&database)?;
     session
         .store()
-        .truncate_table(&catalog, &database, &name)
+        .truncate_partitions(&catalog, &database, &name, &partitions)
         .map(|_| ())
         .map_err(|error| to_thrift(error, &[Declared::Meta]))
 }
