@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# get_table latency and throughput of hivestore against Apache's Java Hive Metastore (2.3.10,
-# the reference), measured the same way by `hivestore bench`, side by side. One command:
+# hivestore against Apache's Java Hive Metastore (2.3.10, the reference), measured the same way
+# by `hivestore bench`, side by side. One command:
 #
-#   scripts/bench-vs-java.sh
+#   scripts/bench-vs-java.sh [tables|partitions|all]      (default: tables)
 #
 # Builds hivestore (release), starts it and the reference HMS on free loopback ports with fresh
-# data, runs get_table and get_table_req in latency mode (one connection) and throughput mode
-# (1, 4 and 16 connections), writes the report under target/bench-report/ (bench.txt: the
-# table and the machine; bench.csv), and stops both servers (also on failure or Ctrl-C).
-# Client and servers share the machine and talk over loopback only.
+# data, runs the suite, writes the report under target/bench-report/, and stops both servers
+# (also on failure or Ctrl-C). Client and servers share the machine and talk over loopback only.
+#
+# tables:     get_table and get_table_req in latency mode (one connection) and throughput mode
+#             (1, 4 and 16 connections); bench.txt (the table and the machine) and bench.csv.
+# partitions: the partition workloads on a table of 2 keys and 20 columns at 10,000 and 100,000
+#             partitions (BENCH_PARTITIONS), in latency mode, on each server in turn: the
+#             listings and planners (with the loopback limit and the ratio to it), the
+#             server's peak RSS (VmHWM) after them, then add_partitions on its own;
+#             partitions.txt (all of it, and a side-by-side table), partitions-hivestore.csv,
+#             partitions-java.csv, and -add.csv of each.
 #
 # Env: BENCH_SECONDS        time bound of each measurement (default 5)
 #      BENCH_WARMUP         unmeasured calls per connection first (default 500; bounded by
 #                           BENCH_SECONDS too)
 #      BENCH_WORKLOADS      workloads (default get_table,get_table_req)
 #      JVM_WARMUP_SECONDS   an unreported run of each workload against the Java HMS first, so
-#                           that its JIT has compiled the call paths (default 15; 0 skips it)
+#                           that its JIT has compiled the call paths (default 15; 0 skips it;
+#                           tables suite only: the partition workloads warm up in their own
+#                           measurements, BENCH_PARTITION_WARMUP calls each)
+#      BENCH_PARTITIONS     partition counts of the partitions suite (default 10000,100000)
+#      JAVA_PARTITIONS      the same for the Java HMS (default BENCH_PARTITIONS): on a loaded
+#                           2-core machine it adds some 20 partitions/s and drops about as
+#                           slowly, so 100,000 take hours there
+#      BENCH_PARTITION_WARMUP  unmeasured samples before each partition measurement (default 3;
+#                           bounded by BENCH_SECONDS too)
+#      HMS_HEAP             the Java HMS's heap (default 4g: get_partitions of 100k partitions
+#                           builds them all in memory)
 #      PYSPARK_VENV         venv with pyspark 4.3.0 for the reference (default: the repository's
 #                           .venv, made by scripts/test.sh; start.sh makes one if it is missing)
 #      REFERENCE_HMS_START  the reference's start script
@@ -25,10 +42,21 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+SUITE="${1:-tables}"
+case "$SUITE" in
+  tables|partitions|all) ;;
+  *) echo "usage: $0 [tables|partitions|all]"; exit 2 ;;
+esac
+
 SECONDS_EACH="${BENCH_SECONDS:-5}"
 WARMUP="${BENCH_WARMUP:-500}"
 WORKLOADS="${BENCH_WORKLOADS:-get_table,get_table_req}"
 JVM_WARMUP_SECONDS="${JVM_WARMUP_SECONDS:-15}"
+PARTITIONS="${BENCH_PARTITIONS:-10000,100000}"
+JAVA_PARTITIONS="${JAVA_PARTITIONS:-$PARTITIONS}"
+PARTITION_WARMUP="${BENCH_PARTITION_WARMUP:-3}"
+LISTINGS=get_partition_names,get_partitions,get_partitions_by_filter_leading_key,get_partitions_by_filter_second_key,get_partitions_by_names,trino_plan,spark_plan
+export HMS_HEAP="${HMS_HEAP:-4g}"
 START="${REFERENCE_HMS_START:-/work/shared/tools/reference-hms/start.sh}"
 export PYSPARK_VENV="${PYSPARK_VENV:-$ROOT/.venv}"
 REPORT="$ROOT/target/bench-report"
@@ -52,6 +80,13 @@ trap stop_servers EXIT
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# A process's peak resident set (VmHWM) and current one (VmRSS), from /proc.
+memory_of() {
+  [ -r "/proc/$1/status" ] || { echo "memory unknown (process $1 gone)"; return; }
+  awk '/^VmHWM/ {peak = $2 " " $3} /^VmRSS/ {now = $2 " " $3} END {print "peak RSS " peak ", RSS now " now}' \
+    "/proc/$1/status"
 }
 
 wait_for_port() {
@@ -82,25 +117,112 @@ for attempt in 1 2 3; do
 done
 [ -n "$REFERENCE_PORT" ] || { echo "the reference HMS did not start"; exit 1; }
 
-{
-  echo "hivestore bench: hivestore against the Java HMS (Hive 2.3.10, Derby), $(date -u +%Y-%m-%dT%H:%MZ)"
+describe_machine() {
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"
   echo "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) memory, $(uname -sr); client and both servers on this machine, over loopback."
-  echo "Each measurement: ${SECONDS_EACH} s at most after ${WARMUP} warm-up calls per connection; latency mode also stops at 100,000 calls."
-  echo "The Java HMS first ran each workload unreported for ${JVM_WARMUP_SECONDS} s on 4 connections (JIT warm-up)."
-  echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo
-} > "$REPORT/bench.txt"
+}
 
-if [ "$JVM_WARMUP_SECONDS" != 0 ]; then
-  echo "==> warming the Java HMS up: ${WORKLOADS} on 4 connections, ${JVM_WARMUP_SECONDS} s each, not reported"
-  "$BIN" bench --uri "thrift://127.0.0.1:$REFERENCE_PORT" --workload "$WORKLOADS" \
-    --mode throughput --connections 4 --seconds "$JVM_WARMUP_SECONDS" --warmup 0 > /dev/null
-fi
+tables_suite() {
+  {
+    echo "hivestore bench: hivestore against the Java HMS (Hive 2.3.10, Derby), $(date -u +%Y-%m-%dT%H:%MZ)"
+    describe_machine
+    echo "Each measurement: ${SECONDS_EACH} s at most after ${WARMUP} warm-up calls per connection; latency mode also stops at 100,000 calls."
+    echo "The Java HMS first ran each workload unreported for ${JVM_WARMUP_SECONDS} s on 4 connections (JIT warm-up)."
+    echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+  } > "$REPORT/bench.txt"
 
-echo "==> measuring (${WORKLOADS}; latency, then throughput at 1, 4, 16 connections; ${SECONDS_EACH} s each)"
-"$BIN" bench --uri "thrift://127.0.0.1:$HIVESTORE_PORT" --compare "thrift://127.0.0.1:$REFERENCE_PORT" \
-  --workload "$WORKLOADS" --mode latency,throughput --connections 1,4,16 \
-  --seconds "$SECONDS_EACH" --warmup "$WARMUP" --csv-out "$REPORT/bench.csv" \
-  | tee -a "$REPORT/bench.txt"
-echo "==> report: $REPORT/bench.txt and $REPORT/bench.csv"
+  if [ "$JVM_WARMUP_SECONDS" != 0 ]; then
+    echo "==> warming the Java HMS up: ${WORKLOADS} on 4 connections, ${JVM_WARMUP_SECONDS} s each, not reported"
+    "$BIN" bench --uri "thrift://127.0.0.1:$REFERENCE_PORT" --workload "$WORKLOADS" \
+      --mode throughput --connections 4 --seconds "$JVM_WARMUP_SECONDS" --warmup 0 > /dev/null
+  fi
+
+  echo "==> measuring (${WORKLOADS}; latency, then throughput at 1, 4, 16 connections; ${SECONDS_EACH} s each)"
+  "$BIN" bench --uri "thrift://127.0.0.1:$HIVESTORE_PORT" --compare "thrift://127.0.0.1:$REFERENCE_PORT" \
+    --workload "$WORKLOADS" --mode latency,throughput --connections 1,4,16 \
+    --seconds "$SECONDS_EACH" --warmup "$WARMUP" --csv-out "$REPORT/bench.csv" \
+    | tee -a "$REPORT/bench.txt"
+  echo "==> report: $REPORT/bench.txt and $REPORT/bench.csv"
+}
+
+# The listings and planners at each size on hivestore (its table grows from one size to the
+# next, then is dropped), its memory after them, then add_partitions alone (so that its
+# scratch tables do not count in the listings' memory); then the same on the Java HMS; then
+# the two side by side. Separate runs rather than --compare, so that each server's memory is
+# read right after its own run and each can have its own sizes.
+partitions_suite() {
+  local report="$REPORT/partitions.txt"
+  local reference_pid
+  reference_pid="$(cat "$WORK/reference/hms.pid")"
+  {
+    echo "hivestore bench: partition workloads, hivestore against the Java HMS (Hive 2.3.10, Derby, heap ${HMS_HEAP}), $(date -u +%Y-%m-%dT%H:%MZ)"
+    describe_machine
+    echo "Table: 20 columns, partitioned by ds string (one value a day) and hr int (24 a day), added 1,000 partitions per add_partitions call;"
+    echo "hivestore at ${PARTITIONS} partitions, the Java HMS at ${JAVA_PARTITIONS}."
+    echo "Each measurement: ${SECONDS_EACH} s at most (and at least one call) after ${PARTITION_WARMUP} warm-up calls; one connection."
+    echo "loopback: the same reply bytes per call through a loopback socket between two threads of the bench, 64 KiB reads, no decoding."
+    echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
+  } > "$report"
+  measure_partitions hivestore "$HIVESTORE_PORT" "$HIVESTORE_PID" "$PARTITIONS"
+  measure_partitions java "$REFERENCE_PORT" "$reference_pid" "$JAVA_PARTITIONS"
+  echo | tee -a "$report"
+  compare_partitions | tee -a "$report"
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." | tee -a "$report"
+  echo "==> report: $report and $REPORT/partitions-{hivestore,java}{,-add}.csv"
+}
+
+# measure_partitions NAME PORT PID SIZES: the listings, the server's memory, add_partitions.
+measure_partitions() {
+  local name="$1" port="$2" pid="$3" sizes="$4" report="$REPORT/partitions.txt"
+  echo "==> $name: partition listings at $sizes partitions (setup progress on stderr)"
+  echo | tee -a "$report"
+  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$LISTINGS" --partitions "$sizes" \
+    --mode latency --seconds "$SECONDS_EACH" --warmup "$PARTITION_WARMUP" \
+    --csv-out "$REPORT/partitions-$name.csv" | tee -a "$report"
+  echo "$name after the listings (its table at the largest size, then dropped): $(memory_of "$pid")" \
+    | tee -a "$report"
+  echo "==> $name: add_partitions at $sizes partitions"
+  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload add_partitions --partitions "$sizes" \
+    --mode latency --seconds "$SECONDS_EACH" --warmup 1 \
+    --csv-out "$REPORT/partitions-$name-add.csv" | tee -a "$report"
+}
+
+# Each step measured on both, side by side: p50, partitions/s, and the ratio to loopback.
+compare_partitions() {
+  python3 - "$REPORT" <<'PY'
+import csv, sys
+report = sys.argv[1]
+def rows(name):
+    found = {}
+    for suffix in ("", "-add"):
+        try:
+            with open(f"{report}/partitions-{name}{suffix}.csv") as file:
+                for row in csv.DictReader(file):
+                    found[(row["workload"], row["table_partitions"])] = row
+        except FileNotFoundError:
+            pass
+    return found
+ours, theirs = rows("hivestore"), rows("java")
+def cell(row):
+    if row is None:
+        return "not run", "", ""
+    if row["status"] != "ok":
+        return row["status"], "", ""
+    return f'{float(row["p50_us"]) / 1000:.2f} ms', f'{float(row["partitions_per_second"]):,.0f}', row["loopback_ratio"] or "-"
+print("| workload | partitions | hivestore p50 | partitions/s | of loopback | Java HMS p50 | partitions/s | of loopback | p50 ratio |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for key in sorted(set(ours) | set(theirs), key=lambda key: (int(key[1] or 0), key[0])):
+    mine, other = ours.get(key), theirs.get(key)
+    ratio = ""
+    if mine and other and mine["status"] == other["status"] == "ok" and float(mine["p50_us"]) > 0:
+        ratio = f'{float(other["p50_us"]) / float(mine["p50_us"]):,.0f}x'
+    print("| " + " | ".join([f"`{key[0]}`", f"{int(key[1]):,}", *cell(mine), *cell(other), ratio]) + " |")
+PY
+}
+
+case "$SUITE" in
+  tables) tables_suite ;;
+  partitions) partitions_suite ;;
+  all) tables_suite; partitions_suite ;;
+esac

@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::fixture::DEFAULT_DATABASE;
+use crate::partition_table::add_batch_partition_count;
 use crate::runner::Budget;
 use crate::workload::Workload;
 
@@ -19,6 +20,8 @@ pub const CALL_COUNT_MAX: u64 = 100_000_000;
 pub const WARMUP_CALL_COUNT_MAX: u64 = 1_000_000;
 /// The most read tables a run creates.
 pub const READ_TABLE_COUNT_MAX: usize = 10_000;
+/// The largest partitioned table a run sets up.
+pub const PARTITION_COUNT_MAX: u64 = 10_000_000;
 
 /// Latency mode: samples by default, and the time bound.
 const LATENCY_CALL_COUNT_DEFAULT: u64 = 100_000;
@@ -97,6 +100,10 @@ pub struct BenchArgs {
     /// Read-only tables created for get_table and get_tables.
     #[arg(long, default_value_t = 16)]
     pub tables: usize,
+    /// Sizes of the partitioned table for the partition workloads (comma-separated): each
+    /// such workload is measured at each size, smallest first, the table growing in between.
+    #[arg(long, value_delimiter = ',', default_value = "10000")]
+    pub partitions: Vec<u64>,
     /// Report format on standard output.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -117,6 +124,9 @@ pub struct Step {
     pub mode: Mode,
     /// Connections.
     pub connection_count: usize,
+    /// For a partition workload: the size of the partitioned table (and of an
+    /// `add_partitions` measurement).
+    pub partition_count: Option<u64>,
     /// Its bounds.
     pub budget: Budget,
 }
@@ -172,7 +182,8 @@ fn budget(args: &BenchArgs, mode: Mode) -> Result<Budget, Error> {
 }
 
 impl Plan {
-    /// Checks the arguments and lays out the steps: for each workload, each mode.
+    /// Checks the arguments and lays out the steps: for each workload, each mode; the
+    /// partition workloads after the others, for each partition count, smallest first.
     pub fn from_args(args: &BenchArgs) -> Result<Plan, Error> {
         let mut endpoints = vec![Endpoint::parse(&args.uri, args.framed, args.compact)?];
         if let Some(other) = &args.compare {
@@ -185,20 +196,22 @@ impl Plan {
         for connections in &args.connections {
             check("connections", *connections, 1, CONNECTION_COUNT_MAX)?;
         }
+        let mut partition_counts = dedup(&args.partitions);
+        partition_counts.sort_unstable();
+        for partition_count in &partition_counts {
+            check("partitions", *partition_count, 1, PARTITION_COUNT_MAX)?;
+        }
+        let workloads = dedup(&args.workload);
+        let (partitioned, unpartitioned): (Vec<Workload>, Vec<Workload>) = workloads
+            .into_iter()
+            .partition(|workload| workload.is_partitioned());
         let mut steps = Vec::new();
-        for workload in dedup(&args.workload) {
-            for mode in dedup(&args.mode) {
-                let budget = budget(args, mode)?;
-                let connection_counts = match mode {
-                    Mode::Latency => vec![1],
-                    Mode::Throughput => dedup(&args.connections),
-                };
-                steps.extend(connection_counts.into_iter().map(|connection_count| Step {
-                    workload,
-                    mode,
-                    connection_count,
-                    budget,
-                }));
+        for workload in unpartitioned {
+            steps.extend(workload_steps(args, workload, None)?);
+        }
+        for partition_count in partition_counts {
+            for workload in &partitioned {
+                steps.extend(workload_steps(args, *workload, Some(partition_count))?);
             }
         }
         if steps.is_empty() {
@@ -225,6 +238,35 @@ impl Plan {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// The steps of one workload (at one partition count): each mode, each connection count.
+fn workload_steps(
+    args: &BenchArgs,
+    workload: Workload,
+    partition_count: Option<u64>,
+) -> Result<Vec<Step>, Error> {
+    let mut steps = Vec::new();
+    for mode in dedup(&args.mode) {
+        let mut budget = budget(args, mode)?;
+        if let (Workload::AddPartitions, Some(partition_count)) = (workload, partition_count) {
+            // A measurement adds the table's size in batches, no more.
+            let batch = add_batch_partition_count(partition_count);
+            budget.call_count_max = budget.call_count_max.min(partition_count.div_ceil(batch));
+        }
+        let connection_counts = match mode {
+            Mode::Latency => vec![1],
+            Mode::Throughput => dedup(&args.connections),
+        };
+        steps.extend(connection_counts.into_iter().map(|connection_count| Step {
+            workload,
+            mode,
+            connection_count,
+            partition_count,
+            budget,
+        }));
+    }
+    Ok(steps)
 }
 
 /// The distinct values, in first-seen order.

@@ -1,8 +1,10 @@
 //! Where a metastore listens and how to talk to it: `thrift://host:port`, binary or compact
 //! protocol, buffered or framed transport.
 
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, BufWriter, Read};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncClient;
@@ -10,7 +12,7 @@ use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
     TInputProtocol, TOutputProtocol,
 };
-use thrift::transport::{TFramedReadTransport, TFramedWriteTransport};
+use thrift::transport::TFramedWriteTransport;
 
 use crate::error::Error;
 
@@ -22,6 +24,12 @@ pub const DEFAULT_PORT: u16 = 9083;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one call may take before the connection is given up: no run can hang.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The same for setup and teardown, whose calls may be long on a slow server: adding 1,000
+/// partitions, or dropping a database of a million.
+pub const ADMIN_CALL_TIMEOUT: Duration = Duration::from_secs(1800);
+/// The largest frame the framed transport reads: Thrift's own limit, a positive `i32`. (The
+/// thrift crate's framed transport stops at 16 MB, less than a listing of 100k partitions.)
+pub const FRAME_BYTES_MAX: usize = i32::MAX as usize;
 
 /// A generated metastore client over boxed protocols.
 pub type Client =
@@ -89,6 +97,20 @@ impl Endpoint {
 
     /// Opens a new connection and wraps it in a generated client.
     pub fn connect(&self) -> Result<Client, Error> {
+        self.connect_counting().map(|(client, _)| client)
+    }
+
+    /// Opens a connection for setup and teardown: calls may take [`ADMIN_CALL_TIMEOUT`].
+    pub fn connect_admin(&self) -> Result<Client, Error> {
+        self.open(ADMIN_CALL_TIMEOUT).map(|(client, _)| client)
+    }
+
+    /// Opens a new connection, and counts the bytes its replies take on the wire.
+    pub fn connect_counting(&self) -> Result<(Client, ReplyBytes), Error> {
+        self.open(CALL_TIMEOUT)
+    }
+
+    fn open(&self, call_timeout: Duration) -> Result<(Client, ReplyBytes), Error> {
         let connect_error = |source| Error::Connect {
             endpoint: self.uri.clone(),
             source,
@@ -98,14 +120,87 @@ impl Endpoint {
         // Calls are small request/reply pairs: Nagle would add its delay to every one.
         stream.set_nodelay(true).map_err(connect_error)?;
         stream
-            .set_read_timeout(Some(CALL_TIMEOUT))
+            .set_read_timeout(Some(call_timeout))
             .map_err(connect_error)?;
         stream
-            .set_write_timeout(Some(CALL_TIMEOUT))
+            .set_write_timeout(Some(call_timeout))
             .map_err(connect_error)?;
         let read = stream.try_clone().map_err(connect_error)?;
+        let reply_bytes = ReplyBytes::default();
+        let read = CountingRead {
+            inner: read,
+            count: reply_bytes.clone(),
+        };
         let (input, output) = protocols(read, stream, self.framed, self.compact);
-        Ok(ThriftHiveMetastoreSyncClient::new(input, output))
+        Ok((
+            ThriftHiveMetastoreSyncClient::new(input, output),
+            reply_bytes,
+        ))
+    }
+}
+
+/// The bytes a connection has read from its socket: every reply as the server sent it,
+/// framing included. Counted under the read buffer, so it is what crossed the socket.
+#[derive(Debug, Clone, Default)]
+pub struct ReplyBytes(Arc<AtomicU64>);
+
+impl ReplyBytes {
+    /// Bytes read so far.
+    pub fn total(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A reader that adds what it reads to a [`ReplyBytes`].
+struct CountingRead<R> {
+    inner: R,
+    count: ReplyBytes,
+}
+
+impl<R: Read> Read for CountingRead<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.count.0.fetch_add(read as u64, Ordering::Relaxed);
+        Ok(read)
+    }
+}
+
+/// Thrift's framed transport, read side: a big-endian `i32` length before each message. Over
+/// a buffered reader, so that a frame's bytes are read from the socket as the buffered
+/// transport reads them; frames up to [`FRAME_BYTES_MAX`].
+struct FramedRead<R> {
+    inner: R,
+    frame_bytes_left: usize,
+}
+
+impl<R: Read> Read for FramedRead<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if buffer.is_empty() {
+            return Ok(0);
+        }
+        if self.frame_bytes_left == 0 {
+            let mut length = [0u8; 4];
+            self.inner.read_exact(&mut length)?;
+            let length = i32::from_be_bytes(length);
+            self.frame_bytes_left = usize::try_from(length)
+                .ok()
+                .filter(|length| (1..=FRAME_BYTES_MAX).contains(length))
+                .ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "a frame of {length} bytes: it must be from 1 to {FRAME_BYTES_MAX}"
+                        ),
+                    )
+                })?;
+        }
+        let wanted = buffer.len().min(self.frame_bytes_left);
+        let read = self.inner.read(&mut buffer[..wanted])?;
+        if read == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        self.frame_bytes_left -= read;
+        Ok(read)
     }
 }
 
@@ -115,50 +210,52 @@ type Protocols = (
 );
 
 /// Socket buffers of the buffered transport: a whole reply of a few kilobytes in one read.
-const SOCKET_BUFFER_BYTES: usize = 64 * 1024;
+pub const SOCKET_BUFFER_BYTES: usize = 64 * 1024;
+
+type SocketRead = CountingRead<TcpStream>;
 
 /// The client's protocols over `read` and `write` (two handles of one connection). Buffered
 /// transport is std's `BufReader`/`BufWriter`: the same bytes as Thrift's buffered transport,
 /// with small reads served inline from the buffer, so that the load generator spends less
-/// of the machine than the server it measures.
-fn protocols(read: TcpStream, write: TcpStream, framed: bool, compact: bool) -> Protocols {
+/// of the machine than the server it measures. Framed transport reads through the same
+/// buffer, and either counts its socket reads under it.
+fn protocols(read: SocketRead, write: TcpStream, framed: bool, compact: bool) -> Protocols {
+    let buffered = BufReader::with_capacity(SOCKET_BUFFER_BYTES, read);
     match (compact, framed) {
         (false, false) => (
-            Box::new(TBinaryInputProtocol::new(
-                BufReader::with_capacity(SOCKET_BUFFER_BYTES, read),
-                true,
-            )),
+            Box::new(TBinaryInputProtocol::new(buffered, true)),
             Box::new(TBinaryOutputProtocol::new(
                 BufWriter::with_capacity(SOCKET_BUFFER_BYTES, write),
                 true,
             )),
         ),
         (false, true) => (
-            Box::new(TBinaryInputProtocol::new(
-                TFramedReadTransport::new(read),
-                true,
-            )),
+            Box::new(TBinaryInputProtocol::new(framed_read(buffered), true)),
             Box::new(TBinaryOutputProtocol::new(
                 TFramedWriteTransport::new(write),
                 true,
             )),
         ),
         (true, false) => (
-            Box::new(TCompactInputProtocol::new(BufReader::with_capacity(
-                SOCKET_BUFFER_BYTES,
-                read,
-            ))),
+            Box::new(TCompactInputProtocol::new(buffered)),
             Box::new(TCompactOutputProtocol::new(BufWriter::with_capacity(
                 SOCKET_BUFFER_BYTES,
                 write,
             ))),
         ),
         (true, true) => (
-            Box::new(TCompactInputProtocol::new(TFramedReadTransport::new(read))),
+            Box::new(TCompactInputProtocol::new(framed_read(buffered))),
             Box::new(TCompactOutputProtocol::new(TFramedWriteTransport::new(
                 write,
             ))),
         ),
+    }
+}
+
+fn framed_read<R: Read>(inner: R) -> FramedRead<R> {
+    FramedRead {
+        inner,
+        frame_bytes_left: 0,
     }
 }
 
@@ -175,5 +272,27 @@ mod tests {
         assert!(Endpoint::parse("127.0.0.1:9083", false, false).is_err());
         assert!(Endpoint::parse("thrift://", false, false).is_err());
         assert!(Endpoint::parse("thrift://host:9083/db", false, false).is_err());
+    }
+
+    #[test]
+    fn framed_reads_serve_frames_back_to_back_and_refuse_bad_lengths() {
+        let wire = [&3i32.to_be_bytes()[..], b"abc", &2i32.to_be_bytes(), b"de"].concat();
+        let mut read = Vec::new();
+        framed_read(&wire[..]).read_to_end(&mut read).unwrap_err();
+        assert_eq!(read, b"abcde", "both frames, then the end of the input");
+        let negative = (-1i32).to_be_bytes();
+        let error = framed_read(&negative[..]).read(&mut [0; 8]).unwrap_err();
+        assert!(error.to_string().contains("-1 bytes"), "{error}");
+    }
+
+    #[test]
+    fn counted_reads_add_up() {
+        let count = ReplyBytes::default();
+        let mut read = CountingRead {
+            inner: &b"0123456789"[..],
+            count: count.clone(),
+        };
+        std::io::copy(&mut read, &mut std::io::sink()).unwrap();
+        assert_eq!(count.total(), 10);
     }
 }

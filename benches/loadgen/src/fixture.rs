@@ -1,6 +1,7 @@
 //! The data a run sets up and removes: one database, created by bench and marked so, with
-//! the tables its workloads read and write. Bench never touches anything else: a database of
-//! the same name that lacks the mark makes the run refuse to start.
+//! the tables its workloads read and write, among them the partitioned table, grown to each
+//! size the partition workloads are measured at. Bench never touches anything else: a
+//! database of the same name that lacks the mark makes the run refuse to start.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,10 @@ use hivestore_idl::hive_metastore::{
 
 use crate::endpoint::{Client, Endpoint};
 use crate::error::Error;
+use crate::partition_table::{
+    add_batch_partition_count, partition, partitioned_table, PARTITIONED_TABLE,
+};
+use crate::progress::Progress;
 
 /// The database a run uses unless told otherwise.
 pub const DEFAULT_DATABASE: &str = "hivestore_bench";
@@ -186,6 +191,8 @@ pub struct FixtureShape {
 pub struct Fixture {
     endpoint: Endpoint,
     database: String,
+    /// Partitions of the partitioned table; `None` before it is created.
+    partition_count: Option<u64>,
 }
 
 fn call_error(endpoint: &Endpoint, call: String) -> impl FnOnce(thrift::Error) -> Error + '_ {
@@ -213,6 +220,7 @@ impl Fixture {
         let fixture = Fixture {
             endpoint: endpoint.clone(),
             database: database.to_string(),
+            partition_count: None,
         };
         if fixture.exists_and_is_ours(client)? {
             tracing::warn!(database, "removing a previous bench run's database");
@@ -248,6 +256,53 @@ impl Fixture {
     /// The database's name.
     pub fn database(&self) -> &str {
         &self.database
+    }
+
+    /// Partitions of the partitioned table, if it was created.
+    pub fn partition_count(&self) -> Option<u64> {
+        self.partition_count
+    }
+
+    /// Grows the partitioned table (creating it first) to `partition_count` partitions with
+    /// `add_partitions` of 1,000 at a time, showing progress on standard error. A table that
+    /// is as big already stays as it is. Partial growth stays too, and is counted.
+    pub fn grow_partitioned_table(
+        &mut self,
+        client: &mut Client,
+        partition_count: u64,
+    ) -> Result<(), Error> {
+        let database = self.database.clone();
+        let table = partitioned_table(&database, PARTITIONED_TABLE);
+        if self.partition_count.is_none() {
+            let call = format!("create_table {database}.{PARTITIONED_TABLE}");
+            client
+                .create_table(table.clone())
+                .map_err(call_error(&self.endpoint, call))?;
+            self.partition_count = Some(0);
+        }
+        let mut done = self.partition_count.unwrap_or(0);
+        if done >= partition_count {
+            return Ok(());
+        }
+        let what = format!(
+            "adding partitions to {database}.{PARTITIONED_TABLE} on {}",
+            self.endpoint.uri
+        );
+        let mut progress = Progress::start(what, partition_count);
+        let batch = add_batch_partition_count(partition_count);
+        while done < partition_count {
+            let end = partition_count.min(done + batch);
+            let partitions = (done..end).map(|index| partition(&table, index)).collect();
+            let call = format!("add_partitions {database}.{PARTITIONED_TABLE} [{done}, {end})");
+            client
+                .add_partitions(partitions)
+                .map_err(call_error(&self.endpoint, call))?;
+            done = end;
+            self.partition_count = Some(done);
+            progress.update(done);
+        }
+        progress.finish(done);
+        Ok(())
     }
 
     /// Whether the database exists with bench's mark; an error if it exists without it.

@@ -8,6 +8,11 @@
 //! reports ([`report`]: table, CSV or JSON lines; two endpoints side by side with `--compare`).
 //! A workload whose call the server does not implement is reported `unsupported`.
 //!
+//! The partition workloads run at each size of `--partitions`, after the others: the
+//! partitioned table ([`partition_table`]) grows to each size in turn, and each listing is
+//! followed by a measurement of the [`loopback`] limit for replies of its size, so that a
+//! report says how close the server came to the socket.
+//!
 //! It is not a benchmark of the engine (those are the criterion benches of `hivestore-benches`)
 //! and not a correctness test: it counts failures, it does not check answers.
 //!
@@ -29,13 +34,19 @@
 #![forbid(unsafe_code)]
 
 pub mod args;
+mod cpu;
 pub mod endpoint;
 mod error;
 pub mod fixture;
 pub mod histogram;
+pub mod loopback;
+pub mod partition_table;
+mod progress;
 pub mod report;
 pub mod runner;
 pub mod workload;
+
+use std::time::Duration;
 
 use hivestore_idl::fb303::TFacebookServiceSyncClient;
 
@@ -44,9 +55,16 @@ pub use endpoint::Endpoint;
 pub use error::Error;
 pub use workload::Workload;
 
+use crate::args::Step;
 use crate::endpoint::Client;
 use crate::fixture::{Fixture, FixtureShape};
+use crate::loopback::{LoopbackRate, Shape};
 use crate::report::Row;
+use crate::runner::{Measurement, Outcome};
+use crate::workload::Target;
+
+/// The longest a loopback limit is measured for, after each listing.
+const LOOPBACK_DURATION_MAX: Duration = Duration::from_secs(1);
 
 /// Runs the benchmark the arguments describe and returns the report in the chosen format
 /// (after writing the CSV copy, if asked for).
@@ -80,17 +98,17 @@ fn run_endpoint(
     endpoint_index: usize,
     endpoint: &Endpoint,
 ) -> Result<Vec<Row>, Error> {
-    let mut admin = endpoint.connect()?;
+    let mut admin = endpoint.connect_admin()?;
     let server = describe_server(&mut admin);
     tracing::info!(endpoint = %endpoint.uri, %server, database = %plan.database, "setting up");
     let shape = FixtureShape {
         read_table_count: plan.read_table_count,
         commit_table_count: plan.commit_table_count(),
     };
-    let fixture = Fixture::set_up(&mut admin, endpoint, &plan.database, shape)?;
-    let rows = measure_all(plan, endpoint_index, endpoint, &fixture, &server);
+    let mut fixture = Fixture::set_up(&mut admin, endpoint, &plan.database, shape)?;
+    let rows = measure_all(plan, endpoint_index, endpoint, &mut fixture, &server);
     // A long run may have outlived the admin connection's welcome; use a fresh one.
-    let mut admin = endpoint.connect()?;
+    let mut admin = endpoint.connect_admin()?;
     fixture.tear_down(&mut admin)?;
     Ok(rows)
 }
@@ -99,36 +117,115 @@ fn measure_all(
     plan: &Plan,
     endpoint_index: usize,
     endpoint: &Endpoint,
-    fixture: &Fixture,
+    fixture: &mut Fixture,
     server: &str,
 ) -> Vec<Row> {
-    plan.steps
-        .iter()
-        .map(|step| {
-            tracing::info!(
-                endpoint = %endpoint.uri,
-                workload = step.workload.name(),
-                mode = step.mode.name(),
-                connections = step.connection_count,
-                "measuring"
-            );
-            let measurement = runner::measure(
-                endpoint,
-                fixture.database(),
-                plan.read_table_count,
+    // Once the partitioned table could not be grown, no bigger size is tried.
+    let mut setup_failure: Option<Outcome> = None;
+    let mut rows = Vec::with_capacity(plan.steps.len());
+    for step in &plan.steps {
+        tracing::info!(
+            endpoint = %endpoint.uri,
+            workload = step.workload.name(),
+            mode = step.mode.name(),
+            connections = step.connection_count,
+            partitions = step.partition_count,
+            "measuring"
+        );
+        let not_ready = prepare_partitioned_table(endpoint, fixture, step, &mut setup_failure);
+        let measurement = match not_ready {
+            Some(outcome) => Measurement::not_made(
                 step.workload,
                 step.connection_count,
-                step.budget,
-            );
-            Row {
-                endpoint_index,
-                endpoint: endpoint.uri.clone(),
-                server: server.to_string(),
-                mode: step.mode,
-                measurement,
+                step.partition_count,
+                outcome,
+            ),
+            None => {
+                let target = Target {
+                    database: fixture.database().to_string(),
+                    read_table_count: plan.read_table_count,
+                    partition_count: step.partition_count,
+                };
+                runner::measure(
+                    endpoint,
+                    &target,
+                    step.workload,
+                    step.connection_count,
+                    step.budget,
+                )
             }
-        })
-        .collect()
+        };
+        let loopback = loopback_limit(step, &measurement);
+        rows.push(Row {
+            endpoint_index,
+            endpoint: endpoint.uri.clone(),
+            server: server.to_string(),
+            mode: step.mode,
+            measurement,
+            loopback,
+        });
+    }
+    rows
+}
+
+/// Grows the partitioned table to the step's size if the step reads it. The outcome of a
+/// step that cannot be measured: `unsupported` if the server lacks a setup call, `failed`
+/// otherwise.
+fn prepare_partitioned_table(
+    endpoint: &Endpoint,
+    fixture: &mut Fixture,
+    step: &Step,
+    setup_failure: &mut Option<Outcome>,
+) -> Option<Outcome> {
+    let partition_count = step
+        .partition_count
+        .filter(|_| step.workload.lists_partitions())?;
+    if let Some(failure) = setup_failure {
+        return Some(failure.clone());
+    }
+    if fixture.partition_count() >= Some(partition_count) {
+        return None;
+    }
+    let grown = endpoint
+        .connect_admin()
+        .and_then(|mut admin| fixture.grow_partitioned_table(&mut admin, partition_count));
+    let error = grown.err()?;
+    tracing::warn!(endpoint = %endpoint.uri, %error, "the partitioned table could not be set up");
+    let failure = match &error {
+        Error::Call { source, .. } => match runner::classify(source) {
+            Outcome::Unsupported(message) => Outcome::Unsupported(message),
+            _ => Outcome::Failed(format!("setting up {partition_count} partitions: {error}")),
+        },
+        _ => Outcome::Failed(format!("setting up {partition_count} partitions: {error}")),
+    };
+    *setup_failure = Some(failure.clone());
+    Some(failure)
+}
+
+/// The loopback limit for a listing's replies, measured right after it: as many bytes per
+/// sample in as many replies, over as many connections, within the step's bounds and at
+/// most [`LOOPBACK_DURATION_MAX`].
+fn loopback_limit(step: &Step, measurement: &Measurement) -> Option<LoopbackRate> {
+    if !step.workload.lists_partitions() || measurement.histogram.count() == 0 {
+        return None;
+    }
+    let shape = Shape {
+        call_count: (measurement.calls_per_sample().round() as u64)
+            .clamp(1, loopback::CALLS_PER_SAMPLE_MAX),
+        reply_bytes: measurement.reply_bytes_per_sample().round() as u64,
+    };
+    if shape.reply_bytes / shape.call_count >= loopback::REPLY_BYTES_MAX {
+        return None;
+    }
+    let duration = step.budget.duration.min(LOOPBACK_DURATION_MAX);
+    let rate = loopback::measure(
+        shape,
+        step.connection_count,
+        duration,
+        step.budget.call_count_max,
+    );
+    rate.map_err(|error| tracing::warn!(%error, "the loopback limit could not be measured"))
+        .ok()
 }
 
 /// fb303's name and version of the server, or `unknown`.

@@ -1,10 +1,17 @@
 //! Reports: one row per measurement per endpoint, as an aligned table, CSV or JSON lines.
 //! Latencies are in microseconds, rates in samples (calls of the workload) per second.
+//!
+//! Columns are only ever added after the last one, so that consumers reading by position
+//! keep working. Those after `detail` are empty (CSV), `null` (JSON) or `-` (table) where
+//! they do not apply: the partition counts for workloads without a partitioned table, the
+//! loopback limit for workloads that do not list partitions, the bench's own CPU time where
+//! the system does not tell it; the table leaves out such a column when no row has it.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::args::{Format, Mode};
+use crate::loopback::LoopbackRate;
 use crate::runner::{Measurement, Outcome};
 
 /// One measurement on one endpoint.
@@ -20,9 +27,15 @@ pub struct Row {
     pub mode: Mode,
     /// The measurement.
     pub measurement: Measurement,
+    /// For a listing: the rate of the same reply bytes through a loopback socket.
+    pub loopback: Option<LoopbackRate>,
 }
 
-const COLUMNS: [&str; 15] = [
+const COLUMN_COUNT: usize = 23;
+/// The first column that may be empty.
+const FIRST_OPTIONAL_COLUMN: usize = 15;
+
+const COLUMNS: [&str; COLUMN_COUNT] = [
     "endpoint",
     "server",
     "workload",
@@ -38,7 +51,29 @@ const COLUMNS: [&str; 15] = [
     "mean_us",
     "status",
     "detail",
+    "table_partitions",
+    "partitions_per_call",
+    "partitions_per_second",
+    "reply_bytes_per_call",
+    "reply_bytes_per_second",
+    "loopback_bytes_per_second",
+    "loopback_ratio",
+    "client_cpu_us_per_call",
 ];
+
+const _: () = assert!(COLUMN_COUNT > FIRST_OPTIONAL_COLUMN);
+
+/// A ratio with three significant digits (0.000476, 0.0312, 0.875), and at least three
+/// decimals: a server far from the socket still shows how far.
+fn significant(value: f64) -> String {
+    let magnitude = if value > 0.0 {
+        value.log10().floor() as i32
+    } else {
+        0
+    };
+    let decimals = (2 - magnitude).clamp(3, 9) as usize;
+    format!("{value:.decimals$}")
+}
 
 fn micros(duration: Duration) -> String {
     format!("{:.1}", duration.as_secs_f64() * 1e6)
@@ -53,11 +88,15 @@ impl Row {
         }
     }
 
-    /// The values, in [`COLUMNS`] order.
-    fn values(&self) -> [String; 15] {
+    /// The values, in [`COLUMNS`] order; an empty one does not apply.
+    fn values(&self) -> [String; COLUMN_COUNT] {
         let measurement = &self.measurement;
         let histogram = &measurement.histogram;
         let (status, detail) = self.status();
+        let measured = histogram.count() > 0;
+        let partitioned = measurement.table_partition_count.filter(|_| measured);
+        let whole = |value: f64| format!("{value:.0}");
+        let reply_bytes_per_second = measurement.reply_bytes_per_second();
         [
             self.endpoint.clone(),
             self.server.clone(),
@@ -74,7 +113,45 @@ impl Row {
             micros(histogram.mean()),
             status.to_string(),
             detail.to_string(),
+            measurement
+                .table_partition_count
+                .map_or_else(String::new, |count| count.to_string()),
+            partitioned.map_or_else(String::new, |_| whole(measurement.partitions_per_sample())),
+            partitioned.map_or_else(String::new, |_| whole(measurement.partitions_per_second())),
+            if measured {
+                whole(measurement.reply_bytes_per_sample())
+            } else {
+                String::new()
+            },
+            if measured {
+                whole(reply_bytes_per_second)
+            } else {
+                String::new()
+            },
+            self.loopback
+                .map_or_else(String::new, |loopback| whole(loopback.bytes_per_second)),
+            self.loopback.map_or_else(String::new, |loopback| {
+                significant(reply_bytes_per_second / loopback.bytes_per_second.max(1e-9))
+            }),
+            measurement
+                .client_cpu_per_sample()
+                .map_or_else(String::new, micros),
         ]
+    }
+
+    /// The step, for notes: workload, mode, connections, and the table's size.
+    fn step(&self) -> String {
+        let measurement = &self.measurement;
+        let mut step = format!(
+            "{} {} x{}",
+            measurement.workload.name(),
+            self.mode.name(),
+            measurement.connection_count
+        );
+        if let Some(count) = measurement.table_partition_count {
+            let _ = write!(step, " @{count} partitions");
+        }
+        step
     }
 }
 
@@ -126,9 +203,9 @@ fn json_string(value: &str) -> String {
     out
 }
 
-/// Columns 4 to 12 are numbers; the rest strings.
+/// Columns 4 to 12 are numbers, and those after `detail`; the rest strings.
 fn is_numeric_column(index: usize) -> bool {
-    (4..=12).contains(&index)
+    (4..=12).contains(&index) || index >= FIRST_OPTIONAL_COLUMN
 }
 
 fn jsonl(rows: &[Row]) -> String {
@@ -139,7 +216,9 @@ fn jsonl(rows: &[Row]) -> String {
             .iter()
             .enumerate()
             .map(|(index, value)| {
-                let value = if is_numeric_column(index) {
+                let value = if value.is_empty() && index >= FIRST_OPTIONAL_COLUMN {
+                    "null".to_string()
+                } else if is_numeric_column(index) {
                     value.clone()
                 } else {
                     json_string(value)
@@ -152,17 +231,30 @@ fn jsonl(rows: &[Row]) -> String {
     out
 }
 
-/// The table leaves out the server and the detail (listed below it) to stay narrow.
+/// The table leaves out the server and the detail (listed below it), and the columns that
+/// apply to no row, to stay narrow.
 fn table(rows: &[Row]) -> String {
+    let values: Vec<[String; COLUMN_COUNT]> = rows.iter().map(Row::values).collect();
     let shown: Vec<usize> = (0..COLUMNS.len())
         .filter(|index| !matches!(COLUMNS[*index], "server" | "detail"))
+        .filter(|index| {
+            *index < FIRST_OPTIONAL_COLUMN || values.iter().any(|row| !row[*index].is_empty())
+        })
         .collect();
+    let dash = |value: &String| {
+        if value.is_empty() {
+            "-".to_string()
+        } else {
+            value.clone()
+        }
+    };
     let cells: Vec<Vec<String>> =
         std::iter::once(shown.iter().map(|i| COLUMNS[*i].to_string()).collect())
-            .chain(rows.iter().map(|row| {
-                let values = row.values();
-                shown.iter().map(|i| values[*i].clone()).collect()
-            }))
+            .chain(
+                values
+                    .iter()
+                    .map(|row| shown.iter().map(|i| dash(&row[*i])).collect()),
+            )
             .collect();
     let widths: Vec<usize> = (0..shown.len())
         .map(|column| {
@@ -210,10 +302,8 @@ fn notes(rows: &[Row]) -> String {
         if !detail.is_empty() {
             let _ = writeln!(
                 out,
-                "{} {} x{} on {}: {status}: {detail}",
-                row.measurement.workload.name(),
-                row.mode.name(),
-                row.measurement.connection_count,
+                "{} on {}: {status}: {detail}",
+                row.step(),
                 row.endpoint
             );
         }
@@ -238,10 +328,8 @@ fn comparison(rows: &[Row]) -> String {
         let rate = (a.samples_per_second(), b.samples_per_second());
         let _ = writeln!(
             out,
-            "  {} {} x{}: p50 {} vs {} us ({:.1}x lower), {:.0} vs {:.0} calls/s ({:.1}x more)",
-            a.workload.name(),
-            mine.mode.name(),
-            a.connection_count,
+            "  {}: p50 {} vs {} us ({:.1}x lower), {:.0} vs {:.0} calls/s ({:.1}x more)",
+            mine.step(),
             micros(p50.0),
             micros(p50.1),
             p50.1.as_secs_f64() / p50.0.as_secs_f64().max(1e-9),
@@ -251,4 +339,27 @@ fn comparison(rows: &[Row]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_keep_three_significant_digits() {
+        assert_eq!(significant(0.875), "0.875");
+        assert_eq!(significant(0.0314159), "0.0314");
+        assert_eq!(significant(0.000476), "0.000476");
+        assert_eq!(significant(2.5), "2.500");
+        assert_eq!(significant(0.0), "0.000");
+    }
+
+    #[test]
+    fn the_old_columns_keep_their_places() {
+        assert_eq!(COLUMNS[..FIRST_OPTIONAL_COLUMN].last(), Some(&"detail"));
+        assert_eq!(COLUMNS[5], "calls");
+        assert!(COLUMNS[FIRST_OPTIONAL_COLUMN..]
+            .iter()
+            .all(|name| !COLUMNS[..FIRST_OPTIONAL_COLUMN].contains(name)));
+    }
 }

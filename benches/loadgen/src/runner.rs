@@ -1,6 +1,7 @@
 //! Driving a workload: K threads, each with its own connection, warm up unmeasured, start
-//! together, and call until the time budget or the shared call cap runs out. Every call is
-//! timed on its own; the histograms of all connections are merged.
+//! together, and call until the time budget or the shared call cap runs out. Every sample is
+//! timed on its own; the histograms of all connections are merged, and so are the counts of
+//! calls, partitions and reply bytes of the measured samples.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
@@ -8,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use thrift::{ApplicationErrorKind, Error as ThriftError};
 
-use crate::endpoint::{Client, Endpoint};
+use crate::cpu::thread_cpu_time;
+use crate::endpoint::{Client, Endpoint, ReplyBytes};
 use crate::error::describe;
 use crate::histogram::Histogram;
-use crate::workload::{Caller, Workload};
+use crate::workload::{Caller, SampleCount, Target, Workload};
 
 /// How much a measurement may do.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,8 +44,19 @@ pub struct Measurement {
     pub workload: Workload,
     /// Connections, one thread each.
     pub connection_count: usize,
+    /// For a partition workload: the partitions of the table it read (or added).
+    pub table_partition_count: Option<u64>,
     /// The latency of every measured sample.
     pub histogram: Histogram,
+    /// Thrift calls of the measured samples (a planner sample makes several).
+    pub call_count: u64,
+    /// Partitions (or partition names) the measured samples' replies held, or added.
+    pub partition_count: u64,
+    /// Bytes of the measured samples' replies, as read from the socket.
+    pub reply_bytes: u64,
+    /// CPU time the bench's connection threads spent on the measured samples, where the
+    /// system tells it.
+    pub client_cpu: Option<Duration>,
     /// From the first connection's start to the last one's end.
     pub elapsed: Duration,
     /// How it ended.
@@ -51,22 +64,88 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// Samples per second over all connections.
-    pub fn samples_per_second(&self) -> f64 {
+    /// A measurement that could not start, e.g. because its table could not be set up.
+    pub fn not_made(
+        workload: Workload,
+        connection_count: usize,
+        table_partition_count: Option<u64>,
+        outcome: Outcome,
+    ) -> Measurement {
+        Measurement {
+            workload,
+            connection_count,
+            table_partition_count,
+            histogram: Histogram::default(),
+            call_count: 0,
+            partition_count: 0,
+            reply_bytes: 0,
+            client_cpu: Some(Duration::ZERO),
+            elapsed: Duration::ZERO,
+            outcome,
+        }
+    }
+
+    /// `count` per second of the measurement; zero when it took no time.
+    fn per_second(&self, count: u64) -> f64 {
         let seconds = self.elapsed.as_secs_f64();
         if seconds > 0.0 {
-            self.histogram.count() as f64 / seconds
+            count as f64 / seconds
         } else {
             0.0
         }
+    }
+
+    /// Samples per second over all connections.
+    pub fn samples_per_second(&self) -> f64 {
+        self.per_second(self.histogram.count())
+    }
+
+    /// Partitions per second over all connections.
+    pub fn partitions_per_second(&self) -> f64 {
+        self.per_second(self.partition_count)
+    }
+
+    /// Reply bytes per second over all connections.
+    pub fn reply_bytes_per_second(&self) -> f64 {
+        self.per_second(self.reply_bytes)
+    }
+
+    /// The mean of `count` over the measured samples; zero without samples.
+    fn per_sample(&self, count: u64) -> f64 {
+        match self.histogram.count() {
+            0 => 0.0,
+            samples => count as f64 / samples as f64,
+        }
+    }
+
+    /// Partitions per sample.
+    pub fn partitions_per_sample(&self) -> f64 {
+        self.per_sample(self.partition_count)
+    }
+
+    /// Reply bytes per sample.
+    pub fn reply_bytes_per_sample(&self) -> f64 {
+        self.per_sample(self.reply_bytes)
+    }
+
+    /// Thrift calls per sample.
+    pub fn calls_per_sample(&self) -> f64 {
+        self.per_sample(self.call_count)
+    }
+
+    /// The bench's own CPU time per sample, if known.
+    pub fn client_cpu_per_sample(&self) -> Option<Duration> {
+        let samples = u32::try_from(self.histogram.count())
+            .ok()
+            .filter(|n| *n > 0)?;
+        Some(self.client_cpu? / samples)
     }
 }
 
 /// What a measurement's connections share.
 struct Run<'a> {
     endpoint: &'a Endpoint,
-    database: &'a str,
-    read_table_count: usize,
+    target: &'a Target,
     workload: Workload,
     budget: Budget,
     start_line: Barrier,
@@ -76,15 +155,30 @@ struct Run<'a> {
 /// One connection's share.
 struct ConnectionReport {
     histogram: Histogram,
+    count: SampleCount,
+    reply_bytes: u64,
+    cpu: Option<Duration>,
     span: Option<(Instant, Instant)>,
     outcome: Outcome,
 }
 
-/// Measures `workload` over `connection_count` connections within `budget`.
+impl ConnectionReport {
+    fn empty(outcome: Outcome) -> ConnectionReport {
+        ConnectionReport {
+            histogram: Histogram::default(),
+            count: SampleCount::default(),
+            reply_bytes: 0,
+            cpu: Some(Duration::ZERO),
+            span: None,
+            outcome,
+        }
+    }
+}
+
+/// Measures `workload` on `target` over `connection_count` connections within `budget`.
 pub fn measure(
     endpoint: &Endpoint,
-    database: &str,
-    read_table_count: usize,
+    target: &Target,
     workload: Workload,
     connection_count: usize,
     budget: Budget,
@@ -92,8 +186,7 @@ pub fn measure(
     assert!(connection_count > 0, "a measurement has a connection");
     let run = Run {
         endpoint,
-        database,
-        read_table_count,
+        target,
         workload,
         budget,
         start_line: Barrier::new(connection_count),
@@ -107,28 +200,34 @@ pub fn measure(
         threads
             .into_iter()
             .map(|thread| {
-                thread.join().unwrap_or_else(|_| ConnectionReport {
-                    histogram: Histogram::default(),
-                    span: None,
-                    outcome: Outcome::Failed("a connection thread panicked".to_string()),
+                thread.join().unwrap_or_else(|_| {
+                    ConnectionReport::empty(Outcome::Failed(
+                        "a connection thread panicked".to_string(),
+                    ))
                 })
             })
             .collect()
     });
-    combine(workload, connection_count, reports)
+    let mut measurement = Measurement::not_made(
+        workload,
+        connection_count,
+        target.partition_count,
+        Outcome::Measured,
+    );
+    combine(&mut measurement, reports);
+    measurement
 }
 
-fn combine(
-    workload: Workload,
-    connection_count: usize,
-    reports: Vec<ConnectionReport>,
-) -> Measurement {
-    let mut histogram = Histogram::default();
+fn combine(measurement: &mut Measurement, reports: Vec<ConnectionReport>) {
     let mut outcome = Outcome::Measured;
     let mut first_start: Option<Instant> = None;
     let mut last_end: Option<Instant> = None;
     for report in reports {
-        histogram.merge(&report.histogram);
+        measurement.histogram.merge(&report.histogram);
+        measurement.call_count += report.count.call_count;
+        measurement.partition_count += report.count.partition_count;
+        measurement.reply_bytes += report.reply_bytes;
+        measurement.client_cpu = measurement.client_cpu.zip(report.cpu).map(|(a, b)| a + b);
         if let Some((start, end)) = report.span {
             first_start = Some(first_start.map_or(start, |first| first.min(start)));
             last_end = Some(last_end.map_or(end, |last| last.max(end)));
@@ -138,36 +237,27 @@ fn combine(
             (kept, _) => kept,
         };
     }
-    let elapsed = match (first_start, last_end) {
+    measurement.elapsed = match (first_start, last_end) {
         (Some(start), Some(end)) => end.duration_since(start),
         _ => Duration::ZERO,
     };
-    Measurement {
-        workload,
-        connection_count,
-        histogram,
-        elapsed,
-        outcome,
-    }
+    measurement.outcome = outcome;
 }
 
 /// One connection: connect, warm up, wait for the others, measure.
 fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
-    let mut caller = Caller::new(run.workload, run.database, run.read_table_count, connection);
+    let mut caller = Caller::new(run.workload, run.target, connection);
     let prepared = prepare(run, &mut caller);
     // Every connection reaches the start line, prepared or not, so none waits forever.
     run.start_line.wait();
-    let mut client = match prepared {
-        Ok(client) => client,
-        Err(outcome) => {
-            return ConnectionReport {
-                histogram: Histogram::default(),
-                span: None,
-                outcome,
-            }
-        }
+    let (mut client, reply_bytes) = match prepared {
+        Ok(prepared) => prepared,
+        Err(outcome) => return ConnectionReport::empty(outcome),
     };
+    let reply_bytes_before = reply_bytes.total();
+    let cpu_before = thread_cpu_time();
     let mut histogram = Histogram::default();
+    let mut count = SampleCount::default();
     let mut outcome = Outcome::Measured;
     let start = Instant::now();
     let deadline = start + run.budget.duration;
@@ -176,25 +266,40 @@ fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
         let began = now;
         let result = caller.call(&mut client);
         now = Instant::now();
-        if let Err(error) = result {
-            outcome = classify(&error);
-            break;
+        match result {
+            Ok(sample) => {
+                count.call_count += sample.call_count;
+                count.partition_count += sample.partition_count;
+            }
+            Err(error) => {
+                outcome = classify(&error);
+                break;
+            }
         }
         histogram.record(now.duration_since(began));
     }
     ConnectionReport {
         histogram,
+        count,
+        reply_bytes: reply_bytes.total() - reply_bytes_before,
+        cpu: thread_cpu_time()
+            .zip(cpu_before)
+            .map(|(after, before)| after.saturating_sub(before)),
         span: Some((start, now)),
         outcome,
     }
 }
 
-/// Connects and makes the unmeasured warm-up samples, within the measured duration again.
-fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<Client, Outcome> {
-    let mut client = run
+/// Connects, prepares the caller's tables, and makes the unmeasured warm-up samples, within
+/// the measured duration again.
+fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<(Client, ReplyBytes), Outcome> {
+    let (mut client, reply_bytes) = run
         .endpoint
-        .connect()
+        .connect_counting()
         .map_err(|error| Outcome::Failed(error.to_string()))?;
+    caller
+        .prepare(&mut client)
+        .map_err(|error| classify(&error))?;
     let deadline = Instant::now() + run.budget.duration;
     for _ in 0..run.budget.warmup_call_count {
         if Instant::now() >= deadline {
@@ -202,12 +307,12 @@ fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<Client, Outcome> {
         }
         caller.call(&mut client).map_err(|error| classify(&error))?;
     }
-    Ok(client)
+    Ok((client, reply_bytes))
 }
 
 /// `UNKNOWN_METHOD` ("Invalid method name" from Java's processor) means the server lacks the
 /// call; anything else is a failure.
-fn classify(error: &ThriftError) -> Outcome {
+pub(crate) fn classify(error: &ThriftError) -> Outcome {
     match error {
         ThriftError::Application(application)
             if application.kind == ApplicationErrorKind::UnknownMethod =>

@@ -1,13 +1,19 @@
 //! The workloads: what one measured call (one sample) does.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use hivestore_idl::hive_metastore::{
-    EnvironmentContext, GetTableRequest, TThriftHiveMetastoreSyncClient,
+    EnvironmentContext, GetTableRequest, Partition, TThriftHiveMetastoreSyncClient, Table,
 };
 
 use crate::endpoint::Client;
 use crate::fixture::{bench_table, commit_table_name, read_table_name, scratch_table_name};
+use crate::partition_table::{
+    add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
+    partition, partitioned_table, second_key_filter, selected_days, PARTITIONED_TABLE,
+    TRINO_BATCH_PARTITION_COUNT,
+};
 
 /// What a sample does. Every workload touches only the bench database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -32,16 +38,64 @@ pub enum Workload {
     /// connection commits to its own table.
     #[value(name = "pyiceberg_commit")]
     PyicebergCommit,
+    /// `add_partitions` of 1,000 new partitions (all N of a smaller table) into a table of the
+    /// connection's own; a measurement adds at most N partitions.
+    #[value(name = "add_partitions")]
+    AddPartitions,
+    /// `get_partition_names(max_parts = -1)`: every name of the partitioned table.
+    #[value(name = "get_partition_names")]
+    GetPartitionNames,
+    /// `get_partitions(max_parts = -1)`: every partition.
+    #[value(name = "get_partitions")]
+    GetPartitions,
+    /// `get_partitions_by_filter` on the leading key: a `ds` range of 1% of the days.
+    #[value(name = "get_partitions_by_filter_leading_key")]
+    GetPartitionsByFilterLeadingKey,
+    /// `get_partitions_by_filter` on the second key: `hr = 7`, 1/24 of the partitions.
+    #[value(name = "get_partitions_by_filter_second_key")]
+    GetPartitionsByFilterSecondKey,
+    /// `get_partitions_by_names` with 10,000 names spread over the table (all, if fewer).
+    #[value(name = "get_partitions_by_names")]
+    GetPartitionsByNames,
+    /// Trino planning a query over 1% of the days: `get_table_req`, `get_partition_names_ps`
+    /// with both keys unbound (a range binds no single value), pruning the names itself, then
+    /// `get_partitions_by_names` in batches of 100.
+    #[value(name = "trino_plan")]
+    TrinoPlan,
+    /// Spark planning the same query: `get_table`, then `get_partitions_by_filter` with the
+    /// `ds` range.
+    #[value(name = "spark_plan")]
+    SparkPlan,
 }
 
 /// Every workload, in report order.
-pub const ALL_WORKLOADS: [Workload; 6] = [
+pub const ALL_WORKLOADS: [Workload; 14] = [
     Workload::GetTable,
     Workload::GetTableReq,
     Workload::GetAllDatabases,
     Workload::GetTables,
     Workload::CreateDropTable,
     Workload::PyicebergCommit,
+    Workload::AddPartitions,
+    Workload::GetPartitionNames,
+    Workload::GetPartitions,
+    Workload::GetPartitionsByFilterLeadingKey,
+    Workload::GetPartitionsByFilterSecondKey,
+    Workload::GetPartitionsByNames,
+    Workload::TrinoPlan,
+    Workload::SparkPlan,
+];
+
+/// The workloads measured at each `--partitions` size.
+pub const PARTITION_WORKLOADS: [Workload; 8] = [
+    Workload::AddPartitions,
+    Workload::GetPartitionNames,
+    Workload::GetPartitions,
+    Workload::GetPartitionsByFilterLeadingKey,
+    Workload::GetPartitionsByFilterSecondKey,
+    Workload::GetPartitionsByNames,
+    Workload::TrinoPlan,
+    Workload::SparkPlan,
 ];
 
 impl Workload {
@@ -54,13 +108,81 @@ impl Workload {
             Workload::GetTables => "get_tables",
             Workload::CreateDropTable => "create_drop_table",
             Workload::PyicebergCommit => "pyiceberg_commit",
+            Workload::AddPartitions => "add_partitions",
+            Workload::GetPartitionNames => "get_partition_names",
+            Workload::GetPartitions => "get_partitions",
+            Workload::GetPartitionsByFilterLeadingKey => "get_partitions_by_filter_leading_key",
+            Workload::GetPartitionsByFilterSecondKey => "get_partitions_by_filter_second_key",
+            Workload::GetPartitionsByNames => "get_partitions_by_names",
+            Workload::TrinoPlan => "trino_plan",
+            Workload::SparkPlan => "spark_plan",
         }
     }
 
     /// Whether a sample writes (and so needs its own tables per connection).
     pub fn writes(self) -> bool {
-        matches!(self, Workload::CreateDropTable | Workload::PyicebergCommit)
+        matches!(
+            self,
+            Workload::CreateDropTable | Workload::PyicebergCommit | Workload::AddPartitions
+        )
     }
+
+    /// Whether it is measured at each partition count of `--partitions`.
+    pub fn is_partitioned(self) -> bool {
+        PARTITION_WORKLOADS.contains(&self)
+    }
+
+    /// Whether it reads the partitioned table (which must then hold N partitions first). Its
+    /// replies are what the loopback limit is measured for.
+    pub fn lists_partitions(self) -> bool {
+        self.is_partitioned() && self != Workload::AddPartitions
+    }
+}
+
+/// What a measurement's calls address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The bench database.
+    pub database: String,
+    /// Read tables in it (`bench_table_<i>`); at least one.
+    pub read_table_count: usize,
+    /// For a partition workload: the partitions of the partitioned table, and how many an
+    /// `add_partitions` measurement adds.
+    pub partition_count: Option<u64>,
+}
+
+/// What one sample did, besides taking its time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleCount {
+    /// Thrift calls made (replies read).
+    pub call_count: u64,
+    /// Partitions the replies held, or partitions added; names count as partitions.
+    pub partition_count: u64,
+}
+
+impl SampleCount {
+    fn calls(call_count: u64) -> SampleCount {
+        SampleCount {
+            call_count,
+            partition_count: 0,
+        }
+    }
+
+    fn listed(call_count: u64, partition_count: usize) -> SampleCount {
+        SampleCount {
+            call_count,
+            partition_count: partition_count as u64,
+        }
+    }
+}
+
+/// Numbers the scratch tables of `add_partitions` callers, so that no two measurements of a
+/// run add to the same table.
+static SCRATCH_TABLE_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// The table an `add_partitions` caller adds to.
+pub fn add_table_name(serial: u64) -> String {
+    format!("bench_add_{serial}")
 }
 
 /// The Iceberg table property holding the current metadata file.
@@ -71,69 +193,197 @@ const PREVIOUS_METADATA_LOCATION: &str = "previous_metadata_location";
 /// One connection's caller of a workload: knows its tables and counts its samples.
 pub struct Caller {
     workload: Workload,
-    database: String,
-    read_table_count: usize,
+    target: Target,
     connection: usize,
     sample: u64,
+    /// What the partition workloads send, built once.
+    queries: PartitionQueries,
+}
+
+/// The arguments of the partition workloads' calls, built before the first sample so that
+/// samples time the calls, not the making of their arguments (names are still copied into
+/// each request, as a client would).
+#[derive(Default)]
+struct PartitionQueries {
+    partition_count: u64,
+    leading_key_filter: String,
+    second_key_filter: String,
+    by_names: Vec<String>,
+    first_day: String,
+    end_day: String,
+    /// The scratch table of `add_partitions`, once prepared.
+    add_table: Option<Table>,
+}
+
+impl PartitionQueries {
+    fn new(workload: Workload, partition_count: u64) -> PartitionQueries {
+        let (first, end) = selected_days(partition_count);
+        PartitionQueries {
+            partition_count,
+            leading_key_filter: leading_key_filter(partition_count),
+            second_key_filter: second_key_filter(),
+            by_names: if workload == Workload::GetPartitionsByNames {
+                by_names_names(partition_count)
+            } else {
+                Vec::new()
+            },
+            first_day: day_string(first),
+            end_day: day_string(end),
+            add_table: None,
+        }
+    }
 }
 
 impl Caller {
-    /// A caller for connection `connection` of a run over `read_table_count` read tables.
-    pub fn new(
-        workload: Workload,
-        database: &str,
-        read_table_count: usize,
-        connection: usize,
-    ) -> Caller {
-        assert!(read_table_count > 0, "a run has at least one read table");
+    /// A caller for connection `connection` of a measurement of `workload` on `target`.
+    ///
+    /// # Panics
+    /// If the target has no read table, or a partition workload has no partition count.
+    pub fn new(workload: Workload, target: &Target, connection: usize) -> Caller {
+        assert!(
+            target.read_table_count > 0,
+            "a run has at least one read table"
+        );
+        let queries = match target.partition_count {
+            Some(partition_count) if workload.is_partitioned() => {
+                assert!(partition_count > 0, "a partitioned table has a partition");
+                PartitionQueries::new(workload, partition_count)
+            }
+            _ => {
+                assert!(
+                    !workload.is_partitioned(),
+                    "{} needs a size",
+                    workload.name()
+                );
+                PartitionQueries::default()
+            }
+        };
         Caller {
             workload,
-            database: database.to_string(),
-            read_table_count,
+            target: target.clone(),
             connection,
             sample: 0,
+            queries,
         }
     }
 
+    /// Makes what the samples need, unmeasured: the scratch table of `add_partitions`.
+    pub fn prepare(&mut self, client: &mut Client) -> thrift::Result<()> {
+        if self.workload != Workload::AddPartitions {
+            return Ok(());
+        }
+        let serial = SCRATCH_TABLE_SERIAL.fetch_add(1, Ordering::Relaxed);
+        let table = partitioned_table(&self.target.database, &add_table_name(serial));
+        client.create_table(table.clone())?;
+        self.queries.add_table = Some(table);
+        Ok(())
+    }
+
     /// Makes one sample's calls.
-    pub fn call(&mut self, client: &mut Client) -> thrift::Result<()> {
+    pub fn call(&mut self, client: &mut Client) -> thrift::Result<SampleCount> {
         self.sample += 1;
-        let database = self.database.clone();
+        let database = self.target.database.clone();
         match self.workload {
-            Workload::GetTable => client.get_table(database, self.next_read_table()).map(drop),
-            Workload::GetTableReq => {
-                let request = GetTableRequest {
-                    db_name: database,
-                    tbl_name: self.next_read_table(),
-                    capabilities: None,
-                    cat_name: None,
-                    valid_write_id_list: None,
-                    get_column_stats: None,
-                    processor_capabilities: None,
-                    processor_identifier: None,
-                    engine: None,
-                    id: None,
-                };
-                client.get_table_req(request).map(drop)
-            }
-            Workload::GetAllDatabases => client.get_all_databases().map(drop),
-            Workload::GetTables => client.get_tables(database, "*".to_string()).map(drop),
+            Workload::GetTable => client
+                .get_table(database, self.next_read_table())
+                .map(|_| SampleCount::calls(1)),
+            Workload::GetTableReq => client
+                .get_table_req(table_request(database, self.next_read_table()))
+                .map(|_| SampleCount::calls(1)),
+            Workload::GetAllDatabases => client.get_all_databases().map(|_| SampleCount::calls(1)),
+            Workload::GetTables => client
+                .get_tables(database, "*".to_string())
+                .map(|_| SampleCount::calls(1)),
             Workload::CreateDropTable => {
                 let name = scratch_table_name(self.connection);
                 client.create_table(bench_table(&database, &name))?;
-                client.drop_table(database, name, true)
+                client.drop_table(database, name, true)?;
+                Ok(SampleCount::calls(2))
             }
             Workload::PyicebergCommit => self.commit(client, database),
+            _ => self.call_partitions(client, database),
         }
+    }
+
+    /// One sample of a partition workload.
+    fn call_partitions(
+        &mut self,
+        client: &mut Client,
+        database: String,
+    ) -> thrift::Result<SampleCount> {
+        let table = PARTITIONED_TABLE.to_string();
+        let queries = &self.queries;
+        match self.workload {
+            Workload::AddPartitions => self.add_partitions(client),
+            Workload::GetPartitionNames => client
+                .get_partition_names(database, table, -1)
+                .map(|names| SampleCount::listed(1, names.len())),
+            Workload::GetPartitions => client
+                .get_partitions(database, table, -1)
+                .map(|partitions| SampleCount::listed(1, partitions.len())),
+            Workload::GetPartitionsByFilterLeadingKey => client
+                .get_partitions_by_filter(database, table, queries.leading_key_filter.clone(), -1)
+                .map(|partitions| SampleCount::listed(1, partitions.len())),
+            Workload::GetPartitionsByFilterSecondKey => client
+                .get_partitions_by_filter(database, table, queries.second_key_filter.clone(), -1)
+                .map(|partitions| SampleCount::listed(1, partitions.len())),
+            Workload::GetPartitionsByNames => client
+                .get_partitions_by_names(database, table, queries.by_names.clone())
+                .map(|partitions| SampleCount::listed(1, partitions.len())),
+            Workload::TrinoPlan => self.trino_plan(client, database),
+            Workload::SparkPlan => {
+                client.get_table(database.clone(), table.clone())?;
+                let filter = queries.leading_key_filter.clone();
+                let partitions = client.get_partitions_by_filter(database, table, filter, -1)?;
+                Ok(SampleCount::listed(2, partitions.len()))
+            }
+            other => unreachable!("{} is not a partition workload", other.name()),
+        }
+    }
+
+    /// The next batch of new partitions: sample `s` of this caller adds partitions
+    /// `(s - 1) * batch ..` of its own table.
+    fn add_partitions(&self, client: &mut Client) -> thrift::Result<SampleCount> {
+        let Some(table) = &self.queries.add_table else {
+            unreachable!("add_partitions is prepared before its first sample");
+        };
+        let batch = add_batch_partition_count(self.queries.partition_count);
+        let first = (self.sample - 1) * batch;
+        let partitions: Vec<Partition> = (first..first + batch)
+            .map(|index| partition(table, index))
+            .collect();
+        let added = client.add_partitions(partitions)?;
+        Ok(SampleCount::listed(1, usize::try_from(added).unwrap_or(0)))
+    }
+
+    /// What Trino's Hive connector asks to plan `WHERE ds >= … AND ds < …`.
+    fn trino_plan(&self, client: &mut Client, database: String) -> thrift::Result<SampleCount> {
+        let table = PARTITIONED_TABLE.to_string();
+        client.get_table_req(table_request(database.clone(), table.clone()))?;
+        let unbound = vec![String::new(), String::new()];
+        let names = client.get_partition_names_ps(database.clone(), table.clone(), unbound, -1)?;
+        let (first_day, end_day) = (&self.queries.first_day, &self.queries.end_day);
+        let selected: Vec<String> = names
+            .into_iter()
+            .filter(|name| name_in_days(name, first_day, end_day))
+            .collect();
+        let mut count = SampleCount::calls(2);
+        for batch in selected.chunks(TRINO_BATCH_PARTITION_COUNT) {
+            let partitions =
+                client.get_partitions_by_names(database.clone(), table.clone(), batch.to_vec())?;
+            count.call_count += 1;
+            count.partition_count += partitions.len() as u64;
+        }
+        Ok(count)
     }
 
     /// Round robin over the read tables, each connection starting at its own.
     fn next_read_table(&self) -> String {
         let offset = (self.sample as usize).wrapping_add(self.connection);
-        read_table_name(offset % self.read_table_count)
+        read_table_name(offset % self.target.read_table_count)
     }
 
-    fn commit(&self, client: &mut Client, database: String) -> thrift::Result<()> {
+    fn commit(&self, client: &mut Client, database: String) -> thrift::Result<SampleCount> {
         let name = commit_table_name(self.connection);
         let mut table = client.get_table(database.clone(), name.clone())?;
         let parameters = table.parameters.get_or_insert_with(BTreeMap::new);
@@ -152,6 +402,23 @@ impl Caller {
                 "true".to_string(),
             )])),
         };
-        client.alter_table_with_environment_context(database, name, table, context)
+        client.alter_table_with_environment_context(database, name, table, context)?;
+        Ok(SampleCount::calls(2))
+    }
+}
+
+/// `get_table_req` of a table, every optional field unset.
+fn table_request(database: String, table: String) -> GetTableRequest {
+    GetTableRequest {
+        db_name: database,
+        tbl_name: table,
+        capabilities: None,
+        cat_name: None,
+        valid_write_id_list: None,
+        get_column_stats: None,
+        processor_capabilities: None,
+        processor_identifier: None,
+        engine: None,
+        id: None,
     }
 }
