@@ -303,6 +303,12 @@ pub fn partition_values_start(table: TableId) -> Vec<u8> {
     key
 }
 
+/// The table of a partition or partition descriptor key; `None` for any other key.
+pub(crate) fn partition_table_id(key: &[u8]) -> Option<u64> {
+    let rest = take_keyspace(key, KEYSPACE_PARTITION).ok()?;
+    take_id(rest).ok().map(|(table, _)| table)
+}
+
 /// The table id and partition values in a partition key.
 pub fn decode_partition_key(key: &[u8]) -> Result<(TableId, Vec<String>)> {
     let decode = || {

@@ -47,6 +47,7 @@
 mod catalog;
 mod column_type;
 mod commit;
+mod consistent;
 mod database;
 mod error;
 pub mod keys;

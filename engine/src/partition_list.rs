@@ -168,20 +168,22 @@ impl Store {
             .iter()
             .map(|key| format!("{}=", escape_path_name(&key.to_lowercase())))
             .collect();
-        let mut names = Vec::new();
-        self.visit(&table, selection, max_parts, &mut |_, _, values| {
-            let mut name = String::with_capacity(64);
-            for (index, (key_part, value)) in key_parts.iter().zip(&values).enumerate() {
-                if index > 0 {
-                    name.push('/');
+        self.read_partitions_consistently(table.id, || {
+            let mut names = Vec::new();
+            self.visit(&table, selection, max_parts, &mut |_, _, values| {
+                let mut name = String::with_capacity(64);
+                for (index, (key_part, value)) in key_parts.iter().zip(&values).enumerate() {
+                    if index > 0 {
+                        name.push('/');
+                    }
+                    name.push_str(key_part);
+                    push_escaped(&mut name, value);
                 }
-                name.push_str(key_part);
-                push_escaped(&mut name, value);
-            }
-            names.push(name);
-            Ok(())
-        })?;
-        Ok(names)
+                names.push(name);
+                Ok(())
+            })?;
+            Ok(names)
+        })
     }
 
     /// How many partitions `selection` holds; only keys are read.
@@ -193,10 +195,13 @@ impl Store {
         selection: PartitionSelection<'_>,
     ) -> Result<u64> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
-        let mut count = 0u64;
-        self.visit(&table, selection, -1, &mut |_, _, _| {
-            count += 1;
-            Ok(())
+        let count = self.read_partitions_consistently(table.id, || {
+            let mut count = 0u64;
+            self.visit(&table, selection, -1, &mut |_, _, _| {
+                count += 1;
+                Ok(())
+            })?;
+            Ok(count)
         })?;
         Ok(count)
     }
@@ -311,12 +316,14 @@ impl Store {
         selection: PartitionSelection<'_>,
         max_parts: i32,
     ) -> Result<Vec<Entry>> {
-        let mut entries = Vec::new();
-        self.visit(table, selection, max_parts, &mut |key, stored, values| {
-            entries.push((key, stored, values));
-            Ok(())
-        })?;
-        Ok(entries)
+        self.read_partitions_consistently(table.id, || {
+            let mut entries = Vec::new();
+            self.visit(table, selection, max_parts, &mut |key, stored, values| {
+                entries.push((key, stored, values));
+                Ok(())
+            })?;
+            Ok(entries)
+        })
     }
 
     /// Calls `visit` on each selected partition in key order, at most

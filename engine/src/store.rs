@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commit::{CommitCounters, CommitPipeline};
+use crate::consistent::{PartitionVersions, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
@@ -93,6 +94,8 @@ pub struct Store {
     commit: Option<CommitPipeline>,
     options: StoreOptions,
     warehouse: Warehouse,
+    /// Lets partition listings see whole batches (see `consistent.rs`).
+    partition_versions: PartitionVersions,
 }
 
 impl Store {
@@ -118,6 +121,7 @@ impl Store {
             commit,
             options,
             warehouse,
+            partition_versions: PartitionVersions::new(),
         };
         store.bootstrap()?;
         Ok(store)
@@ -206,7 +210,11 @@ impl Store {
                 );
             }
             if !batch.is_empty() {
-                self.backend.apply(batch)?;
+                let stripes = PartitionVersions::touched_by(&batch);
+                self.partition_versions.bump(stripes);
+                let applied = self.backend.apply(batch);
+                self.partition_versions.bump(stripes);
+                applied?;
             }
             *applied = true;
             result
@@ -215,6 +223,33 @@ impl Store {
             commit.wait_durable(announcement)?;
         }
         Ok(result)
+    }
+
+    /// Runs `scan`, a read of `table`'s partitions, so that it sees every batch whole: again
+    /// while a batch touching the table was applied during it, and at last holding the writer
+    /// lock (see `consistent.rs`).
+    pub(crate) fn read_partitions_consistently<R>(
+        &self,
+        table: keys::TableId,
+        mut scan: impl FnMut() -> Result<R>,
+    ) -> Result<R> {
+        let versions = &self.partition_versions;
+        for _ in 0..OPTIMISTIC_ATTEMPT_COUNT {
+            match versions.stable_version(table) {
+                Some(version) => {
+                    let result = scan()?;
+                    if versions.unchanged(table, version) {
+                        return Ok(result);
+                    }
+                }
+                None => std::thread::yield_now(),
+            }
+        }
+        let _writer = self
+            .writer
+            .lock()
+            .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
+        scan()
     }
 
     /// Reads the value at `key` in place, if present.

@@ -215,6 +215,12 @@ impl<T: StoredValue> ValueView<T> {
         }
     }
 
+    /// The stored archive, unvalidated: for callers that compare it with bytes they validated
+    /// before (equal bytes are an equal, valid archive).
+    pub fn archive(&self) -> &[u8] {
+        self.archive_bytes()
+    }
+
     /// The archived value, validated, in place.
     pub fn archived(&self) -> Result<&T::Archived> {
         T::access_archive(self.archive_bytes()).map_err(|error| {

@@ -546,3 +546,62 @@ fn renaming_a_managed_table_moves_partition_locations() {
     assert!(expected.is_dir());
     assert_eq!(moved.table_name, "renamed");
 }
+
+/// Listings see every batch whole although they scan in pages and writers never wait for
+/// them: a writer adds and drops batches larger than a scan page while readers list.
+#[test]
+fn listings_never_show_part_of_a_batch() {
+    const BATCH_LEN: usize = 1500;
+    const ROUNDS: usize = 12;
+    let warehouse = tempfile::tempdir().unwrap();
+    let mut options = StoreOptions::new(warehouse.path().to_string_lossy().to_string());
+    options.durability = Durability::Memory;
+    options.filesystem = None;
+    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    partitioned_table(&store, "events");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                let mut listings = 0;
+                while !done.load(std::sync::atomic::Ordering::SeqCst) || listings == 0 {
+                    let selection = PartitionSelection::All;
+                    let names = store
+                        .list_partition_names_selected("hive", "db", "events", selection, -1)
+                        .unwrap();
+                    assert_eq!(names.len() % BATCH_LEN, 0, "a listing saw part of a batch");
+                    let views = store
+                        .partition_views("hive", "db", "events", selection, -1)
+                        .unwrap();
+                    assert_eq!(views.partitions.len() % BATCH_LEN, 0);
+                    listings += 1;
+                }
+            });
+        }
+        let options = AddPartitionsOptions::default();
+        for round in 0..ROUNDS {
+            let batch: Vec<Partition> = (0..BATCH_LEN)
+                .map(|item| partition(&[&format!("b{round:02}"), &item.to_string()]))
+                .collect();
+            store
+                .add_partitions("hive", "db", "events", batch, &options)
+                .unwrap();
+            if round % 2 == 1 {
+                let values: Vec<Vec<String>> = (0..BATCH_LEN)
+                    .map(|item| strings(&[&format!("b{:02}", round - 1), &item.to_string()]))
+                    .collect();
+                let drop = DropPartitionsOptions::default();
+                store
+                    .drop_partitions("hive", "db", "events", &values, &drop)
+                    .unwrap();
+            }
+        }
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+}

@@ -29,7 +29,7 @@ pub const COMPACT_PROTOCOL_ID: u8 = 0x82;
 pub const DETECT_BYTES: usize = 5;
 
 /// The protocol a connection speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Protocol {
     /// TBinaryProtocol; message headers may be strict or not.
     Binary,

@@ -14,6 +14,7 @@ use hivestore_idl::hive_metastore as idl;
 use crate::calls::tables::AlterTable;
 use crate::calls::{catalogs, databases, partitions, session, tables};
 use crate::counters::Counters;
+use crate::direct::EncodedTables;
 
 /// The name fb303 `getName` answers.
 pub const SERVICE_NAME: &str = "hivestore";
@@ -147,6 +148,8 @@ pub struct ServerState {
     pub counters: Counters,
     /// Options set through fb303 `setOption`; informational only.
     options: Mutex<BTreeMap<String, String>>,
+    /// Tables as last encoded for `get_table` (see `direct`).
+    encoded_tables: EncodedTables,
 }
 
 impl ServerState {
@@ -162,6 +165,7 @@ impl ServerState {
             started_at_seconds,
             counters: Counters::default(),
             options: Mutex::new(BTreeMap::new()),
+            encoded_tables: EncodedTables::default(),
         }
     }
 }
@@ -187,6 +191,11 @@ impl Session {
     /// The catalog store.
     pub fn store(&self) -> &Store {
         &self.state.store
+    }
+
+    /// Tables as last encoded, shared by the server's connections.
+    pub(crate) fn encoded_tables(&self) -> &EncodedTables {
+        &self.state.encoded_tables
     }
 
     /// The user the client named with `set_ugi`, if any.

@@ -7,11 +7,14 @@
 //! what `convert.rs` builds; its tests hold the two together.
 
 mod encode;
+mod encoded_tables;
 mod partitions;
 mod tables;
 mod wire;
 
 use thrift::protocol::{TInputProtocol, TType};
+
+pub use encoded_tables::EncodedTables;
 
 use crate::detect::Protocol;
 use crate::service::Session;
@@ -54,8 +57,8 @@ pub fn answer(
 ) -> thrift::Result<Answer> {
     let output = &mut Encoder::new(reply, protocol);
     let answer = match method {
-        "get_table" => tables::get_table(sequence, input, output, session)?,
-        "get_table_req" => tables::get_table_req(sequence, input, output, session)?,
+        "get_table" => tables::get_table(sequence, input, output, protocol, session)?,
+        "get_table_req" => tables::get_table_req(sequence, input, output, protocol, session)?,
         "get_partitions" => partitions::get_partitions(sequence, input, output, protocol, session)?,
         "get_partitions_req" => {
             partitions::get_partitions_req(sequence, input, output, protocol, session)?

@@ -1,12 +1,14 @@
 //! `get_table` and `get_table_req` from the archived table. They mirror `calls::tables::get`
 //! and `calls::tables::get_req`, which answer the same calls when the table is not there.
 
+use hivestore_engine::{Table, ValueView};
 use hivestore_idl::hive_metastore::GetTableRequest;
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
 use super::{encode, read_string_arguments, read_struct_argument, write_success, Answer};
 use crate::calls::{catalog_or_default, require_database_name};
+use crate::detect::Protocol;
 use crate::service::Session;
 
 /// `get_table(dbname, tbl_name)`.
@@ -14,6 +16,7 @@ pub(super) fn get_table(
     sequence: i32,
     input: &mut dyn TInputProtocol,
     output: &mut Encoder<'_>,
+    protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
     let Ok([Some(database), Some(name)]) = read_string_arguments::<2>(input) else {
@@ -25,10 +28,13 @@ pub(super) fn get_table(
     let Ok(view) = session.store().get_table_view(&catalog, &database, &name) else {
         return Ok(Answer::Declined);
     };
-    let Ok(table) = view.archived() else {
+    let Some(encoded) = encoded_table(session, protocol, &view) else {
         return Ok(Answer::Declined);
     };
-    write_success(output, "get_table", sequence, |o| encode::table(o, table))?;
+    write_success(output, "get_table", sequence, |o| {
+        o.raw(&encoded, 0);
+        Ok(())
+    })?;
     Ok(Answer::Written)
 }
 
@@ -37,6 +43,7 @@ pub(super) fn get_table_req(
     sequence: i32,
     input: &mut dyn TInputProtocol,
     output: &mut Encoder<'_>,
+    protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
     let Ok(Some(request)) = read_struct_argument::<GetTableRequest>(input) else {
@@ -47,15 +54,37 @@ pub(super) fn get_table_req(
     let Ok(view) = store.get_table_view(&catalog, &request.db_name, &request.tbl_name) else {
         return Ok(Answer::Declined);
     };
-    let Ok(table) = view.archived() else {
+    let Some(encoded) = encoded_table(session, protocol, &view) else {
         return Ok(Answer::Declined);
     };
     write_success(output, "get_table_req", sequence, |o| {
         o.struct_begin();
         o.field(TType::Struct, 1);
-        encode::table(o, table)?;
+        o.raw(&encoded, 1);
         o.struct_end();
         Ok(())
     })?;
     Ok(Answer::Written)
+}
+
+/// The table's encoding as a whole struct: the one made before from the same stored bytes, or
+/// a new one from the validated archive. `None` when the archive fails validation (the
+/// generated path then reports the corruption).
+fn encoded_table(
+    session: &Session,
+    protocol: Protocol,
+    view: &ValueView<Table>,
+) -> Option<Vec<u8>> {
+    let cache = session.encoded_tables();
+    let mut encoded = Vec::new();
+    let reused = cache.use_if_current(view.key(), protocol, view.archive(), |bytes| {
+        encoded.extend_from_slice(bytes)
+    });
+    if reused {
+        return Some(encoded);
+    }
+    let table = view.archived().ok()?;
+    encode::table(&mut Encoder::new(&mut encoded, protocol), table).ok()?;
+    cache.insert(view.key(), protocol, view.archive(), &encoded);
+    Some(encoded)
 }

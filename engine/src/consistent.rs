@@ -1,0 +1,75 @@
+//! Consistent partition listings without a lock that stalls writers.
+//!
+//! The backend applies a batch atomically for point reads, but a listing is a scan in pages,
+//! and a batch applied between two pages (or in the middle of one) would show a listing half
+//! of it. Writers are already serialised (the store's writer lock); around each batch they
+//! bump, for every table whose partitions it touches, that table's stripe of a striped
+//! sequence lock (odd while applying). A listing reads its stripe before and after its scan
+//! and scans again if it moved. After a few failed attempts (a table under a steady stream of
+//! writes) it scans once holding the writer lock: writers then wait for that one scan.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::keys::{self, TableId};
+use crate::kv::{WriteBatch, WriteOp};
+
+/// Stripes of the sequence lock; tables share a stripe when their ids are equal modulo this,
+/// which costs only a needless retry now and then.
+const STRIPE_COUNT: usize = 64;
+/// Optimistic scans before a listing takes the writer lock.
+pub(crate) const OPTIMISTIC_ATTEMPT_COUNT: usize = 8;
+
+/// The striped sequence lock.
+pub(crate) struct PartitionVersions {
+    stripes: [AtomicU64; STRIPE_COUNT],
+}
+
+/// The stripes a batch touches, as a bit set.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Stripes(u64);
+
+fn stripe_of(table: u64) -> usize {
+    (table % STRIPE_COUNT as u64) as usize
+}
+
+impl PartitionVersions {
+    pub(crate) fn new() -> Self {
+        PartitionVersions {
+            stripes: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
+    /// The stripes of the tables whose partitions (or partition descriptors) `batch` writes.
+    pub(crate) fn touched_by(batch: &WriteBatch) -> Stripes {
+        let mut stripes = 0u64;
+        for op in batch.ops() {
+            let key = match op {
+                WriteOp::Put { key, .. } | WriteOp::Delete { key } => key,
+            };
+            if let Some(table) = keys::partition_table_id(key) {
+                stripes |= 1 << stripe_of(table);
+            }
+        }
+        Stripes(stripes)
+    }
+
+    /// Marks `stripes` as being written (odd) or written (even again).
+    pub(crate) fn bump(&self, stripes: Stripes) {
+        for (index, stripe) in self.stripes.iter().enumerate() {
+            if stripes.0 & (1 << index) != 0 {
+                stripe.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// The version of `table`'s stripe, or `None` while a batch touching it is applied.
+    pub(crate) fn stable_version(&self, table: TableId) -> Option<u64> {
+        let version = self.stripes[stripe_of(table.0)].load(Ordering::SeqCst);
+        version.is_multiple_of(2).then_some(version)
+    }
+
+    /// Whether `table`'s stripe still has `version`.
+    pub(crate) fn unchanged(&self, table: TableId, version: u64) -> bool {
+        self.stripes[stripe_of(table.0)].load(Ordering::SeqCst) == version
+    }
+}
