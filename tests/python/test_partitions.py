@@ -48,6 +48,7 @@ from hive_metastore.ttypes import (
     Partition,
     PartitionsByExprRequest,
     PartitionsRequest,
+    PartitionValuesRequest,
     RenamePartitionRequest,
     RequestPartsSpec,
 )
@@ -989,6 +990,28 @@ def test_drop_partition_at_its_own_location_removes_it(client, db, tmp_path):
     assert location.is_dir()
     client.drop_partition(db, "t", ["loc", "1"], True)
     assert not location.exists()
+
+
+def test_get_partition_values(server, client, db):
+    """get_partition_values (Hive 3+; skipped on 2.3): the values of the keys asked for, over
+    the partitions the filter selects, distinct by default, ordered by partitionOrder."""
+    new_table(client, db)
+    add(client, db, "t", ["a", "1"], ["a", "2"], ["b", "1"], ["c", "3"])
+    hr, ds = FieldSchema("hr", "int"), FieldSchema("ds", "string")
+
+    def rows(**fields):
+        request = PartitionValuesRequest(dbName=db, tblName="t", **fields)
+        response = call_or_skip_on_reference(server, client.get_partition_values, request)
+        return [row.row for row in response.partitionValues]
+
+    assert rows(partitionKeys=[ds]) == [["a"], ["b"], ["c"]]
+    assert rows(partitionKeys=[ds], applyDistinct=False) == [["a"], ["a"], ["b"], ["c"]]
+    assert rows(partitionKeys=[hr], partitionOrder=[hr]) == [["1"], ["2"], ["3"]]
+    assert rows(partitionKeys=[hr, ds], partitionOrder=[hr], ascending=False,
+                maxParts=2) == [["3", "c"], ["2", "a"]]
+    assert rows(partitionKeys=[ds], filter='hr = 1') == [["a"], ["b"]]
+    with raises_hms(MetaException, "nope is not a partition key"):
+        rows(partitionKeys=[FieldSchema("nope", "string")])
 
 
 def test_truncate_table_empties_the_named_partitions_or_all(server, client, db):

@@ -96,6 +96,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_partition_names_ps_req",
     "get_partition_names_req",
     "get_partition_req",
+    "get_partition_values",
     "get_partition_with_auth",
     "get_partitions",
     "get_partitions_by_filter",
@@ -758,6 +759,13 @@ impl Handler for Session {
         partition_req: idl::PartitionsRequest,
     ) -> thrift::Result<Vec<String>> {
         partitions::names_req(self, partition_req)
+    }
+
+    fn get_partition_values(
+        &self,
+        request: idl::PartitionValuesRequest,
+    ) -> thrift::Result<idl::PartitionValuesResponse> {
+        partitions::values(self, request)
     }
 
     fn get_partitions_ps(

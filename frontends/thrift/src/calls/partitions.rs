@@ -15,12 +15,13 @@ use hivestore_engine::{
 use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
     AppendPartitionsRequest, DropPartitionRequest, DropPartitionsRequest, DropPartitionsResult,
-    EnvironmentContext, GetPartitionNamesPsRequest, GetPartitionNamesPsResponse,
+    EnvironmentContext, FieldSchema, GetPartitionNamesPsRequest, GetPartitionNamesPsResponse,
     GetPartitionRequest, GetPartitionResponse, GetPartitionsByFilterRequest,
     GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
     GetPartitionsPsWithAuthResponse, Partition, PartitionListComposingSpec, PartitionSpec,
-    PartitionsByExprRequest, PartitionsRequest, PartitionsResponse, RenamePartitionRequest,
-    RenamePartitionResponse, RequestPartsSpec,
+    PartitionValuesRequest, PartitionValuesResponse, PartitionValuesRow, PartitionsByExprRequest,
+    PartitionsRequest, PartitionsResponse, RenamePartitionRequest, RenamePartitionResponse,
+    RequestPartsSpec,
 };
 
 use super::{catalog_or_default, require_database_name};
@@ -680,6 +681,87 @@ pub fn by_names_req(
         partitions,
         dictionary: None,
     })
+}
+
+/// `get_partition_values`: the values of some partition keys over the partitions a filter
+/// selects (all without one), distinct unless asked otherwise, ordered by `partitionOrder`
+/// (ascending unless asked otherwise; name order without it), at most `maxParts`.
+pub fn values(
+    session: &Session,
+    request: PartitionValuesRequest,
+) -> thrift::Result<PartitionValuesResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let store = session.store();
+    let keys = store
+        .get_table(&table.catalog, &table.database, &table.name)
+        .map_err(|error| to_thrift(error, throws::GET))?
+        .partition_keys;
+    let position = |field: &FieldSchema| {
+        let name = field.name.clone().unwrap_or_default().to_lowercase();
+        keys.iter().position(|key| key.name == name).ok_or_else(|| {
+            exception(
+                Declared::Meta,
+                format!(
+                    "{name} is not a partition key of {}.{}",
+                    table.database, table.name
+                ),
+            )
+        })
+    };
+    let wanted: Vec<usize> = request
+        .partition_keys
+        .iter()
+        .map(position)
+        .collect::<thrift::Result<_>>()?;
+    let order: Vec<usize> = request
+        .partition_order
+        .unwrap_or_default()
+        .iter()
+        .map(position)
+        .collect::<thrift::Result<_>>()?;
+    let filter = request.filter.unwrap_or_default();
+    let selection = if filter.trim().is_empty() {
+        PartitionSelection::All
+    } else {
+        PartitionSelection::Filter(&filter)
+    };
+    let views = store
+        .partition_views(&table.catalog, &table.database, &table.name, selection, -1)
+        .map_err(|error| to_thrift(error, throws::GET))?;
+    let mut rows: Vec<(Vec<String>, Vec<String>)> = views
+        .partitions
+        .iter()
+        .map(|partition| {
+            let values = partition.values();
+            let pick = |positions: &[usize]| -> Vec<String> {
+                positions
+                    .iter()
+                    .map(|index| values[*index].clone())
+                    .collect()
+            };
+            (pick(&order), pick(&wanted))
+        })
+        .collect();
+    if !order.is_empty() {
+        rows.sort_by(|left, right| left.0.cmp(&right.0));
+        if request.ascending == Some(false) {
+            rows.reverse();
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let distinct = request.apply_distinct.unwrap_or(true);
+    let limit = request
+        .max_parts
+        .and_then(|max| usize::try_from(max).ok())
+        .unwrap_or(usize::MAX);
+    let partition_values = rows
+        .into_iter()
+        .map(|(_, row)| row)
+        .filter(|row| !distinct || seen.insert(row.clone()))
+        .take(limit)
+        .map(|row| PartitionValuesRow { row })
+        .collect();
+    Ok(PartitionValuesResponse { partition_values })
 }
 
 // ---------------------------------------------------------------------------------------------
