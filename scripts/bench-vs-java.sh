@@ -162,6 +162,7 @@ partitions_suite() {
     echo "hivestore at ${PARTITIONS} partitions, the Java HMS at ${JAVA_PARTITIONS}."
     echo "Each measurement: ${SECONDS_EACH} s at most (and at least one call) after ${PARTITION_WARMUP} warm-up calls; one connection."
     echo "loopback: the same reply bytes per call through a loopback socket between two threads of the bench, 64 KiB reads, no decoding."
+    echo "bench CPU: the share of hivestore's mean call time that the bench's own thread spent on the CPU (request, reading, decoding the reply)."
     echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
   } > "$report"
   measure_partitions hivestore "$HIVESTORE_PORT" "$HIVESTORE_PID" "$PARTITIONS"
@@ -188,7 +189,8 @@ measure_partitions() {
     --csv-out "$REPORT/partitions-$name-add.csv" | tee -a "$report"
 }
 
-# Each step measured on both, side by side: p50, partitions/s, and the ratio to loopback.
+# Each step measured on both, side by side: p50, partitions/s, the ratio to loopback, and the
+# share of hivestore's call time the bench itself spent on the CPU (mostly decoding the reply).
 compare_partitions() {
   python3 - "$REPORT" <<'PY'
 import csv, sys
@@ -210,14 +212,20 @@ def cell(row):
     if row["status"] != "ok":
         return row["status"], "", ""
     return f'{float(row["p50_us"]) / 1000:.2f} ms', f'{float(row["partitions_per_second"]):,.0f}', row["loopback_ratio"] or "-"
-print("| workload | partitions | hivestore p50 | partitions/s | of loopback | Java HMS p50 | partitions/s | of loopback | p50 ratio |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+def bench_share(row):
+    if row is None or row["status"] != "ok" or not row["client_cpu_us_per_call"]:
+        return ""
+    return f'{float(row["client_cpu_us_per_call"]) / max(float(row["mean_us"]), 1e-9):.0%}'
+def times(ratio):
+    return f"{ratio:,.1f}x" if ratio < 10 else f"{ratio:,.0f}x"
+print("| workload | partitions | hivestore p50 | partitions/s | of loopback | bench CPU | Java HMS p50 | partitions/s | of loopback | p50 ratio |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for key in sorted(set(ours) | set(theirs), key=lambda key: (int(key[1] or 0), key[0])):
     mine, other = ours.get(key), theirs.get(key)
     ratio = ""
     if mine and other and mine["status"] == other["status"] == "ok" and float(mine["p50_us"]) > 0:
-        ratio = f'{float(other["p50_us"]) / float(mine["p50_us"]):,.0f}x'
-    print("| " + " | ".join([f"`{key[0]}`", f"{int(key[1]):,}", *cell(mine), *cell(other), ratio]) + " |")
+        ratio = times(float(other["p50_us"]) / float(mine["p50_us"]))
+    print("| " + " | ".join([f"`{key[0]}`", f"{int(key[1]):,}", *cell(mine), bench_share(mine), *cell(other), ratio]) + " |")
 PY
 }
 
