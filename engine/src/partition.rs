@@ -229,6 +229,24 @@ pub(crate) struct DescriptorInterner {
     known: HashMap<Vec<u8>, u64>,
     /// Ids taken in this write (staged, not yet readable).
     staged: HashSet<u64>,
+    /// The last descriptor interned and its id: a batch's partitions mostly share one, and
+    /// comparing it costs far less than encoding it again.
+    last: Option<(StorageDescriptor, u64)>,
+}
+
+/// Whether `a` and `b` are the same shared descriptor: equal but for their locations.
+fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool {
+    a.cols == b.cols
+        && a.input_format == b.input_format
+        && a.output_format == b.output_format
+        && a.compressed == b.compressed
+        && a.num_buckets == b.num_buckets
+        && a.serde_info == b.serde_info
+        && a.bucket_cols == b.bucket_cols
+        && a.sort_cols == b.sort_cols
+        && a.parameters == b.parameters
+        && a.skewed_info == b.skewed_info
+        && a.stored_as_sub_directories == b.stored_as_sub_directories
 }
 
 impl DescriptorInterner {
@@ -237,11 +255,27 @@ impl DescriptorInterner {
             table,
             known: HashMap::new(),
             staged: HashSet::new(),
+            last: None,
         }
     }
 
     /// The id of `descriptor` (its location ignored), staging it if new.
     pub(crate) fn intern(
+        &mut self,
+        txn: &mut WriteTxn<'_>,
+        descriptor: &StorageDescriptor,
+    ) -> Result<u64> {
+        if let Some((last, id)) = &self.last {
+            if same_shared(last, descriptor) {
+                return Ok(*id);
+            }
+        }
+        let id = self.intern_encoded(txn, descriptor)?;
+        self.last = Some((descriptor.clone(), id));
+        Ok(id)
+    }
+
+    fn intern_encoded(
         &mut self,
         txn: &mut WriteTxn<'_>,
         descriptor: &StorageDescriptor,
