@@ -288,7 +288,7 @@ impl Fixture {
             "adding partitions to {database}.{PARTITIONED_TABLE} on {}",
             self.endpoint.uri
         );
-        let mut progress = Progress::start(what, partition_count);
+        let mut progress = Progress::start(what, done, partition_count);
         let batch = add_batch_partition_count(partition_count);
         while done < partition_count {
             let end = partition_count.min(done + batch);

@@ -92,7 +92,8 @@ pub fn run_plan(plan: &Plan) -> Result<Vec<Row>, Error> {
 }
 
 /// Sets up, measures, and tears down on one endpoint. Teardown runs whether or not the
-/// measurements went well.
+/// measurements went well, and its failure (a server too slow to drop a big table within
+/// [`endpoint::ADMIN_CALL_TIMEOUT`], say) is logged, not allowed to lose them.
 fn run_endpoint(
     plan: &Plan,
     endpoint_index: usize,
@@ -107,9 +108,26 @@ fn run_endpoint(
     };
     let mut fixture = Fixture::set_up(&mut admin, endpoint, &plan.database, shape)?;
     let rows = measure_all(plan, endpoint_index, endpoint, &mut fixture, &server);
+    tracing::info!(
+        endpoint = %endpoint.uri,
+        database = %plan.database,
+        partitions = fixture.partition_count(),
+        "dropping the bench database"
+    );
     // A long run may have outlived the admin connection's welcome; use a fresh one.
-    let mut admin = endpoint.connect_admin()?;
-    fixture.tear_down(&mut admin)?;
+    let torn_down = endpoint
+        .connect_admin()
+        .and_then(|mut admin| fixture.tear_down(&mut admin));
+    // The measurements stand, however the teardown went; a marked database left behind is
+    // removed by the next run.
+    if let Err(error) = torn_down {
+        tracing::error!(
+            endpoint = %endpoint.uri,
+            database = %plan.database,
+            %error,
+            "the bench database could not be dropped; the next run with this --database drops it"
+        );
+    }
     Ok(rows)
 }
 

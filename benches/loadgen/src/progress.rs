@@ -13,6 +13,8 @@ const LOG_INTERVAL: Duration = Duration::from_secs(10);
 /// Progress of one setup step towards a known total.
 pub struct Progress {
     what: String,
+    /// Where the step started: the rate counts from here.
+    first: u64,
     total: u64,
     started: Instant,
     shown: Instant,
@@ -21,11 +23,12 @@ pub struct Progress {
 
 impl Progress {
     /// Starts reporting on `what` (e.g. "adding partitions to db.table on thrift://…"), which
-    /// ends at `total`.
-    pub fn start(what: String, total: u64) -> Progress {
+    /// goes from `first` to `total`.
+    pub fn start(what: String, first: u64, total: u64) -> Progress {
         let now = Instant::now();
         Progress {
             what,
+            first,
             total,
             started: now,
             shown: now,
@@ -36,7 +39,7 @@ impl Progress {
     fn line(&self, done: u64) -> String {
         let seconds = self.started.elapsed().as_secs_f64();
         let rate = if seconds > 0.0 {
-            done as f64 / seconds
+            done.saturating_sub(self.first) as f64 / seconds
         } else {
             0.0
         };
