@@ -21,14 +21,18 @@ mod tests {
 
     #[test]
     fn a_busy_thread_uses_cpu_time() {
+        // The kernel brings a thread's figure up to date when the thread is switched out: a
+        // fresh thread that never slept reads 0. The bench's threads block on every reply.
+        std::thread::sleep(std::time::Duration::from_millis(1));
         let Some(before) = thread_cpu_time() else {
             return; // not Linux: nothing to measure
         };
         let mut sum = 0u64;
         for value in 0..5_000_000u64 {
-            sum = sum.wrapping_add(value * value);
+            sum = sum.wrapping_add(std::hint::black_box(value) * value);
         }
         std::hint::black_box(sum);
+        std::thread::sleep(std::time::Duration::from_millis(1));
         let after = thread_cpu_time().expect("still readable");
         assert!(after > before, "{before:?} then {after:?}");
     }
