@@ -80,6 +80,9 @@ def check_fb303_sequence(server, expected_name, client, fb303_client=None):
                                   f"expected +{delta}; counters: {sorted(after)}")
         key = counter_name("getName")
         assert fb.getCounter(key) == after[key]
+        # The server's own time per method, in nanoseconds, grows with every call.
+        time_key = "getName.server_ns"
+        assert after.get(time_key, 0) > before.get(time_key, 0), (before, after)
 
 
 def check_oneway_shutdown(server, fb):

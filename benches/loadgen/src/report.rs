@@ -31,7 +31,7 @@ pub struct Row {
     pub loopback: Option<LoopbackRate>,
 }
 
-const COLUMN_COUNT: usize = 23;
+const COLUMN_COUNT: usize = 24;
 /// The first column that may be empty.
 const FIRST_OPTIONAL_COLUMN: usize = 15;
 
@@ -59,6 +59,7 @@ const COLUMNS: [&str; COLUMN_COUNT] = [
     "loopback_bytes_per_second",
     "loopback_ratio",
     "client_cpu_us_per_call",
+    "server_us_per_call",
 ];
 
 const _: () = assert!(COLUMN_COUNT > FIRST_OPTIONAL_COLUMN);
@@ -135,6 +136,9 @@ impl Row {
             }),
             measurement
                 .client_cpu_per_sample()
+                .map_or_else(String::new, micros),
+            measurement
+                .server_time_per_sample()
                 .map_or_else(String::new, micros),
         ]
     }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
+use hivestore_idl::fb303::TFacebookServiceSyncClient;
 use thrift::{ApplicationErrorKind, Error as ThriftError};
 
 use crate::cpu::thread_cpu_time;
@@ -57,6 +58,9 @@ pub struct Measurement {
     /// CPU time the bench's connection threads spent on the measured samples, where the
     /// system tells it.
     pub client_cpu: Option<Duration>,
+    /// Time the server says it spent answering the measured samples, where it tells it
+    /// (hivestore's `<method>.server_ns` counters; other metastores have none).
+    pub server_time: Option<Duration>,
     /// From the first connection's start to the last one's end.
     pub elapsed: Duration,
     /// How it ended.
@@ -80,6 +84,7 @@ impl Measurement {
             partition_count: 0,
             reply_bytes: 0,
             client_cpu: Some(Duration::ZERO),
+            server_time: None,
             elapsed: Duration::ZERO,
             outcome,
         }
@@ -140,6 +145,14 @@ impl Measurement {
             .filter(|n| *n > 0)?;
         Some(self.client_cpu? / samples)
     }
+
+    /// The server's own time per sample, if it tells it.
+    pub fn server_time_per_sample(&self) -> Option<Duration> {
+        let samples = u32::try_from(self.histogram.count())
+            .ok()
+            .filter(|n| *n > 0)?;
+        Some(self.server_time? / samples)
+    }
 }
 
 /// What a measurement's connections share.
@@ -148,6 +161,9 @@ struct Run<'a> {
     target: &'a Target,
     workload: Workload,
     budget: Budget,
+    /// Every connection warmed up (or failed to), and the measuring thread: server counters
+    /// are read between this and the start line, so warm-up calls stay out of them.
+    warmed_up: Barrier,
     start_line: Barrier,
     issued: AtomicU64,
 }
@@ -189,14 +205,21 @@ pub fn measure(
         target,
         workload,
         budget,
-        start_line: Barrier::new(connection_count),
+        warmed_up: Barrier::new(connection_count + 1),
+        start_line: Barrier::new(connection_count + 1),
         issued: AtomicU64::new(0),
     };
     let run = &run;
+    // A connection of its own, opened before the others: a failure only loses the figure.
+    let mut counters = ServerTime::connect(endpoint);
+    let mut server_time_before = None;
     let reports: Vec<ConnectionReport> = std::thread::scope(|scope| {
         let threads: Vec<_> = (0..connection_count)
             .map(|connection| scope.spawn(move || drive(run, connection)))
             .collect();
+        run.warmed_up.wait();
+        server_time_before = counters.as_mut().and_then(ServerTime::read);
+        run.start_line.wait();
         threads
             .into_iter()
             .map(|thread| {
@@ -215,7 +238,48 @@ pub fn measure(
         Outcome::Measured,
     );
     combine(&mut measurement, reports);
+    let server_time_after = counters.as_mut().and_then(ServerTime::read);
+    measurement.server_time = server_time_before
+        .zip(server_time_after)
+        .map(|(before, after)| after.saturating_sub(before));
     measurement
+}
+
+/// Reads the server's own time over all methods from fb303 `getCounters`: the sum of
+/// hivestore's `<method>.server_ns` counters, less the counters calls themselves.
+struct ServerTime {
+    client: Client,
+}
+
+/// The counters' suffix and the method whose time is left out (the readings themselves).
+const SERVER_NANOS_SUFFIX: &str = ".server_ns";
+const COUNTERS_METHOD: &str = "getCounters";
+
+impl ServerTime {
+    fn connect(endpoint: &Endpoint) -> Option<ServerTime> {
+        endpoint.connect().ok().map(|client| ServerTime { client })
+    }
+
+    /// The total so far; `None` if the server has no such counters or the call failed.
+    fn read(&mut self) -> Option<Duration> {
+        let counters = self.client.get_counters().ok()?;
+        server_nanos(&counters).map(Duration::from_nanos)
+    }
+}
+
+fn server_nanos(counters: &std::collections::BTreeMap<String, i64>) -> Option<u64> {
+    let mut found = false;
+    let mut total: u64 = 0;
+    for (name, value) in counters {
+        let Some(method) = name.strip_suffix(SERVER_NANOS_SUFFIX) else {
+            continue;
+        };
+        found = true;
+        if method != COUNTERS_METHOD {
+            total = total.saturating_add(u64::try_from(*value).unwrap_or(0));
+        }
+    }
+    found.then_some(total)
 }
 
 fn combine(measurement: &mut Measurement, reports: Vec<ConnectionReport>) {
@@ -248,7 +312,8 @@ fn combine(measurement: &mut Measurement, reports: Vec<ConnectionReport>) {
 fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
     let mut caller = Caller::new(run.workload, run.target, connection);
     let prepared = prepare(run, &mut caller);
-    // Every connection reaches the start line, prepared or not, so none waits forever.
+    // Every connection reaches both lines, prepared or not, so none waits forever.
+    run.warmed_up.wait();
     run.start_line.wait();
     let (mut client, reply_bytes) = match prepared {
         Ok(prepared) => prepared,
@@ -327,6 +392,22 @@ pub(crate) fn classify(error: &ThriftError) -> Outcome {
 mod tests {
     use super::*;
     use thrift::ApplicationError;
+
+    #[test]
+    fn server_time_sums_the_methods_but_not_its_own_readings() {
+        let counters = [
+            ("get_table.calls", 10),
+            ("get_table.server_ns", 5_000),
+            ("get_partitions.server_ns", 7_000),
+            ("getCounters.server_ns", 900),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+        assert_eq!(server_nanos(&counters), Some(12_000));
+        let java = [("get_table".to_string(), 3)].into_iter().collect();
+        assert_eq!(server_nanos(&java), None, "no such counters: no figure");
+    }
 
     #[test]
     fn unknown_method_is_unsupported_and_anything_else_a_failure() {

@@ -1,14 +1,19 @@
-//! Per-method call and error counts, served by fb303 `getCounters`.
+//! Per-method call and error counts and the server's time, served by fb303 `getCounters`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use hivestore_idl::handler::METHODS;
+
+/// The counter of a method's server time: `<method>.server_ns`.
+pub const SERVER_NANOS_SUFFIX: &str = "server_ns";
 
 #[derive(Default)]
 struct MethodCount {
     calls: AtomicU64,
     errors: AtomicU64,
+    server_nanos: AtomicU64,
 }
 
 /// Counts of calls and failed calls for every method of the service, plus connection counts.
@@ -42,6 +47,16 @@ impl Counters {
         }
     }
 
+    /// Adds the time the server spent on one call of `method`: from its whole request read to
+    /// its reply ready to send (decoding, the store, encoding; not the socket). A load generator
+    /// reads it before and after a run to tell the server's share of what it measured.
+    pub fn record_server_time(&self, method: &str, time: Duration) {
+        if let Some(count) = self.by_method.get(method) {
+            let nanos = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
+            count.server_nanos.fetch_add(nanos, Ordering::Relaxed);
+        }
+    }
+
     /// Records an accepted connection.
     pub fn record_connection_accepted(&self) {
         self.connections_accepted.fetch_add(1, Ordering::Relaxed);
@@ -53,7 +68,7 @@ impl Counters {
     }
 
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
-    /// `connections.accepted`, `connections.refused`.
+    /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`.
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
         let mut counters = BTreeMap::new();
         let mut put = |name: String, value: u64| {
@@ -69,6 +84,10 @@ impl Counters {
             put(
                 format!("{method}.errors"),
                 count.errors.load(Ordering::Relaxed),
+            );
+            put(
+                format!("{method}.{SERVER_NANOS_SUFFIX}"),
+                count.server_nanos.load(Ordering::Relaxed),
             );
         }
         put(

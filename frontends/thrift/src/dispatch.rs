@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use hivestore_idl::handler::{Adapter, Method, METHODS};
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncProcessor;
@@ -58,12 +59,31 @@ impl Dispatcher {
         }
     }
 
-    /// Answers `message` (one whole request), appending the reply to `reply`.
+    /// Answers `message` (one whole request), appending the reply to `reply`, and counts the
+    /// time it took against the method called.
     pub fn dispatch(
         &self,
         message: &[u8],
         protocol: Protocol,
         reply: &mut Vec<u8>,
+    ) -> Result<Outcome, DispatchError> {
+        let started = Instant::now();
+        let mut method_called = None;
+        let outcome = self.answer(message, protocol, reply, &mut method_called);
+        if let Some(method) = method_called {
+            self.state
+                .counters
+                .record_server_time(method, started.elapsed());
+        }
+        outcome
+    }
+
+    fn answer(
+        &self,
+        message: &[u8],
+        protocol: Protocol,
+        reply: &mut Vec<u8>,
+        method_called: &mut Option<&'static str>,
     ) -> Result<Outcome, DispatchError> {
         let config = self.decode_config(message.len())?;
         let mut input = input_protocol(protocol, message, config.clone());
@@ -81,6 +101,7 @@ impl Dispatcher {
         }
         let one_way = header.message_type == TMessageType::OneWay;
         let method = method_by_name(&header.name);
+        *method_called = method.map(|method| method.name);
         let Some(method) = method.filter(|method| is_implemented(method.name)) else {
             tracing::debug!(method = %header.name, "call of a method hivestore does not implement");
             input
