@@ -296,6 +296,7 @@ impl Store {
                 warehouse: WarehouseReport::default(),
             })
         })?;
+        self.finish_removals();
         if options.delete_data {
             dropped.warehouse = self.delete_database_data(&dropped);
         }

@@ -26,6 +26,10 @@ pub const KEYSPACE_TABLE_NAME: u8 = 0x05;
 pub const KEYSPACE_TABLE: u8 = 0x06;
 /// Partitions: `0x07 + table id + component(value)…` → partition value.
 pub const KEYSPACE_PARTITION: u8 = 0x07;
+/// Removals left to finish: `0x0C + table id` → empty. A dropped table's
+/// partitions are deleted in bounded batches after the drop commits; this
+/// marker, written in the drop's batch, lets a restart finish the job.
+pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
 
 /// The byte that starts an escape or a terminator inside a component.
 pub const COMPONENT_ESCAPE: u8 = 0x00;
@@ -330,6 +334,23 @@ pub fn decode_id_value(key: &[u8], value: &[u8]) -> Result<u64> {
     let (id, rest) = take_id(value).map_err(|error| error.at(key))?;
     expect_end(rest).map_err(|error| error.at(key))?;
     Ok(id)
+}
+
+/// `0x0C + table id`: the marker of a dropped table whose partitions are
+/// still being deleted.
+pub fn pending_removal_key(table: TableId) -> Vec<u8> {
+    id_key(KEYSPACE_PENDING_REMOVAL, table.0)
+}
+
+/// The table a [`pending_removal_key`] names.
+pub fn decode_pending_removal_key(key: &[u8]) -> Result<TableId> {
+    let decode = || -> std::result::Result<u64, KeyError> {
+        let rest = take_keyspace(key, KEYSPACE_PENDING_REMOVAL)?;
+        let (id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(id)
+    };
+    decode().map(TableId).map_err(|error| error.at(key))
 }
 
 fn id_key(keyspace: u8, id: u64) -> Vec<u8> {

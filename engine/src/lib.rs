@@ -62,6 +62,7 @@ pub mod partition_name;
 mod partition_write;
 mod pattern;
 mod principal;
+mod removal;
 mod store;
 mod table;
 mod table_alter;

@@ -19,6 +19,7 @@ use crate::consistent::{PartitionVersions, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
+use crate::removal::Sweeper;
 use crate::values::{self, StoredValue, ValueView};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
@@ -96,6 +97,8 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     partition_versions: PartitionVersions,
+    /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
+    sweeper: Sweeper,
 }
 
 impl Store {
@@ -122,8 +125,11 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
+            sweeper: Sweeper::default(),
         };
         store.bootstrap()?;
+        // A drop interrupted by a crash left its partitions: finish deleting them.
+        store.sweep_pending_removals()?;
         Ok(store)
     }
 
@@ -142,6 +148,10 @@ impl Store {
     /// The backend, for tools and tests that look at raw keys.
     pub fn backend(&self) -> &Arc<dyn KvBackend> {
         &self.backend
+    }
+
+    pub(crate) fn sweeper(&self) -> &Sweeper {
+        &self.sweeper
     }
 
     /// The warehouse directories are handled through.
@@ -326,18 +336,6 @@ impl WriteTxn<'_> {
     /// Stages the removal of `key`.
     pub(crate) fn delete(&mut self, key: Vec<u8>) {
         self.batch.delete(key);
-    }
-
-    /// Stages the removal of every key in `range`.
-    pub(crate) fn delete_range(&mut self, range: KeyRange) -> Result<()> {
-        let keys: Vec<KvBytes> = self
-            .scan(range)
-            .map(|entry| entry.map(|(key, _)| key))
-            .collect::<Result<_>>()?;
-        for key in keys {
-            self.batch.delete(key.to_vec());
-        }
-        Ok(())
     }
 }
 

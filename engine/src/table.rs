@@ -483,6 +483,7 @@ impl Store {
             };
             Ok((table, outside))
         })?;
+        self.finish_removals();
         let mut warehouse = WarehouseReport::default();
         if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {
             let protected = [self.options().warehouse_root.as_str()];
@@ -497,7 +498,8 @@ impl Store {
     }
 }
 
-/// Stages the removal of table `id` (name index, value, partitions).
+/// Stages the removal of table `id` (name index, value) and schedules its
+/// partitions' (deleted after the commit by [`Store::sweep_pending_removals`]).
 fn drop_table_keys(
     txn: &mut WriteTxn<'_>,
     database: DatabaseId,
@@ -509,7 +511,7 @@ fn drop_table_keys(
         .view::<Table>(&key)?
         .ok_or_else(|| dangling_table_index(database, name, id))?;
     let old = old.to_owned()?;
-    txn.delete_range(KeyRange::prefix(&keys::partition_prefix(id)))?;
+    crate::removal::schedule_partition_removal(txn, id);
     txn.delete(keys::table_name_key(database, name));
     txn.delete(key);
     Ok(old)

@@ -605,3 +605,73 @@ fn listings_never_show_part_of_a_batch() {
         done.store(true, std::sync::atomic::Ordering::SeqCst);
     });
 }
+
+fn partition_keys_of(store: &Store, table_id: i64) -> usize {
+    let prefix =
+        hivestore_engine::keys::partition_prefix(hivestore_engine::keys::TableId(table_id as u64));
+    hivestore_engine::kv::scan(store.backend().as_ref(), KeyRange::prefix(&prefix), 1_000).count()
+}
+
+/// A drop deletes partitions in bounded batches after its commit: a table with more partitions
+/// than one batch takes leaves nothing behind, and neither marker nor partitions remain.
+#[test]
+fn dropping_a_table_larger_than_a_removal_batch_deletes_every_partition() {
+    let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    let table = partitioned_table(&store, "events");
+    for day in 0..1_050 {
+        let batch = (0..24)
+            .map(|hour| partition(&[&format!("d{day:04}"), &hour.to_string()]))
+            .collect();
+        add(&store, batch);
+    }
+    assert_eq!(
+        partition_keys_of(&store, table.id),
+        25_200 + 1,
+        "and one shared descriptor"
+    );
+    store.drop_table("hive", "db", "events").unwrap();
+    assert_eq!(partition_keys_of(&store, table.id), 0);
+    let markers = KeyRange::prefix(&[hivestore_engine::keys::KEYSPACE_PENDING_REMOVAL]);
+    assert!(store.backend().scan(&markers, 10).unwrap().is_empty());
+}
+
+/// A crash after a drop committed and before its partitions were deleted leaves the marker:
+/// the next open deletes them.
+#[test]
+fn opening_finishes_an_interrupted_partition_removal() {
+    use hivestore_engine::keys::{self, TableId};
+    use hivestore_engine::kv::{KvBackend, WriteBatch};
+    let backend = Arc::new(MemoryBackend::new());
+    let options = || {
+        let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
+        options.durability = Durability::Memory;
+        options
+    };
+    let store = Store::open_with_backend(backend.clone(), options()).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    let table = partitioned_table(&store, "events");
+    add(&store, vec![partition(&["a", "1"]), partition(&["b", "2"])]);
+    drop(store);
+    // What a drop's own batch commits, without the deletions that follow it.
+    let mut batch = WriteBatch::new();
+    batch.put(
+        keys::pending_removal_key(TableId(table.id as u64)),
+        Vec::new(),
+    );
+    backend.apply(batch).unwrap();
+    let reopened = Store::open_with_backend(backend, options()).unwrap();
+    assert_eq!(partition_keys_of(&reopened, table.id), 0);
+}
