@@ -13,7 +13,7 @@ use std::ops::Bound;
 
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBytes};
+use crate::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::partition::{
     assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range, views_of,
     DescriptorCache, Partition, PartitionRecord, PartitionViews, PartitionedTable,
@@ -433,6 +433,27 @@ fn plan(table: &PartitionedTable, selection: PartitionSelection<'_>) -> Result<P
 }
 
 /// Hive's `get_partitions_ps`: values for leading keys, empty = any. Unlike
+/// The values of `table`'s partitions that match the partial values
+/// `partial` (an empty value matches any), in key order, read from `reader`
+/// (a writer's committed state).
+pub(crate) fn partitions_matching_values(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    partial: &[String],
+) -> Result<Vec<Vec<String>>> {
+    let plan = plan_partial(table, partial)?;
+    let mut matching = Vec::new();
+    for range in plan.ranges {
+        for entry in scan_range(reader, range) {
+            let (_, _, values) = entry?;
+            if (plan.keep)(&values) {
+                matching.push(values);
+            }
+        }
+    }
+    Ok(matching)
+}
+
 /// Hive's regex matching (where `.` in a value matches any character), a
 /// non-empty value matches exactly.
 fn plan_partial(table: &PartitionedTable, partial: &[String]) -> Result<Plan> {

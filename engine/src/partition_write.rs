@@ -89,7 +89,7 @@ fn lowercase_columns(sd: &mut StorageDescriptor) {
 }
 
 /// Loads the stored partition at `values`, if any.
-fn read_partition(
+pub(crate) fn read_partition(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
     values: &[String],

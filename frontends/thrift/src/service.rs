@@ -12,7 +12,7 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, partitions, session, tables};
+use crate::calls::{catalogs, databases, partition_specs, partitions, session, tables};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 
@@ -66,6 +66,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "drop_table",
     "drop_table_req",
     "drop_table_with_environment_context",
+    "exchange_partition",
+    "exchange_partitions",
     "fetch_partition_names_req",
     "getCounter",
     "getCounters",
@@ -109,6 +111,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_partitions_pspec",
     "get_partitions_req",
     "get_partitions_with_auth",
+    "get_partitions_with_specs",
     "get_schema",
     "get_schema_req",
     "get_schema_with_environment_context",
@@ -846,6 +849,49 @@ impl Handler for Session {
         max_parts: i32,
     ) -> thrift::Result<Vec<idl::PartitionSpec>> {
         partitions::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
+    }
+
+    fn exchange_partition(
+        &self,
+        partition_specs: BTreeMap<String, String>,
+        source_db: String,
+        source_table_name: String,
+        dest_db: String,
+        dest_table_name: String,
+    ) -> thrift::Result<idl::Partition> {
+        partitions::exchange(
+            self,
+            partition_specs,
+            source_db,
+            source_table_name,
+            dest_db,
+            dest_table_name,
+        )
+    }
+
+    fn exchange_partitions(
+        &self,
+        partition_specs: BTreeMap<String, String>,
+        source_db: String,
+        source_table_name: String,
+        dest_db: String,
+        dest_table_name: String,
+    ) -> thrift::Result<Vec<idl::Partition>> {
+        partitions::exchange_many(
+            self,
+            partition_specs,
+            source_db,
+            source_table_name,
+            dest_db,
+            dest_table_name,
+        )
+    }
+
+    fn get_partitions_with_specs(
+        &self,
+        request: idl::GetPartitionsRequest,
+    ) -> thrift::Result<idl::GetPartitionsResponse> {
+        partition_specs::with_specs(self, request)
     }
 
     fn get_num_partitions_by_filter(

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use hivestore_engine::{
     partition_name_to_spec, partition_name_to_values, AddPartitionsOptions, DropPartitionsOptions,
-    Error as EngineError, PartitionSelection,
+    Error as EngineError, PartitionExchange, PartitionSelection,
 };
 use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
@@ -18,12 +18,12 @@ use hivestore_idl::hive_metastore::{
     EnvironmentContext, FieldSchema, GetPartitionNamesPsRequest, GetPartitionNamesPsResponse,
     GetPartitionRequest, GetPartitionResponse, GetPartitionsByFilterRequest,
     GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
-    GetPartitionsPsWithAuthResponse, Partition, PartitionListComposingSpec, PartitionSpec,
-    PartitionValuesRequest, PartitionValuesResponse, PartitionValuesRow, PartitionsByExprRequest,
-    PartitionsRequest, PartitionsResponse, RenamePartitionRequest, RenamePartitionResponse,
-    RequestPartsSpec,
+    GetPartitionsPsWithAuthResponse, Partition, PartitionSpec, PartitionValuesRequest,
+    PartitionValuesResponse, PartitionValuesRow, PartitionsByExprRequest, PartitionsRequest,
+    PartitionsResponse, RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
 };
 
+use super::partition_specs::SpecTable;
 use super::{catalog_or_default, require_database_name};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
@@ -43,17 +43,19 @@ mod throws {
     pub const ALTER: &[Declared] = &[InvalidOperation, Meta];
     /// The name helpers.
     pub const META: &[Declared] = &[Meta];
+    /// `exchange_partition(s)`.
+    pub const EXCHANGE: &[Declared] = &[Meta, NoSuchObject, InvalidObject, InvalidInput];
 }
 
 /// A table named the way old-style calls name it (`db` or `@cat#db`).
-struct TableName {
-    catalog: String,
-    database: String,
-    name: String,
+pub(super) struct TableName {
+    pub(super) catalog: String,
+    pub(super) database: String,
+    pub(super) name: String,
 }
 
 impl TableName {
-    fn old_style(database: &str, name: String) -> thrift::Result<TableName> {
+    pub(super) fn old_style(database: &str, name: String) -> thrift::Result<TableName> {
         let (catalog, database) = require_database_name(database)?;
         Ok(TableName {
             catalog,
@@ -62,7 +64,7 @@ impl TableName {
         })
     }
 
-    fn request(catalog: Option<String>, database: String, name: String) -> TableName {
+    pub(super) fn request(catalog: Option<String>, database: String, name: String) -> TableName {
         TableName {
             catalog: catalog_or_default(catalog),
             database,
@@ -324,7 +326,7 @@ pub fn get_by_name(
 // ---------------------------------------------------------------------------------------------
 // Listing
 
-fn list(
+pub(super) fn list(
     session: &Session,
     table: &TableName,
     selection: PartitionSelection<'_>,
@@ -396,7 +398,7 @@ pub fn get_all_req(
     Ok(PartitionsResponse { partitions })
 }
 
-/// `get_partitions_pspec`: every partition, as one partition-list spec.
+/// `get_partitions_pspec`: every partition, in Hive's spec form.
 pub fn get_all_pspec(
     session: &Session,
     database: String,
@@ -411,27 +413,7 @@ pub fn get_all_pspec(
         max_parts,
         throws::GET,
     )?;
-    Ok(as_specs(&table, partitions))
-}
-
-/// Partitions as Hive 3's spec form: one spec listing them all (none for no partitions).
-fn as_specs(table: &TableName, partitions: Vec<Partition>) -> Vec<PartitionSpec> {
-    if partitions.is_empty() {
-        return Vec::new();
-    }
-    let root_path = None;
-    vec![PartitionSpec {
-        db_name: Some(table.database.trim().to_lowercase()),
-        table_name: Some(table.name.trim().to_lowercase()),
-        root_path,
-        shared_s_d_partition_spec: None,
-        partition_list: Some(PartitionListComposingSpec {
-            partitions: Some(partitions),
-        }),
-        cat_name: Some(table.catalog.trim().to_lowercase()),
-        write_id: None,
-        is_stats_compliant: None,
-    }]
+    Ok(SpecTable::load(session, table, throws::GET)?.specs(partitions))
 }
 
 /// `get_partition_names`. Hive answers every name for `max_parts` 0, unlike the other
@@ -619,7 +601,7 @@ pub fn specs_by_filter(
     let table = TableName::old_style(&database, name)?;
     let selection = PartitionSelection::Filter(&filter);
     let partitions = list(session, &table, selection, max_parts, throws::GET)?;
-    Ok(as_specs(&table, partitions))
+    Ok(SpecTable::load(session, table, throws::GET)?.specs(partitions))
 }
 
 /// `get_num_partitions_by_filter`.
@@ -1016,4 +998,79 @@ pub fn name_to_spec(name: String) -> thrift::Result<BTreeMap<String, String>> {
 pub fn has_valid_characters(values: Vec<String>, throw: bool) -> thrift::Result<bool> {
     hivestore_engine::partition_name_has_valid_characters(&values, None, throw)
         .map_err(|error| to_thrift(error, throws::META))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exchanging
+
+/// `exchange_partitions`: moves the source table's partitions matching the partial spec
+/// `partition_specs` to the destination table; returns them as they now are.
+pub fn exchange_many(
+    session: &Session,
+    partition_specs: BTreeMap<String, String>,
+    source_database: String,
+    source_table: String,
+    dest_database: String,
+    dest_table: String,
+) -> thrift::Result<Vec<Partition>> {
+    let source = TableName::old_style(&source_database, source_table)?;
+    let dest = TableName::old_style(&dest_database, dest_table)?;
+    if !source
+        .catalog
+        .trim()
+        .eq_ignore_ascii_case(dest.catalog.trim())
+    {
+        return Err(exception(
+            Declared::Meta,
+            "You cannot move a partition across catalogs".to_string(),
+        ));
+    }
+    let exchange = PartitionExchange {
+        catalog: &source.catalog,
+        source_database: &source.database,
+        source_table: &source.name,
+        dest_database: &dest.database,
+        dest_table: &dest.name,
+        spec: &partition_specs,
+    };
+    session
+        .store()
+        .exchange_partitions(&exchange)
+        .map(to_idl_list)
+        .map_err(|error| to_thrift(error, throws::EXCHANGE))
+}
+
+/// `exchange_partition`: as [`exchange_many`]; Hive answers an empty partition, not the moved
+/// ones.
+pub fn exchange(
+    session: &Session,
+    partition_specs: BTreeMap<String, String>,
+    source_database: String,
+    source_table: String,
+    dest_database: String,
+    dest_table: String,
+) -> thrift::Result<Partition> {
+    exchange_many(
+        session,
+        partition_specs,
+        source_database,
+        source_table,
+        dest_database,
+        dest_table,
+    )?;
+    Ok(Partition {
+        values: None,
+        db_name: None,
+        table_name: None,
+        create_time: None,
+        last_access_time: None,
+        sd: None,
+        parameters: None,
+        privileges: None,
+        cat_name: None,
+        write_id: None,
+        is_stats_compliant: None,
+        col_stats: None,
+        file_metadata: None,
+    })
 }
