@@ -30,6 +30,11 @@ pub const KEYSPACE_PARTITION: u8 = 0x07;
 /// partitions are deleted in bounded batches after the drop commits; this
 /// marker, written in the drop's batch, lets a restart finish the job.
 pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
+/// Partition events (`markPartitionForEvent`): `0x0D + component(catalog) +
+/// component(database) + component(table) + component(values joined by ",")
+/// + event type (i32, big-endian)` → the time marked (i32 seconds, BE).
+/// Keyed by names, as Hive keeps them: they outlive a dropped table.
+pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
 
 /// The byte that starts an escape or a terminator inside a component.
 pub const COMPONENT_ESCAPE: u8 = 0x00;
@@ -334,6 +339,22 @@ pub fn decode_id_value(key: &[u8], value: &[u8]) -> Result<u64> {
     let (id, rest) = take_id(value).map_err(|error| error.at(key))?;
     expect_end(rest).map_err(|error| error.at(key))?;
     Ok(id)
+}
+
+/// A partition event's key; see [`KEYSPACE_PARTITION_EVENT`].
+pub fn partition_event_key(
+    catalog: &str,
+    database: &str,
+    table: &str,
+    joined_values: &str,
+    event_type: i32,
+) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_PARTITION_EVENT];
+    for component in [catalog, database, table, joined_values] {
+        push_component(&mut key, component.as_bytes());
+    }
+    key.extend_from_slice(&event_type.to_be_bytes());
+    key
 }
 
 /// `0x0C + table id`: the marker of a dropped table whose partitions are

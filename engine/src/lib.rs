@@ -55,6 +55,7 @@ pub mod kv;
 mod listing;
 mod names;
 mod partition;
+mod partition_events;
 mod partition_exchange;
 mod partition_filter;
 mod partition_filter_eval;
@@ -87,6 +88,7 @@ pub use names::{
 pub use partition::{
     ArchivedPartitionRecord, Partition, PartitionRecord, PartitionView, PartitionViews,
 };
+pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{
     CompiledFilter, Expression, Literal, Operator, PartitionFilter, FILTER_COMPARISON_COUNT_MAX,

@@ -7,8 +7,8 @@
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore::{
     AlreadyExistsException, InvalidInputException, InvalidObjectException,
-    InvalidOperationException, MetaException, NoSuchObjectException, UnknownDBException,
-    UnknownTableException,
+    InvalidOperationException, InvalidPartitionException, MetaException, NoSuchObjectException,
+    UnknownDBException, UnknownTableException,
 };
 
 /// An exception type a call declares in the IDL.
@@ -28,6 +28,8 @@ pub enum Declared {
     UnknownDb,
     /// `UnknownTableException`
     UnknownTable,
+    /// `InvalidPartitionException`
+    InvalidPartition,
     /// `MetaException`
     Meta,
 }
@@ -43,6 +45,7 @@ pub fn exception(kind: Declared, message: impl Into<String>) -> thrift::Error {
         Declared::InvalidInput => Box::new(InvalidInputException { message }),
         Declared::UnknownDb => Box::new(UnknownDBException { message }),
         Declared::UnknownTable => Box::new(UnknownTableException { message }),
+        Declared::InvalidPartition => Box::new(InvalidPartitionException { message }),
         Declared::Meta => Box::new(MetaException { message }),
     };
     thrift::Error::User(error)

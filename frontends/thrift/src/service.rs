@@ -124,6 +124,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
+    "isPartitionMarkedForEvent",
+    "markPartitionForEvent",
     "partition_name_has_valid_characters",
     "partition_name_to_spec",
     "partition_name_to_vals",
@@ -885,6 +887,26 @@ impl Handler for Session {
             dest_db,
             dest_table_name,
         )
+    }
+
+    fn mark_partition_for_event(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: BTreeMap<String, String>,
+        event_type: idl::PartitionEventType,
+    ) -> thrift::Result<()> {
+        partitions::mark_for_event(self, db_name, tbl_name, part_vals, event_type.0)
+    }
+
+    fn is_partition_marked_for_event(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_vals: BTreeMap<String, String>,
+        event_type: idl::PartitionEventType,
+    ) -> thrift::Result<bool> {
+        partitions::is_marked_for_event(self, db_name, tbl_name, part_vals, event_type.0)
     }
 
     fn get_partitions_with_specs(

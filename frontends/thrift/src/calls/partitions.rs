@@ -1074,3 +1074,58 @@ pub fn exchange(
         file_metadata: None,
     })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Partition events
+
+/// Engine errors of the partition-event calls as Hive throws them: a missing table is
+/// `UnknownTableException`, a spec that does not fit the keys `InvalidPartitionException`.
+fn event_error(error: EngineError) -> thrift::Error {
+    match error {
+        EngineError::NoSuchObject(message) => exception(Declared::UnknownTable, message),
+        EngineError::InvalidInput(message) => exception(Declared::InvalidPartition, message),
+        other => to_thrift(other, &[Declared::Meta]),
+    }
+}
+
+/// `markPartitionForEvent`.
+pub fn mark_for_event(
+    session: &Session,
+    database: String,
+    name: String,
+    spec: BTreeMap<String, String>,
+    event_type: i32,
+) -> thrift::Result<()> {
+    let table = TableName::old_style(&database, name)?;
+    session
+        .store()
+        .mark_partition_for_event(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &spec,
+            event_type,
+        )
+        .map_err(event_error)
+}
+
+/// `isPartitionMarkedForEvent`.
+pub fn is_marked_for_event(
+    session: &Session,
+    database: String,
+    name: String,
+    spec: BTreeMap<String, String>,
+    event_type: i32,
+) -> thrift::Result<bool> {
+    let table = TableName::old_style(&database, name)?;
+    session
+        .store()
+        .is_partition_marked_for_event(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            &spec,
+            event_type,
+        )
+        .map_err(event_error)
+}
