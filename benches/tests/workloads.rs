@@ -191,39 +191,45 @@ fn bounds_are_checked_before_anything_is_touched() {
 }
 
 /// A server that knows no method: it answers every call `UNKNOWN_METHOD`, as Apache's HMS
-/// answers a call of a newer IDL. Serves one connection, then stops.
+/// answers a call of a newer IDL, on every connection (the bench opens one to read counters).
 fn start_server_that_knows_nothing() -> std::net::SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("address");
     std::thread::spawn(move || {
-        let Ok((stream, _)) = listener.accept() else {
-            return;
-        };
-        let reader = stream.try_clone().expect("clone");
-        let mut input = TBinaryInputProtocol::new(TBufferedReadTransport::new(reader), true);
-        let mut output = TBinaryOutputProtocol::new(TBufferedWriteTransport::new(stream), true);
-        while let Ok(call) = input.read_message_begin() {
-            if input.skip(TType::Struct).is_err() || input.read_message_end().is_err() {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else {
                 return;
-            }
-            let message = format!("Invalid method name: '{}'", call.name);
-            let error =
-                thrift::ApplicationError::new(thrift::ApplicationErrorKind::UnknownMethod, message);
-            let reply =
-                TMessageIdentifier::new(call.name, TMessageType::Exception, call.sequence_number);
-            let written = output
-                .write_message_begin(&reply)
-                .and_then(|()| {
-                    thrift::Error::write_application_error_to_out_protocol(&error, &mut output)
-                })
-                .and_then(|()| output.write_message_end())
-                .and_then(|()| output.flush());
-            if written.is_err() {
-                return;
-            }
+            };
+            std::thread::spawn(move || answer_unknown(stream));
         }
     });
     addr
+}
+
+fn answer_unknown(stream: std::net::TcpStream) {
+    let reader = stream.try_clone().expect("clone");
+    let mut input = TBinaryInputProtocol::new(TBufferedReadTransport::new(reader), true);
+    let mut output = TBinaryOutputProtocol::new(TBufferedWriteTransport::new(stream), true);
+    while let Ok(call) = input.read_message_begin() {
+        if input.skip(TType::Struct).is_err() || input.read_message_end().is_err() {
+            return;
+        }
+        let message = format!("Invalid method name: '{}'", call.name);
+        let error =
+            thrift::ApplicationError::new(thrift::ApplicationErrorKind::UnknownMethod, message);
+        let reply =
+            TMessageIdentifier::new(call.name, TMessageType::Exception, call.sequence_number);
+        let written = output
+            .write_message_begin(&reply)
+            .and_then(|()| {
+                thrift::Error::write_application_error_to_out_protocol(&error, &mut output)
+            })
+            .and_then(|()| output.write_message_end())
+            .and_then(|()| output.flush());
+        if written.is_err() {
+            return;
+        }
+    }
 }
 
 #[test]
@@ -252,6 +258,10 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
         Outcome::Unsupported("Invalid method name: 'get_table_req'".to_string())
     );
     assert_eq!(measurement.histogram.count(), 0);
+    assert_eq!(
+        measurement.server_time, None,
+        "no server time counters: no figure"
+    );
 }
 
 /// The partitions a sample of `workload` returns (or adds) on a table of 48 partitions (two
@@ -360,6 +370,10 @@ fn partition_columns_come_after_the_old_ones_and_are_empty_where_they_do_not_app
     if cfg!(target_os = "linux") {
         assert_ne!(value_of(header, names, "client_cpu_us_per_call"), "");
     }
+    let server_us: f64 = value_of(header, get_table, "server_us_per_call")
+        .parse()
+        .expect("hivestore reports its own time");
+    assert!(server_us > 0.0, "{server_us}");
     args.format = Format::Jsonl;
     let lines = hivestore_loadgen::run(&args).expect("jsonl");
     let mut lines = lines.lines();
