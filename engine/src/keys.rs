@@ -30,10 +30,10 @@ pub const KEYSPACE_PARTITION: u8 = 0x07;
 /// partitions are deleted in bounded batches after the drop commits; this
 /// marker, written in the drop's batch, lets a restart finish the job.
 pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
-/// Partition events (`markPartitionForEvent`): `0x0D + component(catalog) +
-/// component(database) + component(table) + component(values joined by ",")
-/// + event type (i32, big-endian)` → the time marked (i32 seconds, BE).
-/// Keyed by names, as Hive keeps them: they outlive a dropped table.
+/// Partition events (`markPartitionForEvent`): `0x0D`, then the components
+/// catalog, database, table and the values joined by `,`, then the event type
+/// (i32, big-endian) → the time marked (i32 seconds, BE). Keyed by the names
+/// as given, as Hive keeps them: they outlive a dropped table.
 pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
 
 /// The byte that starts an escape or a terminator inside a component.
