@@ -2,7 +2,8 @@
 # The one command that runs every test of hivestore:
 #   1. a Python venv at .venv with tests/python/requirements.txt and pyspark (for the Hive 2.3
 #      jars the Java client test and the reference HMS use); reinstalled only when the pins change
-#   2. cargo build --release --workspace   (the hivestore binary the Python tests start)
+#   2. cargo build --release --workspace --all-targets   (the hivestore binary the Python tests
+#      start; tests and criterion benches compiled too)
 #   3. cargo test --workspace --release
 #   4. pytest tests/python                 (real HMS clients over loopback)
 # Fails on the first failing phase. Idempotent; fast when already set up.
@@ -56,6 +57,6 @@ run_pytest() {
 }
 
 phase venv setup_venv
-phase cargo-build cargo build --release --workspace
+phase cargo-build cargo build --release --workspace --all-targets  # benches too, so none rots
 phase cargo-test cargo test --workspace --release
 phase pytest run_pytest

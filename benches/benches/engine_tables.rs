@@ -16,7 +16,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hivestore_engine::{Database, Durability, Store, StoreOptions, DEFAULT_CATALOG_NAME};
 use hivestore_loadgen::endpoint::Endpoint;
 use hivestore_loadgen::fixture::{bench_table, read_table_name, Fixture, FixtureShape};
-use hivestore_loadgen::workload::{Caller, Workload};
+use hivestore_loadgen::workload::{Caller, Target, Workload};
 use hivestore_tests::TestServer;
 use hivestore_thrift::convert::table_from_idl;
 
@@ -100,7 +100,12 @@ fn thrift_loopback(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
     };
     let fixture =
         Fixture::set_up(&mut client, &endpoint, "bench", shape).expect("set up the tables");
-    let mut caller = Caller::new(Workload::GetTable, fixture.database(), TABLE_COUNT, 0);
+    let target = Target {
+        database: fixture.database().to_string(),
+        read_table_count: TABLE_COUNT,
+        partition_count: None,
+    };
+    let mut caller = Caller::new(Workload::GetTable, &target, 0);
     group.bench_function("thrift_loopback_1_connection", |bencher| {
         bencher.iter(|| caller.call(&mut client).expect("get_table"))
     });
