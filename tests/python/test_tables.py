@@ -379,6 +379,11 @@ def test_get_tables_by_type(client, db):
     assert client.get_tables_by_type(db, "*", "VIRTUAL_VIEW") == ["view1"]
     assert client.get_tables_by_type(db, "a*|g*", "EXTERNAL_TABLE") == ["gamma"]
     assert client.get_tables_by_type(db, "*", "MATERIALIZED_VIEW") == []
+    # Hive parses the type with Java's Enum.valueOf: exact spelling, or a MetaException.
+    for unknown in ("BOGUS", "managed_table"):
+        with raises_hms(MetaException, "No enum constant",
+                        f"org.apache.hadoop.hive.metastore.TableType.{unknown}"):
+            client.get_tables_by_type(db, "*", unknown)
 
 
 def test_get_table_meta(client, db, hive):

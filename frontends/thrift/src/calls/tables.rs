@@ -230,13 +230,30 @@ pub fn list_all(session: &Session, database: String) -> thrift::Result<Vec<Strin
         .map_err(|error| to_thrift(error, throws::LIST))
 }
 
-/// `get_tables(db, pattern)` and `get_tables_by_type(db, pattern, type)`: sorted names.
+/// The table types Hive 4 knows (its `TableType` enum), spelled exactly.
+const TABLE_TYPES: &[&str] = &[
+    "MANAGED_TABLE",
+    "EXTERNAL_TABLE",
+    "VIRTUAL_VIEW",
+    "MATERIALIZED_VIEW",
+];
+
+/// `get_tables(db, pattern)` and `get_tables_by_type(db, pattern, type)`: sorted names. A type
+/// Hive does not know fails as Java's `TableType.valueOf` does.
 pub fn list_matching(
     session: &Session,
     database: String,
     pattern: String,
     table_type: Option<String>,
 ) -> thrift::Result<Vec<String>> {
+    if let Some(unknown) = table_type.as_deref().filter(|t| !TABLE_TYPES.contains(t)) {
+        return Err(exception(
+            Declared::Meta,
+            format!(
+                "java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.hive.metastore.TableType.{unknown}"
+            ),
+        ));
+    }
     let (catalog, database) = require_database_name(&database)?;
     session
         .store()
