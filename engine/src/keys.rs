@@ -339,6 +339,45 @@ fn id_key(keyspace: u8, id: u64) -> Vec<u8> {
     key
 }
 
+// Locks and transactions (issue 6) live in keyspaces 0x10-0x1F; statistics take 0x08-0x0B.
+
+/// Locks by id: `0x10 + ID(lock)` → lock value.
+pub const KEYSPACE_LOCK: u8 = 0x10;
+/// Counters of locks and transactions: `0x11 + component(name)` → u64, big-endian.
+pub const KEYSPACE_ACID_COUNTER: u8 = 0x11;
+/// The counter entry holding the next lock id.
+pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
+
+const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_LOCK && KEYSPACE_LOCK < KEYSPACE_ACID_COUNTER);
+
+/// `0x10 + ID(lock)`.
+pub fn lock_key(lock_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_LOCK, lock_id)
+}
+
+/// The prefix of every lock key.
+pub fn lock_prefix() -> Vec<u8> {
+    vec![KEYSPACE_LOCK]
+}
+
+/// The lock id in a lock key.
+pub fn decode_lock_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_LOCK)?;
+        let (lock_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(lock_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x11 + component(name)`.
+pub fn acid_counter_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_ACID_COUNTER];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

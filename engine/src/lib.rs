@@ -53,6 +53,7 @@ mod error;
 pub mod keys;
 pub mod kv;
 mod listing;
+pub mod locks;
 mod names;
 mod partition;
 mod partition_filter;

@@ -59,6 +59,9 @@ pub struct StoreOptions {
     /// `true`): `alter_table` refuses column type changes Hive calls
     /// incompatible.
     pub disallow_incompatible_col_type_changes: bool,
+    /// Hive's `metastore.txn.timeout`: a lock (or transaction) that has not been
+    /// heartbeated for this long is released (see [`crate::locks`]).
+    pub txn_timeout: std::time::Duration,
 }
 
 impl StoreOptions {
@@ -70,6 +73,7 @@ impl StoreOptions {
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
+            txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
         }
     }
 
@@ -96,6 +100,8 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     partition_versions: PartitionVersions,
+    /// Locks (and transactions), decided on under this mutex (see `locks`).
+    acid: Mutex<crate::locks::AcidState>,
 }
 
 impl Store {
@@ -115,6 +121,7 @@ impl Store {
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
+        let acid = Mutex::new(crate::locks::AcidState::load(backend.as_ref())?);
         let store = Store {
             backend,
             writer: Mutex::new(WriterState { next_id }),
@@ -122,6 +129,7 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
+            acid,
         };
         store.bootstrap()?;
         Ok(store)
@@ -265,6 +273,13 @@ impl Store {
     /// The committed state, for lookups shared with writers.
     pub(crate) fn reader(&self) -> &dyn KvBackend {
         self.backend.as_ref()
+    }
+
+    /// The lock and transaction state, under its mutex.
+    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::locks::AcidState>> {
+        self.acid
+            .lock()
+            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))
     }
 }
 

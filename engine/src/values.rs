@@ -61,6 +61,8 @@ pub enum ValueKind {
     Partition = 4,
     /// A [`crate::StorageDescriptor`] shared by partitions of a table.
     PartitionDescriptor = 5,
+    /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
+    Lock = 16,
 }
 
 /// A type stored as an rkyv archive.

@@ -12,7 +12,7 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, partitions, session, tables};
+use crate::calls::{catalogs, databases, locks, partitions, session, tables};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 
@@ -48,6 +48,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "append_partition_by_name_with_environment_context",
     "append_partition_req",
     "append_partition_with_environment_context",
+    "check_lock",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -121,6 +122,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
+    "heartbeat",
+    "lock",
     "partition_name_has_valid_characters",
     "partition_name_to_spec",
     "partition_name_to_vals",
@@ -129,9 +132,11 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "rename_partition_req",
     "setOption",
     "set_ugi",
+    "show_locks",
     "shutdown",
     "truncate_table",
     "truncate_table_req",
+    "unlock",
 ];
 
 /// Whether hivestore implements the method with this wire name.
@@ -970,6 +975,28 @@ impl Handler for Session {
 
     fn observe(&self, method: &'static str, failed: bool) {
         self.state.counters.record_call(method, failed);
+    }
+
+    // Locks (issue 6).
+
+    fn lock(&self, rqst: idl::LockRequest) -> thrift::Result<idl::LockResponse> {
+        locks::lock(self, rqst)
+    }
+
+    fn check_lock(&self, rqst: idl::CheckLockRequest) -> thrift::Result<idl::LockResponse> {
+        locks::check(self, rqst)
+    }
+
+    fn unlock(&self, rqst: idl::UnlockRequest) -> thrift::Result<()> {
+        locks::unlock(self, rqst)
+    }
+
+    fn show_locks(&self, rqst: idl::ShowLocksRequest) -> thrift::Result<idl::ShowLocksResponse> {
+        locks::show(self, rqst)
+    }
+
+    fn heartbeat(&self, ids: idl::HeartbeatRequest) -> thrift::Result<()> {
+        locks::heartbeat(self, ids)
     }
 }
 

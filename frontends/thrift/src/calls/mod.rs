@@ -3,6 +3,7 @@
 
 pub mod catalogs;
 pub mod databases;
+pub mod locks;
 pub mod partitions;
 pub mod session;
 pub mod tables;

@@ -1,0 +1,431 @@
+//! Hive's locks: `lock`, `check_lock`, `unlock`, `show_locks`, `heartbeat`.
+//!
+//! A lock request names components (a database, a table or a partition, each with a
+//! [`LockType`]) and is acquired whole or not at all. It is acquired when no earlier lock,
+//! held or still waiting, conflicts with it ([`compatibility`]); otherwise it waits, and the
+//! client polls [`Store::check_lock`] until it is acquired. Nothing here ever blocks on
+//! another client: a call only looks at the table and answers.
+//!
+//! Every decision is made under one mutex over the lock table ([`AcidState`]), and every
+//! change is written to the store in one atomic batch before the call answers, so locks
+//! survive a restart. A lock outside a transaction that is not heartbeated (by
+//! `heartbeat` or `check_lock`) for [`StoreOptions::txn_timeout`](crate::StoreOptions) is
+//! released by the next call that looks at the table: a client that disappears never holds a
+//! lock for longer than that.
+
+mod compatibility;
+mod model;
+mod state;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use model::{
+    DataOperation, LockComponent, LockLevel, LockRequest, LockResponse, LockState, LockStatus,
+    LockType, ShowLocksFilter,
+};
+use state::{component_number, HeldLock, LockRecord, LockSpace};
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::{KeyRange, KvBackend};
+use crate::names;
+use crate::store::{Store, FIRST_ID};
+use crate::values;
+
+/// Hive's default `metastore.txn.timeout`: 300 s.
+pub const TXN_TIMEOUT_DEFAULT: Duration = Duration::from_secs(300);
+/// The most components one lock request may name.
+pub const LOCK_COMPONENT_COUNT_MAX: usize = 10_000;
+/// The most locks held or waiting at once; a request beyond it is refused.
+pub const LOCK_COUNT_MAX: usize = 100_000;
+
+/// The lock (and transaction) table in memory; the store holds the same.
+#[derive(Debug, Default)]
+pub(crate) struct AcidState {
+    locks: LockSpace,
+}
+
+impl AcidState {
+    /// Reads every lock and the lock id counter from the store. Every lock counts as
+    /// heartbeated now.
+    pub(crate) fn load(backend: &dyn KvBackend) -> Result<AcidState> {
+        let now = now_ms();
+        let mut locks = LockSpace {
+            next_lock_id: read_counter(backend, keys::ACID_COUNTER_NEXT_LOCK_ID)?,
+            ..LockSpace::default()
+        };
+        let range = KeyRange::prefix(&keys::lock_prefix());
+        for entry in crate::kv::scan(backend, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+            let (key, stored) = entry?;
+            let lock_id = keys::decode_lock_key(&key)?;
+            if lock_id >= locks.next_lock_id {
+                let reason = format!("lock {lock_id} at or above the next lock id");
+                return Err(Error::corruption(&key, reason));
+            }
+            let record = values::decode::<LockRecord>(key, stored)?;
+            locks.locks.insert(lock_id, HeldLock::new(record, now));
+        }
+        Ok(AcidState { locks })
+    }
+}
+
+/// What one call changed, to write in one batch.
+#[derive(Default)]
+struct LockChanges {
+    /// Locks written again (new or changed).
+    written: Vec<u64>,
+    /// Locks removed.
+    removed: Vec<u64>,
+    /// Whether the lock id counter moved.
+    counter_moved: bool,
+}
+
+impl LockChanges {
+    fn is_empty(&self) -> bool {
+        self.written.is_empty() && self.removed.is_empty() && !self.counter_moved
+    }
+}
+
+impl Store {
+    /// Hive's `lock`: queues `request` and acquires it at once if nothing earlier conflicts.
+    /// A lock in a transaction needs the transaction to be open.
+    pub fn lock(&self, request: LockRequest) -> Result<LockResponse> {
+        let record = normalise_request(request)?;
+        if record.txn_id != 0 {
+            return Err(no_such_txn(record.txn_id));
+        }
+        let now = now_ms();
+        let mut acid = self.acid()?;
+        let mut changes = LockChanges::default();
+        self.expire_locks(&mut acid, now, &mut changes);
+        if acid.locks.locks.len() >= LOCK_COUNT_MAX {
+            let message = format!("{LOCK_COUNT_MAX} locks are held or waiting; no more are taken");
+            return Err(Error::Refused(message));
+        }
+        let lock_id = acid.locks.next_lock_id;
+        acid.locks.next_lock_id += 1;
+        changes.counter_moved = true;
+        acid.locks.locks.insert(lock_id, HeldLock::new(record, now));
+        let state = try_acquire(&mut acid.locks, lock_id, now);
+        changes.written.push(lock_id);
+        self.persist_locks(&mut acid, &changes)?;
+        Ok(LockResponse { lock_id, state })
+    }
+
+    /// Hive's `check_lock`: heartbeats the lock and acquires it if nothing earlier conflicts
+    /// any more.
+    pub fn check_lock(&self, lock_id: u64) -> Result<LockResponse> {
+        let now = now_ms();
+        let mut acid = self.acid()?;
+        let mut changes = LockChanges::default();
+        self.expire_locks(&mut acid, now, &mut changes);
+        let Some(lock) = acid.locks.locks.get_mut(&lock_id) else {
+            self.persist_locks(&mut acid, &changes)?;
+            return Err(no_such_lock(lock_id));
+        };
+        heartbeat(lock, now);
+        let was_acquired = lock.is_acquired();
+        let state = try_acquire(&mut acid.locks, lock_id, now);
+        if !was_acquired && state == LockState::Acquired {
+            changes.written.push(lock_id);
+        }
+        self.persist_locks(&mut acid, &changes)?;
+        Ok(LockResponse { lock_id, state })
+    }
+
+    /// Hive's `unlock`: releases a lock outside a transaction (or gives up waiting for one
+    /// inside). Like Hive 4, releasing a lock that is already gone is not an error.
+    pub fn unlock(&self, lock_id: u64) -> Result<()> {
+        let now = now_ms();
+        let mut acid = self.acid()?;
+        let mut changes = LockChanges::default();
+        self.expire_locks(&mut acid, now, &mut changes);
+        if let Some(lock) = acid.locks.locks.get(&lock_id) {
+            let txn_id = lock.record.txn_id;
+            if txn_id != 0 && lock.is_acquired() {
+                self.persist_locks(&mut acid, &changes)?;
+                return Err(Error::TxnOpen(format!(
+                    "Unlocking locks associated with transaction not permitted.  Lockid {} is associated with transaction {}",
+                    lock_id_text(lock_id),
+                    txn_id_text(txn_id)
+                )));
+            }
+            acid.locks.locks.remove(&lock_id);
+            changes.removed.push(lock_id);
+        }
+        self.persist_locks(&mut acid, &changes)
+    }
+
+    /// Hive's `heartbeat` of a lock outside a transaction.
+    pub fn heartbeat_lock(&self, lock_id: u64) -> Result<()> {
+        let now = now_ms();
+        let mut acid = self.acid()?;
+        let mut changes = LockChanges::default();
+        self.expire_locks(&mut acid, now, &mut changes);
+        let found = match acid.locks.locks.get_mut(&lock_id) {
+            Some(lock) => {
+                heartbeat(lock, now);
+                true
+            }
+            None => false,
+        };
+        self.persist_locks(&mut acid, &changes)?;
+        if found {
+            Ok(())
+        } else {
+            Err(Error::NoSuchLock(format!(
+                "No such lock: {}",
+                lock_id_text(lock_id)
+            )))
+        }
+    }
+
+    /// Hive's `show_locks`: one entry per component of every lock that `filter` matches, by
+    /// lock id and component.
+    pub fn show_locks(&self, filter: &ShowLocksFilter) -> Result<Vec<LockStatus>> {
+        let filter = normalise_filter(filter);
+        let now = now_ms();
+        let mut acid = self.acid()?;
+        let mut changes = LockChanges::default();
+        self.expire_locks(&mut acid, now, &mut changes);
+        self.persist_locks(&mut acid, &changes)?;
+        let mut listed = Vec::new();
+        for (lock_id, lock) in &acid.locks.locks {
+            if filter.txn_id.is_some_and(|txn| txn != lock.record.txn_id) {
+                continue;
+            }
+            for (index, component) in lock.record.components.iter().enumerate() {
+                if matches_filter(&filter, component) {
+                    listed.push(status(*lock_id, index, lock, component));
+                }
+            }
+        }
+        Ok(listed)
+    }
+
+    /// Releases every lock outside a transaction that timed out.
+    fn expire_locks(&self, acid: &mut AcidState, now: i64, changes: &mut LockChanges) {
+        let timeout_ms = i64::try_from(self.options().txn_timeout.as_millis()).unwrap_or(i64::MAX);
+        for lock_id in acid.locks.expired(now, timeout_ms) {
+            tracing::info!(
+                lock_id,
+                timeout_ms,
+                "lock timed out without heartbeat; released"
+            );
+            acid.locks.locks.remove(&lock_id);
+            changes.removed.push(lock_id);
+        }
+    }
+
+    /// Writes `changes` in one atomic batch. If that fails, the table is read back from the
+    /// store, so that memory never holds what the store does not.
+    fn persist_locks(&self, acid: &mut AcidState, changes: &LockChanges) -> Result<()> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let written = self.write(|txn| {
+            for lock_id in &changes.removed {
+                txn.delete(keys::lock_key(*lock_id));
+            }
+            for lock_id in &changes.written {
+                if let Some(lock) = acid.locks.locks.get(lock_id) {
+                    txn.put_value(keys::lock_key(*lock_id), &lock.record)?;
+                }
+            }
+            if changes.counter_moved {
+                let key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_LOCK_ID);
+                txn.put_raw(key, acid.locks.next_lock_id.to_be_bytes().to_vec());
+            }
+            Ok(())
+        });
+        if let Err(error) = written {
+            tracing::error!(%error, "lock change not written; reloading the lock table");
+            *acid = AcidState::load(self.reader())?;
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+/// Acquires lock `lock_id` if nothing earlier conflicts; records what blocks it otherwise.
+fn try_acquire(locks: &mut LockSpace, lock_id: u64, now: i64) -> LockState {
+    let blocker = match locks.locks.get(&lock_id) {
+        Some(lock) if lock.is_acquired() => return LockState::Acquired,
+        Some(_) => locks.blocker(lock_id),
+        None => return LockState::Waiting,
+    };
+    let Some(lock) = locks.locks.get_mut(&lock_id) else {
+        return LockState::Waiting;
+    };
+    lock.blocked_by = blocker;
+    if blocker.is_some() {
+        return LockState::Waiting;
+    }
+    lock.record.acquired_at_ms = Some(now);
+    LockState::Acquired
+}
+
+fn heartbeat(lock: &mut HeldLock, now: i64) {
+    lock.last_heartbeat_ms = now;
+    lock.heartbeat_count = lock.heartbeat_count.saturating_add(1);
+}
+
+/// Checks a request and normalises its names as Hive does (databases and tables lowercased).
+fn normalise_request(request: LockRequest) -> Result<LockRecord> {
+    if request.components.is_empty() {
+        return Err(Error::InvalidInput(
+            "a lock request needs at least one component".to_string(),
+        ));
+    }
+    if request.components.len() > LOCK_COMPONENT_COUNT_MAX {
+        return Err(Error::InvalidInput(format!(
+            "a lock request names {} components; at most {LOCK_COMPONENT_COUNT_MAX} are allowed",
+            request.components.len()
+        )));
+    }
+    let components = request
+        .components
+        .into_iter()
+        .map(normalise_component)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(LockRecord {
+        txn_id: request.txn_id.unwrap_or(0),
+        user: request.user,
+        hostname: request.hostname,
+        agent_info: request.agent_info,
+        components,
+        acquired_at_ms: None,
+    })
+}
+
+fn normalise_component(component: LockComponent) -> Result<LockComponent> {
+    let database = names::normalize(&component.database);
+    let table = present(component.table).map(|table| names::normalize(&table));
+    let partition = present(component.partition);
+    if database.is_empty() {
+        return Err(Error::InvalidInput(
+            "a lock component needs a database name".to_string(),
+        ));
+    }
+    let level_fits = match component.level {
+        LockLevel::Database => table.is_none() && partition.is_none(),
+        LockLevel::Table => table.is_some() && partition.is_none(),
+        LockLevel::Partition => table.is_some() && partition.is_some(),
+    };
+    if !level_fits {
+        return Err(Error::InvalidInput(format!(
+            "a {:?}-level lock component names database {database}, table {}, partition {}",
+            component.level,
+            table.as_deref().unwrap_or("(none)"),
+            partition.as_deref().unwrap_or("(none)")
+        )));
+    }
+    Ok(LockComponent {
+        database,
+        table,
+        partition,
+        ..component
+    })
+}
+
+fn present(name: Option<String>) -> Option<String> {
+    name.filter(|name| !name.trim().is_empty())
+}
+
+fn normalise_filter(filter: &ShowLocksFilter) -> ShowLocksFilter {
+    ShowLocksFilter {
+        database: present(filter.database.clone()).map(|name| names::normalize(&name)),
+        table: present(filter.table.clone()).map(|name| names::normalize(&name)),
+        partition: present(filter.partition.clone()),
+        txn_id: filter.txn_id.filter(|txn| *txn != 0),
+    }
+}
+
+fn matches_filter(filter: &ShowLocksFilter, component: &LockComponent) -> bool {
+    let same = |wanted: &Option<String>, actual: &Option<String>| match wanted {
+        Some(wanted) => actual.as_ref() == Some(wanted),
+        None => true,
+    };
+    filter
+        .database
+        .as_ref()
+        .is_none_or(|database| *database == component.database)
+        && same(&filter.table, &component.table)
+        && same(&filter.partition, &component.partition)
+}
+
+fn status(lock_id: u64, index: usize, lock: &HeldLock, component: &LockComponent) -> LockStatus {
+    let record = &lock.record;
+    LockStatus {
+        lock_id,
+        component_id: component_number(index),
+        database: component.database.clone(),
+        table: component.table.clone(),
+        partition: component.partition.clone(),
+        state: if lock.is_acquired() {
+            LockState::Acquired
+        } else {
+            LockState::Waiting
+        },
+        lock_type: component.lock_type,
+        txn_id: record.txn_id,
+        last_heartbeat_ms: if record.txn_id == 0 {
+            lock.last_heartbeat_ms
+        } else {
+            0
+        },
+        acquired_at_ms: record.acquired_at_ms,
+        user: record.user.clone(),
+        hostname: record.hostname.clone(),
+        heartbeat_count: lock.heartbeat_count,
+        agent_info: record.agent_info.clone(),
+        blocked_by: lock.blocked_by,
+    }
+}
+
+/// Hive's rendering of a lock id in messages.
+fn lock_id_text(lock_id: u64) -> String {
+    format!("lockid:{lock_id}")
+}
+
+/// Hive's rendering of a transaction id in messages.
+fn txn_id_text(txn_id: u64) -> String {
+    format!("txnid:{txn_id}")
+}
+
+fn no_such_lock(lock_id: u64) -> Error {
+    Error::NoSuchLock(format!("No such lock {}", lock_id_text(lock_id)))
+}
+
+fn no_such_txn(txn_id: u64) -> Error {
+    Error::NoSuchTxn(format!("No such transaction {}", txn_id_text(txn_id)))
+}
+
+/// Reads a counter of `KEYSPACE_ACID_COUNTER`; [`FIRST_ID`] when not yet written.
+fn read_counter(backend: &dyn KvBackend, name: &str) -> Result<u64> {
+    let key = keys::acid_counter_key(name);
+    match backend.get(&key)? {
+        Some(stored) => {
+            let value = keys::decode_id_value(&key, &stored)?;
+            if value < FIRST_ID {
+                return Err(Error::corruption(
+                    &key,
+                    format!("counter {value} is below {FIRST_ID}"),
+                ));
+            }
+            Ok(value)
+        }
+        None => Ok(FIRST_ID),
+    }
+}
+
+/// Milliseconds since the epoch, as Hive's lock and transaction times.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;
