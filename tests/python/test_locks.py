@@ -11,8 +11,8 @@ unlocking loses its lock after the timeout (`--txn-timeout-ms`, Hive's
 Method: each test uses its own database name (locks need no existing objects), two client
 connections stand for two engines, and every poll is bounded. Every expectation shared with
 the Java reference HMS 2.3 (`scripts/compare-with-reference.sh tests/python/test_locks.py`)
-runs there too; where Hive 4 differs from 2.3 (FIFO order behind waiting locks, unlock of a
-released lock) the test says which Hive it follows and checks 2.3's answer on 2.3. The expiry
+runs there too; where Hive 4 differs from 2.3 (arrival order behind waiting locks, names
+lowercased) the test says which Hive it follows and checks 2.3's answer on 2.3. The expiry
 and restart tests need a server started with a short timeout or restarted, so they run on
 hivestore only.
 """
@@ -80,7 +80,7 @@ def test_a_conflicting_exclusive_lock_waits_until_the_holder_unlocks(server):
     with connected(server) as first, connected(server) as second:
         held = first.lock(request(component(db, "t")))
         assert held.state == LockState.ACQUIRED
-        waiting = second.lock(request(component(db, "T")))
+        waiting = second.lock(request(component(db, "t")))
         assert waiting.state == LockState.WAITING
         assert waiting.lockid > held.lockid
         assert second.check_lock(CheckLockRequest(lockid=waiting.lockid)).state == LockState.WAITING
@@ -192,17 +192,29 @@ def test_check_lock_and_heartbeat_of_an_unknown_lock_are_no_such_lock(server):
             client.heartbeat(HeartbeatRequest(lockid=lock.lockid))
 
 
-def test_unlocking_a_released_lock_is_harmless_in_hive_4(server):
-    """Hive 4 makes unlock idempotent; Hive 2.3 answers NoSuchLockException."""
+def test_unlocking_a_released_lock_is_harmless(server):
+    """unlock is idempotent (Hive 4, and Hive 2.3.10 as observed)."""
     db = unique_name("locks")
     with connected(server) as client:
         lock = client.lock(request(component(db, "t")))
         client.unlock(UnlockRequest(lockid=lock.lockid))
+        client.unlock(UnlockRequest(lockid=lock.lockid))
+        assert show(client, db) == []
+
+
+def test_lock_names_are_case_insensitive_in_hive_4(server):
+    """Hive 4 lowercases database and table names of lock components, as everywhere; Hive 2.3
+    compares them as given, so `T` and `t` do not conflict there."""
+    db = unique_name("locks")
+    with connected(server) as client:
+        lower = client.lock(request(component(db, "t")))
+        upper = client.lock(request(component(db.upper(), "T")))
+        expected = LockState.WAITING if hive_generation(server) >= 4 else LockState.ACQUIRED
+        assert upper.state == expected
         if hive_generation(server) >= 4:
+            assert {lock.dbname for lock in show(client, db)} == {db}
+        for lock in (lower, upper):
             client.unlock(UnlockRequest(lockid=lock.lockid))
-        else:
-            with raises_hms(NoSuchLockException, f"No such lock lockid:{lock.lockid}"):
-                client.unlock(UnlockRequest(lockid=lock.lockid))
 
 
 def test_a_lock_in_a_transaction_that_is_not_open_is_no_such_txn(server):
