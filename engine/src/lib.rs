@@ -68,6 +68,7 @@ mod table;
 mod table_alter;
 mod table_filter;
 mod table_rules;
+pub mod txns;
 pub mod values;
 pub mod warehouse;
 

@@ -63,6 +63,8 @@ pub enum ValueKind {
     PartitionDescriptor = 5,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
+    /// A transaction (`crate::txns`).
+    Txn = 17,
 }
 
 /// A type stored as an rkyv archive.

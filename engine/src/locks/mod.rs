@@ -25,6 +25,8 @@ pub use model::{
 };
 use state::{component_number, HeldLock, LockRecord, LockSpace};
 
+use crate::txns::TxnSpace;
+
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{KeyRange, KvBackend};
@@ -39,10 +41,11 @@ pub const LOCK_COMPONENT_COUNT_MAX: usize = 10_000;
 /// The most locks held or waiting at once; a request beyond it is refused.
 pub const LOCK_COUNT_MAX: usize = 100_000;
 
-/// The lock (and transaction) table in memory; the store holds the same.
+/// The lock and transaction table in memory; the store holds the same.
 #[derive(Debug, Default)]
 pub(crate) struct AcidState {
-    locks: LockSpace,
+    pub(crate) locks: LockSpace,
+    pub(crate) txns: TxnSpace,
 }
 
 impl AcidState {
@@ -65,24 +68,54 @@ impl AcidState {
             let record = values::decode::<LockRecord>(key, stored)?;
             locks.locks.insert(lock_id, HeldLock::new(record, now));
         }
-        Ok(AcidState { locks })
+        let txns = crate::txns::load(backend, now)?;
+        Ok(AcidState { locks, txns })
+    }
+
+    /// Removes every lock of transaction `txn_id` (on commit or abort).
+    pub(crate) fn release_txn_locks(&mut self, txn_id: u64, changes: &mut AcidChanges) {
+        let held: Vec<u64> = self
+            .locks
+            .locks
+            .iter()
+            .filter(|(_, lock)| lock.record.txn_id == txn_id)
+            .map(|(id, _)| *id)
+            .collect();
+        for lock_id in held {
+            self.locks.locks.remove(&lock_id);
+            changes.locks_removed.push(lock_id);
+        }
     }
 }
 
-/// What one call changed, to write in one batch.
+/// What one call changed in the lock and transaction table, to write in one batch.
 #[derive(Default)]
-struct LockChanges {
+pub(crate) struct AcidChanges {
     /// Locks written again (new or changed).
-    written: Vec<u64>,
+    pub(crate) locks_written: Vec<u64>,
     /// Locks removed.
-    removed: Vec<u64>,
+    pub(crate) locks_removed: Vec<u64>,
     /// Whether the lock id counter moved.
-    counter_moved: bool,
+    pub(crate) lock_counter_moved: bool,
+    /// Transactions written again (new or changed).
+    pub(crate) txns_written: Vec<u64>,
+    /// Transactions removed (committed).
+    pub(crate) txns_removed: Vec<u64>,
+    /// Whether the transaction id counter moved.
+    pub(crate) txn_counter_moved: bool,
+    /// Other entries (write id counters and write ids).
+    pub(crate) puts: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
-impl LockChanges {
+impl AcidChanges {
     fn is_empty(&self) -> bool {
-        self.written.is_empty() && self.removed.is_empty() && !self.counter_moved
+        self.locks_written.is_empty()
+            && self.locks_removed.is_empty()
+            && !self.lock_counter_moved
+            && self.txns_written.is_empty()
+            && self.txns_removed.is_empty()
+            && !self.txn_counter_moved
+            && self.puts.is_empty()
     }
 }
 
@@ -91,24 +124,27 @@ impl Store {
     /// A lock in a transaction needs the transaction to be open.
     pub fn lock(&self, request: LockRequest) -> Result<LockResponse> {
         let record = normalise_request(request)?;
-        if record.txn_id != 0 {
-            return Err(no_such_txn(record.txn_id));
-        }
         let now = now_ms();
         let mut acid = self.acid()?;
-        let mut changes = LockChanges::default();
-        self.expire_locks(&mut acid, now, &mut changes);
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
+        if record.txn_id != 0 {
+            if let Err(error) = crate::txns::require_open(&acid.txns, record.txn_id) {
+                self.persist_acid(&mut acid, &changes)?;
+                return Err(error);
+            }
+        }
         if acid.locks.locks.len() >= LOCK_COUNT_MAX {
             let message = format!("{LOCK_COUNT_MAX} locks are held or waiting; no more are taken");
             return Err(Error::Refused(message));
         }
         let lock_id = acid.locks.next_lock_id;
         acid.locks.next_lock_id += 1;
-        changes.counter_moved = true;
+        changes.lock_counter_moved = true;
         acid.locks.locks.insert(lock_id, HeldLock::new(record, now));
         let state = try_acquire(&mut acid.locks, lock_id, now);
-        changes.written.push(lock_id);
-        self.persist_locks(&mut acid, &changes)?;
+        changes.locks_written.push(lock_id);
+        self.persist_acid(&mut acid, &changes)?;
         Ok(LockResponse { lock_id, state })
     }
 
@@ -117,19 +153,23 @@ impl Store {
     pub fn check_lock(&self, lock_id: u64) -> Result<LockResponse> {
         let now = now_ms();
         let mut acid = self.acid()?;
-        let mut changes = LockChanges::default();
-        self.expire_locks(&mut acid, now, &mut changes);
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
         let Some(lock) = acid.locks.locks.get_mut(&lock_id) else {
-            self.persist_locks(&mut acid, &changes)?;
+            self.persist_acid(&mut acid, &changes)?;
             return Err(no_such_lock(lock_id));
         };
         heartbeat(lock, now);
+        let txn_id = lock.record.txn_id;
         let was_acquired = lock.is_acquired();
+        if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
+            crate::txns::heartbeat(txn, now);
+        }
         let state = try_acquire(&mut acid.locks, lock_id, now);
         if !was_acquired && state == LockState::Acquired {
-            changes.written.push(lock_id);
+            changes.locks_written.push(lock_id);
         }
-        self.persist_locks(&mut acid, &changes)?;
+        self.persist_acid(&mut acid, &changes)?;
         Ok(LockResponse { lock_id, state })
     }
 
@@ -138,12 +178,12 @@ impl Store {
     pub fn unlock(&self, lock_id: u64) -> Result<()> {
         let now = now_ms();
         let mut acid = self.acid()?;
-        let mut changes = LockChanges::default();
-        self.expire_locks(&mut acid, now, &mut changes);
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
         if let Some(lock) = acid.locks.locks.get(&lock_id) {
             let txn_id = lock.record.txn_id;
             if txn_id != 0 && lock.is_acquired() {
-                self.persist_locks(&mut acid, &changes)?;
+                self.persist_acid(&mut acid, &changes)?;
                 return Err(Error::TxnOpen(format!(
                     "Unlocking locks associated with transaction not permitted.  Lockid {} is associated with transaction {}",
                     lock_id_text(lock_id),
@@ -151,17 +191,17 @@ impl Store {
                 )));
             }
             acid.locks.locks.remove(&lock_id);
-            changes.removed.push(lock_id);
+            changes.locks_removed.push(lock_id);
         }
-        self.persist_locks(&mut acid, &changes)
+        self.persist_acid(&mut acid, &changes)
     }
 
     /// Hive's `heartbeat` of a lock outside a transaction.
     pub fn heartbeat_lock(&self, lock_id: u64) -> Result<()> {
         let now = now_ms();
         let mut acid = self.acid()?;
-        let mut changes = LockChanges::default();
-        self.expire_locks(&mut acid, now, &mut changes);
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
         let found = match acid.locks.locks.get_mut(&lock_id) {
             Some(lock) => {
                 heartbeat(lock, now);
@@ -169,7 +209,7 @@ impl Store {
             }
             None => false,
         };
-        self.persist_locks(&mut acid, &changes)?;
+        self.persist_acid(&mut acid, &changes)?;
         if found {
             Ok(())
         } else {
@@ -186,9 +226,9 @@ impl Store {
         let filter = normalise_filter(filter);
         let now = now_ms();
         let mut acid = self.acid()?;
-        let mut changes = LockChanges::default();
-        self.expire_locks(&mut acid, now, &mut changes);
-        self.persist_locks(&mut acid, &changes)?;
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
+        self.persist_acid(&mut acid, &changes)?;
         let mut listed = Vec::new();
         for (lock_id, lock) in &acid.locks.locks {
             if filter.txn_id.is_some_and(|txn| txn != lock.record.txn_id) {
@@ -203,8 +243,9 @@ impl Store {
         Ok(listed)
     }
 
-    /// Releases every lock outside a transaction that timed out.
-    fn expire_locks(&self, acid: &mut AcidState, now: i64, changes: &mut LockChanges) {
+    /// Releases every lock outside a transaction that timed out, and aborts every open
+    /// transaction that timed out (releasing its locks), as Hive's housekeeper does.
+    pub(crate) fn expire(&self, acid: &mut AcidState, now: i64, changes: &mut AcidChanges) {
         let timeout_ms = i64::try_from(self.options().txn_timeout.as_millis()).unwrap_or(i64::MAX);
         for lock_id in acid.locks.expired(now, timeout_ms) {
             tracing::info!(
@@ -213,28 +254,51 @@ impl Store {
                 "lock timed out without heartbeat; released"
             );
             acid.locks.locks.remove(&lock_id);
-            changes.removed.push(lock_id);
+            changes.locks_removed.push(lock_id);
+        }
+        for txn_id in acid.txns.expired(now, timeout_ms) {
+            tracing::info!(
+                txn_id,
+                timeout_ms,
+                "transaction timed out without heartbeat; aborted"
+            );
+            crate::txns::abort_in_memory(acid, txn_id, changes);
         }
     }
 
     /// Writes `changes` in one atomic batch. If that fails, the table is read back from the
     /// store, so that memory never holds what the store does not.
-    fn persist_locks(&self, acid: &mut AcidState, changes: &LockChanges) -> Result<()> {
+    pub(crate) fn persist_acid(&self, acid: &mut AcidState, changes: &AcidChanges) -> Result<()> {
         if changes.is_empty() {
             return Ok(());
         }
         let written = self.write(|txn| {
-            for lock_id in &changes.removed {
+            for lock_id in &changes.locks_removed {
                 txn.delete(keys::lock_key(*lock_id));
             }
-            for lock_id in &changes.written {
+            for lock_id in &changes.locks_written {
                 if let Some(lock) = acid.locks.locks.get(lock_id) {
                     txn.put_value(keys::lock_key(*lock_id), &lock.record)?;
                 }
             }
-            if changes.counter_moved {
+            if changes.lock_counter_moved {
                 let key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_LOCK_ID);
                 txn.put_raw(key, acid.locks.next_lock_id.to_be_bytes().to_vec());
+            }
+            for txn_id in &changes.txns_removed {
+                txn.delete(keys::txn_key(*txn_id));
+            }
+            for txn_id in &changes.txns_written {
+                if let Some(held) = acid.txns.txns.get(txn_id) {
+                    txn.put_value(keys::txn_key(*txn_id), &held.record)?;
+                }
+            }
+            if changes.txn_counter_moved {
+                let key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_TXN_ID);
+                txn.put_raw(key, acid.txns.next_txn_id.to_be_bytes().to_vec());
+            }
+            for (key, value) in &changes.puts {
+                txn.put_raw(key.clone(), value.clone());
             }
             Ok(())
         });
@@ -389,7 +453,7 @@ fn lock_id_text(lock_id: u64) -> String {
 }
 
 /// Hive's rendering of a transaction id in messages.
-fn txn_id_text(txn_id: u64) -> String {
+pub(crate) fn txn_id_text(txn_id: u64) -> String {
     format!("txnid:{txn_id}")
 }
 
@@ -397,12 +461,8 @@ fn no_such_lock(lock_id: u64) -> Error {
     Error::NoSuchLock(format!("No such lock {}", lock_id_text(lock_id)))
 }
 
-fn no_such_txn(txn_id: u64) -> Error {
-    Error::NoSuchTxn(format!("No such transaction {}", txn_id_text(txn_id)))
-}
-
 /// Reads a counter of `KEYSPACE_ACID_COUNTER`; [`FIRST_ID`] when not yet written.
-fn read_counter(backend: &dyn KvBackend, name: &str) -> Result<u64> {
+pub(crate) fn read_counter(backend: &dyn KvBackend, name: &str) -> Result<u64> {
     let key = keys::acid_counter_key(name);
     match backend.get(&key)? {
         Some(stored) => {

@@ -54,8 +54,8 @@ pub struct ServeArgs {
     /// Largest list, set or map in a request, in elements [default: 1000000].
     #[arg(long, env = "HIVESTORE_MAX_CONTAINER_ELEMENTS")]
     pub max_container_elements: Option<usize>,
-    /// Hive's `metastore.txn.timeout`: locks not heartbeated for this long are released, in
-    /// milliseconds [default: 300000].
+    /// Hive's `metastore.txn.timeout`: locks not heartbeated for this long are released and
+    /// transactions aborted, in milliseconds [default: 300000].
     #[arg(long, env = "HIVESTORE_TXN_TIMEOUT_MS")]
     pub txn_timeout_ms: Option<u64>,
 }

@@ -128,6 +128,15 @@ pub mod throws {
     pub const UNLOCK: &[Declared] = &[NoSuchLock, TxnOpen];
     /// `heartbeat`: `NoSuchLockException`, `NoSuchTxnException`, `TxnAbortedException`.
     pub const HEARTBEAT: &[Declared] = &[NoSuchLock, NoSuchTxn, TxnAborted];
+    /// `commit_txn`: `NoSuchTxnException`, `TxnAbortedException`.
+    pub const COMMIT_TXN: &[Declared] = &[NoSuchTxn, TxnAborted];
+    /// `abort_txn(s)`: `NoSuchTxnException`.
+    pub const ABORT_TXN: &[Declared] = &[NoSuchTxn];
+    /// `allocate_table_write_ids`: `NoSuchTxnException`, `TxnAbortedException`,
+    /// `MetaException`.
+    pub const ALLOCATE_WRITE_IDS: &[Declared] = &[NoSuchTxn, TxnAborted, Meta];
+    /// `get_valid_write_ids`: `NoSuchTxnException`, `MetaException`.
+    pub const VALID_WRITE_IDS: &[Declared] = &[NoSuchTxn, Meta];
     /// Calls that declare no exception (`show_locks`, `heartbeat_txn_range`, ...).
     pub const NONE: &[Declared] = &[];
 }

@@ -12,7 +12,7 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, locks, partitions, session, tables};
+use crate::calls::{catalogs, databases, locks, partitions, session, tables, txns};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 
@@ -25,12 +25,15 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// their arguments (Hive's client takes that as "older metastore" and falls back where it can).
 /// Keep it sorted; the README's compatibility table follows it.
 pub const IMPLEMENTED_METHODS: &[&str] = &[
+    "abort_txn",
+    "abort_txns",
     "add_partition",
     "add_partition_with_environment_context",
     "add_partitions",
     "add_partitions_pspec",
     "add_partitions_req",
     "aliveSince",
+    "allocate_table_write_ids",
     "alter_catalog",
     "alter_database",
     "alter_database_req",
@@ -49,6 +52,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "append_partition_req",
     "append_partition_with_environment_context",
     "check_lock",
+    "commit_txn",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -88,7 +92,11 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_fields",
     "get_fields_req",
     "get_fields_with_environment_context",
+    "get_max_allocated_table_write_id",
     "get_num_partitions_by_filter",
+    "get_open_txns",
+    "get_open_txns_info",
+    "get_open_txns_req",
     "get_part_specs_by_filter",
     "get_partition",
     "get_partition_by_name",
@@ -122,8 +130,11 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
+    "get_valid_write_ids",
     "heartbeat",
+    "heartbeat_txn_range",
     "lock",
+    "open_txns",
     "partition_name_has_valid_characters",
     "partition_name_to_spec",
     "partition_name_to_vals",
@@ -997,6 +1008,67 @@ impl Handler for Session {
 
     fn heartbeat(&self, ids: idl::HeartbeatRequest) -> thrift::Result<()> {
         locks::heartbeat(self, ids)
+    }
+
+    // Transactions and write ids (issue 6).
+
+    fn open_txns(&self, rqst: idl::OpenTxnRequest) -> thrift::Result<idl::OpenTxnsResponse> {
+        txns::open(self, rqst)
+    }
+
+    fn commit_txn(&self, rqst: idl::CommitTxnRequest) -> thrift::Result<()> {
+        txns::commit(self, rqst)
+    }
+
+    fn abort_txn(&self, rqst: idl::AbortTxnRequest) -> thrift::Result<()> {
+        txns::abort(self, rqst)
+    }
+
+    fn abort_txns(&self, rqst: idl::AbortTxnsRequest) -> thrift::Result<()> {
+        txns::abort_many(self, rqst)
+    }
+
+    fn get_open_txns(&self) -> thrift::Result<idl::GetOpenTxnsResponse> {
+        txns::list_open(self)
+    }
+
+    fn get_open_txns_req(
+        &self,
+        get_open_txns_request: idl::GetOpenTxnsRequest,
+    ) -> thrift::Result<idl::GetOpenTxnsResponse> {
+        txns::list_open_req(self, get_open_txns_request)
+    }
+
+    fn get_open_txns_info(&self) -> thrift::Result<idl::GetOpenTxnsInfoResponse> {
+        txns::list_open_info(self)
+    }
+
+    fn heartbeat_txn_range(
+        &self,
+        txns: idl::HeartbeatTxnRangeRequest,
+    ) -> thrift::Result<idl::HeartbeatTxnRangeResponse> {
+        txns::heartbeat_range(self, txns)
+    }
+
+    fn allocate_table_write_ids(
+        &self,
+        rqst: idl::AllocateTableWriteIdsRequest,
+    ) -> thrift::Result<idl::AllocateTableWriteIdsResponse> {
+        txns::allocate_write_ids(self, rqst)
+    }
+
+    fn get_valid_write_ids(
+        &self,
+        rqst: idl::GetValidWriteIdsRequest,
+    ) -> thrift::Result<idl::GetValidWriteIdsResponse> {
+        txns::valid_write_ids(self, rqst)
+    }
+
+    fn get_max_allocated_table_write_id(
+        &self,
+        rqst: idl::MaxAllocatedTableWriteIdRequest,
+    ) -> thrift::Result<idl::MaxAllocatedTableWriteIdResponse> {
+        txns::max_allocated_write_id(self, rqst)
     }
 }
 

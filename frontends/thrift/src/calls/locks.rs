@@ -79,12 +79,11 @@ pub fn heartbeat(session: &Session, request: idl::HeartbeatRequest) -> thrift::R
     }
     let txn_id = request.txnid.unwrap_or(0);
     if txn_id != 0 {
-        // No call opens transactions yet, so no id names one.
-        let message = format!("No such transaction txnid:{txn_id}");
-        return Err(to_thrift(
-            EngineError::NoSuchTxn(message),
-            throws::HEARTBEAT,
-        ));
+        let txn_id = crate::calls::txns::txn_id_from_wire(txn_id, throws::HEARTBEAT)?;
+        session
+            .store()
+            .heartbeat_txn(txn_id)
+            .map_err(|error| to_thrift(error, throws::HEARTBEAT))?;
     }
     Ok(())
 }

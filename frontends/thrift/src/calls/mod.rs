@@ -7,6 +7,7 @@ pub mod locks;
 pub mod partitions;
 pub mod session;
 pub mod tables;
+pub mod txns;
 
 use std::collections::BTreeMap;
 
