@@ -273,8 +273,12 @@ def own_server(tmp_path):
     arguments = ["--txn-timeout-ms", str(EXPIRY_TIMEOUT_MS)]
     servers = [start_hivestore(hivestore_binary(), tmp_path, arguments)]
 
-    def restart():
-        stop_hivestore(servers[-1])
+    def restart(kill=False):
+        if kill:
+            servers[-1].process.send_signal(signal.SIGKILL)
+            servers[-1].process.wait(timeout=30)
+        else:
+            stop_hivestore(servers[-1])
         servers.append(start_hivestore(hivestore_binary(), tmp_path, arguments))
         return servers[-1]
 
@@ -337,4 +341,25 @@ def test_locks_survive_a_restart_in_their_order(own_server):
         client.unlock(UnlockRequest(lockid=held.lockid))
         assert poll_until_acquired(client, waiting.lockid) == LockState.ACQUIRED
         for lock in (waiting, fresh):
+            client.unlock(UnlockRequest(lockid=lock.lockid))
+
+
+def test_every_acknowledged_lock_change_survives_a_kill_9(own_server):
+    """Each lock call answers only once its change is durable: after kill -9 the locks taken,
+    released and acquired are exactly as last acknowledged."""
+    server, restart = own_server
+    db = unique_name("locks")
+    with connected(server) as client:
+        taken = [client.lock(request(component(db, f"t{index % 3}"))) for index in range(9)]
+        for lock in taken[:3]:
+            client.unlock(UnlockRequest(lockid=lock.lockid))
+        for lock in taken[3:6]:  # the first lock of each table is gone: these acquire
+            assert poll_until_acquired(client, lock.lockid) == LockState.ACQUIRED
+        expected = [(lock.lockid, lock.lockid in {held.lockid for held in taken[3:6]})
+                    for lock in taken[3:]]
+    server = restart(kill=True)
+    with connected(server) as client:
+        listed = show(client, db)
+        assert [(lock.lockid, lock.state == LockState.ACQUIRED) for lock in listed] == expected
+        for lock in listed:
             client.unlock(UnlockRequest(lockid=lock.lockid))
