@@ -352,6 +352,8 @@ pub const KEYSPACE_WRITE_ID_COUNTER: u8 = 0x13;
 /// Write ids handed out: `0x14 + component(database) + component(table) + ID(write id)` →
 /// the transaction id, u64 BE.
 pub const KEYSPACE_WRITE_ID: u8 = 0x14;
+/// Write sets of committed transactions: `0x15 + ID(txn)` → write set value.
+pub const KEYSPACE_WRITE_SET: u8 = 0x15;
 /// The counter entry holding the next lock id.
 pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
 /// The counter entry holding the next transaction id.
@@ -360,7 +362,10 @@ pub const ACID_COUNTER_NEXT_TXN_ID: &str = "next_txn_id";
 const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_LOCK && KEYSPACE_LOCK < KEYSPACE_ACID_COUNTER);
 const _: () =
     assert!(KEYSPACE_ACID_COUNTER < KEYSPACE_TXN && KEYSPACE_TXN < KEYSPACE_WRITE_ID_COUNTER);
-const _: () = assert!(KEYSPACE_WRITE_ID_COUNTER < KEYSPACE_WRITE_ID && KEYSPACE_WRITE_ID <= 0x1F);
+const _: () = assert!(
+    KEYSPACE_WRITE_ID_COUNTER < KEYSPACE_WRITE_ID && KEYSPACE_WRITE_ID < KEYSPACE_WRITE_SET
+);
+const _: () = assert!(KEYSPACE_WRITE_SET <= 0x1F);
 
 /// `0x10 + ID(lock)`.
 pub fn lock_key(lock_id: u64) -> Vec<u8> {
@@ -397,6 +402,27 @@ pub fn txn_prefix() -> Vec<u8> {
 pub fn decode_txn_key(key: &[u8]) -> Result<u64> {
     let decode = || {
         let rest = take_keyspace(key, KEYSPACE_TXN)?;
+        let (txn_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(txn_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x15 + ID(txn)`.
+pub fn write_set_key(txn_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_WRITE_SET, txn_id)
+}
+
+/// The prefix of every write set key.
+pub fn write_set_prefix() -> Vec<u8> {
+    vec![KEYSPACE_WRITE_SET]
+}
+
+/// The transaction id in a write set key.
+pub fn decode_write_set_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_WRITE_SET)?;
         let (txn_id, rest) = take_id(rest)?;
         expect_end(rest)?;
         Ok(txn_id)

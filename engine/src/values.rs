@@ -65,6 +65,8 @@ pub enum ValueKind {
     Lock = 16,
     /// A transaction (`crate::txns`).
     Txn = 17,
+    /// A committed transaction's write set (`crate::txns`).
+    WriteSet = 18,
 }
 
 /// A type stored as an rkyv archive.

@@ -267,3 +267,29 @@ def test_a_transaction_that_stops_heartbeating_is_aborted_with_its_locks(short_t
         with raises_hms(TxnAbortedException, f"Transaction txnid:{silent} already aborted"):
             client.commit_txn(CommitTxnRequest(txnid=silent))
         client.commit_txn(CommitTxnRequest(txnid=alive))
+
+
+def test_a_second_update_of_a_partition_is_aborted_on_commit_as_a_write_conflict(server):
+    """Two transactions update one partition; the one that commits second started before the
+    first committed, so Hive aborts it (Hive 2.3 also makes its lock wait: SHARED_WRITE locks
+    exclude each other there, not in Hive 4)."""
+    db = unique_name("txns")
+
+    def update_lock(txn_id):
+        return LockRequest(component=[LockComponent(
+            type=LockType.SHARED_WRITE, level=LockLevel.PARTITION, dbname=db, tablename="t",
+            partitionname="p=1", isTransactional=True, operationType=DataOperationType.UPDATE)],
+            txnid=txn_id, user="txntester", hostname="localhost", agentInfo="test_txns")
+
+    with connected(server) as client:
+        first, second = open_txns(client, 2)
+        assert client.lock(update_lock(first)).state == LockState.ACQUIRED
+        waiting = client.lock(update_lock(second))
+        client.commit_txn(CommitTxnRequest(txnid=first))
+        assert client.check_lock(CheckLockRequest(lockid=waiting.lockid)).state == LockState.ACQUIRED
+        with raises_hms(TxnAbortedException, f"Aborting [txnid:{second},",
+                        f"due to a write conflict on {db}/t/p=1 committed by [txnid:{first},",
+                        "u/u"):
+            client.commit_txn(CommitTxnRequest(txnid=second))
+        assert txn_states(client)[second] == TxnState.ABORTED
+        assert not client.show_locks(ShowLocksRequest(dbname=db)).locks

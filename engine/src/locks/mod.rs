@@ -105,6 +105,8 @@ pub(crate) struct AcidChanges {
     pub(crate) txn_counter_moved: bool,
     /// Other entries (write id counters and write ids).
     pub(crate) puts: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Other entries removed (write sets no longer needed).
+    pub(crate) deletes: Vec<Vec<u8>>,
 }
 
 impl AcidChanges {
@@ -116,6 +118,7 @@ impl AcidChanges {
             && self.txns_removed.is_empty()
             && !self.txn_counter_moved
             && self.puts.is_empty()
+            && self.deletes.is_empty()
     }
 }
 
@@ -132,6 +135,9 @@ impl Store {
             if let Err(error) = crate::txns::require_open(&acid.txns, record.txn_id) {
                 self.persist_acid(&mut acid, &changes)?;
                 return Err(error);
+            }
+            if crate::txns::record_writes(&mut acid.txns, record.txn_id, &record.components) {
+                changes.txns_written.push(record.txn_id);
             }
         }
         if acid.locks.locks.len() >= LOCK_COUNT_MAX {
@@ -299,6 +305,9 @@ impl Store {
             }
             for (key, value) in &changes.puts {
                 txn.put_raw(key.clone(), value.clone());
+            }
+            for key in &changes.deletes {
+                txn.delete(key.clone());
             }
             Ok(())
         });

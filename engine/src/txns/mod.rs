@@ -8,6 +8,10 @@
 //! timeout is aborted. Committed transactions are removed; aborted ones stay listed (their
 //! write ids stay invalid: hivestore runs no compactions that would clean them up).
 //!
+//! A transaction's updates and deletes (the operation types of its locks) are checked on
+//! commit against the transactions that committed after it started, as Hive's `WRITE_SET`:
+//! the same table and partition, and one of the two an update, aborts the later committer.
+//!
 //! Write ids count per table from 1. Each one handed out is stored with its transaction,
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
@@ -21,12 +25,14 @@ use std::collections::BTreeSet;
 pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
 use snapshot::TxnSnapshot;
 pub(crate) use state::TxnSpace;
-use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus};
+use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus, WriteComponent, WriteSet};
 
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{KeyRange, KvBackend};
-use crate::locks::{now_ms, read_counter, txn_id_text, AcidChanges, AcidState};
+use crate::locks::{
+    now_ms, read_counter, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
+};
 use crate::names;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 use crate::values;
@@ -61,7 +67,86 @@ pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
         };
         space.txns.insert(txn_id, held);
     }
+    let range = KeyRange::prefix(&keys::write_set_prefix());
+    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        let txn_id = keys::decode_write_set_key(&key)?;
+        space
+            .write_sets
+            .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
+    }
     Ok(space)
+}
+
+/// Adds the updates and deletes among `components` to the write set of open transaction
+/// `txn_id` (Hive records them from the lock request). Answers whether it grew.
+pub(crate) fn record_writes(
+    txns: &mut TxnSpace,
+    txn_id: u64,
+    components: &[LockComponent],
+) -> bool {
+    let Some(txn) = txns.txns.get_mut(&txn_id) else {
+        return false;
+    };
+    let before = txn.record.writes.len();
+    for component in components {
+        let is_update = match component.operation {
+            Some(DataOperation::Update) => true,
+            Some(DataOperation::Delete) => false,
+            _ => continue,
+        };
+        let Some(table) = component.table.clone() else {
+            continue;
+        };
+        let write = WriteComponent {
+            database: component.database.clone(),
+            table,
+            partition: component.partition.clone(),
+            is_update,
+        };
+        if !txn.record.writes.contains(&write) {
+            txn.record.writes.push(write);
+        }
+    }
+    txn.record.writes.len() != before
+}
+
+/// Hive's write-write conflict: a transaction that committed after `txn_id` started (its
+/// commit id at or above `txn_id`) updated or deleted the same table and partition, and one
+/// of the two writes is an update. Answers the committed transaction, its write set entry
+/// and the committing transaction's conflicting write.
+fn find_write_conflict(txns: &TxnSpace, txn_id: u64) -> Option<(u64, u64, WriteComponent, bool)> {
+    let writes = &txns.txns.get(&txn_id)?.record.writes;
+    for (committed_id, set) in &txns.write_sets {
+        if set.commit_id < txn_id || *committed_id == txn_id {
+            continue;
+        }
+        for committed in &set.writes {
+            let conflicting = writes.iter().find(|current| {
+                current.database == committed.database
+                    && current.table == committed.table
+                    && current.partition == committed.partition
+                    && (current.is_update || committed.is_update)
+            });
+            if let Some(current) = conflicting {
+                return Some((
+                    *committed_id,
+                    set.commit_id,
+                    committed.clone(),
+                    current.is_update,
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn operation_letter(is_update: bool) -> char {
+    if is_update {
+        'u'
+    } else {
+        'd'
+    }
 }
 
 /// Hive's errors for a transaction that is not open.
@@ -123,6 +208,7 @@ impl Store {
                     agent_info: request.agent_info.clone(),
                     started_at_ms: now,
                     write_ids: Vec::new(),
+                    writes: Vec::new(),
                 };
                 let held = HeldTxn {
                     record,
@@ -146,9 +232,41 @@ impl Store {
                 return Ok(());
             }
             require_open(&acid.txns, txn_id)?;
-            acid.txns.txns.remove(&txn_id);
+            let commit_id = acid.txns.next_txn_id.saturating_sub(1);
+            if let Some(conflict) = find_write_conflict(&acid.txns, txn_id) {
+                let (committed_id, committed_commit_id, write, current_is_update) = conflict;
+                let mut resource = format!("{}/{}", write.database, write.table);
+                if let Some(partition) = &write.partition {
+                    resource.push('/');
+                    resource.push_str(partition);
+                }
+                let message = format!(
+                    "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
+                    txn_id_text(txn_id),
+                    txn_id_text(committed_id),
+                    operation_letter(current_is_update),
+                    operation_letter(write.is_update)
+                );
+                tracing::info!(txn_id, %message, "write conflict");
+                abort_in_memory(acid, txn_id, changes);
+                return Err(Error::TxnAborted(message));
+            }
+            let Some(committed) = acid.txns.txns.remove(&txn_id) else {
+                return Ok(());
+            };
             changes.txns_removed.push(txn_id);
             acid.release_txn_locks(txn_id, changes);
+            if !committed.record.writes.is_empty() {
+                let set = WriteSet {
+                    commit_id,
+                    writes: committed.record.writes,
+                };
+                changes
+                    .puts
+                    .push((keys::write_set_key(txn_id), values::encode(&set)?));
+                acid.txns.write_sets.insert(txn_id, set);
+            }
+            prune_write_sets(&mut acid.txns, changes);
             Ok(())
         })
     }
@@ -399,6 +517,26 @@ impl Store {
             Some(stored) => keys::decode_id_value(key, &stored),
             None => Ok(crate::store::FIRST_ID),
         }
+    }
+}
+
+/// Forgets write sets no transaction can conflict with any more: committed before the
+/// oldest open transaction started (every later transaction has a higher id).
+fn prune_write_sets(txns: &mut TxnSpace, changes: &mut AcidChanges) {
+    let oldest_open = txns
+        .txns
+        .iter()
+        .find(|(_, txn)| txn.record.state == TxnState::Open)
+        .map_or(txns.next_txn_id, |(txn_id, _)| *txn_id);
+    let stale: Vec<u64> = txns
+        .write_sets
+        .iter()
+        .filter(|(_, set)| set.commit_id < oldest_open)
+        .map(|(txn_id, _)| *txn_id)
+        .collect();
+    for txn_id in stale {
+        txns.write_sets.remove(&txn_id);
+        changes.deletes.push(keys::write_set_key(txn_id));
     }
 }
 

@@ -27,7 +27,31 @@ pub(crate) struct TxnRecord {
     pub agent_info: Option<String>,
     pub started_at_ms: i64,
     pub write_ids: Vec<TableWriteId>,
+    /// What it updates or deletes, from the operation types of its locks: checked against
+    /// transactions that committed meanwhile when it commits.
+    pub writes: Vec<WriteComponent>,
 }
+
+/// An update or delete of a table or partition by a transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct WriteComponent {
+    pub database: String,
+    pub table: String,
+    pub partition: Option<String>,
+    /// `true` for an update, `false` for a delete (two deletes do not conflict).
+    pub is_update: bool,
+}
+
+/// What a committed transaction updated or deleted (Hive's `WRITE_SET`), kept while an open
+/// transaction that started before the commit could still conflict with it.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct WriteSet {
+    /// The highest transaction id handed out when it committed.
+    pub commit_id: u64,
+    pub writes: Vec<WriteComponent>,
+}
+
+stored_value!(WriteSet, ValueKind::WriteSet);
 
 stored_value!(TxnRecord, ValueKind::Txn);
 
@@ -53,6 +77,8 @@ pub(crate) enum TxnStatus {
 pub(crate) struct TxnSpace {
     pub next_txn_id: u64,
     pub txns: BTreeMap<u64, HeldTxn>,
+    /// Write sets of committed transactions, by transaction id.
+    pub write_sets: BTreeMap<u64, WriteSet>,
 }
 
 impl TxnSpace {

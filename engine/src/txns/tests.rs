@@ -223,3 +223,49 @@ fn bad_requests_open_nothing() {
     assert!(store.allocate_table_write_ids("", "t", &[1]).is_err());
     assert_eq!(store.open_txns_info(&[]).unwrap(), OpenTxns::default());
 }
+
+fn write_lock(txn_id: u64, operation: crate::locks::DataOperation, partition: &str) -> LockRequest {
+    let mut request = txn_lock(txn_id, "t");
+    request.components[0].level = LockLevel::Partition;
+    request.components[0].partition = Some(partition.into());
+    request.components[0].operation = Some(operation);
+    request
+}
+
+#[test]
+fn overlapping_updates_of_one_partition_abort_the_second_committer_as_hive_does() {
+    use crate::locks::DataOperation::{Delete, Insert, Update};
+    let store = store();
+    let txns = open(&store, 2);
+    store.lock(write_lock(txns[0], Update, "p=1")).unwrap();
+    store.lock(write_lock(txns[1], Update, "p=1")).unwrap();
+    store.commit_txn(txns[0]).unwrap();
+    assert_eq!(
+        store.commit_txn(txns[1]),
+        Err(Error::TxnAborted(
+            "Aborting [txnid:2,2] due to a write conflict on db/t/p=1 committed by [txnid:1,2] u/u"
+                .into()
+        ))
+    );
+    assert!(store
+        .show_locks(&ShowLocksFilter::default())
+        .unwrap()
+        .is_empty());
+    assert!(matches!(
+        store.commit_txn(txns[1]),
+        Err(Error::TxnAborted(_))
+    ));
+
+    // Two deletes, inserts, other partitions and later transactions do not conflict.
+    let txns = open(&store, 4);
+    store.lock(write_lock(txns[0], Delete, "p=1")).unwrap();
+    store.lock(write_lock(txns[1], Delete, "p=1")).unwrap();
+    store.lock(write_lock(txns[2], Update, "p=2")).unwrap();
+    store.lock(write_lock(txns[3], Insert, "p=1")).unwrap();
+    for txn_id in &txns {
+        store.commit_txn(*txn_id).unwrap();
+    }
+    let later = open(&store, 1);
+    store.lock(write_lock(later[0], Update, "p=1")).unwrap();
+    store.commit_txn(later[0]).unwrap();
+}
