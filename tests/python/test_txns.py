@@ -20,6 +20,7 @@ import pytest
 from hive_metastore.ttypes import (
     AbortTxnRequest,
     AbortTxnsRequest,
+    AddDynamicPartitions,
     AllocateTableWriteIdsRequest,
     CheckLockRequest,
     CommitTxnRequest,
@@ -34,8 +35,10 @@ from hive_metastore.ttypes import (
     LockState,
     LockType,
     MaxAllocatedTableWriteIdRequest,
+    MetaException,
     NoSuchTxnException,
     OpenTxnRequest,
+    SeedTxnIdRequest,
     ShowLocksRequest,
     TxnAbortedException,
     TxnOpenException,
@@ -293,3 +296,50 @@ def test_a_second_update_of_a_partition_is_aborted_on_commit_as_a_write_conflict
             client.commit_txn(CommitTxnRequest(txnid=second))
         assert txn_states(client)[second] == TxnState.ABORTED
         assert not client.show_locks(ShowLocksRequest(dbname=db)).locks
+
+
+def test_dynamic_partitions_added_later_conflict_like_static_ones(server):
+    """A dynamic-partition UPDATE locks the table and names its partitions afterwards with
+    add_dynamic_partitions; two overlapping ones on one partition conflict on commit."""
+    if hive_generation(server) < 4:
+        pytest.skip("Hive 3 renumbered AddDynamicPartitions (writeid became field 2): Hive 2.3 "
+                    "cannot read the Hive 4 client's request")
+    db = unique_name("txns")
+
+    def dynamic_lock(txn_id):
+        return LockRequest(component=[LockComponent(
+            type=LockType.SHARED_WRITE, level=LockLevel.TABLE, dbname=db, tablename="t",
+            isTransactional=True, isDynamicPartitionWrite=True,
+            operationType=DataOperationType.UPDATE)],
+            txnid=txn_id, user="txntester", hostname="localhost", agentInfo="test_txns")
+
+    def add_partitions(txn_id):
+        client.add_dynamic_partitions(AddDynamicPartitions(
+            txnid=txn_id, writeid=0, dbname=db, tablename="t", partitionnames=["p=1"],
+            operationType=DataOperationType.UPDATE))
+
+    with connected(server) as client:
+        first, second = open_txns(client, 2)
+        client.lock(dynamic_lock(first))
+        waiting = client.lock(dynamic_lock(second))
+        add_partitions(first)
+        client.commit_txn(CommitTxnRequest(txnid=first))
+        assert client.check_lock(CheckLockRequest(lockid=waiting.lockid)).state == LockState.ACQUIRED
+        add_partitions(second)
+        with raises_hms(TxnAbortedException, f"due to a write conflict on {db}/t/p=1"):
+            client.commit_txn(CommitTxnRequest(txnid=second))
+        with raises_hms(TxnAbortedException, f"txnid:{second}"):
+            add_partitions(second)
+
+
+def test_seed_txn_id_moves_the_next_id_forward_only(server):
+    with connected(server) as client:
+        (txn,) = open_txns(client, 1)
+        client.abort_txn(AbortTxnRequest(txnid=txn))
+        with raises_hms(MetaException, f"Invalid txnId seed {txn}, the highWaterMark is"):
+            call_or_skip_on_reference(server, client.seed_txn_id, SeedTxnIdRequest(seedTxnId=txn))
+        high_water_mark = client.get_open_txns_info().txn_high_water_mark
+        client.seed_txn_id(SeedTxnIdRequest(seedTxnId=high_water_mark + 50))
+        (seeded,) = open_txns(client, 1)
+        assert seeded == high_water_mark + 50
+        client.abort_txn(AbortTxnRequest(txnid=seeded))

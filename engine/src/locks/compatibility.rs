@@ -86,6 +86,7 @@ mod tests {
             partition: partition.map(Into::into),
             operation: None,
             is_transactional: false,
+            is_dynamic_partition_write: false,
         }
     }
 

@@ -70,6 +70,9 @@ pub struct LockComponent {
     pub operation: Option<DataOperation>,
     /// Whether the table is transactional, when the client says.
     pub is_transactional: bool,
+    /// Whether the partitions written are not known yet (a dynamic-partition write): they
+    /// come later through [`Store::add_dynamic_partitions`](crate::Store::add_dynamic_partitions).
+    pub is_dynamic_partition_write: bool,
 }
 
 /// Hive's `LockRequest`.

@@ -33,6 +33,7 @@ fn table_lock(lock_type: LockType, table: &str) -> LockRequest {
             partition: None,
             operation: Some(DataOperation::NoTxn),
             is_transactional: false,
+            is_dynamic_partition_write: false,
         }],
         txn_id: None,
         user: "alice".into(),

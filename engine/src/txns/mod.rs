@@ -89,7 +89,7 @@ pub(crate) fn record_writes(
         return false;
     };
     let before = txn.record.writes.len();
-    for component in components {
+    for component in components.iter().filter(|c| !c.is_dynamic_partition_write) {
         let is_update = match component.operation {
             Some(DataOperation::Update) => true,
             Some(DataOperation::Delete) => false,
@@ -409,6 +409,57 @@ impl Store {
                 .puts
                 .push((counter_key, next_write_id.to_be_bytes().to_vec()));
             Ok(allocated)
+        })
+    }
+
+    /// Hive's `add_dynamic_partitions`: the partitions a dynamic-partition write of open
+    /// transaction `txn_id` turned out to touch; updates and deletes among them join its
+    /// writes, checked for conflicts on commit.
+    pub fn add_dynamic_partitions(
+        &self,
+        txn_id: u64,
+        database: &str,
+        table: &str,
+        partitions: &[String],
+        operation: DataOperation,
+    ) -> Result<()> {
+        let (database, table) = normalise_table(database, table)?;
+        check_id_list_len(partitions.len(), "add_dynamic_partitions")?;
+        self.with_acid(now_ms(), |acid, changes| {
+            require_open(&acid.txns, txn_id)?;
+            let components: Vec<LockComponent> = partitions
+                .iter()
+                .map(|partition| LockComponent {
+                    lock_type: crate::locks::LockType::SharedWrite,
+                    level: crate::locks::LockLevel::Partition,
+                    database: database.clone(),
+                    table: Some(table.clone()),
+                    partition: Some(partition.clone()),
+                    operation: Some(operation),
+                    is_transactional: true,
+                    is_dynamic_partition_write: false,
+                })
+                .collect();
+            if record_writes(&mut acid.txns, txn_id, &components) {
+                changes.txns_written.push(txn_id);
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `seed_txn_id`: the next transaction id becomes `seed`, which must be above
+    /// every id handed out.
+    pub fn seed_txn_id(&self, seed: u64) -> Result<()> {
+        self.with_acid(now_ms(), |acid, changes| {
+            let high_water_mark = acid.txns.next_txn_id.saturating_sub(1);
+            if seed <= high_water_mark {
+                return Err(Error::Refused(format!(
+                    "Invalid txnId seed {seed}, the highWaterMark is {high_water_mark}"
+                )));
+            }
+            acid.txns.next_txn_id = seed;
+            changes.txn_counter_moved = true;
+            Ok(())
         })
     }
 

@@ -44,6 +44,7 @@ fn txn_lock(txn_id: u64, table: &str) -> LockRequest {
             partition: None,
             operation: None,
             is_transactional: true,
+            is_dynamic_partition_write: false,
         }],
         txn_id: Some(txn_id),
         user: "u".into(),
@@ -268,4 +269,43 @@ fn overlapping_updates_of_one_partition_abort_the_second_committer_as_hive_does(
     let later = open(&store, 1);
     store.lock(write_lock(later[0], Update, "p=1")).unwrap();
     store.commit_txn(later[0]).unwrap();
+}
+
+#[test]
+fn dynamic_partitions_join_the_write_set_and_conflict_on_commit() {
+    use crate::locks::DataOperation::Update;
+    let store = store();
+    let txns = open(&store, 2);
+    for txn_id in &txns {
+        let mut request = write_lock(*txn_id, Update, "ignored");
+        request.components[0].level = LockLevel::Table;
+        request.components[0].partition = None;
+        request.components[0].is_dynamic_partition_write = true;
+        store.lock(request).unwrap();
+        store
+            .add_dynamic_partitions(*txn_id, "DB", "T", &["p=7".into()], Update)
+            .unwrap();
+    }
+    store.commit_txn(txns[0]).unwrap();
+    assert!(
+        matches!(store.commit_txn(txns[1]), Err(Error::TxnAborted(message)) if message.contains("db/t/p=7"))
+    );
+    assert!(matches!(
+        store.add_dynamic_partitions(txns[1], "db", "t", &[], Update),
+        Err(Error::TxnAborted(_))
+    ));
+}
+
+#[test]
+fn a_seed_moves_the_next_transaction_id_forward_only() {
+    let store = store();
+    open(&store, 2);
+    assert_eq!(
+        store.seed_txn_id(2),
+        Err(Error::Refused(
+            "Invalid txnId seed 2, the highWaterMark is 2".into()
+        ))
+    );
+    store.seed_txn_id(100).unwrap();
+    assert_eq!(open(&store, 1), vec![100]);
 }

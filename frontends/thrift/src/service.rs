@@ -27,6 +27,7 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const IMPLEMENTED_METHODS: &[&str] = &[
     "abort_txn",
     "abort_txns",
+    "add_dynamic_partitions",
     "add_partition",
     "add_partition_with_environment_context",
     "add_partitions",
@@ -141,6 +142,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "reinitialize",
     "rename_partition",
     "rename_partition_req",
+    "seed_txn_id",
     "setOption",
     "set_ugi",
     "show_locks",
@@ -1069,6 +1071,14 @@ impl Handler for Session {
         rqst: idl::MaxAllocatedTableWriteIdRequest,
     ) -> thrift::Result<idl::MaxAllocatedTableWriteIdResponse> {
         txns::max_allocated_write_id(self, rqst)
+    }
+
+    fn add_dynamic_partitions(&self, rqst: idl::AddDynamicPartitions) -> thrift::Result<()> {
+        txns::add_dynamic_partitions(self, rqst)
+    }
+
+    fn seed_txn_id(&self, rqst: idl::SeedTxnIdRequest) -> thrift::Result<()> {
+        txns::seed_txn_id(self, rqst)
     }
 }
 

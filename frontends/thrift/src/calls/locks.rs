@@ -131,6 +131,7 @@ fn lock_component_from_idl(component: idl::LockComponent) -> thrift::Result<Lock
             .map(data_operation_from_idl)
             .transpose()?,
         is_transactional: component.is_transactional.unwrap_or(false),
+        is_dynamic_partition_write: component.is_dynamic_partition_write.unwrap_or(false),
     })
 }
 
@@ -162,7 +163,9 @@ fn lock_level_from_idl(level: idl::LockLevel) -> thrift::Result<LockLevel> {
     })
 }
 
-fn data_operation_from_idl(operation: idl::DataOperationType) -> thrift::Result<DataOperation> {
+pub(crate) fn data_operation_from_idl(
+    operation: idl::DataOperationType,
+) -> thrift::Result<DataOperation> {
     Ok(match operation {
         idl::DataOperationType::SELECT => DataOperation::Select,
         idl::DataOperationType::INSERT => DataOperation::Insert,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use hivestore_engine::locks::DataOperation;
 use hivestore_engine::txns::{OpenTxnRequest, OpenTxns, TxnState, TxnType};
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
@@ -253,6 +254,45 @@ pub fn max_allocated_write_id(
     Ok(idl::MaxAllocatedTableWriteIdResponse {
         max_write_id: wire_id(max),
     })
+}
+
+/// `add_dynamic_partitions`: the partitions a dynamic-partition write touched.
+pub fn add_dynamic_partitions(
+    session: &Session,
+    request: idl::AddDynamicPartitions,
+) -> thrift::Result<()> {
+    let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    let operation = match request.operation_type {
+        Some(operation) => crate::calls::locks::data_operation_from_idl(operation)?,
+        None => DataOperation::Unset,
+    };
+    session
+        .store()
+        .add_dynamic_partitions(
+            txn_id,
+            &request.dbname,
+            &request.tablename,
+            &request.partitionnames,
+            operation,
+        )
+        .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
+}
+
+/// `seed_txn_id`: the next transaction id, above every one handed out.
+pub fn seed_txn_id(session: &Session, request: idl::SeedTxnIdRequest) -> thrift::Result<()> {
+    let seed = u64::try_from(request.seed_txn_id)
+        .ok()
+        .filter(|seed| *seed > 0)
+        .ok_or_else(|| {
+            crate::errors::exception(
+                Declared::Meta,
+                format!("Invalid txnId seed {}", request.seed_txn_id),
+            )
+        })?;
+    session
+        .store()
+        .seed_txn_id(seed)
+        .map_err(|error| to_thrift(error, throws::LIST))
 }
 
 /// A transaction id from the wire; zero or negative names none.
