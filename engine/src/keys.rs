@@ -354,6 +354,10 @@ pub const KEYSPACE_WRITE_ID_COUNTER: u8 = 0x13;
 pub const KEYSPACE_WRITE_ID: u8 = 0x14;
 /// Write sets of committed transactions: `0x15 + ID(txn)` → write set value.
 pub const KEYSPACE_WRITE_SET: u8 = 0x15;
+/// Queued compaction requests: `0x16 + ID(compaction)` → compaction value.
+pub const KEYSPACE_COMPACTION: u8 = 0x16;
+/// The counter entry holding the next compaction id.
+pub const ACID_COUNTER_NEXT_COMPACTION_ID: &str = "next_compaction_id";
 /// The counter entry holding the next lock id.
 pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
 /// The counter entry holding the next transaction id.
@@ -365,7 +369,17 @@ const _: () =
 const _: () = assert!(
     KEYSPACE_WRITE_ID_COUNTER < KEYSPACE_WRITE_ID && KEYSPACE_WRITE_ID < KEYSPACE_WRITE_SET
 );
-const _: () = assert!(KEYSPACE_WRITE_SET <= 0x1F);
+const _: () = assert!(KEYSPACE_WRITE_SET < KEYSPACE_COMPACTION && KEYSPACE_COMPACTION <= 0x1F);
+
+/// `0x16 + ID(compaction)`.
+pub fn compaction_key(compaction_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_COMPACTION, compaction_id)
+}
+
+/// The prefix of every compaction key.
+pub fn compaction_prefix() -> Vec<u8> {
+    vec![KEYSPACE_COMPACTION]
+}
 
 /// `0x10 + ID(lock)`.
 pub fn lock_key(lock_id: u64) -> Vec<u8> {

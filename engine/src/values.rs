@@ -67,6 +67,8 @@ pub enum ValueKind {
     Txn = 17,
     /// A committed transaction's write set (`crate::txns`).
     WriteSet = 18,
+    /// A queued compaction request (`crate::txns`).
+    Compaction = 19,
 }
 
 /// A type stored as an rkyv archive.

@@ -24,6 +24,8 @@ from hive_metastore.ttypes import (
     AllocateTableWriteIdsRequest,
     CheckLockRequest,
     CommitTxnRequest,
+    CompactionRequest,
+    CompactionType,
     DataOperationType,
     GetOpenTxnsRequest,
     GetValidWriteIdsRequest,
@@ -39,6 +41,7 @@ from hive_metastore.ttypes import (
     NoSuchTxnException,
     OpenTxnRequest,
     SeedTxnIdRequest,
+    ShowCompactRequest,
     ShowLocksRequest,
     TxnAbortedException,
     TxnOpenException,
@@ -343,3 +346,31 @@ def test_seed_txn_id_moves_the_next_id_forward_only(server):
         (seeded,) = open_txns(client, 1)
         assert seeded == high_water_mark + 50
         client.abort_txn(AbortTxnRequest(txnid=seeded))
+
+
+def test_compaction_requests_are_queued_once_and_shown(server):
+    """compact2 queues a request unless one for the same table or partition is queued;
+    show_compact lists them as initiated (hivestore runs no compactions and says so)."""
+    db = unique_name("txns")
+    with connected(server) as client:
+        first = client.compact2(CompactionRequest(dbname=db, tablename="t",
+                                                  type=CompactionType.MAJOR, runas="txntester"))
+        assert (first.state, first.accepted) == ("initiated", True)
+        again = client.compact2(CompactionRequest(dbname=db, tablename="t",
+                                                  type=CompactionType.MINOR))
+        assert (again.id, again.accepted) == (first.id, False)
+        assert again.errormessage is None or f"id={first.id}" in again.errormessage
+        partition = client.compact2(CompactionRequest(dbname=db, tablename="t",
+                                                      partitionname="p=1",
+                                                      type=CompactionType.MINOR))
+        assert partition.accepted and partition.id > first.id
+        client.compact(CompactionRequest(dbname=db, tablename="u", type=CompactionType.MAJOR))
+        shown = [element for element in client.show_compact(ShowCompactRequest()).compacts
+                 if element.dbname == db]
+        assert [(e.tablename, e.partitionname, e.type, e.state) for e in shown] == [
+            ("t", None, CompactionType.MAJOR, "initiated"),
+            ("t", "p=1", CompactionType.MINOR, "initiated"),
+            ("u", None, CompactionType.MAJOR, "initiated"),
+        ]
+        if not server.external:
+            assert all("runs no compactions" in element.metaInfo for element in shown)

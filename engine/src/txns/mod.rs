@@ -16,12 +16,17 @@
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
 
+mod compactions;
 mod model;
 mod snapshot;
 mod state;
 
 use std::collections::BTreeSet;
 
+pub use compactions::{
+    Compaction, CompactionResponse, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
+    COMPACTION_STATE_INITIATED,
+};
 pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
 use snapshot::TxnSnapshot;
 pub(crate) use state::TxnSpace;

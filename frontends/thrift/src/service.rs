@@ -12,7 +12,7 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, locks, partitions, session, tables, txns};
+use crate::calls::{catalogs, compactions, databases, locks, partitions, session, tables, txns};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 
@@ -54,6 +54,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "append_partition_with_environment_context",
     "check_lock",
     "commit_txn",
+    "compact",
+    "compact2",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -145,6 +147,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "seed_txn_id",
     "setOption",
     "set_ugi",
+    "show_compact",
     "show_locks",
     "shutdown",
     "truncate_table",
@@ -1079,6 +1082,23 @@ impl Handler for Session {
 
     fn seed_txn_id(&self, rqst: idl::SeedTxnIdRequest) -> thrift::Result<()> {
         txns::seed_txn_id(self, rqst)
+    }
+
+    // The compaction queue (issue 6): stored and reported, never run.
+
+    fn compact(&self, rqst: idl::CompactionRequest) -> thrift::Result<()> {
+        compactions::compact(self, rqst).map(|_| ())
+    }
+
+    fn compact2(&self, rqst: idl::CompactionRequest) -> thrift::Result<idl::CompactionResponse> {
+        compactions::compact(self, rqst)
+    }
+
+    fn show_compact(
+        &self,
+        rqst: idl::ShowCompactRequest,
+    ) -> thrift::Result<idl::ShowCompactResponse> {
+        compactions::show(self, rqst)
     }
 }
 

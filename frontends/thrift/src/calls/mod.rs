@@ -2,6 +2,7 @@
 //! normalise, validate, act, reply. The `Handler` impl in `service.rs` only forwards here.
 
 pub mod catalogs;
+pub mod compactions;
 pub mod databases;
 pub mod locks;
 pub mod partitions;
