@@ -47,6 +47,19 @@ pub enum Error {
     /// The engine is shutting down and can take no more writes.
     #[error("the engine is shutting down: {0}")]
     Unavailable(String),
+    /// No lock has that id, or it was released or timed out (`NoSuchLockException`).
+    #[error("{0}")]
+    NoSuchLock(String),
+    /// No transaction has that id (`NoSuchTxnException`).
+    #[error("{0}")]
+    NoSuchTxn(String),
+    /// The transaction was aborted, by its client or by a timeout
+    /// (`TxnAbortedException`).
+    #[error("{0}")]
+    TxnAborted(String),
+    /// The operation needs the transaction to be over (`TxnOpenException`).
+    #[error("{0}")]
+    TxnOpen(String),
     /// A bug in the engine: an invariant did not hold. Never caused by input.
     #[error("internal error: {0}")]
     Internal(String),

@@ -381,6 +381,154 @@ fn id_key(keyspace: u8, id: u64) -> Vec<u8> {
     key
 }
 
+// Locks and transactions (issue 6) live in keyspaces 0x10-0x1F; statistics take 0x08-0x0B.
+
+/// Locks by id: `0x10 + ID(lock)` → lock value.
+pub const KEYSPACE_LOCK: u8 = 0x10;
+/// Counters of locks and transactions: `0x11 + component(name)` → u64, big-endian.
+pub const KEYSPACE_ACID_COUNTER: u8 = 0x11;
+/// Transactions not yet committed: `0x12 + ID(txn)` → transaction value.
+pub const KEYSPACE_TXN: u8 = 0x12;
+/// Next write id of a table: `0x13 + component(database) + component(table)` → u64, BE.
+pub const KEYSPACE_WRITE_ID_COUNTER: u8 = 0x13;
+/// Write ids handed out: `0x14 + component(database) + component(table) + ID(write id)` →
+/// the transaction id, u64 BE.
+pub const KEYSPACE_WRITE_ID: u8 = 0x14;
+/// Write sets of committed transactions: `0x15 + ID(txn)` → write set value.
+pub const KEYSPACE_WRITE_SET: u8 = 0x15;
+/// Queued compaction requests: `0x16 + ID(compaction)` → compaction value.
+pub const KEYSPACE_COMPACTION: u8 = 0x16;
+/// The counter entry holding the next compaction id.
+pub const ACID_COUNTER_NEXT_COMPACTION_ID: &str = "next_compaction_id";
+/// The counter entry holding the next lock id.
+pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
+/// The counter entry holding the next transaction id.
+pub const ACID_COUNTER_NEXT_TXN_ID: &str = "next_txn_id";
+
+const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_LOCK && KEYSPACE_LOCK < KEYSPACE_ACID_COUNTER);
+const _: () =
+    assert!(KEYSPACE_ACID_COUNTER < KEYSPACE_TXN && KEYSPACE_TXN < KEYSPACE_WRITE_ID_COUNTER);
+const _: () = assert!(
+    KEYSPACE_WRITE_ID_COUNTER < KEYSPACE_WRITE_ID && KEYSPACE_WRITE_ID < KEYSPACE_WRITE_SET
+);
+const _: () = assert!(KEYSPACE_WRITE_SET < KEYSPACE_COMPACTION && KEYSPACE_COMPACTION <= 0x1F);
+
+/// `0x16 + ID(compaction)`.
+pub fn compaction_key(compaction_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_COMPACTION, compaction_id)
+}
+
+/// The prefix of every compaction key.
+pub fn compaction_prefix() -> Vec<u8> {
+    vec![KEYSPACE_COMPACTION]
+}
+
+/// `0x10 + ID(lock)`.
+pub fn lock_key(lock_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_LOCK, lock_id)
+}
+
+/// The prefix of every lock key.
+pub fn lock_prefix() -> Vec<u8> {
+    vec![KEYSPACE_LOCK]
+}
+
+/// The lock id in a lock key.
+pub fn decode_lock_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_LOCK)?;
+        let (lock_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(lock_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x12 + ID(txn)`.
+pub fn txn_key(txn_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_TXN, txn_id)
+}
+
+/// The prefix of every transaction key.
+pub fn txn_prefix() -> Vec<u8> {
+    vec![KEYSPACE_TXN]
+}
+
+/// The transaction id in a transaction key.
+pub fn decode_txn_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_TXN)?;
+        let (txn_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(txn_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x15 + ID(txn)`.
+pub fn write_set_key(txn_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_WRITE_SET, txn_id)
+}
+
+/// The prefix of every write set key.
+pub fn write_set_prefix() -> Vec<u8> {
+    vec![KEYSPACE_WRITE_SET]
+}
+
+/// The transaction id in a write set key.
+pub fn decode_write_set_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_WRITE_SET)?;
+        let (txn_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(txn_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x13 + component(database) + component(table)`.
+pub fn write_id_counter_key(database: &str, table: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_WRITE_ID_COUNTER];
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
+/// `0x14 + component(database) + component(table)`: the prefix of a table's write ids.
+pub fn write_id_prefix(database: &str, table: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_WRITE_ID];
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
+/// `0x14 + component(database) + component(table) + ID(write id)`.
+pub fn write_id_key(database: &str, table: &str, write_id: u64) -> Vec<u8> {
+    let mut key = write_id_prefix(database, table);
+    key.extend_from_slice(&write_id.to_be_bytes());
+    key
+}
+
+/// The write id at the end of a write id key.
+pub fn decode_write_id_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_WRITE_ID)?;
+        let (_, rest) = take_name(rest)?;
+        let (_, rest) = take_name(rest)?;
+        let (write_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(write_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x11 + component(name)`.
+pub fn acid_counter_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_ACID_COUNTER];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

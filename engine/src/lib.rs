@@ -53,6 +53,7 @@ mod error;
 pub mod keys;
 pub mod kv;
 mod listing;
+pub mod locks;
 mod names;
 mod partition;
 mod partition_events;
@@ -70,6 +71,7 @@ mod table;
 mod table_alter;
 mod table_filter;
 mod table_rules;
+pub mod txns;
 pub mod values;
 pub mod warehouse;
 

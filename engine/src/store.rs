@@ -60,6 +60,9 @@ pub struct StoreOptions {
     /// `true`): `alter_table` refuses column type changes Hive calls
     /// incompatible.
     pub disallow_incompatible_col_type_changes: bool,
+    /// Hive's `metastore.txn.timeout`: a lock (or transaction) that has not been
+    /// heartbeated for this long is released (see [`crate::locks`]).
+    pub txn_timeout: std::time::Duration,
 }
 
 impl StoreOptions {
@@ -71,6 +74,7 @@ impl StoreOptions {
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
+            txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
         }
     }
 
@@ -99,6 +103,8 @@ pub struct Store {
     partition_versions: PartitionVersions,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
+    /// Locks (and transactions), decided on under this mutex (see `locks`).
+    acid: Mutex<crate::locks::AcidState>,
 }
 
 impl Store {
@@ -118,6 +124,7 @@ impl Store {
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
+        let acid = Mutex::new(crate::locks::AcidState::load(backend.as_ref())?);
         let store = Store {
             backend,
             writer: Mutex::new(WriterState { next_id }),
@@ -126,6 +133,7 @@ impl Store {
             warehouse,
             partition_versions: PartitionVersions::new(),
             sweeper: Sweeper::default(),
+            acid,
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -275,6 +283,13 @@ impl Store {
     /// The committed state, for lookups shared with writers.
     pub(crate) fn reader(&self) -> &dyn KvBackend {
         self.backend.as_ref()
+    }
+
+    /// The lock and transaction state, under its mutex.
+    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::locks::AcidState>> {
+        self.acid
+            .lock()
+            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))
     }
 }
 

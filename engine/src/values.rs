@@ -61,6 +61,14 @@ pub enum ValueKind {
     Partition = 4,
     /// A [`crate::StorageDescriptor`] shared by partitions of a table.
     PartitionDescriptor = 5,
+    /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
+    Lock = 16,
+    /// A transaction (`crate::txns`).
+    Txn = 17,
+    /// A committed transaction's write set (`crate::txns`).
+    WriteSet = 18,
+    /// A queued compaction request (`crate::txns`).
+    Compaction = 19,
 }
 
 /// A type stored as an rkyv archive.

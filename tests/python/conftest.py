@@ -65,14 +65,16 @@ def port_accepts(host: str, port: int) -> bool:
         return False
 
 
-def start_hivestore(binary: Path, workdir: Path) -> Server:
-    """Start `hivestore serve` on a free port; retries if the port was taken meanwhile."""
+def start_hivestore(binary: Path, workdir: Path, extra_args=()) -> Server:
+    """Start `hivestore serve` on a free port; retries if the port was taken meanwhile.
+    `extra_args` go to `serve` (e.g. a short `--txn-timeout-ms`). Started again on the same
+    `workdir`, it serves the same data directory (that of the first attempt)."""
     for attempt in range(START_ATTEMPTS):
         port = free_loopback_port()
         data_dir, warehouse = workdir / f"data{attempt}", workdir / f"warehouse{attempt}"
         log_path = workdir / f"hivestore{attempt}.log"
         command = [str(binary), "serve", "--listen", f"127.0.0.1:{port}",
-                   "--data-dir", str(data_dir), "--warehouse", str(warehouse)]
+                   "--data-dir", str(data_dir), "--warehouse", str(warehouse), *extra_args]
         started_s = time.time()
         with open(log_path, "wb") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,

@@ -10,6 +10,7 @@
 //! max_message_bytes = 104857600
 //! max_string_bytes = 104857600
 //! max_container_elements = 1000000
+//! txn_timeout_ms = 300000
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,10 @@ pub struct ServeArgs {
     /// Largest list, set or map in a request, in elements [default: 1000000].
     #[arg(long, env = "HIVESTORE_MAX_CONTAINER_ELEMENTS")]
     pub max_container_elements: Option<usize>,
+    /// Hive's `metastore.txn.timeout`: locks not heartbeated for this long are released and
+    /// transactions aborted, in milliseconds [default: 300000].
+    #[arg(long, env = "HIVESTORE_TXN_TIMEOUT_MS")]
+    pub txn_timeout_ms: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -66,6 +71,7 @@ struct FileSettings {
     max_message_bytes: Option<usize>,
     max_string_bytes: Option<usize>,
     max_container_elements: Option<usize>,
+    txn_timeout_ms: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -79,6 +85,8 @@ pub struct ServeConfig {
     pub warehouse: String,
     /// Wire and connection limits.
     pub limits: Limits,
+    /// How long a lock lives without a heartbeat.
+    pub txn_timeout: std::time::Duration,
 }
 
 impl ServeArgs {
@@ -125,8 +133,24 @@ impl ServeArgs {
                 WAREHOUSE_DEFAULT.to_string(),
             ),
             limits,
+            txn_timeout: txn_timeout(pick(
+                self.txn_timeout_ms,
+                file.txn_timeout_ms,
+                TXN_TIMEOUT_MS_DEFAULT,
+            ))?,
         })
     }
+}
+
+/// Hive's default `metastore.txn.timeout`, 300 s.
+pub const TXN_TIMEOUT_MS_DEFAULT: u64 = 300_000;
+
+/// A zero timeout would release every lock at once; refuse it.
+fn txn_timeout(milliseconds: u64) -> Result<std::time::Duration, String> {
+    if milliseconds == 0 {
+        return Err("txn_timeout_ms must be at least 1".to_string());
+    }
+    Ok(std::time::Duration::from_millis(milliseconds))
 }
 
 fn pick<T>(flag: Option<T>, file: Option<T>, default: T) -> T {

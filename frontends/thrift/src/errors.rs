@@ -7,9 +7,11 @@
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore::{
     AlreadyExistsException, InvalidInputException, InvalidObjectException,
-    InvalidOperationException, InvalidPartitionException, MetaException, NoSuchObjectException,
+    InvalidOperationException, InvalidPartitionException, MetaException, NoSuchLockException,
+    NoSuchObjectException, NoSuchTxnException, TxnAbortedException, TxnOpenException,
     UnknownDBException, UnknownTableException,
 };
+use thrift::{ApplicationError, ApplicationErrorKind};
 
 /// An exception type a call declares in the IDL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +34,14 @@ pub enum Declared {
     InvalidPartition,
     /// `MetaException`
     Meta,
+    /// `NoSuchLockException`
+    NoSuchLock,
+    /// `NoSuchTxnException`
+    NoSuchTxn,
+    /// `TxnAbortedException`
+    TxnAborted,
+    /// `TxnOpenException`
+    TxnOpen,
 }
 
 /// Builds the exception of `kind` carrying `message`.
@@ -47,6 +57,10 @@ pub fn exception(kind: Declared, message: impl Into<String>) -> thrift::Error {
         Declared::UnknownTable => Box::new(UnknownTableException { message }),
         Declared::InvalidPartition => Box::new(InvalidPartitionException { message }),
         Declared::Meta => Box::new(MetaException { message }),
+        Declared::NoSuchLock => Box::new(NoSuchLockException { message }),
+        Declared::NoSuchTxn => Box::new(NoSuchTxnException { message }),
+        Declared::TxnAborted => Box::new(TxnAbortedException { message }),
+        Declared::TxnOpen => Box::new(TxnOpenException { message }),
     };
     thrift::Error::User(error)
 }
@@ -60,6 +74,10 @@ pub fn to_thrift(error: EngineError, declared: &[Declared]) -> thrift::Error {
         EngineError::InvalidOperation(message) => (Declared::InvalidOperation, message),
         EngineError::InvalidInput(message) => (Declared::InvalidInput, message),
         EngineError::Refused(message) => (Declared::Meta, message),
+        EngineError::NoSuchLock(message) => (Declared::NoSuchLock, message),
+        EngineError::NoSuchTxn(message) => (Declared::NoSuchTxn, message),
+        EngineError::TxnAborted(message) => (Declared::TxnAborted, message),
+        EngineError::TxnOpen(message) => (Declared::TxnOpen, message),
         other => {
             tracing::error!(error = %other, "engine failure");
             (Declared::Meta, other.to_string())
@@ -67,10 +85,22 @@ pub fn to_thrift(error: EngineError, declared: &[Declared]) -> thrift::Error {
     };
     let kind = if declared.contains(&natural) {
         natural
-    } else {
+    } else if declared.contains(&Declared::Meta) {
         Declared::Meta
+    } else {
+        // A call that declares no MetaException (`lock`, `show_locks`, ...): Hive's server
+        // answers with a TApplicationException; ours carries the message.
+        return undeclared(message);
     };
     exception(kind, message)
+}
+
+/// The answer to a failure a call declares no exception for.
+pub fn undeclared(message: impl Into<String>) -> thrift::Error {
+    thrift::Error::Application(ApplicationError::new(
+        ApplicationErrorKind::InternalError,
+        message,
+    ))
 }
 
 /// Shorthand for the exception lists of the IDL, named by what the calls are.
@@ -93,4 +123,23 @@ pub mod throws {
     /// `get_fields`, `get_schema`: `MetaException`, `UnknownTableException`,
     /// `UnknownDBException`.
     pub const FIELDS: &[Declared] = &[Meta, UnknownDb];
+    /// `lock`: `NoSuchTxnException`, `TxnAbortedException`.
+    pub const LOCK: &[Declared] = &[NoSuchTxn, TxnAborted];
+    /// `check_lock`: `NoSuchTxnException`, `TxnAbortedException`, `NoSuchLockException`.
+    pub const CHECK_LOCK: &[Declared] = &[NoSuchTxn, TxnAborted, NoSuchLock];
+    /// `unlock`: `NoSuchLockException`, `TxnOpenException`.
+    pub const UNLOCK: &[Declared] = &[NoSuchLock, TxnOpen];
+    /// `heartbeat`: `NoSuchLockException`, `NoSuchTxnException`, `TxnAbortedException`.
+    pub const HEARTBEAT: &[Declared] = &[NoSuchLock, NoSuchTxn, TxnAborted];
+    /// `commit_txn`: `NoSuchTxnException`, `TxnAbortedException`.
+    pub const COMMIT_TXN: &[Declared] = &[NoSuchTxn, TxnAborted];
+    /// `abort_txn(s)`: `NoSuchTxnException`.
+    pub const ABORT_TXN: &[Declared] = &[NoSuchTxn];
+    /// `allocate_table_write_ids`: `NoSuchTxnException`, `TxnAbortedException`,
+    /// `MetaException`.
+    pub const ALLOCATE_WRITE_IDS: &[Declared] = &[NoSuchTxn, TxnAborted, Meta];
+    /// `get_valid_write_ids`: `NoSuchTxnException`, `MetaException`.
+    pub const VALID_WRITE_IDS: &[Declared] = &[NoSuchTxn, Meta];
+    /// Calls that declare no exception (`show_locks`, `heartbeat_txn_range`, ...).
+    pub const NONE: &[Declared] = &[];
 }

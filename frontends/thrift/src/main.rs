@@ -79,7 +79,8 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             config.data_dir.display()
         )
     })?;
-    let options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
+    let mut options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
+    options.txn_timeout = config.txn_timeout;
     let store = Store::open(&config.data_dir, options).map_err(|error| {
         format!(
             "cannot open the store in {}: {error}",

@@ -12,7 +12,9 @@ use hivestore_idl::handler::Handler;
 use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
-use crate::calls::{catalogs, databases, partition_specs, partitions, session, tables};
+use crate::calls::{
+    catalogs, compactions, databases, locks, partition_specs, partitions, session, tables, txns,
+};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 
@@ -25,12 +27,16 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// their arguments (Hive's client takes that as "older metastore" and falls back where it can).
 /// Keep it sorted; the README's compatibility table follows it.
 pub const IMPLEMENTED_METHODS: &[&str] = &[
+    "abort_txn",
+    "abort_txns",
+    "add_dynamic_partitions",
     "add_partition",
     "add_partition_with_environment_context",
     "add_partitions",
     "add_partitions_pspec",
     "add_partitions_req",
     "aliveSince",
+    "allocate_table_write_ids",
     "alter_catalog",
     "alter_database",
     "alter_database_req",
@@ -48,6 +54,10 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "append_partition_by_name_with_environment_context",
     "append_partition_req",
     "append_partition_with_environment_context",
+    "check_lock",
+    "commit_txn",
+    "compact",
+    "compact2",
     "create_catalog",
     "create_database",
     "create_database_req",
@@ -89,7 +99,11 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_fields",
     "get_fields_req",
     "get_fields_with_environment_context",
+    "get_max_allocated_table_write_id",
     "get_num_partitions_by_filter",
+    "get_open_txns",
+    "get_open_txns_info",
+    "get_open_txns_req",
     "get_part_specs_by_filter",
     "get_partition",
     "get_partition_by_name",
@@ -124,19 +138,28 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
+    "get_valid_write_ids",
+    "heartbeat",
+    "heartbeat_txn_range",
     "isPartitionMarkedForEvent",
+    "lock",
     "markPartitionForEvent",
+    "open_txns",
     "partition_name_has_valid_characters",
     "partition_name_to_spec",
     "partition_name_to_vals",
     "reinitialize",
     "rename_partition",
     "rename_partition_req",
+    "seed_txn_id",
     "setOption",
     "set_ugi",
+    "show_compact",
+    "show_locks",
     "shutdown",
     "truncate_table",
     "truncate_table_req",
+    "unlock",
 ];
 
 /// Whether hivestore implements the method with this wire name.
@@ -1038,6 +1061,114 @@ impl Handler for Session {
 
     fn observe(&self, method: &'static str, failed: bool) {
         self.state.counters.record_call(method, failed);
+    }
+
+    // Locks (issue 6).
+
+    fn lock(&self, rqst: idl::LockRequest) -> thrift::Result<idl::LockResponse> {
+        locks::lock(self, rqst)
+    }
+
+    fn check_lock(&self, rqst: idl::CheckLockRequest) -> thrift::Result<idl::LockResponse> {
+        locks::check(self, rqst)
+    }
+
+    fn unlock(&self, rqst: idl::UnlockRequest) -> thrift::Result<()> {
+        locks::unlock(self, rqst)
+    }
+
+    fn show_locks(&self, rqst: idl::ShowLocksRequest) -> thrift::Result<idl::ShowLocksResponse> {
+        locks::show(self, rqst)
+    }
+
+    fn heartbeat(&self, ids: idl::HeartbeatRequest) -> thrift::Result<()> {
+        locks::heartbeat(self, ids)
+    }
+
+    // Transactions and write ids (issue 6).
+
+    fn open_txns(&self, rqst: idl::OpenTxnRequest) -> thrift::Result<idl::OpenTxnsResponse> {
+        txns::open(self, rqst)
+    }
+
+    fn commit_txn(&self, rqst: idl::CommitTxnRequest) -> thrift::Result<()> {
+        txns::commit(self, rqst)
+    }
+
+    fn abort_txn(&self, rqst: idl::AbortTxnRequest) -> thrift::Result<()> {
+        txns::abort(self, rqst)
+    }
+
+    fn abort_txns(&self, rqst: idl::AbortTxnsRequest) -> thrift::Result<()> {
+        txns::abort_many(self, rqst)
+    }
+
+    fn get_open_txns(&self) -> thrift::Result<idl::GetOpenTxnsResponse> {
+        txns::list_open(self)
+    }
+
+    fn get_open_txns_req(
+        &self,
+        get_open_txns_request: idl::GetOpenTxnsRequest,
+    ) -> thrift::Result<idl::GetOpenTxnsResponse> {
+        txns::list_open_req(self, get_open_txns_request)
+    }
+
+    fn get_open_txns_info(&self) -> thrift::Result<idl::GetOpenTxnsInfoResponse> {
+        txns::list_open_info(self)
+    }
+
+    fn heartbeat_txn_range(
+        &self,
+        txns: idl::HeartbeatTxnRangeRequest,
+    ) -> thrift::Result<idl::HeartbeatTxnRangeResponse> {
+        txns::heartbeat_range(self, txns)
+    }
+
+    fn allocate_table_write_ids(
+        &self,
+        rqst: idl::AllocateTableWriteIdsRequest,
+    ) -> thrift::Result<idl::AllocateTableWriteIdsResponse> {
+        txns::allocate_write_ids(self, rqst)
+    }
+
+    fn get_valid_write_ids(
+        &self,
+        rqst: idl::GetValidWriteIdsRequest,
+    ) -> thrift::Result<idl::GetValidWriteIdsResponse> {
+        txns::valid_write_ids(self, rqst)
+    }
+
+    fn get_max_allocated_table_write_id(
+        &self,
+        rqst: idl::MaxAllocatedTableWriteIdRequest,
+    ) -> thrift::Result<idl::MaxAllocatedTableWriteIdResponse> {
+        txns::max_allocated_write_id(self, rqst)
+    }
+
+    fn add_dynamic_partitions(&self, rqst: idl::AddDynamicPartitions) -> thrift::Result<()> {
+        txns::add_dynamic_partitions(self, rqst)
+    }
+
+    fn seed_txn_id(&self, rqst: idl::SeedTxnIdRequest) -> thrift::Result<()> {
+        txns::seed_txn_id(self, rqst)
+    }
+
+    // The compaction queue (issue 6): stored and reported, never run.
+
+    fn compact(&self, rqst: idl::CompactionRequest) -> thrift::Result<()> {
+        compactions::compact(self, rqst).map(|_| ())
+    }
+
+    fn compact2(&self, rqst: idl::CompactionRequest) -> thrift::Result<idl::CompactionResponse> {
+        compactions::compact(self, rqst)
+    }
+
+    fn show_compact(
+        &self,
+        rqst: idl::ShowCompactRequest,
+    ) -> thrift::Result<idl::ShowCompactResponse> {
+        compactions::show(self, rqst)
     }
 }
 

@@ -2,11 +2,14 @@
 //! normalise, validate, act, reply. The `Handler` impl in `service.rs` only forwards here.
 
 pub mod catalogs;
+pub mod compactions;
 pub mod databases;
+pub mod locks;
 pub mod partition_specs;
 pub mod partitions;
 pub mod session;
 pub mod tables;
+pub mod txns;
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,662 @@
+//! Hive's transactions and table write ids: `open_txns`, `commit_txn`, `abort_txn(s)`,
+//! `heartbeat` of a transaction, `get_open_txns(_info)`, `allocate_table_write_ids`,
+//! `get_valid_write_ids`, `get_max_allocated_table_write_id`.
+//!
+//! Transactions share the lock table's mutex and atomic writes (see [`crate::locks`]): a
+//! commit or abort releases the transaction's locks in the same batch. An open transaction
+//! that is not heartbeated (`heartbeat`, or `check_lock` of one of its locks) for the
+//! timeout is aborted. Committed transactions are removed; aborted ones stay listed (their
+//! write ids stay invalid: hivestore runs no compactions that would clean them up).
+//!
+//! A transaction's updates and deletes (the operation types of its locks) are checked on
+//! commit against the transactions that committed after it started, as Hive's `WRITE_SET`:
+//! the same table and partition, and one of the two an update, aborts the later committer.
+//!
+//! Write ids count per table from 1. Each one handed out is stored with its transaction,
+//! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
+//! ids it must not see.
+
+mod compactions;
+mod model;
+mod snapshot;
+mod state;
+
+use std::collections::BTreeSet;
+
+pub use compactions::{
+    Compaction, CompactionResponse, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
+    COMPACTION_STATE_INITIATED,
+};
+pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
+use snapshot::TxnSnapshot;
+pub(crate) use state::TxnSpace;
+use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus, WriteComponent, WriteSet};
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::{KeyRange, KvBackend};
+use crate::locks::{
+    now_ms, read_counter, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
+};
+use crate::names;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::values;
+
+/// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
+pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
+/// The most transactions open or aborted at once (Hive's `metastore.max.open.txns`).
+pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
+/// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
+/// may name.
+pub const TXN_ID_LIST_LEN_MAX: usize = 100_000;
+
+/// Reads every transaction not yet committed and the transaction id counter.
+pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
+    let mut space = TxnSpace {
+        next_txn_id: read_counter(backend, keys::ACID_COUNTER_NEXT_TXN_ID)?,
+        ..TxnSpace::default()
+    };
+    let range = KeyRange::prefix(&keys::txn_prefix());
+    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        let txn_id = keys::decode_txn_key(&key)?;
+        if txn_id >= space.next_txn_id {
+            let reason = format!("transaction {txn_id} at or above the next transaction id");
+            return Err(Error::corruption(&key, reason));
+        }
+        let record = values::decode::<TxnRecord>(key, stored)?;
+        let held = HeldTxn {
+            record,
+            last_heartbeat_ms: now,
+            heartbeat_count: 0,
+        };
+        space.txns.insert(txn_id, held);
+    }
+    let range = KeyRange::prefix(&keys::write_set_prefix());
+    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        let txn_id = keys::decode_write_set_key(&key)?;
+        space
+            .write_sets
+            .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
+    }
+    Ok(space)
+}
+
+/// Adds the updates and deletes among `components` to the write set of open transaction
+/// `txn_id` (Hive records them from the lock request). Answers whether it grew.
+pub(crate) fn record_writes(
+    txns: &mut TxnSpace,
+    txn_id: u64,
+    components: &[LockComponent],
+) -> bool {
+    let Some(txn) = txns.txns.get_mut(&txn_id) else {
+        return false;
+    };
+    let before = txn.record.writes.len();
+    for component in components.iter().filter(|c| !c.is_dynamic_partition_write) {
+        let is_update = match component.operation {
+            Some(DataOperation::Update) => true,
+            Some(DataOperation::Delete) => false,
+            _ => continue,
+        };
+        let Some(table) = component.table.clone() else {
+            continue;
+        };
+        let write = WriteComponent {
+            database: component.database.clone(),
+            table,
+            partition: component.partition.clone(),
+            is_update,
+        };
+        if !txn.record.writes.contains(&write) {
+            txn.record.writes.push(write);
+        }
+    }
+    txn.record.writes.len() != before
+}
+
+/// Hive's write-write conflict: a transaction that committed after `txn_id` started (its
+/// commit id at or above `txn_id`) updated or deleted the same table and partition, and one
+/// of the two writes is an update. Answers the committed transaction, its write set entry
+/// and the committing transaction's conflicting write.
+fn find_write_conflict(txns: &TxnSpace, txn_id: u64) -> Option<(u64, u64, WriteComponent, bool)> {
+    let writes = &txns.txns.get(&txn_id)?.record.writes;
+    for (committed_id, set) in &txns.write_sets {
+        if set.commit_id < txn_id || *committed_id == txn_id {
+            continue;
+        }
+        for committed in &set.writes {
+            let conflicting = writes.iter().find(|current| {
+                current.database == committed.database
+                    && current.table == committed.table
+                    && current.partition == committed.partition
+                    && (current.is_update || committed.is_update)
+            });
+            if let Some(current) = conflicting {
+                return Some((
+                    *committed_id,
+                    set.commit_id,
+                    committed.clone(),
+                    current.is_update,
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn operation_letter(is_update: bool) -> char {
+    if is_update {
+        'u'
+    } else {
+        'd'
+    }
+}
+
+/// Hive's errors for a transaction that is not open.
+pub(crate) fn require_open(txns: &TxnSpace, txn_id: u64) -> Result<()> {
+    let text = txn_id_text(txn_id);
+    match txns.status(txn_id) {
+        TxnStatus::Open => Ok(()),
+        TxnStatus::Aborted => Err(Error::TxnAborted(format!(
+            "Transaction {text} already aborted"
+        ))),
+        TxnStatus::Committed => Err(Error::NoSuchTxn(format!(
+            "Transaction {text} is already committed."
+        ))),
+        TxnStatus::Unknown => Err(Error::NoSuchTxn(format!("No such transaction {text}"))),
+    }
+}
+
+pub(crate) fn heartbeat(txn: &mut HeldTxn, now: i64) {
+    txn.last_heartbeat_ms = now;
+    txn.heartbeat_count = txn.heartbeat_count.saturating_add(1);
+}
+
+/// Marks an open transaction aborted and releases its locks.
+pub(crate) fn abort_in_memory(acid: &mut AcidState, txn_id: u64, changes: &mut AcidChanges) {
+    if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
+        txn.record.state = TxnState::Aborted;
+        changes.txns_written.push(txn_id);
+    }
+    acid.release_txn_locks(txn_id, changes);
+}
+
+impl Store {
+    /// Hive's `open_txns`: `count` consecutive new transaction ids.
+    pub fn open_txns(&self, request: OpenTxnRequest) -> Result<Vec<u64>> {
+        if request.count == 0 || request.count > OPEN_TXN_BATCH_MAX {
+            return Err(Error::InvalidInput(format!(
+                "open_txns asks for {} transactions; between 1 and {OPEN_TXN_BATCH_MAX} may be opened at once",
+                request.count
+            )));
+        }
+        let now = now_ms();
+        self.with_acid(now, |acid, changes| {
+            let count = usize::try_from(request.count).unwrap_or(usize::MAX);
+            if acid.txns.txns.len().saturating_add(count) > OPEN_TXN_COUNT_MAX {
+                return Err(Error::Refused(format!(
+                    "Maximum allowed number of open transactions ({OPEN_TXN_COUNT_MAX}) has been reached. Current number of open transactions: {}",
+                    acid.txns.txns.len()
+                )));
+            }
+            let mut opened = Vec::with_capacity(count);
+            for _ in 0..request.count {
+                let txn_id = acid.txns.next_txn_id;
+                acid.txns.next_txn_id += 1;
+                let record = TxnRecord {
+                    state: TxnState::Open,
+                    txn_type: request.txn_type,
+                    user: request.user.clone(),
+                    hostname: request.hostname.clone(),
+                    agent_info: request.agent_info.clone(),
+                    started_at_ms: now,
+                    write_ids: Vec::new(),
+                    writes: Vec::new(),
+                };
+                let held = HeldTxn {
+                    record,
+                    last_heartbeat_ms: now,
+                    heartbeat_count: 0,
+                };
+                acid.txns.txns.insert(txn_id, held);
+                changes.txns_written.push(txn_id);
+                opened.push(txn_id);
+            }
+            changes.txn_counter_moved = true;
+            Ok(opened)
+        })
+    }
+
+    /// Hive's `commit_txn`: the transaction's writes become valid and its locks go.
+    /// Committing a committed transaction again is harmless, as in Hive 4 (a retry).
+    pub fn commit_txn(&self, txn_id: u64) -> Result<()> {
+        self.with_acid(now_ms(), |acid, changes| {
+            if acid.txns.status(txn_id) == TxnStatus::Committed {
+                return Ok(());
+            }
+            require_open(&acid.txns, txn_id)?;
+            let commit_id = acid.txns.next_txn_id.saturating_sub(1);
+            if let Some(conflict) = find_write_conflict(&acid.txns, txn_id) {
+                let (committed_id, committed_commit_id, write, current_is_update) = conflict;
+                let mut resource = format!("{}/{}", write.database, write.table);
+                if let Some(partition) = &write.partition {
+                    resource.push('/');
+                    resource.push_str(partition);
+                }
+                let message = format!(
+                    "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
+                    txn_id_text(txn_id),
+                    txn_id_text(committed_id),
+                    operation_letter(current_is_update),
+                    operation_letter(write.is_update)
+                );
+                tracing::info!(txn_id, %message, "write conflict");
+                abort_in_memory(acid, txn_id, changes);
+                return Err(Error::TxnAborted(message));
+            }
+            let Some(committed) = acid.txns.txns.remove(&txn_id) else {
+                return Ok(());
+            };
+            changes.txns_removed.push(txn_id);
+            acid.release_txn_locks(txn_id, changes);
+            if !committed.record.writes.is_empty() {
+                let set = WriteSet {
+                    commit_id,
+                    writes: committed.record.writes,
+                };
+                changes
+                    .puts
+                    .push((keys::write_set_key(txn_id), values::encode(&set)?));
+                acid.txns.write_sets.insert(txn_id, set);
+            }
+            prune_write_sets(&mut acid.txns, changes);
+            Ok(())
+        })
+    }
+
+    /// Hive's `abort_txn`: aborting an aborted transaction is harmless; a committed or
+    /// unknown one is `NoSuchTxn`.
+    pub fn abort_txn(&self, txn_id: u64) -> Result<()> {
+        self.with_acid(now_ms(), |acid, changes| {
+            match acid.txns.status(txn_id) {
+                TxnStatus::Open => abort_in_memory(acid, txn_id, changes),
+                TxnStatus::Aborted => {}
+                _ => require_open(&acid.txns, txn_id)?,
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `abort_txns`: aborts those of `txn_ids` that are open; the others are skipped,
+    /// as Hive does (it only logs them).
+    pub fn abort_txns(&self, txn_ids: &[u64]) -> Result<()> {
+        check_id_list_len(txn_ids.len(), "abort_txns")?;
+        self.with_acid(now_ms(), |acid, changes| {
+            for txn_id in txn_ids {
+                if acid.txns.status(*txn_id) == TxnStatus::Open {
+                    abort_in_memory(acid, *txn_id, changes);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `heartbeat` of a transaction.
+    pub fn heartbeat_txn(&self, txn_id: u64) -> Result<()> {
+        let now = now_ms();
+        self.with_acid(now, |acid, _| {
+            require_open(&acid.txns, txn_id)?;
+            if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
+                heartbeat(txn, now);
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `heartbeat_txn_range`: heartbeats every open transaction from `min` to `max`;
+    /// answers those that are aborted and those that do not exist (or committed).
+    pub fn heartbeat_txn_range(&self, min: u64, max: u64) -> Result<(Vec<u64>, Vec<u64>)> {
+        let span = max.saturating_sub(min);
+        if max >= min && span >= TXN_ID_LIST_LEN_MAX as u64 {
+            return Err(Error::InvalidInput(format!(
+                "heartbeat_txn_range {min}..{max} names more than {TXN_ID_LIST_LEN_MAX} transactions"
+            )));
+        }
+        let now = now_ms();
+        self.with_acid(now, |acid, _| {
+            let (mut aborted, mut missing) = (Vec::new(), Vec::new());
+            for txn_id in min..=max {
+                match acid.txns.status(txn_id) {
+                    TxnStatus::Open => {
+                        if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
+                            heartbeat(txn, now);
+                        }
+                    }
+                    TxnStatus::Aborted => aborted.push(txn_id),
+                    TxnStatus::Committed | TxnStatus::Unknown => missing.push(txn_id),
+                }
+            }
+            Ok((aborted, missing))
+        })
+    }
+
+    /// Hive's `get_open_txns_info`: every transaction not committed, by id, of any type but
+    /// those in `exclude`.
+    pub fn open_txns_info(&self, exclude: &[TxnType]) -> Result<OpenTxns> {
+        self.with_acid(now_ms(), |acid, _| {
+            let txns = acid
+                .txns
+                .txns
+                .iter()
+                .filter(|(_, txn)| !exclude.contains(&txn.record.txn_type))
+                .map(|(txn_id, txn)| summary(*txn_id, txn))
+                .collect();
+            Ok(OpenTxns {
+                high_water_mark: acid.txns.next_txn_id.saturating_sub(1),
+                txns,
+            })
+        })
+    }
+
+    /// Hive's `allocate_table_write_ids`: a write id on `database.table` for each open
+    /// transaction of `txn_ids`, in transaction order; a transaction that has one already
+    /// keeps it.
+    pub fn allocate_table_write_ids(
+        &self,
+        database: &str,
+        table: &str,
+        txn_ids: &[u64],
+    ) -> Result<Vec<(u64, u64)>> {
+        let (database, table) = normalise_table(database, table)?;
+        check_id_list_len(txn_ids.len(), "allocate_table_write_ids")?;
+        if txn_ids.is_empty() {
+            return Err(Error::InvalidInput(
+                "allocate_table_write_ids needs at least one transaction id".to_string(),
+            ));
+        }
+        let ordered: BTreeSet<u64> = txn_ids.iter().copied().collect();
+        self.with_acid(now_ms(), |acid, changes| {
+            for txn_id in &ordered {
+                require_open(&acid.txns, *txn_id)
+                    .map_err(|error| allocation_error(error, &database, &table, *txn_id))?;
+            }
+            let counter_key = keys::write_id_counter_key(&database, &table);
+            let mut next_write_id = self.stored_counter(&counter_key)?;
+            let mut allocated = Vec::with_capacity(ordered.len());
+            for txn_id in &ordered {
+                let Some(txn) = acid.txns.txns.get_mut(txn_id) else {
+                    continue;
+                };
+                let existing = txn
+                    .record
+                    .write_ids
+                    .iter()
+                    .find(|held| held.database == database && held.table == table);
+                if let Some(held) = existing {
+                    allocated.push((*txn_id, held.write_id));
+                    continue;
+                }
+                let write_id = next_write_id;
+                next_write_id += 1;
+                txn.record.write_ids.push(TableWriteId {
+                    database: database.clone(),
+                    table: table.clone(),
+                    write_id,
+                });
+                changes.txns_written.push(*txn_id);
+                let key = keys::write_id_key(&database, &table, write_id);
+                changes.puts.push((key, txn_id.to_be_bytes().to_vec()));
+                allocated.push((*txn_id, write_id));
+            }
+            changes
+                .puts
+                .push((counter_key, next_write_id.to_be_bytes().to_vec()));
+            Ok(allocated)
+        })
+    }
+
+    /// Hive's `add_dynamic_partitions`: the partitions a dynamic-partition write of open
+    /// transaction `txn_id` turned out to touch; updates and deletes among them join its
+    /// writes, checked for conflicts on commit.
+    pub fn add_dynamic_partitions(
+        &self,
+        txn_id: u64,
+        database: &str,
+        table: &str,
+        partitions: &[String],
+        operation: DataOperation,
+    ) -> Result<()> {
+        let (database, table) = normalise_table(database, table)?;
+        check_id_list_len(partitions.len(), "add_dynamic_partitions")?;
+        self.with_acid(now_ms(), |acid, changes| {
+            require_open(&acid.txns, txn_id)?;
+            let components: Vec<LockComponent> = partitions
+                .iter()
+                .map(|partition| LockComponent {
+                    lock_type: crate::locks::LockType::SharedWrite,
+                    level: crate::locks::LockLevel::Partition,
+                    database: database.clone(),
+                    table: Some(table.clone()),
+                    partition: Some(partition.clone()),
+                    operation: Some(operation),
+                    is_transactional: true,
+                    is_dynamic_partition_write: false,
+                })
+                .collect();
+            if record_writes(&mut acid.txns, txn_id, &components) {
+                changes.txns_written.push(txn_id);
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `seed_txn_id`: the next transaction id becomes `seed`, which must be above
+    /// every id handed out.
+    pub fn seed_txn_id(&self, seed: u64) -> Result<()> {
+        self.with_acid(now_ms(), |acid, changes| {
+            let high_water_mark = acid.txns.next_txn_id.saturating_sub(1);
+            if seed <= high_water_mark {
+                return Err(Error::Refused(format!(
+                    "Invalid txnId seed {seed}, the highWaterMark is {high_water_mark}"
+                )));
+            }
+            acid.txns.next_txn_id = seed;
+            changes.txn_counter_moved = true;
+            Ok(())
+        })
+    }
+
+    /// Hive's `get_max_allocated_table_write_id`: 0 before the first.
+    pub fn max_allocated_table_write_id(&self, database: &str, table: &str) -> Result<u64> {
+        let (database, table) = normalise_table(database, table)?;
+        let _acid = self.acid()?;
+        let next = self.stored_counter(&keys::write_id_counter_key(&database, &table))?;
+        Ok(next.saturating_sub(1))
+    }
+
+    /// Hive's `get_valid_write_ids`: for each `db.table`, the write ids a reader with the
+    /// transaction snapshot `valid_txn_list` (Hive's string form; `None`: now) must not see.
+    pub fn valid_write_ids(
+        &self,
+        full_table_names: &[String],
+        valid_txn_list: Option<&str>,
+    ) -> Result<Vec<TableValidWriteIds>> {
+        let given = valid_txn_list.map(TxnSnapshot::parse).transpose()?;
+        self.with_acid(now_ms(), |acid, _| {
+            let snapshot = match &given {
+                Some(snapshot) => snapshot.clone(),
+                None => current_snapshot(&acid.txns),
+            };
+            full_table_names
+                .iter()
+                .map(|name| self.table_valid_write_ids(name, &snapshot))
+                .collect()
+        })
+    }
+
+    fn table_valid_write_ids(
+        &self,
+        full_table_name: &str,
+        snapshot: &TxnSnapshot,
+    ) -> Result<TableValidWriteIds> {
+        let Some((database, table)) = full_table_name.split_once('.') else {
+            return Err(Error::InvalidInput(format!(
+                "{full_table_name} is not a full table name <database>.<table>"
+            )));
+        };
+        let (database, table) = normalise_table(database, table)?;
+        let range = KeyRange::prefix(&keys::write_id_prefix(&database, &table));
+        let mut allocated = Vec::new();
+        for entry in self.scan(range) {
+            let (key, value) = entry?;
+            let write_id = keys::decode_write_id_key(&key)?;
+            let txn_id = keys::decode_id_value(&key, &value)?;
+            allocated.push((write_id, txn_id));
+        }
+        let high_water_mark = allocated
+            .iter()
+            .filter(|(_, txn_id)| *txn_id <= snapshot.high_water_mark)
+            .map(|(write_id, _)| *write_id)
+            .max()
+            .unwrap_or(0);
+        let mut result = TableValidWriteIds {
+            full_table_name: format!("{database}.{table}"),
+            high_water_mark,
+            ..TableValidWriteIds::default()
+        };
+        for (write_id, txn_id) in allocated {
+            if write_id > high_water_mark || snapshot.is_committed(txn_id) {
+                continue;
+            }
+            let aborted = snapshot.aborted.contains(&txn_id);
+            if !aborted && result.min_open_write_id.is_none() {
+                result.min_open_write_id = Some(write_id);
+            }
+            result.invalid_write_ids.push(write_id);
+            result.aborted.push(aborted);
+        }
+        Ok(result)
+    }
+
+    /// Runs `body` on the lock and transaction table after timeouts, and writes what it
+    /// changed (also when it fails: the timeouts it applied stand).
+    fn with_acid<R>(
+        &self,
+        now: i64,
+        body: impl FnOnce(&mut AcidState, &mut AcidChanges) -> Result<R>,
+    ) -> Result<R> {
+        let mut acid = self.acid()?;
+        let mut changes = AcidChanges::default();
+        self.expire(&mut acid, now, &mut changes);
+        match body(&mut acid, &mut changes) {
+            Ok(result) => {
+                self.persist_acid(&mut acid, &changes)?;
+                Ok(result)
+            }
+            Err(error) => {
+                // Only the timeouts are written; a failed body changed nothing else.
+                let expired = AcidChanges {
+                    locks_removed: changes.locks_removed,
+                    txns_written: changes.txns_written,
+                    ..AcidChanges::default()
+                };
+                self.persist_acid(&mut acid, &expired)?;
+                Err(error)
+            }
+        }
+    }
+
+    fn stored_counter(&self, key: &[u8]) -> Result<u64> {
+        match self.reader().get(key)? {
+            Some(stored) => keys::decode_id_value(key, &stored),
+            None => Ok(crate::store::FIRST_ID),
+        }
+    }
+}
+
+/// Forgets write sets no transaction can conflict with any more: committed before the
+/// oldest open transaction started (every later transaction has a higher id).
+fn prune_write_sets(txns: &mut TxnSpace, changes: &mut AcidChanges) {
+    let oldest_open = txns
+        .txns
+        .iter()
+        .find(|(_, txn)| txn.record.state == TxnState::Open)
+        .map_or(txns.next_txn_id, |(txn_id, _)| *txn_id);
+    let stale: Vec<u64> = txns
+        .write_sets
+        .iter()
+        .filter(|(_, set)| set.commit_id < oldest_open)
+        .map(|(txn_id, _)| *txn_id)
+        .collect();
+    for txn_id in stale {
+        txns.write_sets.remove(&txn_id);
+        changes.deletes.push(keys::write_set_key(txn_id));
+    }
+}
+
+/// The snapshot of a reader that starts now.
+fn current_snapshot(txns: &TxnSpace) -> TxnSnapshot {
+    let mut snapshot = TxnSnapshot {
+        high_water_mark: txns.next_txn_id.saturating_sub(1),
+        ..TxnSnapshot::default()
+    };
+    for (txn_id, txn) in &txns.txns {
+        match txn.record.state {
+            TxnState::Open => snapshot.open.insert(*txn_id),
+            TxnState::Aborted => snapshot.aborted.insert(*txn_id),
+        };
+    }
+    snapshot
+}
+
+fn summary(txn_id: u64, txn: &HeldTxn) -> TxnSummary {
+    TxnSummary {
+        txn_id,
+        state: txn.record.state,
+        txn_type: txn.record.txn_type,
+        user: txn.record.user.clone(),
+        hostname: txn.record.hostname.clone(),
+        agent_info: txn.record.agent_info.clone(),
+        heartbeat_count: txn.heartbeat_count,
+        started_at_ms: txn.record.started_at_ms,
+        last_heartbeat_ms: txn.last_heartbeat_ms,
+    }
+}
+
+fn normalise_table(database: &str, table: &str) -> Result<(String, String)> {
+    let (database, table) = (names::normalize(database), names::normalize(table));
+    if database.is_empty() || table.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "a write id needs a database and a table name, got {database:?}.{table:?}"
+        )));
+    }
+    Ok((database, table))
+}
+
+fn check_id_list_len(len: usize, call: &str) -> Result<()> {
+    if len > TXN_ID_LIST_LEN_MAX {
+        return Err(Error::InvalidInput(format!(
+            "{call} names {len} transactions; at most {TXN_ID_LIST_LEN_MAX} are allowed"
+        )));
+    }
+    Ok(())
+}
+
+/// Hive's message when a write id cannot go to a transaction that is not open.
+fn allocation_error(error: Error, database: &str, table: &str, txn_id: u64) -> Error {
+    let text = txn_id_text(txn_id);
+    match error {
+        Error::TxnAborted(_) => Error::TxnAborted(format!(
+            "Write ID allocation on {database}.{table} failed for input txns: [{text}] as the transaction is aborted"
+        )),
+        Error::NoSuchTxn(_) => Error::NoSuchTxn(format!(
+            "Write ID allocation on {database}.{table} failed for input txns: [{text}] as the transaction does not exist or is committed"
+        )),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

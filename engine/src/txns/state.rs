@@ -1,0 +1,103 @@
+//! Transactions in memory, as stored but for their heartbeats (see `locks/mod.rs` for how
+//! the lock and transaction table is kept and written).
+
+use std::collections::BTreeMap;
+
+use rkyv::{Archive, Deserialize, Serialize};
+
+use super::model::{TxnState, TxnType};
+use crate::values::{stored_value, ValueKind};
+
+/// A write id a transaction was given for a table.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct TableWriteId {
+    pub database: String,
+    pub table: String,
+    pub write_id: u64,
+}
+
+/// A transaction not yet committed, as stored. Committed transactions are removed: an id
+/// below the counter with no record is committed.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct TxnRecord {
+    pub state: TxnState,
+    pub txn_type: TxnType,
+    pub user: String,
+    pub hostname: String,
+    pub agent_info: Option<String>,
+    pub started_at_ms: i64,
+    pub write_ids: Vec<TableWriteId>,
+    /// What it updates or deletes, from the operation types of its locks: checked against
+    /// transactions that committed meanwhile when it commits.
+    pub writes: Vec<WriteComponent>,
+}
+
+/// An update or delete of a table or partition by a transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct WriteComponent {
+    pub database: String,
+    pub table: String,
+    pub partition: Option<String>,
+    /// `true` for an update, `false` for a delete (two deletes do not conflict).
+    pub is_update: bool,
+}
+
+/// What a committed transaction updated or deleted (Hive's `WRITE_SET`), kept while an open
+/// transaction that started before the commit could still conflict with it.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub(crate) struct WriteSet {
+    /// The highest transaction id handed out when it committed.
+    pub commit_id: u64,
+    pub writes: Vec<WriteComponent>,
+}
+
+stored_value!(WriteSet, ValueKind::WriteSet);
+
+stored_value!(TxnRecord, ValueKind::Txn);
+
+/// A transaction in memory.
+#[derive(Debug, Clone)]
+pub(crate) struct HeldTxn {
+    pub record: TxnRecord,
+    pub last_heartbeat_ms: i64,
+    pub heartbeat_count: u32,
+}
+
+/// What an id names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TxnStatus {
+    Open,
+    Aborted,
+    Committed,
+    Unknown,
+}
+
+/// Every transaction not yet committed, by id.
+#[derive(Debug, Default)]
+pub(crate) struct TxnSpace {
+    pub next_txn_id: u64,
+    pub txns: BTreeMap<u64, HeldTxn>,
+    /// Write sets of committed transactions, by transaction id.
+    pub write_sets: BTreeMap<u64, WriteSet>,
+}
+
+impl TxnSpace {
+    pub(crate) fn status(&self, txn_id: u64) -> TxnStatus {
+        match self.txns.get(&txn_id) {
+            Some(txn) if txn.record.state == TxnState::Open => TxnStatus::Open,
+            Some(_) => TxnStatus::Aborted,
+            None if txn_id != 0 && txn_id < self.next_txn_id => TxnStatus::Committed,
+            None => TxnStatus::Unknown,
+        }
+    }
+
+    /// Open transactions whose last heartbeat is more than `timeout_ms` ago.
+    pub(crate) fn expired(&self, now_ms: i64, timeout_ms: i64) -> Vec<u64> {
+        self.txns
+            .iter()
+            .filter(|(_, txn)| txn.record.state == TxnState::Open)
+            .filter(|(_, txn)| now_ms.saturating_sub(txn.last_heartbeat_ms) > timeout_ms)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+}

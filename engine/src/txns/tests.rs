@@ -1,0 +1,311 @@
+//! Transactions and write ids on an in-memory store: Hive's sequence of open, lock,
+//! allocate, snapshot, commit and abort; timeouts; a reopen.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::kv::MemoryBackend;
+use crate::locks::{LockComponent, LockLevel, LockRequest, LockState, LockType, ShowLocksFilter};
+use crate::{Durability, StoreOptions};
+
+fn store_over(backend: &Arc<MemoryBackend>, timeout: Duration) -> Store {
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    options.txn_timeout = timeout;
+    Store::open_with_backend(backend.clone(), options).unwrap()
+}
+
+fn store() -> Store {
+    store_over(
+        &Arc::new(MemoryBackend::new()),
+        crate::locks::TXN_TIMEOUT_DEFAULT,
+    )
+}
+
+fn open(store: &Store, count: u32) -> Vec<u64> {
+    store
+        .open_txns(OpenTxnRequest {
+            count,
+            user: "u".into(),
+            hostname: "h".into(),
+            ..OpenTxnRequest::default()
+        })
+        .unwrap()
+}
+
+fn txn_lock(txn_id: u64, table: &str) -> LockRequest {
+    LockRequest {
+        components: vec![LockComponent {
+            lock_type: LockType::SharedWrite,
+            level: LockLevel::Table,
+            database: "db".into(),
+            table: Some(table.into()),
+            partition: None,
+            operation: None,
+            is_transactional: true,
+            is_dynamic_partition_write: false,
+        }],
+        txn_id: Some(txn_id),
+        user: "u".into(),
+        hostname: "h".into(),
+        agent_info: None,
+    }
+}
+
+#[test]
+fn write_ids_of_open_and_aborted_transactions_are_invalid_and_committed_ones_valid() {
+    let store = store();
+    let txns = open(&store, 3);
+    assert_eq!(txns, vec![1, 2, 3]);
+    let allocated = store
+        .allocate_table_write_ids("DB", "T", &[3, 1, 2])
+        .unwrap();
+    assert_eq!(allocated, vec![(1, 1), (2, 2), (3, 3)]);
+    assert_eq!(
+        store.allocate_table_write_ids("db", "t", &[2]).unwrap(),
+        vec![(2, 2)]
+    );
+    store.commit_txn(1).unwrap();
+    store.abort_txn(2).unwrap();
+    let valid = store.valid_write_ids(&["db.t".into()], None).unwrap();
+    assert_eq!(valid[0].high_water_mark, 3);
+    assert_eq!(valid[0].invalid_write_ids, vec![2, 3]);
+    assert_eq!(valid[0].aborted, vec![true, false]);
+    assert_eq!(valid[0].min_open_write_id, Some(3));
+    // A snapshot taken when only txn 1 existed sees nothing past write id 1.
+    let old = store
+        .valid_write_ids(&["db.t".into()], Some("1:9223372036854775807::"))
+        .unwrap();
+    assert_eq!(
+        (old[0].high_water_mark, old[0].invalid_write_ids.clone()),
+        (1, vec![])
+    );
+    assert_eq!(store.max_allocated_table_write_id("db", "t").unwrap(), 3);
+    assert_eq!(
+        store.max_allocated_table_write_id("db", "other").unwrap(),
+        0
+    );
+    let listed = store.open_txns_info(&[]).unwrap();
+    assert_eq!(listed.high_water_mark, 3);
+    let states: Vec<_> = listed
+        .txns
+        .iter()
+        .map(|txn| (txn.txn_id, txn.state))
+        .collect();
+    assert_eq!(states, vec![(2, TxnState::Aborted), (3, TxnState::Open)]);
+}
+
+#[test]
+fn closed_transactions_answer_hives_errors() {
+    let store = store();
+    let txns = open(&store, 2);
+    store.commit_txn(txns[0]).unwrap();
+    store.abort_txn(txns[1]).unwrap();
+    store.abort_txn(txns[1]).unwrap();
+    assert_eq!(
+        store.commit_txn(txns[1]),
+        Err(Error::TxnAborted(
+            "Transaction txnid:2 already aborted".into()
+        ))
+    );
+    store.commit_txn(txns[0]).unwrap();
+    assert_eq!(
+        store.abort_txn(txns[0]),
+        Err(Error::NoSuchTxn(
+            "Transaction txnid:1 is already committed.".into()
+        ))
+    );
+    assert_eq!(
+        store.abort_txn(77),
+        Err(Error::NoSuchTxn("No such transaction txnid:77".into()))
+    );
+    assert!(matches!(
+        store.heartbeat_txn(txns[1]),
+        Err(Error::TxnAborted(_))
+    ));
+    assert!(matches!(
+        store.allocate_table_write_ids("db", "t", &[txns[1]]),
+        Err(Error::TxnAborted(_))
+    ));
+    assert!(matches!(
+        store.lock(txn_lock(txns[0], "t")),
+        Err(Error::NoSuchTxn(_))
+    ));
+    let (aborted, missing) = store.heartbeat_txn_range(1, 3).unwrap();
+    assert_eq!((aborted, missing), (vec![2], vec![1, 3]));
+    assert!(store.valid_write_ids(&["no_dot".into()], None).is_err());
+    assert!(store
+        .valid_write_ids(&["db.t".into()], Some("garbage"))
+        .is_err());
+}
+
+#[test]
+fn commit_and_abort_release_the_transactions_locks_which_unlock_may_not() {
+    let store = store();
+    let txns = open(&store, 2);
+    let first = store.lock(txn_lock(txns[0], "t")).unwrap();
+    assert_eq!(first.state, LockState::Acquired);
+    assert!(matches!(
+        store.unlock(first.lock_id),
+        Err(Error::TxnOpen(_))
+    ));
+    let mut exclusive = txn_lock(txns[1], "t");
+    exclusive.components[0].lock_type = LockType::Exclusive;
+    let second = store.lock(exclusive).unwrap();
+    assert_eq!(second.state, LockState::Waiting);
+    store.commit_txn(txns[0]).unwrap();
+    assert_eq!(
+        store.check_lock(second.lock_id).unwrap().state,
+        LockState::Acquired
+    );
+    store.abort_txn(txns[1]).unwrap();
+    assert!(store
+        .show_locks(&ShowLocksFilter::default())
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn a_transaction_without_heartbeat_is_aborted_with_its_locks() {
+    let store = store_over(&Arc::new(MemoryBackend::new()), Duration::from_millis(50));
+    let txns = open(&store, 2);
+    store.lock(txn_lock(txns[0], "t")).unwrap();
+    for _ in 0..10 {
+        std::thread::sleep(Duration::from_millis(20));
+        store.heartbeat_txn(txns[1]).unwrap();
+    }
+    assert!(matches!(
+        store.commit_txn(txns[0]),
+        Err(Error::TxnAborted(_))
+    ));
+    assert!(store
+        .show_locks(&ShowLocksFilter::default())
+        .unwrap()
+        .is_empty());
+    store.commit_txn(txns[1]).unwrap();
+}
+
+#[test]
+fn transactions_write_ids_and_counters_survive_a_reopen() {
+    let backend = Arc::new(MemoryBackend::new());
+    {
+        let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+        let txns = open(&store, 2);
+        store.allocate_table_write_ids("db", "t", &txns).unwrap();
+        store.commit_txn(txns[0]).unwrap();
+    }
+    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let listed = store.open_txns_info(&[]).unwrap();
+    assert_eq!(listed.high_water_mark, 2);
+    assert_eq!(listed.txns.len(), 1);
+    assert_eq!(
+        store.allocate_table_write_ids("db", "t", &[2]).unwrap(),
+        vec![(2, 2)]
+    );
+    assert_eq!(open(&store, 1), vec![3]);
+    store.commit_txn(2).unwrap();
+    assert!(store.valid_write_ids(&["db.t".into()], None).unwrap()[0]
+        .invalid_write_ids
+        .is_empty());
+}
+
+#[test]
+fn bad_requests_open_nothing() {
+    let store = store();
+    let zero = OpenTxnRequest::default();
+    assert!(matches!(store.open_txns(zero), Err(Error::InvalidInput(_))));
+    let too_many = OpenTxnRequest {
+        count: OPEN_TXN_BATCH_MAX + 1,
+        ..OpenTxnRequest::default()
+    };
+    assert!(store.open_txns(too_many).is_err());
+    assert!(store.allocate_table_write_ids("db", "t", &[]).is_err());
+    assert!(store.allocate_table_write_ids("", "t", &[1]).is_err());
+    assert_eq!(store.open_txns_info(&[]).unwrap(), OpenTxns::default());
+}
+
+fn write_lock(txn_id: u64, operation: crate::locks::DataOperation, partition: &str) -> LockRequest {
+    let mut request = txn_lock(txn_id, "t");
+    request.components[0].level = LockLevel::Partition;
+    request.components[0].partition = Some(partition.into());
+    request.components[0].operation = Some(operation);
+    request
+}
+
+#[test]
+fn overlapping_updates_of_one_partition_abort_the_second_committer_as_hive_does() {
+    use crate::locks::DataOperation::{Delete, Insert, Update};
+    let store = store();
+    let txns = open(&store, 2);
+    store.lock(write_lock(txns[0], Update, "p=1")).unwrap();
+    store.lock(write_lock(txns[1], Update, "p=1")).unwrap();
+    store.commit_txn(txns[0]).unwrap();
+    assert_eq!(
+        store.commit_txn(txns[1]),
+        Err(Error::TxnAborted(
+            "Aborting [txnid:2,2] due to a write conflict on db/t/p=1 committed by [txnid:1,2] u/u"
+                .into()
+        ))
+    );
+    assert!(store
+        .show_locks(&ShowLocksFilter::default())
+        .unwrap()
+        .is_empty());
+    assert!(matches!(
+        store.commit_txn(txns[1]),
+        Err(Error::TxnAborted(_))
+    ));
+
+    // Two deletes, inserts, other partitions and later transactions do not conflict.
+    let txns = open(&store, 4);
+    store.lock(write_lock(txns[0], Delete, "p=1")).unwrap();
+    store.lock(write_lock(txns[1], Delete, "p=1")).unwrap();
+    store.lock(write_lock(txns[2], Update, "p=2")).unwrap();
+    store.lock(write_lock(txns[3], Insert, "p=1")).unwrap();
+    for txn_id in &txns {
+        store.commit_txn(*txn_id).unwrap();
+    }
+    let later = open(&store, 1);
+    store.lock(write_lock(later[0], Update, "p=1")).unwrap();
+    store.commit_txn(later[0]).unwrap();
+}
+
+#[test]
+fn dynamic_partitions_join_the_write_set_and_conflict_on_commit() {
+    use crate::locks::DataOperation::Update;
+    let store = store();
+    let txns = open(&store, 2);
+    for txn_id in &txns {
+        let mut request = write_lock(*txn_id, Update, "ignored");
+        request.components[0].level = LockLevel::Table;
+        request.components[0].partition = None;
+        request.components[0].is_dynamic_partition_write = true;
+        store.lock(request).unwrap();
+        store
+            .add_dynamic_partitions(*txn_id, "DB", "T", &["p=7".into()], Update)
+            .unwrap();
+    }
+    store.commit_txn(txns[0]).unwrap();
+    assert!(
+        matches!(store.commit_txn(txns[1]), Err(Error::TxnAborted(message)) if message.contains("db/t/p=7"))
+    );
+    assert!(matches!(
+        store.add_dynamic_partitions(txns[1], "db", "t", &[], Update),
+        Err(Error::TxnAborted(_))
+    ));
+}
+
+#[test]
+fn a_seed_moves_the_next_transaction_id_forward_only() {
+    let store = store();
+    open(&store, 2);
+    assert_eq!(
+        store.seed_txn_id(2),
+        Err(Error::Refused(
+            "Invalid txnId seed 2, the highWaterMark is 2".into()
+        ))
+    );
+    store.seed_txn_id(100).unwrap();
+    assert_eq!(open(&store, 1), vec![100]);
+}

@@ -1,0 +1,352 @@
+//! Transactions and write ids: `open_txns`, `commit_txn`, `abort_txn(s)`, `get_open_txns`,
+//! `get_open_txns_req`, `get_open_txns_info`, `heartbeat_txn_range`,
+//! `allocate_table_write_ids`, `get_valid_write_ids`, `get_max_allocated_table_write_id`.
+
+use std::collections::BTreeSet;
+
+use hivestore_engine::locks::DataOperation;
+use hivestore_engine::txns::{OpenTxnRequest, OpenTxns, TxnState, TxnType};
+use hivestore_engine::Error as EngineError;
+use hivestore_idl::hive_metastore as idl;
+
+use crate::errors::{throws, to_thrift, undeclared, Declared};
+use crate::service::Session;
+
+/// `open_txns`.
+pub fn open(
+    session: &Session,
+    request: idl::OpenTxnRequest,
+) -> thrift::Result<idl::OpenTxnsResponse> {
+    if request.repl_policy.is_some() || request.repl_src_txn_ids.is_some() {
+        return Err(undeclared(
+            "open_txns for replication (replPolicy, replSrcTxnIds) is not supported",
+        ));
+    }
+    let count = u32::try_from(request.num_txns).map_err(|_| {
+        undeclared(format!(
+            "open_txns asks for {} transactions",
+            request.num_txns
+        ))
+    })?;
+    let request = OpenTxnRequest {
+        count,
+        user: request.user,
+        hostname: request.hostname,
+        agent_info: request.agent_info,
+        txn_type: txn_type_from_idl(request.txn_type.unwrap_or(idl::TxnType::DEFAULT))?,
+    };
+    let opened = session
+        .store()
+        .open_txns(request)
+        .map_err(|error| to_thrift(error, throws::NONE))?;
+    Ok(idl::OpenTxnsResponse {
+        txn_ids: opened.into_iter().map(wire_id).collect(),
+    })
+}
+
+/// `commit_txn`. Replication and Iceberg-style key/value commits are refused, not ignored.
+pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
+    if request.repl_policy.is_some()
+        || request.write_event_infos.is_some()
+        || request.repl_last_id_info.is_some()
+    {
+        return Err(undeclared(
+            "commit_txn for replication (replPolicy, writeEventInfos, replLastIdInfo) is not supported",
+        ));
+    }
+    if request.key_value.is_some() {
+        return Err(undeclared("commit_txn with keyValue is not supported yet"));
+    }
+    let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    session
+        .store()
+        .commit_txn(txn_id)
+        .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
+}
+
+/// `abort_txn`.
+pub fn abort(session: &Session, request: idl::AbortTxnRequest) -> thrift::Result<()> {
+    let txn_id = txn_id_from_wire(request.txnid, throws::ABORT_TXN)?;
+    session
+        .store()
+        .abort_txn(txn_id)
+        .map_err(|error| to_thrift(error, throws::ABORT_TXN))
+}
+
+/// `abort_txns`: ids that name no open transaction are skipped, as Hive does.
+pub fn abort_many(session: &Session, request: idl::AbortTxnsRequest) -> thrift::Result<()> {
+    let txn_ids: Vec<u64> = request
+        .txn_ids
+        .into_iter()
+        .filter_map(|txn_id| u64::try_from(txn_id).ok())
+        .collect();
+    session
+        .store()
+        .abort_txns(&txn_ids)
+        .map_err(|error| to_thrift(error, throws::ABORT_TXN))
+}
+
+/// `get_open_txns`: every open and aborted transaction, aborted ones flagged in a bit set.
+pub fn list_open(session: &Session) -> thrift::Result<idl::GetOpenTxnsResponse> {
+    list_open_excluding(session, &[])
+}
+
+/// `get_open_txns_req`: as `get_open_txns`, without the transaction types named.
+pub fn list_open_req(
+    session: &Session,
+    request: idl::GetOpenTxnsRequest,
+) -> thrift::Result<idl::GetOpenTxnsResponse> {
+    let exclude = request
+        .exclude_txn_types
+        .unwrap_or_default()
+        .into_iter()
+        .map(txn_type_from_idl)
+        .collect::<thrift::Result<Vec<_>>>()?;
+    list_open_excluding(session, &exclude)
+}
+
+fn list_open_excluding(
+    session: &Session,
+    exclude: &[TxnType],
+) -> thrift::Result<idl::GetOpenTxnsResponse> {
+    let listed = open_txns(session, exclude)?;
+    let aborted: Vec<bool> = listed
+        .txns
+        .iter()
+        .map(|txn| txn.state == TxnState::Aborted)
+        .collect();
+    let min_open_txn = listed
+        .txns
+        .iter()
+        .find(|txn| txn.state == TxnState::Open)
+        .map(|txn| wire_id(txn.txn_id));
+    Ok(idl::GetOpenTxnsResponse {
+        txn_high_water_mark: wire_id(listed.high_water_mark),
+        open_txns: listed.txns.iter().map(|txn| wire_id(txn.txn_id)).collect(),
+        min_open_txn,
+        aborted_bits: java_bit_set(&aborted),
+    })
+}
+
+/// `get_open_txns_info`.
+pub fn list_open_info(session: &Session) -> thrift::Result<idl::GetOpenTxnsInfoResponse> {
+    let listed = open_txns(session, &[])?;
+    let open_txns = listed
+        .txns
+        .into_iter()
+        .map(|txn| idl::TxnInfo {
+            id: wire_id(txn.txn_id),
+            state: match txn.state {
+                TxnState::Open => idl::TxnState::OPEN,
+                TxnState::Aborted => idl::TxnState::ABORTED,
+            },
+            user: txn.user,
+            hostname: txn.hostname,
+            agent_info: txn.agent_info,
+            heartbeat_count: Some(i32::try_from(txn.heartbeat_count).unwrap_or(i32::MAX)),
+            meta_info: None,
+            started_time: Some(txn.started_at_ms),
+            last_heartbeat_time: Some(txn.last_heartbeat_ms),
+        })
+        .collect();
+    Ok(idl::GetOpenTxnsInfoResponse {
+        txn_high_water_mark: wire_id(listed.high_water_mark),
+        open_txns,
+    })
+}
+
+fn open_txns(session: &Session, exclude: &[TxnType]) -> thrift::Result<OpenTxns> {
+    session
+        .store()
+        .open_txns_info(exclude)
+        .map_err(|error| to_thrift(error, throws::NONE))
+}
+
+/// `heartbeat_txn_range`.
+pub fn heartbeat_range(
+    session: &Session,
+    request: idl::HeartbeatTxnRangeRequest,
+) -> thrift::Result<idl::HeartbeatTxnRangeResponse> {
+    let min = u64::try_from(request.min.max(1)).unwrap_or(1);
+    let Ok(max) = u64::try_from(request.max) else {
+        return Ok(idl::HeartbeatTxnRangeResponse {
+            aborted: BTreeSet::new(),
+            nosuch: BTreeSet::new(),
+        });
+    };
+    let (aborted, missing) = session
+        .store()
+        .heartbeat_txn_range(min, max)
+        .map_err(|error| to_thrift(error, throws::NONE))?;
+    Ok(idl::HeartbeatTxnRangeResponse {
+        aborted: aborted.into_iter().map(wire_id).collect(),
+        nosuch: missing.into_iter().map(wire_id).collect(),
+    })
+}
+
+/// `allocate_table_write_ids`, for transactions opened here (not replication's).
+pub fn allocate_write_ids(
+    session: &Session,
+    request: idl::AllocateTableWriteIdsRequest,
+) -> thrift::Result<idl::AllocateTableWriteIdsResponse> {
+    if request.repl_policy.is_some() || request.src_txn_to_write_id_list.is_some() {
+        return Err(to_thrift(
+            EngineError::Refused(
+                "allocate_table_write_ids for replication (replPolicy, srcTxnToWriteIdList) is not supported"
+                    .to_string(),
+            ),
+            throws::ALLOCATE_WRITE_IDS,
+        ));
+    }
+    let txn_ids = request
+        .txn_ids
+        .unwrap_or_default()
+        .into_iter()
+        .map(|txn_id| txn_id_from_wire(txn_id, throws::ALLOCATE_WRITE_IDS))
+        .collect::<thrift::Result<Vec<_>>>()?;
+    let allocated = session
+        .store()
+        .allocate_table_write_ids(&request.db_name, &request.table_name, &txn_ids)
+        .map_err(|error| to_thrift(error, throws::ALLOCATE_WRITE_IDS))?;
+    Ok(idl::AllocateTableWriteIdsResponse {
+        txn_to_write_ids: allocated
+            .into_iter()
+            .map(|(txn_id, write_id)| idl::TxnToWriteId {
+                txn_id: wire_id(txn_id),
+                write_id: wire_id(write_id),
+            })
+            .collect(),
+    })
+}
+
+/// `get_valid_write_ids`.
+pub fn valid_write_ids(
+    session: &Session,
+    request: idl::GetValidWriteIdsRequest,
+) -> thrift::Result<idl::GetValidWriteIdsResponse> {
+    let tables = session
+        .store()
+        .valid_write_ids(&request.full_table_names, request.valid_txn_list.as_deref())
+        .map_err(|error| to_thrift(error, throws::VALID_WRITE_IDS))?;
+    Ok(idl::GetValidWriteIdsResponse {
+        tbl_valid_write_ids: tables
+            .into_iter()
+            .map(|table| idl::TableValidWriteIds {
+                full_table_name: table.full_table_name,
+                write_id_high_water_mark: wire_id(table.high_water_mark),
+                invalid_write_ids: table.invalid_write_ids.into_iter().map(wire_id).collect(),
+                min_open_write_id: table.min_open_write_id.map(wire_id),
+                aborted_bits: java_bit_set(&table.aborted),
+            })
+            .collect(),
+    })
+}
+
+/// `get_max_allocated_table_write_id`.
+pub fn max_allocated_write_id(
+    session: &Session,
+    request: idl::MaxAllocatedTableWriteIdRequest,
+) -> thrift::Result<idl::MaxAllocatedTableWriteIdResponse> {
+    let max = session
+        .store()
+        .max_allocated_table_write_id(&request.db_name, &request.table_name)
+        .map_err(|error| to_thrift(error, throws::LIST))?;
+    Ok(idl::MaxAllocatedTableWriteIdResponse {
+        max_write_id: wire_id(max),
+    })
+}
+
+/// `add_dynamic_partitions`: the partitions a dynamic-partition write touched.
+pub fn add_dynamic_partitions(
+    session: &Session,
+    request: idl::AddDynamicPartitions,
+) -> thrift::Result<()> {
+    let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    let operation = match request.operation_type {
+        Some(operation) => crate::calls::locks::data_operation_from_idl(operation)?,
+        None => DataOperation::Unset,
+    };
+    session
+        .store()
+        .add_dynamic_partitions(
+            txn_id,
+            &request.dbname,
+            &request.tablename,
+            &request.partitionnames,
+            operation,
+        )
+        .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
+}
+
+/// `seed_txn_id`: the next transaction id, above every one handed out.
+pub fn seed_txn_id(session: &Session, request: idl::SeedTxnIdRequest) -> thrift::Result<()> {
+    let seed = u64::try_from(request.seed_txn_id)
+        .ok()
+        .filter(|seed| *seed > 0)
+        .ok_or_else(|| {
+            crate::errors::exception(
+                Declared::Meta,
+                format!("Invalid txnId seed {}", request.seed_txn_id),
+            )
+        })?;
+    session
+        .store()
+        .seed_txn_id(seed)
+        .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// A transaction id from the wire; zero or negative names none.
+pub fn txn_id_from_wire(txn_id: i64, declared: &[Declared]) -> thrift::Result<u64> {
+    match u64::try_from(txn_id) {
+        Ok(txn_id) if txn_id > 0 => Ok(txn_id),
+        _ => Err(to_thrift(
+            EngineError::NoSuchTxn(format!("No such transaction txnid:{txn_id}")),
+            declared,
+        )),
+    }
+}
+
+fn txn_type_from_idl(txn_type: idl::TxnType) -> thrift::Result<TxnType> {
+    Ok(match txn_type {
+        idl::TxnType::DEFAULT => TxnType::Default,
+        idl::TxnType::REPL_CREATED => TxnType::ReplCreated,
+        idl::TxnType::READ_ONLY => TxnType::ReadOnly,
+        idl::TxnType::COMPACTION => TxnType::Compaction,
+        idl::TxnType::MATER_VIEW_REBUILD => TxnType::MaterializedViewRebuild,
+        idl::TxnType::SOFT_DELETE => TxnType::SoftDelete,
+        idl::TxnType::REBALANCE_COMPACTION => TxnType::RebalanceCompaction,
+        other => return Err(undeclared(format!("unknown transaction type {}", other.0))),
+    })
+}
+
+/// `flags` as Java's `BitSet.toByteArray()`: bit i in byte i / 8 at position i % 8, little
+/// endian, trailing zero bytes dropped. Hive's clients read aborted flags this way.
+fn java_bit_set(flags: &[bool]) -> Vec<u8> {
+    let mut bytes = vec![0u8; flags.len().div_ceil(8)];
+    for (index, _) in flags.iter().enumerate().filter(|(_, set)| **set) {
+        bytes[index / 8] |= 1 << (index % 8);
+    }
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    bytes
+}
+
+fn wire_id(id: u64) -> i64 {
+    i64::try_from(id).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::java_bit_set;
+
+    #[test]
+    fn bit_sets_are_laid_out_as_javas() {
+        assert!(java_bit_set(&[]).is_empty());
+        assert!(java_bit_set(&[false, false]).is_empty());
+        assert_eq!(java_bit_set(&[true, false, true]), vec![0b101]);
+        let mut flags = vec![false; 9];
+        flags[8] = true;
+        assert_eq!(java_bit_set(&flags), vec![0, 1]);
+    }
+}
