@@ -62,6 +62,7 @@ pub mod partition_name;
 mod partition_write;
 mod pattern;
 mod principal;
+pub mod stats;
 mod store;
 mod table;
 mod table_alter;
@@ -101,6 +102,11 @@ pub use partition_write::{
 };
 pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
+pub use stats::{
+    engine_or_default, AggregateStatistics, ColumnStatistics, PartitionStatistics, StatsAccuracy,
+    StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, TableStatistics, COLUMN_STATS_ACCURATE,
+    DEFAULT_STATS_ENGINE,
+};
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{
     CreationMetadata, DropTableOptions, DroppedTable, FieldSchema, FileMetadata, Order, SerDeInfo,

@@ -510,6 +510,7 @@ fn drop_table_keys(
         .ok_or_else(|| dangling_table_index(database, name, id))?;
     let old = old.to_owned()?;
     txn.delete_range(KeyRange::prefix(&keys::partition_prefix(id)))?;
+    crate::stats::forget_table(txn, id)?;
     txn.delete(keys::table_name_key(database, name));
     txn.delete(key);
     Ok(old)

@@ -1,0 +1,196 @@
+//! Hive's merge of two statistics of one column (`needMerge`, and partitions named twice in
+//! one request): low the least, high the greatest, counts summed, lengths and distinct values
+//! the greatest.
+//!
+//! Hive merges NDV sketches when both sides have mergeable ones; hivestore does not merge
+//! sketches yet, so a merge keeps the greater NDV and drops the sketches and histograms, which
+//! would no longer describe the merged data.
+
+use std::cmp::Ordering;
+
+use super::{ColumnStatistics, StatsDecimal, StatsValue};
+
+/// Decimals with an unscaled value of at most this many bytes compare exactly (as `i128`).
+const EXACT_DECIMAL_LEN_MAX: usize = 16;
+
+/// The unscaled value of `decimal` as an `i128`, if it fits.
+pub(crate) fn unscaled_i128(decimal: &StatsDecimal) -> Option<i128> {
+    let bytes = &decimal.unscaled;
+    if bytes.is_empty() || bytes.len() > EXACT_DECIMAL_LEN_MAX {
+        return None;
+    }
+    let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0x00 };
+    let mut full = [fill; EXACT_DECIMAL_LEN_MAX];
+    full[EXACT_DECIMAL_LEN_MAX - bytes.len()..].copy_from_slice(bytes);
+    Some(i128::from_be_bytes(full))
+}
+
+/// `decimal` as a double (inexact for long unscaled values).
+pub(crate) fn decimal_to_f64(decimal: &StatsDecimal) -> f64 {
+    let unscaled = match unscaled_i128(decimal) {
+        Some(value) => value as f64,
+        None => {
+            // Longer than 16 bytes: accumulate the two's complement bytes in floating point.
+            let negative = decimal
+                .unscaled
+                .first()
+                .is_some_and(|byte| byte & 0x80 != 0);
+            let magnitude = decimal.unscaled.iter().fold(0.0, |sum, byte| {
+                let byte = if negative { !byte } else { *byte };
+                sum * 256.0 + f64::from(byte)
+            });
+            if negative {
+                -(magnitude + 1.0)
+            } else {
+                magnitude
+            }
+        }
+    };
+    unscaled / 10f64.powi(i32::from(decimal.scale))
+}
+
+/// A decimal of `scale` nearest `value`.
+pub(crate) fn decimal_from_f64(value: f64, scale: i16) -> StatsDecimal {
+    let scaled = (value * 10f64.powi(i32::from(scale))).round();
+    // `as` saturates: out-of-range values become the extreme i128.
+    let unscaled = scaled as i128;
+    let bytes = unscaled.to_be_bytes();
+    // The shortest two's complement form, as Java's BigInteger.toByteArray writes it.
+    let mut start = 0;
+    while start + 1 < bytes.len() {
+        let redundant = (bytes[start] == 0x00 && bytes[start + 1] & 0x80 == 0)
+            || (bytes[start] == 0xFF && bytes[start + 1] & 0x80 != 0);
+        if !redundant {
+            break;
+        }
+        start += 1;
+    }
+    StatsDecimal {
+        unscaled: bytes[start..].to_vec(),
+        scale,
+    }
+}
+
+fn compare_decimals(left: &StatsDecimal, right: &StatsDecimal) -> Ordering {
+    if let (Some(left_unscaled), Some(right_unscaled)) = (unscaled_i128(left), unscaled_i128(right))
+    {
+        let scale = left.scale.max(right.scale);
+        let widen = |value: i128, from: i16| {
+            let factor = 10i128.checked_pow(u32::try_from(scale - from).ok()?)?;
+            value.checked_mul(factor)
+        };
+        if let (Some(left), Some(right)) = (
+            widen(left_unscaled, left.scale),
+            widen(right_unscaled, right.scale),
+        ) {
+            return left.cmp(&right);
+        }
+    }
+    decimal_to_f64(left).total_cmp(&decimal_to_f64(right))
+}
+
+/// The order of two bounds of one kind; bounds of different kinds compare as doubles.
+pub(crate) fn compare_values(left: &StatsValue, right: &StatsValue) -> Ordering {
+    match (left, right) {
+        (StatsValue::Integer(left), StatsValue::Integer(right)) => left.cmp(right),
+        (StatsValue::Decimal(left), StatsValue::Decimal(right)) => compare_decimals(left, right),
+        _ => value_to_f64(left).total_cmp(&value_to_f64(right)),
+    }
+}
+
+/// A bound as a double, for extrapolation and mixed comparisons.
+pub(crate) fn value_to_f64(value: &StatsValue) -> f64 {
+    match value {
+        StatsValue::Integer(value) => *value as f64,
+        StatsValue::Double(value) => *value,
+        StatsValue::Decimal(decimal) => decimal_to_f64(decimal),
+    }
+}
+
+/// The lesser (`want` = Less) or greater of two optional bounds; a missing one loses.
+pub(crate) fn pick_bound(
+    left: Option<StatsValue>,
+    right: Option<StatsValue>,
+    want: Ordering,
+) -> Option<StatsValue> {
+    match (left, right) {
+        (Some(left), Some(right)) => {
+            if compare_values(&right, &left) == want {
+                Some(right)
+            } else {
+                Some(left)
+            }
+        }
+        (left, right) => left.or(right),
+    }
+}
+
+/// `new` merged with `old` by Hive's rules; `new`'s name and type win.
+pub(crate) fn merge(old: ColumnStatistics, mut new: ColumnStatistics) -> ColumnStatistics {
+    if old.kind != new.kind {
+        // Hive's mergers cast to one type and fail on another; a kind change is a rewrite.
+        return new;
+    }
+    new.low_value = pick_bound(old.low_value, new.low_value.take(), Ordering::Less);
+    new.high_value = pick_bound(old.high_value, new.high_value.take(), Ordering::Greater);
+    new.num_nulls = new.num_nulls.saturating_add(old.num_nulls);
+    new.num_trues = new.num_trues.saturating_add(old.num_trues);
+    new.num_falses = new.num_falses.saturating_add(old.num_falses);
+    new.max_length = new.max_length.max(old.max_length);
+    new.avg_length = new.avg_length.max(old.avg_length);
+    new.num_distinct_values = new.num_distinct_values.max(old.num_distinct_values);
+    new.bit_vectors = None;
+    new.histogram = None;
+    new
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::StatsKind;
+    use proptest::prelude::*;
+
+    fn decimal(unscaled: i128, scale: i16) -> StatsDecimal {
+        let bytes = unscaled.to_be_bytes().to_vec();
+        StatsDecimal {
+            unscaled: bytes,
+            scale,
+        }
+    }
+
+    #[test]
+    fn merging_follows_hives_rules() {
+        let mut old = ColumnStatistics::new("c", "bigint", StatsKind::Long);
+        old.low_value = Some(StatsValue::Integer(-3));
+        old.high_value = Some(StatsValue::Integer(10));
+        old.num_nulls = 2;
+        old.num_distinct_values = 9;
+        let mut new = ColumnStatistics::new("c", "bigint", StatsKind::Long);
+        new.high_value = Some(StatsValue::Integer(12));
+        new.num_nulls = 1;
+        new.num_distinct_values = 4;
+        new.bit_vectors = Some(b"HLL".to_vec());
+        let merged = merge(old, new);
+        assert_eq!(merged.low_value, Some(StatsValue::Integer(-3)));
+        assert_eq!(merged.high_value, Some(StatsValue::Integer(12)));
+        assert_eq!((merged.num_nulls, merged.num_distinct_values), (3, 9));
+        assert_eq!(merged.bit_vectors, None);
+    }
+
+    proptest! {
+        #[test]
+        fn decimals_compare_by_value(a in -1_000_000i64..1_000_000, b in -1_000_000i64..1_000_000, sa in 0i16..6, sb in 0i16..6) {
+            let left = decimal(i128::from(a), sa);
+            let right = decimal(i128::from(b), sb);
+            let exact = (i128::from(a) * 10i128.pow((6 - sa) as u32)).cmp(&(i128::from(b) * 10i128.pow((6 - sb) as u32)));
+            prop_assert_eq!(compare_decimals(&left, &right), exact);
+        }
+
+        #[test]
+        fn decimals_round_trip_through_doubles(a in -1_000_000_000i64..1_000_000_000, scale in 0i16..4) {
+            let original = decimal(i128::from(a), scale);
+            let back = decimal_from_f64(decimal_to_f64(&original), scale);
+            prop_assert_eq!(unscaled_i128(&back), Some(i128::from(a)));
+        }
+    }
+}
