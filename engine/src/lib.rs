@@ -103,9 +103,9 @@ pub use partition_write::{
 pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use stats::{
-    engine_or_default, AggregateStatistics, ColumnStatistics, PartitionStatistics, StatsAccuracy,
-    StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, TableStatistics, COLUMN_STATS_ACCURATE,
-    DEFAULT_STATS_ENGINE,
+    engine_or_default, normalize_partition_name, AggregateStatistics, ColumnStatistics,
+    PartitionStatistics, StatsAccuracy, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions,
+    TableStatistics, COLUMN_STATS_ACCURATE, DEFAULT_STATS_ENGINE,
 };
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{

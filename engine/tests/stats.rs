@@ -353,6 +353,10 @@ fn deletes_remove_statistics_and_fail_when_there_are_none() {
     store
         .delete_table_column_statistics("hive", "db", "t", None, "hive")
         .unwrap();
+    // Again, with nothing left: Hive answers true.
+    store
+        .delete_table_column_statistics("hive", "db", "t", None, "hive")
+        .unwrap();
     let table = store.get_table("hive", "db", "t").unwrap();
     assert_eq!(
         table

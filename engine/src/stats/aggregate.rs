@@ -18,11 +18,11 @@
 use std::cmp::Ordering;
 
 use super::chunk::{chunk_of, SlotView};
-use super::merge::{compare_values, decimal_from_f64, value_to_f64};
+use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
 use super::read::{normalize_columns, resolve_slots, ChunkReader};
+use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
 use crate::error::Result;
-use crate::partition::resolve_table;
 use crate::store::Store;
 
 /// Statistics aggregated over partitions.
@@ -270,9 +270,7 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
             };
             let value = linear_double(&doubles, aim, border);
             match min {
-                StatsValue::Decimal(decimal) => {
-                    StatsValue::Decimal(decimal_from_f64(value, decimal.scale))
-                }
+                StatsValue::Decimal(_) => StatsValue::Decimal(decimal_from_java_double(value)),
                 _ => StatsValue::Double(value),
             }
         }
@@ -292,7 +290,7 @@ impl Store {
         columns: &[String],
         engine: &str,
     ) -> Result<AggregateStatistics> {
-        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
         let mut result = AggregateStatistics {
             stats: Vec::new(),

@@ -38,6 +38,7 @@ pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use read::{PartitionStatistics, TableStatistics};
+pub use write::normalize_partition_name;
 
 pub(crate) use write::{
     forget_altered_columns, forget_partitions, forget_table, move_partition_slot,

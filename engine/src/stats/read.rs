@@ -8,11 +8,12 @@ use super::chunk::{
     SKETCH_TAG_HISTOGRAM,
 };
 use super::slots::find_slot;
+use super::write::{check_table_columns, normalize_partition_name, resolve_stats_table};
 use super::ColumnStatistics;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
-use crate::partition::{read_view, resolve_table, PartitionedTable};
+use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::store::Store;
 use crate::values::ValueView;
@@ -29,7 +30,7 @@ pub struct TableStatistics {
 /// One partition's statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionStatistics {
-    /// The partition's name as requested.
+    /// The partition's name as requested, keys lowercased.
     pub partition_name: String,
     /// One entry per requested column that has statistics, in request order.
     pub stats: Vec<ColumnStatistics>,
@@ -55,7 +56,7 @@ pub(crate) fn resolve_slots(
 ) -> Result<Vec<(usize, u32)>> {
     let mut slots = Vec::with_capacity(names.len());
     for (index, name) in names.iter().enumerate() {
-        let Some(values) = values_of_name(table, name) else {
+        let Some(values) = values_of_name(table, &normalize_partition_name(name)) else {
             continue;
         };
         if let Some(slot) = find_slot(reader, table.id, &values)? {
@@ -139,7 +140,7 @@ impl<'a> ChunkReader<'a> {
 
 impl Store {
     /// The table-level statistics of `columns` of table `catalog.database.name` for `engine`;
-    /// columns without statistics are left out.
+    /// columns without statistics are left out, columns the table lacks refused (as Hive).
     pub fn table_column_statistics(
         &self,
         catalog: &str,
@@ -148,12 +149,14 @@ impl Store {
         columns: &[String],
         engine: &str,
     ) -> Result<TableStatistics> {
-        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
+        let columns = normalize_columns(columns);
+        check_table_columns(&table.table, columns.iter().map(String::as_str))?;
         let mut result = TableStatistics {
             stats: Vec::new(),
             last_analyzed: 0,
         };
-        for column in normalize_columns(columns) {
+        for column in columns {
             let key = keys::table_stats_key(table.id, &column, engine);
             let Some(view) = read_view::<TableStatsRecord>(self.reader(), &key)? else {
                 continue;
@@ -182,13 +185,13 @@ impl Store {
         columns: &[String],
         engine: &str,
     ) -> Result<Vec<PartitionStatistics>> {
-        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
         let mut seen = HashSet::new();
         let names: Vec<String> = partition_names
             .iter()
-            .filter(|name| seen.insert(name.as_str()))
-            .cloned()
+            .map(|name| normalize_partition_name(name))
+            .filter(|name| seen.insert(name.clone()))
             .collect();
         let slots = resolve_slots(self.reader(), &table, &names)?;
         let mut chunks = ChunkReader::new(self.reader(), table.id, engine);

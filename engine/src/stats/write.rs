@@ -23,6 +23,53 @@ use crate::table::Table;
 /// Hive's message for statistics of a partition that does not exist.
 pub(crate) const NO_SUCH_PARTITION: &str = "Partition for which stats is gathered doesn't exist.";
 
+/// Table `catalog.database.name` for a statistics call; a missing database or table is
+/// Hive's `Specified database/table does not exist : db.table`.
+pub(crate) fn resolve_stats_table(
+    reader: &dyn KvBackend,
+    catalog: &str,
+    database: &str,
+    name: &str,
+) -> Result<PartitionedTable> {
+    resolve_table(reader, catalog, database, name).map_err(|error| match error {
+        Error::NoSuchObject(_) => Error::NoSuchObject(format!(
+            "Specified database/table does not exist : {}.{}",
+            database.trim().to_lowercase(),
+            name.trim().to_lowercase()
+        )),
+        other => other,
+    })
+}
+
+/// A partition name with its keys lowercased (values kept), as Hive normalises names in
+/// statistics requests: `DS=A/Hr=1` → `ds=A/hr=1`.
+pub fn normalize_partition_name(name: &str) -> String {
+    let lower_key = |component: &str| match component.split_once('=') {
+        Some((key, value)) => format!("{}={value}", key.to_lowercase()),
+        None => component.to_string(),
+    };
+    name.split('/').map(lower_key).collect::<Vec<_>>().join("/")
+}
+
+/// Partition `name` of `table` for a statistics write: Hive's errors for names that are no
+/// partition name, and for unpartitioned tables.
+fn partition_to_write(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    name: &str,
+) -> Result<(Vec<String>, PartitionRecord)> {
+    if table.table.partition_keys.is_empty() {
+        return Err(Error::Refused(
+            "Invalid partition key & values; keys [], values []".to_string(),
+        ));
+    }
+    if crate::partition_name_to_spec(name).is_empty() {
+        return Err(Error::Refused(format!("Partition name is invalid. {name}")));
+    }
+    existing_partition(reader, table, name)?
+        .ok_or_else(|| Error::NoSuchObject(NO_SUCH_PARTITION.to_string()))
+}
+
 /// The table's data columns, lowercased (partition keys are not among them).
 pub(crate) fn data_columns(table: &Table) -> BTreeSet<String> {
     let columns = table.sd.iter().flat_map(|sd| sd.cols.iter());
@@ -52,7 +99,7 @@ pub(crate) fn existing_partition(
     table: &PartitionedTable,
     name: &str,
 ) -> Result<Option<(Vec<String>, PartitionRecord)>> {
-    let Some(values) = values_of_name(table, name) else {
+    let Some(values) = values_of_name(table, &normalize_partition_name(name)) else {
         return Ok(None);
     };
     let key = keys::partition_key(table.id, &values);
@@ -110,7 +157,10 @@ impl Store {
     ) -> Result<()> {
         self.write(|txn| {
             let PartitionedTable { id, mut table } =
-                resolve_table(txn.reader(), catalog, database, name)?;
+                resolve_stats_table(txn.reader(), catalog, database, name)?;
+            if stats.is_empty() {
+                return Ok(());
+            }
             let stats = merge_duplicate_columns(stats);
             check_table_columns(&table, stats.keys().map(String::as_str))?;
             let mut accuracy = StatsAccuracy::parse(
@@ -161,13 +211,11 @@ impl Store {
         options: &StatsWriteOptions,
     ) -> Result<()> {
         self.write(|txn| {
-            let table = resolve_table(txn.reader(), catalog, database, name)?;
+            let table = resolve_stats_table(txn.reader(), catalog, database, name)?;
             let mut requested: BTreeMap<Vec<String>, (PartitionRecord, Vec<ColumnStatistics>)> =
                 BTreeMap::new();
             for (partition_name, stats) in partitions {
-                let (values, record) =
-                    existing_partition(txn.reader(), &table, &partition_name)?
-                        .ok_or_else(|| Error::NoSuchObject(NO_SUCH_PARTITION.to_string()))?;
+                let (values, record) = partition_to_write(txn.reader(), &table, &partition_name)?;
                 requested
                     .entry(values)
                     .or_insert_with(|| (record, Vec::new()))
@@ -210,8 +258,9 @@ impl Store {
     }
 
     /// Deletes table-level statistics of `column` (every column when `None`) of table
-    /// `catalog.database.name` for `engine`; Hive's `delete_table_column_statistics`. Fails
-    /// when there are none to delete. Unmarks the columns in `COLUMN_STATS_ACCURATE`.
+    /// `catalog.database.name` for `engine`; Hive's `delete_table_column_statistics`. A named
+    /// column without statistics fails; `None` succeeds even when there are none. Unmarks the
+    /// columns in `COLUMN_STATS_ACCURATE` (Hive 4; Hive 2.3 leaves the parameter alone).
     pub fn delete_table_column_statistics(
         &self,
         catalog: &str,
@@ -222,12 +271,17 @@ impl Store {
     ) -> Result<()> {
         self.write(|txn| {
             let PartitionedTable { id, mut table } =
-                resolve_table(txn.reader(), catalog, database, name)?;
+                resolve_table(txn.reader(), catalog, database, name).map_err(
+                    |error| match error {
+                        Error::NoSuchObject(_) => Error::NoSuchObject(format!(
+                            "Table {}  for which stats deletion is requested doesn't exist",
+                            name.trim().to_lowercase()
+                        )),
+                        other => other,
+                    },
+                )?;
             let columns: Vec<String> = match column {
-                Some(column) => {
-                    check_table_columns(&table, [column])?;
-                    vec![column.to_string()]
-                }
+                Some(column) => vec![column.to_string()],
                 None => data_columns(&table).into_iter().collect(),
             };
             let mut deleted = Vec::new();
@@ -238,13 +292,14 @@ impl Store {
                     deleted.push(column);
                 }
             }
-            if deleted.is_empty() {
+            if let (Some(column), true) = (column, deleted.is_empty()) {
                 return Err(Error::NoSuchObject(format!(
-                    "Column stats doesn't exist for table={}.{} col={}",
-                    table.db_name,
-                    table.table_name,
-                    column.unwrap_or("*")
+                    "Column stats doesn't exist for db={} table={} col={column}",
+                    table.db_name, table.table_name
                 )));
+            }
+            if deleted.is_empty() {
+                return Ok(());
             }
             unmark_columns(&mut table.parameters, &deleted);
             txn.put_value(keys::table_key(id), &table)
@@ -252,8 +307,8 @@ impl Store {
     }
 
     /// Deletes the statistics of `column` (every column when `None`) of partition
-    /// `partition_name` for `engine`; Hive's `delete_partition_column_statistics`. Fails when
-    /// the partition does not exist or has no such statistics.
+    /// `partition_name` for `engine`; Hive's `delete_partition_column_statistics`. A missing
+    /// partition fails, and so does a named column without statistics.
     pub fn delete_partition_column_statistics(
         &self,
         catalog: &str,
@@ -264,11 +319,10 @@ impl Store {
         engine: &str,
     ) -> Result<()> {
         self.write(|txn| {
-            let table = resolve_table(txn.reader(), catalog, database, name)?;
+            let table = resolve_stats_table(txn.reader(), catalog, database, name)?;
             let missing_partition = || {
                 Error::NoSuchObject(format!(
-                    "Partition {partition_name} of {} does not exist",
-                    table.table.qualified_name()
+                    "Partition {partition_name} for which stats deletion is requested doesn't exist"
                 ))
             };
             let (values, mut record) = existing_partition(txn.reader(), &table, partition_name)?
@@ -288,12 +342,14 @@ impl Store {
                     }
                 }
             }
-            if deleted.is_empty() {
+            if let (Some(column), true) = (column, deleted.is_empty()) {
                 return Err(Error::NoSuchObject(format!(
-                    "Column stats doesn't exist for table={} partition={partition_name} col={}",
-                    table.table.qualified_name(),
-                    column.unwrap_or("*")
+                    "Column stats doesn't exist for db={} table={} partition={partition_name} col={column}",
+                    table.table.db_name, table.table.table_name
                 )));
+            }
+            if deleted.is_empty() {
+                return Ok(());
             }
             unmark_columns(&mut record.parameters, &deleted);
             txn.put_value(keys::partition_key(table.id, &values), &record)?;

@@ -5,6 +5,7 @@ pub mod catalogs;
 pub mod databases;
 pub mod partitions;
 pub mod session;
+pub mod stats;
 pub mod tables;
 
 use std::collections::BTreeMap;
