@@ -140,12 +140,12 @@ fn table_statistics_of_every_kind_round_trip() {
         .update_table_column_statistics("hive", "db", "t", written.clone(), &options(false))
         .unwrap();
     let read = store
-        .table_column_statistics("hive", "DB", "T", &names(&written), "hive")
+        .table_column_statistics("hive", "DB", "T", &names(&written), "hive", true)
         .unwrap();
     assert_eq!(read.stats, written);
     assert_eq!(read.last_analyzed, 1_700_000_000);
     let other_engine = store
-        .table_column_statistics("hive", "db", "t", &names(&written), "impala")
+        .table_column_statistics("hive", "db", "t", &names(&written), "impala", true)
         .unwrap();
     assert!(other_engine.stats.is_empty());
     let table = store.get_table("hive", "db", "t").unwrap();
@@ -185,7 +185,7 @@ fn partition_statistics_round_trip_and_are_all_or_nothing() {
         .unwrap();
     let columns = names(&writes[0].1);
     let read = store
-        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive")
+        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive", true)
         .unwrap();
     assert_eq!(read.len(), 300);
     for (partition, (name, stats)) in read.iter().zip(&writes) {
@@ -202,7 +202,7 @@ fn partition_statistics_round_trip_and_are_all_or_nothing() {
         .unwrap_err();
     assert!(matches!(error, Error::NoSuchObject(_)), "{error}");
     let again = store
-        .partition_column_statistics("hive", "db", "p", &partitions[..1], &columns, "hive")
+        .partition_column_statistics("hive", "db", "p", &partitions[..1], &columns, "hive", true)
         .unwrap();
     assert_eq!(again[0].stats, writes[0].1);
 }
@@ -240,6 +240,7 @@ fn statistics_follow_partitions_and_tables() {
             &["ds=renamed".to_string()],
             &columns,
             "hive",
+            true,
         )
         .unwrap();
     assert_eq!(read.len(), 1);
@@ -249,11 +250,15 @@ fn statistics_follow_partitions_and_tables() {
         .unwrap();
     add_partitions(&store, 2);
     let read = store
-        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive")
+        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive", true)
         .unwrap();
     assert_eq!(read.len(), 1, "only ds=0002 keeps statistics");
     assert_eq!(read[0].partition_name, "ds=0002");
-    // Alter dropping a column drops its statistics, table and partition level.
+    // Alter dropping a column drops its table-level statistics; partitions keep their own
+    // columns (no cascade), so theirs stay.
+    store
+        .update_table_column_statistics("hive", "db", "p", every_kind(1), &options(false))
+        .unwrap();
     let mut table = store.get_table("hive", "db", "p").unwrap();
     // (The last column: dropping one in the middle shifts types, which Hive refuses.)
     table
@@ -263,18 +268,33 @@ fn statistics_follow_partitions_and_tables() {
         .cols
         .retain(|column| column.name != "ts");
     store.alter_table("hive", "db", "p", table).unwrap();
+    let all = names(&every_kind(1));
+    let table_level = store
+        .table_column_statistics("hive", "db", "p", &all, "hive", true)
+        .unwrap();
+    assert!(!names(&table_level.stats).contains(&"ts".to_string()));
+    assert_eq!(table_level.stats.len(), 7);
+    let accuracy = StatsAccuracy::parse(
+        store
+            .get_table("hive", "db", "p")
+            .unwrap()
+            .parameters
+            .get(COLUMN_STATS_ACCURATE)
+            .map(String::as_str),
+    );
+    assert!(!accuracy.columns.contains("ts"));
     let read = store
         .partition_column_statistics(
             "hive",
             "db",
             "p",
             &["ds=0002".to_string()],
-            &names(&every_kind(1)),
+            &all,
             "hive",
+            true,
         )
         .unwrap();
-    assert!(!names(&read[0].stats).contains(&"ts".to_string()));
-    assert_eq!(read[0].stats.len(), 7);
+    assert_eq!(read[0].stats.len(), 8);
     // Drop table leaves no statistics key behind.
     store.drop_table("hive", "db", "p").unwrap();
     for keyspace in [
@@ -324,6 +344,7 @@ fn merge_keeps_accurate_columns_only() {
             &partitions,
             &["l".to_string(), "s".to_string()],
             "hive",
+            true,
         )
         .unwrap();
     let stats = &read[0].stats;
@@ -347,7 +368,7 @@ fn deletes_remove_statistics_and_fail_when_there_are_none() {
         .unwrap_err();
     assert!(matches!(error, Error::NoSuchObject(_)), "{error}");
     let left = store
-        .table_column_statistics("hive", "db", "t", &names(&every_kind(1)), "hive")
+        .table_column_statistics("hive", "db", "t", &names(&every_kind(1)), "hive", true)
         .unwrap();
     assert_eq!(left.stats.len(), 7);
     store

@@ -8,7 +8,7 @@ use super::chunk::{
     SKETCH_TAG_HISTOGRAM,
 };
 use super::slots::find_slot;
-use super::write::{check_table_columns, normalize_partition_name, resolve_stats_table};
+use super::write::{normalize_partition_name, resolve_stats_table};
 use super::ColumnStatistics;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
@@ -108,12 +108,14 @@ impl<'a> ChunkReader<'a> {
         Ok(self.chunks.get(&entry).and_then(Option::as_ref))
     }
 
-    /// The statistics of `column` at `slot`, sketches included, and when they were written.
+    /// The statistics of `column` at `slot` (sketches and histogram only `with_sketches`),
+    /// and when they were written.
     fn statistics(
         &mut self,
         column_index: usize,
         column: &str,
         slot: u32,
+        with_sketches: bool,
     ) -> Result<Option<(ColumnStatistics, i64)>> {
         let (chunk, offset) = chunk_of(slot);
         let (table, engine, reader) = (self.table, self.engine, self.reader);
@@ -128,10 +130,10 @@ impl<'a> ChunkReader<'a> {
             let key = keys::stats_sketch_key(table, column, engine, slot, tag);
             Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
         };
-        if slot_view.flags() & HAS_BIT_VECTORS != 0 {
+        if with_sketches && slot_view.flags() & HAS_BIT_VECTORS != 0 {
             stats.bit_vectors = sketch(SKETCH_TAG_BIT_VECTORS)?;
         }
-        if slot_view.flags() & HAS_HISTOGRAM != 0 {
+        if with_sketches && slot_view.flags() & HAS_HISTOGRAM != 0 {
             stats.histogram = sketch(SKETCH_TAG_HISTOGRAM)?;
         }
         Ok(Some((stats, slot_view.last_analyzed())))
@@ -140,7 +142,9 @@ impl<'a> ChunkReader<'a> {
 
 impl Store {
     /// The table-level statistics of `columns` of table `catalog.database.name` for `engine`;
-    /// columns without statistics are left out, columns the table lacks refused (as Hive).
+    /// columns without statistics (or that the table lacks) are left out, as Hive's direct-SQL
+    /// read does. Sketches and histograms come back only `with_sketches` (Hive returns them
+    /// only with `metastore.stats.fetch.bitvector` / `.kll`, off by default).
     pub fn table_column_statistics(
         &self,
         catalog: &str,
@@ -148,10 +152,10 @@ impl Store {
         name: &str,
         columns: &[String],
         engine: &str,
+        with_sketches: bool,
     ) -> Result<TableStatistics> {
         let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
-        check_table_columns(&table.table, columns.iter().map(String::as_str))?;
         let mut result = TableStatistics {
             stats: Vec::new(),
             last_analyzed: 0,
@@ -165,8 +169,10 @@ impl Store {
             let Some(mut stats) = record.row.get(0, &column) else {
                 continue;
             };
-            stats.bit_vectors = record.bit_vectors;
-            stats.histogram = record.histogram;
+            if with_sketches {
+                stats.bit_vectors = record.bit_vectors;
+                stats.histogram = record.histogram;
+            }
             result.last_analyzed = result.last_analyzed.max(record.row.last_analyzed[0]);
             result.stats.push(stats);
         }
@@ -175,7 +181,8 @@ impl Store {
 
     /// The statistics of `columns` of partitions `partition_names` of table
     /// `catalog.database.name` for `engine`, in request order; partitions without any (or
-    /// that do not exist) are left out.
+    /// that do not exist) are left out. Sketches as in [`Store::table_column_statistics`].
+    #[allow(clippy::too_many_arguments)]
     pub fn partition_column_statistics(
         &self,
         catalog: &str,
@@ -184,6 +191,7 @@ impl Store {
         partition_names: &[String],
         columns: &[String],
         engine: &str,
+        with_sketches: bool,
     ) -> Result<Vec<PartitionStatistics>> {
         let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
@@ -203,7 +211,9 @@ impl Store {
                 last_analyzed: 0,
             };
             for (column_index, column) in columns.iter().enumerate() {
-                if let Some((stats, analyzed)) = chunks.statistics(column_index, column, slot)? {
+                if let Some((stats, analyzed)) =
+                    chunks.statistics(column_index, column, slot, with_sketches)?
+                {
                     partition.last_analyzed = partition.last_analyzed.max(analyzed);
                     partition.stats.push(stats);
                 }

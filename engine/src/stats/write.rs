@@ -514,19 +514,25 @@ pub(crate) fn forget_table(txn: &mut WriteTxn<'_>, table: TableId) -> Result<()>
     Ok(())
 }
 
-/// Stages the removal of the statistics of `columns` of table `table` (every engine, table
-/// and partition level): the column was dropped or its type changed.
+/// Stages the removal of the statistics of `columns` of table `table`, every engine: the
+/// table-level ones, and the partitions' too when `partition_level`.
 pub(crate) fn forget_columns(
     txn: &mut WriteTxn<'_>,
     table: TableId,
     columns: &[String],
+    partition_level: bool,
 ) -> Result<()> {
-    for column in columns {
-        for keyspace in [
+    let keyspaces: &[u8] = if partition_level {
+        &[
             keys::KEYSPACE_STATS_CHUNK,
             keys::KEYSPACE_STATS_SKETCH,
             keys::KEYSPACE_TABLE_STATS,
-        ] {
+        ]
+    } else {
+        &[keys::KEYSPACE_TABLE_STATS]
+    };
+    for column in columns {
+        for &keyspace in keyspaces {
             let prefix = keys::stats_column_prefix(keyspace, table, column);
             txn.delete_range(KeyRange::prefix(&prefix))?;
         }
@@ -534,9 +540,10 @@ pub(crate) fn forget_columns(
     Ok(())
 }
 
-/// Stages the removal of the statistics of the columns `alter_table` drops or retypes (names
-/// compared lowercased, types ignoring case), and unmarks them in `new`'s
-/// `COLUMN_STATS_ACCURATE`.
+/// Stages the removal of the table-level statistics of the columns `alter_table` drops or
+/// retypes (names compared lowercased, types ignoring case), and unmarks them in `new`'s
+/// `COLUMN_STATS_ACCURATE`. Partition-level statistics stay, as in Hive: each partition keeps
+/// its own columns unless the alter cascades (which partitions do not take yet).
 pub(crate) fn forget_altered_columns(
     txn: &mut WriteTxn<'_>,
     table: TableId,
@@ -558,7 +565,7 @@ pub(crate) fn forget_altered_columns(
     if gone.is_empty() {
         return Ok(());
     }
-    forget_columns(txn, table, &gone)?;
+    forget_columns(txn, table, &gone, false)?;
     unmark_columns(&mut new.parameters, &gone);
     Ok(())
 }

@@ -25,6 +25,10 @@ use crate::convert_stats::{column_stats_from_idl, column_stats_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
+/// Whether reads return `bitVectors` and histograms: Hive's `metastore.stats.fetch.bitvector`
+/// and `metastore.stats.fetch.kll`, both off by default, so Hive's answers carry neither.
+const FETCH_SKETCHES: bool = false;
+
 /// The exceptions the statistics calls declare, by family.
 mod throws {
     use crate::errors::Declared::{self, *};
@@ -289,6 +293,7 @@ pub fn get_table_column(
             &target.table,
             std::slice::from_ref(&column),
             DEFAULT_STATS_ENGINE,
+            FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET_ONE))?;
     if found.stats.is_empty() {
@@ -324,6 +329,7 @@ pub fn get_partition_column(
             std::slice::from_ref(&partition_name),
             std::slice::from_ref(&column),
             DEFAULT_STATS_ENGINE,
+            FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET_ONE))?;
     let Some(partition) = found.into_iter().next() else {
@@ -363,6 +369,7 @@ pub fn get_table_req(
             &target.table,
             &request.col_names,
             &engine,
+            FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
     Ok(TableStatsResult {
@@ -387,6 +394,7 @@ pub fn get_partitions_req(
             &request.part_names,
             &request.col_names,
             &engine,
+            FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
     let mut part_stats = BTreeMap::new();
