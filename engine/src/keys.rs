@@ -370,6 +370,22 @@ pub fn stats_slot_key<V: AsRef<str>>(table: TableId, values: &[V]) -> Vec<u8> {
     key
 }
 
+/// The partition values in a statistics slot key.
+pub fn decode_stats_slot_key(key: &[u8]) -> Result<Vec<String>> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_STATS_SLOT)?;
+        let (_, mut rest) = take_id(rest)?;
+        let mut values = Vec::new();
+        while !rest.is_empty() {
+            let (value, tail) = take_name(rest)?;
+            values.push(value);
+            rest = tail;
+        }
+        Ok(values)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x08 + table id + 0x00 0x00`: the table's next statistics slot. It sorts
 /// before every slot key of the table (see [`PARTITION_DESCRIPTOR_MARK`]).
 pub fn stats_slot_counter_key(table: TableId) -> Vec<u8> {
@@ -553,6 +569,7 @@ mod tests {
             let _ = decode_database_name_key(&bytes);
             let _ = decode_catalog_key(&bytes);
             let _ = decode_stats_column_key(&bytes);
+            let _ = decode_stats_slot_key(&bytes);
         }
     }
 

@@ -17,9 +17,9 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::{chunk_of, SlotView};
+use super::chunk::SlotView;
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
-use super::read::{normalize_columns, resolve_slots, ChunkReader};
+use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
 use crate::error::Result;
@@ -300,16 +300,16 @@ impl Store {
             return Ok(result);
         }
         let slots = resolve_slots(self.reader(), &table, partition_names)?;
+        let Some(range) = chunk_range(&slots) else {
+            return Ok(result);
+        };
         let mut columns_found = vec![0usize; partition_names.len()];
-        let mut chunks = ChunkReader::new(self.reader(), table.id, engine);
-        for (column_index, column) in columns.iter().enumerate() {
+        for column in &columns {
+            let loaded = ColumnChunks::load(self.reader(), table.id, column, engine, range)?;
+            let chunks = loaded.archived()?;
             let mut accumulator: Option<Accumulator> = None;
             for (index, slot) in &slots {
-                let (chunk, offset) = chunk_of(*slot);
-                let Some(view) = chunks.chunk(column_index, column, chunk)? else {
-                    continue;
-                };
-                let Some(slot_view) = view.archived()?.slot(offset) else {
+                let Some(slot_view) = chunks.slot(*slot) else {
                     continue;
                 };
                 let accumulator = accumulator.get_or_insert_with(|| Accumulator::new(&slot_view));

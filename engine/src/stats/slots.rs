@@ -11,7 +11,7 @@ use crate::store::WriteTxn;
 /// The length of a stored slot or counter: a u32, big-endian.
 const SLOT_VALUE_LEN: usize = 4;
 
-fn decode_slot(key: &[u8], value: &[u8]) -> Result<u32> {
+pub(crate) fn decode_slot(key: &[u8], value: &[u8]) -> Result<u32> {
     let bytes: [u8; SLOT_VALUE_LEN] = value.try_into().map_err(|_| {
         Error::corruption(
             key,
@@ -34,6 +34,15 @@ pub(crate) fn find_slot(
     match reader.get(&key)? {
         Some(stored) => Ok(Some(decode_slot(&key, &stored)?)),
         None => Ok(None),
+    }
+}
+
+/// How many slots `table` has handed out (dropped partitions' included).
+pub(crate) fn slot_count(reader: &dyn KvBackend, table: TableId) -> Result<u32> {
+    let key = keys::stats_slot_counter_key(table);
+    match reader.get(&key)? {
+        Some(stored) => decode_slot(&key, &stored),
+        None => Ok(0),
     }
 }
 

@@ -170,7 +170,8 @@ impl Store {
                     .map(String::as_str),
             );
             let mut stored = BTreeMap::new();
-            for column in stats.keys() {
+            // Stored statistics matter only to a merge.
+            for column in stats.keys().filter(|_| options.merge) {
                 let key = keys::table_stats_key(id, column, &options.engine);
                 if let Some(view) = txn.view::<TableStatsRecord>(&key)? {
                     stored.insert(column.clone(), view.to_owned()?);
@@ -234,7 +235,7 @@ impl Store {
                         .map(String::as_str),
                 );
                 let mut stored = BTreeMap::new();
-                for column in stats.keys() {
+                for column in stats.keys().filter(|_| options.merge) {
                     if let Some(old) = writer.stored(txn, column, slot)? {
                         stored.insert(column.clone(), old);
                     }
