@@ -23,6 +23,7 @@ use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
 use crate::error::Result;
+use crate::partition::PartitionedTable;
 use crate::store::Store;
 
 /// Statistics aggregated over partitions.
@@ -292,19 +293,37 @@ impl Store {
     ) -> Result<AggregateStatistics> {
         let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
+        if columns.is_empty() || partition_names.is_empty() {
+            return Ok(AggregateStatistics {
+                stats: Vec::new(),
+                partitions_found: 0,
+            });
+        }
+        // Every statistics write of partitions rewrites their records too, so a read that
+        // sees partition batches whole sees statistics batches whole.
+        self.read_partitions_consistently(table.id, || {
+            self.fold_partitions(&table, partition_names, &columns, engine)
+        })
+    }
+
+    /// [`Store::aggregate_column_statistics`] once `columns` are normalised and not empty.
+    fn fold_partitions(
+        &self,
+        table: &PartitionedTable,
+        partition_names: &[String],
+        columns: &[String],
+        engine: &str,
+    ) -> Result<AggregateStatistics> {
         let mut result = AggregateStatistics {
             stats: Vec::new(),
             partitions_found: 0,
         };
-        if columns.is_empty() || partition_names.is_empty() {
-            return Ok(result);
-        }
-        let slots = resolve_slots(self.reader(), &table, partition_names)?;
+        let slots = resolve_slots(self.reader(), table, partition_names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };
         let mut columns_found = vec![0usize; partition_names.len()];
-        for column in &columns {
+        for column in columns {
             let loaded = ColumnChunks::load(self.reader(), table.id, column, engine, range)?;
             let chunks = loaded.archived()?;
             let mut accumulator: Option<Accumulator> = None;

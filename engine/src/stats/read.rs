@@ -298,7 +298,23 @@ impl Store {
             .map(|name| normalize_partition_name(name))
             .filter(|name| seen.insert(name.clone()))
             .collect();
-        let slots = resolve_slots(self.reader(), &table, &names)?;
+        // Every statistics write of partitions rewrites their records too, so a read that
+        // sees partition batches whole sees statistics batches whole.
+        self.read_partitions_consistently(table.id, || {
+            self.read_partitions(&table, &names, &columns, engine, with_sketches)
+        })
+    }
+
+    /// [`Store::partition_column_statistics`] once names and columns are normalised.
+    fn read_partitions(
+        &self,
+        table: &PartitionedTable,
+        names: &[String],
+        columns: &[String],
+        engine: &str,
+        with_sketches: bool,
+    ) -> Result<Vec<PartitionStatistics>> {
+        let slots = resolve_slots(self.reader(), table, names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(Vec::new());
         };
