@@ -36,6 +36,20 @@ pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
 /// as given, as Hive keeps them: they outlive a dropped table.
 pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
 
+// Column statistics (`crate::stats`): keyspaces 0x08 to 0x0B.
+/// Partition statistics slots: `0x08 + table id + component(value)…` → slot
+/// (u32, big-endian); `0x08 + table id + 0x00 0x00` → the next slot to hand out.
+pub const KEYSPACE_STATS_SLOT: u8 = 0x08;
+/// Partition statistics, columnar: `0x09 + table id + component(column) +
+/// component(engine) + chunk (u32, big-endian)` → statistics chunk value.
+pub const KEYSPACE_STATS_CHUNK: u8 = 0x09;
+/// Sketches apart from the arrays: `0x0A + table id + component(column) +
+/// component(engine) + slot (u32, big-endian) + tag` → raw bytes.
+pub const KEYSPACE_STATS_SKETCH: u8 = 0x0A;
+/// Table-level statistics: `0x0B + table id + component(column) +
+/// component(engine)` → table column statistics value.
+pub const KEYSPACE_TABLE_STATS: u8 = 0x0B;
+
 /// The byte that starts an escape or a terminator inside a component.
 pub const COMPONENT_ESCAPE: u8 = 0x00;
 /// After [`COMPONENT_ESCAPE`]: the component holds a literal `0x00`.
@@ -68,6 +82,11 @@ const _: () =
 const _: () =
     assert!(KEYSPACE_DATABASE_NAME < KEYSPACE_DATABASE && KEYSPACE_DATABASE < KEYSPACE_TABLE_NAME);
 const _: () = assert!(KEYSPACE_TABLE_NAME < KEYSPACE_TABLE && KEYSPACE_TABLE < KEYSPACE_PARTITION);
+const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_STATS_SLOT);
+const _: () = assert!(
+    KEYSPACE_STATS_SLOT < KEYSPACE_STATS_CHUNK && KEYSPACE_STATS_CHUNK < KEYSPACE_STATS_SKETCH
+);
+const _: () = assert!(KEYSPACE_STATS_SKETCH < KEYSPACE_TABLE_STATS && KEYSPACE_TABLE_STATS < 0x10);
 
 /// The surrogate id of a database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -374,6 +393,115 @@ pub fn decode_pending_removal_key(key: &[u8]) -> Result<TableId> {
     decode().map(TableId).map_err(|error| error.at(key))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Column statistics keys (keyspaces 0x08 to 0x0B, see `crate::stats`).
+
+/// `0x08 + table id`, `0x09 + table id`, ...: the prefix of one statistics
+/// keyspace for one table.
+pub fn stats_table_prefix(keyspace: u8, table: TableId) -> Vec<u8> {
+    assert!((KEYSPACE_STATS_SLOT..=KEYSPACE_TABLE_STATS).contains(&keyspace));
+    id_key(keyspace, table.0)
+}
+
+/// `0x08 + table id + component(value)…`: a partition's statistics slot.
+pub fn stats_slot_key<V: AsRef<str>>(table: TableId, values: &[V]) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_STATS_SLOT, table.0);
+    for value in values {
+        push_component(&mut key, value.as_ref().as_bytes());
+    }
+    key
+}
+
+/// The partition values in a statistics slot key.
+pub fn decode_stats_slot_key(key: &[u8]) -> Result<Vec<String>> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_STATS_SLOT)?;
+        let (_, mut rest) = take_id(rest)?;
+        let mut values = Vec::new();
+        while !rest.is_empty() {
+            let (value, tail) = take_name(rest)?;
+            values.push(value);
+            rest = tail;
+        }
+        Ok(values)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x08 + table id + 0x00 0x00`: the table's next statistics slot. It sorts
+/// before every slot key of the table (see [`PARTITION_DESCRIPTOR_MARK`]).
+pub fn stats_slot_counter_key(table: TableId) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_STATS_SLOT, table.0);
+    key.extend_from_slice(&PARTITION_DESCRIPTOR_MARK);
+    key
+}
+
+/// `keyspace + table id + component(column)`: every statistics entry of one
+/// column (all engines), in keyspaces 0x09 to 0x0B.
+pub fn stats_column_prefix(keyspace: u8, table: TableId, column: &str) -> Vec<u8> {
+    let mut key = stats_table_prefix(keyspace, table);
+    push_component(&mut key, column.as_bytes());
+    key
+}
+
+/// `keyspace + table id + component(column) + component(engine)`.
+pub fn stats_column_engine_prefix(
+    keyspace: u8,
+    table: TableId,
+    column: &str,
+    engine: &str,
+) -> Vec<u8> {
+    let mut key = stats_column_prefix(keyspace, table, column);
+    push_component(&mut key, engine.as_bytes());
+    key
+}
+
+/// `0x09 + table id + component(column) + component(engine) + chunk`.
+pub fn stats_chunk_key(table: TableId, column: &str, engine: &str, chunk: u32) -> Vec<u8> {
+    let mut key = stats_column_engine_prefix(KEYSPACE_STATS_CHUNK, table, column, engine);
+    key.extend_from_slice(&chunk.to_be_bytes());
+    key
+}
+
+/// `0x0A + table id + component(column) + component(engine) + slot + tag`.
+pub fn stats_sketch_key(table: TableId, column: &str, engine: &str, slot: u32, tag: u8) -> Vec<u8> {
+    let mut key = stats_column_engine_prefix(KEYSPACE_STATS_SKETCH, table, column, engine);
+    key.extend_from_slice(&slot.to_be_bytes());
+    key.push(tag);
+    key
+}
+
+/// `0x0B + table id + component(column) + component(engine)`.
+pub fn table_stats_key(table: TableId, column: &str, engine: &str) -> Vec<u8> {
+    stats_column_engine_prefix(KEYSPACE_TABLE_STATS, table, column, engine)
+}
+
+/// The column, engine and trailing bytes (chunk, slot + tag, or nothing) of
+/// a key in keyspaces 0x09 to 0x0B.
+pub fn decode_stats_column_key(key: &[u8]) -> Result<(TableId, String, String, &[u8])> {
+    let decode = || {
+        let rest = match key.split_first() {
+            Some((first, rest))
+                if (KEYSPACE_STATS_CHUNK..=KEYSPACE_TABLE_STATS).contains(first) =>
+            {
+                rest
+            }
+            Some((first, _)) => {
+                return Err(KeyError::WrongKeyspace {
+                    expected: KEYSPACE_STATS_CHUNK,
+                    found: *first,
+                })
+            }
+            None => return Err(KeyError::Empty),
+        };
+        let (table, rest) = take_id(rest)?;
+        let (column, rest) = take_name(rest)?;
+        let (engine, rest) = take_name(rest)?;
+        Ok((TableId(table), column, engine, rest))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 fn id_key(keyspace: u8, id: u64) -> Vec<u8> {
     let mut key = Vec::with_capacity(ID_KEY_LEN);
     key.push(keyspace);
@@ -630,6 +758,8 @@ mod tests {
             let _ = decode_table_name_key(&bytes);
             let _ = decode_database_name_key(&bytes);
             let _ = decode_catalog_key(&bytes);
+            let _ = decode_stats_column_key(&bytes);
+            let _ = decode_stats_slot_key(&bytes);
         }
     }
 

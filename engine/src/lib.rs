@@ -66,6 +66,7 @@ mod partition_write;
 mod pattern;
 mod principal;
 mod removal;
+pub mod stats;
 mod store;
 mod table;
 mod table_alter;
@@ -108,6 +109,11 @@ pub use partition_write::{
 };
 pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
+pub use stats::{
+    engine_or_default, normalize_partition_name, AggregateStatistics, ColumnStatistics,
+    PartitionStatistics, StatsAccuracy, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions,
+    TableStatistics, COLUMN_STATS_ACCURATE, DEFAULT_STATS_ENGINE,
+};
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{
     CreationMetadata, DropTableOptions, DroppedTable, FieldSchema, FileMetadata, Order, SerDeInfo,

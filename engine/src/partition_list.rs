@@ -389,7 +389,10 @@ impl Store {
 
 /// The values of `partition_name` if it names a partition of `table` as
 /// Hive writes names: the table's keys, in order, values escaped.
-fn values_of_name(table: &PartitionedTable, partition_name: &str) -> Option<Vec<String>> {
+pub(crate) fn values_of_name(
+    table: &PartitionedTable,
+    partition_name: &str,
+) -> Option<Vec<String>> {
     let spec = partition_name_to_spec(partition_name);
     let key_names = table.key_names();
     let same_keys = spec.len() == key_names.len()

@@ -336,6 +336,7 @@ impl Store {
             }
         }
         txn.delete(keys::partition_key(table.id, &old_values));
+        crate::stats::move_partition_slot(txn, table.id, &old_values, &partition.values)?;
         let mut interner = DescriptorInterner::new(table.id);
         let record = to_record(txn, &mut interner, &partition)?;
         txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
@@ -415,6 +416,11 @@ impl Store {
                 }
                 txn.delete(keys::partition_key(table.id, &values));
             }
+            let dropped_values: Vec<Vec<String>> = dropped
+                .iter()
+                .map(|partition| partition.values.clone())
+                .collect();
+            crate::stats::forget_partitions(txn, table.id, &dropped_values)?;
             Ok((table, dropped))
         })?;
         let mut warehouse = WarehouseReport::default();

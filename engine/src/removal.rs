@@ -1,4 +1,4 @@
-//! Deleting a dropped table's partitions in bounded batches.
+//! Deleting a dropped table's partitions (and their statistics) in bounded batches.
 //!
 //! A drop commits one small batch: the table's name and value go, and a pending-removal marker
 //! for its id comes. From then on no lookup reaches its partitions (ids are never reused), so
@@ -59,8 +59,27 @@ impl Store {
         Ok(deleted)
     }
 
+    /// Deletes a dropped table's partitions and their statistics, the marker last.
     fn remove_partitions_of_dropped(&self, table: TableId) -> Result<u64> {
+        let stats = [
+            keys::KEYSPACE_STATS_SLOT,
+            keys::KEYSPACE_STATS_CHUNK,
+            keys::KEYSPACE_STATS_SKETCH,
+            keys::KEYSPACE_TABLE_STATS,
+        ]
+        .map(|keyspace| keys::stats_table_prefix(keyspace, table));
+        let mut deleted = 0;
+        for prefix in stats {
+            deleted += self.remove_range(table, KeyRange::prefix(&prefix), false)?;
+        }
         let partitions = KeyRange::prefix(&keys::partition_prefix(table));
+        deleted += self.remove_range(table, partitions, true)?;
+        Ok(deleted)
+    }
+
+    /// Deletes `range` batch by batch; with `last`, the table's marker goes with the final batch.
+    fn remove_range(&self, table: TableId, range: KeyRange, last: bool) -> Result<u64> {
+        let partitions = range;
         let mut deleted = 0;
         loop {
             let batch = self.write(|txn| {
@@ -72,7 +91,7 @@ impl Store {
                 for key in &keys {
                     txn.delete(key.to_vec());
                 }
-                if keys.len() < REMOVAL_BATCH_KEY_COUNT {
+                if last && keys.len() < REMOVAL_BATCH_KEY_COUNT {
                     txn.delete(keys::pending_removal_key(table));
                 }
                 Ok(keys.len())

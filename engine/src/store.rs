@@ -352,6 +352,19 @@ impl WriteTxn<'_> {
     pub(crate) fn delete(&mut self, key: Vec<u8>) {
         self.batch.delete(key);
     }
+
+    /// Stages the removal of every key in `range`; for ranges of bounded size (a dropped
+    /// table's partitions go through `removal.rs` instead).
+    pub(crate) fn delete_range(&mut self, range: KeyRange) -> Result<()> {
+        let keys: Vec<KvBytes> = self
+            .scan(range)
+            .map(|entry| entry.map(|(key, _)| key))
+            .collect::<Result<_>>()?;
+        for key in keys {
+            self.batch.delete(key.to_vec());
+        }
+        Ok(())
+    }
 }
 
 fn read_view<T: StoredValue>(backend: &dyn KvBackend, key: &[u8]) -> Result<Option<ValueView<T>>> {

@@ -154,6 +154,7 @@ impl Store {
             let new_key = keys::table_name_key(new_database, &table.table_name);
             txn.put_raw(new_key, id.0.to_be_bytes().to_vec());
         }
+        crate::stats::forget_altered_columns(txn, id, &old, &mut table)?;
         table.id = old.id;
         table.create_time = old.create_time;
         let now = now_seconds().to_string();

@@ -61,6 +61,10 @@ pub enum ValueKind {
     Partition = 4,
     /// A [`crate::StorageDescriptor`] shared by partitions of a table.
     PartitionDescriptor = 5,
+    /// A chunk of a column's partition statistics (`crate::stats`).
+    StatsChunk = 6,
+    /// A column's table-level statistics (`crate::stats`).
+    TableStats = 7,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

@@ -28,6 +28,7 @@
 pub mod calls;
 pub mod config;
 pub mod convert;
+pub mod convert_stats;
 pub mod counters;
 pub mod detect;
 mod direct;

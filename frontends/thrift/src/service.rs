@@ -13,7 +13,8 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, databases, locks, partition_specs, partitions, session, tables, txns,
+    catalogs, compactions, databases, locks, partition_specs, partitions, session, stats, tables,
+    txns,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -64,6 +65,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "create_table",
     "create_table_req",
     "create_table_with_environment_context",
+    "delete_partition_column_statistics",
+    "delete_table_column_statistics",
     "drop_catalog",
     "drop_database",
     "drop_database_req",
@@ -87,6 +90,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "getStatus",
     "getStatusDetails",
     "getVersion",
+    "get_aggr_stats_for",
     "get_all_databases",
     "get_all_functions",
     "get_all_tables",
@@ -107,6 +111,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_part_specs_by_filter",
     "get_partition",
     "get_partition_by_name",
+    "get_partition_column_statistics",
     "get_partition_names",
     "get_partition_names_ps",
     "get_partition_names_ps_req",
@@ -124,17 +129,20 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_partitions_ps_with_auth_req",
     "get_partitions_pspec",
     "get_partitions_req",
+    "get_partitions_statistics_req",
     "get_partitions_with_auth",
     "get_partitions_with_specs",
     "get_schema",
     "get_schema_req",
     "get_schema_with_environment_context",
     "get_table",
+    "get_table_column_statistics",
     "get_table_meta",
     "get_table_names_by_filter",
     "get_table_objects_by_name",
     "get_table_objects_by_name_req",
     "get_table_req",
+    "get_table_statistics_req",
     "get_tables",
     "get_tables_by_type",
     "get_tables_ext",
@@ -153,6 +161,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "rename_partition_req",
     "seed_txn_id",
     "setOption",
+    "set_aggr_stats_for",
     "set_ugi",
     "show_compact",
     "show_locks",
@@ -160,6 +169,10 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "truncate_table",
     "truncate_table_req",
     "unlock",
+    "update_partition_column_statistics",
+    "update_partition_column_statistics_req",
+    "update_table_column_statistics",
+    "update_table_column_statistics_req",
 ];
 
 /// Whether hivestore implements the method with this wire name.
@@ -1169,6 +1182,101 @@ impl Handler for Session {
         rqst: idl::ShowCompactRequest,
     ) -> thrift::Result<idl::ShowCompactResponse> {
         compactions::show(self, rqst)
+    }
+
+    // Column statistics (calls/stats.rs).
+
+    fn update_table_column_statistics(
+        &self,
+        stats_obj: idl::ColumnStatistics,
+    ) -> thrift::Result<bool> {
+        stats::update_table(self, stats_obj)
+    }
+
+    fn update_partition_column_statistics(
+        &self,
+        stats_obj: idl::ColumnStatistics,
+    ) -> thrift::Result<bool> {
+        stats::update_partition(self, stats_obj)
+    }
+
+    fn update_table_column_statistics_req(
+        &self,
+        req: idl::SetPartitionsStatsRequest,
+    ) -> thrift::Result<idl::SetPartitionsStatsResponse> {
+        stats::update_table_req(self, req)
+    }
+
+    fn update_partition_column_statistics_req(
+        &self,
+        req: idl::SetPartitionsStatsRequest,
+    ) -> thrift::Result<idl::SetPartitionsStatsResponse> {
+        stats::update_partition_req(self, req)
+    }
+
+    fn set_aggr_stats_for(&self, request: idl::SetPartitionsStatsRequest) -> thrift::Result<bool> {
+        stats::set_aggr(self, request)
+    }
+
+    fn get_table_column_statistics(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        col_name: String,
+    ) -> thrift::Result<idl::ColumnStatistics> {
+        stats::get_table_column(self, db_name, tbl_name, col_name)
+    }
+
+    fn get_partition_column_statistics(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+        col_name: String,
+    ) -> thrift::Result<idl::ColumnStatistics> {
+        stats::get_partition_column(self, db_name, tbl_name, part_name, col_name)
+    }
+
+    fn get_table_statistics_req(
+        &self,
+        request: idl::TableStatsRequest,
+    ) -> thrift::Result<idl::TableStatsResult> {
+        stats::get_table_req(self, request)
+    }
+
+    fn get_partitions_statistics_req(
+        &self,
+        request: idl::PartitionsStatsRequest,
+    ) -> thrift::Result<idl::PartitionsStatsResult> {
+        stats::get_partitions_req(self, request)
+    }
+
+    fn get_aggr_stats_for(
+        &self,
+        request: idl::PartitionsStatsRequest,
+    ) -> thrift::Result<idl::AggrStats> {
+        stats::get_aggr(self, request)
+    }
+
+    fn delete_table_column_statistics(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        col_name: String,
+        engine: String,
+    ) -> thrift::Result<bool> {
+        stats::delete_table(self, db_name, tbl_name, col_name, engine)
+    }
+
+    fn delete_partition_column_statistics(
+        &self,
+        db_name: String,
+        tbl_name: String,
+        part_name: String,
+        col_name: String,
+        engine: String,
+    ) -> thrift::Result<bool> {
+        stats::delete_partition(self, db_name, tbl_name, part_name, col_name, engine)
     }
 }
 

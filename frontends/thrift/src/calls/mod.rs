@@ -8,6 +8,7 @@ pub mod locks;
 pub mod partition_specs;
 pub mod partitions;
 pub mod session;
+pub mod stats;
 pub mod tables;
 pub mod txns;
 

@@ -1,0 +1,380 @@
+//! `get_aggr_stats_for`: one column's statistics over many partitions, folded as Hive's
+//! metastore does by default (its SQL path, `metastore.stats.ndv.tuner` 0, no density
+//! function, sketches not fetched):
+//!
+//! - when every requested partition has statistics for the column, or fewer than two do:
+//!   least low, greatest high, summed nulls, trues and falses, greatest maximum length,
+//!   greatest *average* length (Hive takes the maximum, not a weighted mean), greatest NDV,
+//!   for integral kinds at most `high - low + 1`;
+//! - otherwise Hive's linear extrapolation over the partitions' positions in the request:
+//!   sums scaled by `requested / found` (integer division first, as Hive), lows, highs, NDV
+//!   and lengths extended linearly from the partitions holding the least and greatest value
+//!   to the borders of the request.
+//!
+//! The fold reads each partition's numbers in place from the column's chunks: nothing is
+//! decoded per partition. When several partitions share the least (greatest) value, the
+//! first in request order is taken as holding it.
+
+use std::cmp::Ordering;
+
+use super::chunk::SlotView;
+use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
+use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
+use super::write::resolve_stats_table;
+use super::{ColumnStatistics, StatsKind, StatsValue};
+use crate::error::Result;
+use crate::partition::PartitionedTable;
+use crate::store::Store;
+
+/// Statistics aggregated over partitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateStatistics {
+    /// One entry per requested column with statistics in at least one requested partition.
+    pub stats: Vec<ColumnStatistics>,
+    /// How many requested partitions have statistics for every requested column.
+    pub partitions_found: i64,
+}
+
+/// The least and greatest value of one statistic, and where in the request they are.
+#[derive(Debug, Clone)]
+struct Extremes<T> {
+    min: T,
+    min_index: usize,
+    max: T,
+    max_index: usize,
+}
+
+impl<T: Clone> Extremes<T> {
+    fn new(value: T, index: usize) -> Self {
+        Extremes {
+            min: value.clone(),
+            min_index: index,
+            max: value,
+            max_index: index,
+        }
+    }
+
+    fn add(&mut self, value: T, index: usize, compare: impl Fn(&T, &T) -> Ordering) {
+        if compare(&value, &self.min) == Ordering::Less {
+            self.min = value.clone();
+            self.min_index = index;
+        }
+        if compare(&value, &self.max) == Ordering::Greater {
+            self.max = value;
+            self.max_index = index;
+        }
+    }
+}
+
+fn add_extreme<T: Clone>(
+    slot: &mut Option<Extremes<T>>,
+    value: T,
+    index: usize,
+    compare: impl Fn(&T, &T) -> Ordering,
+) {
+    match slot {
+        Some(extremes) => extremes.add(value, index, compare),
+        None => *slot = Some(Extremes::new(value, index)),
+    }
+}
+
+fn integer_order(left: &i64, right: &i64) -> Ordering {
+    left.cmp(right)
+}
+
+fn double_order(left: &f64, right: &f64) -> Ordering {
+    left.total_cmp(right)
+}
+
+/// One column's fold over the requested partitions.
+struct Accumulator {
+    kind: StatsKind,
+    column_type: String,
+    count: i64,
+    nulls_sum: i64,
+    trues_sum: i64,
+    falses_sum: i64,
+    distinct: Option<Extremes<i64>>,
+    max_length: Option<Extremes<i64>>,
+    avg_length: Option<Extremes<f64>>,
+    low: Option<Extremes<StatsValue>>,
+    high: Option<Extremes<StatsValue>>,
+}
+
+impl Accumulator {
+    fn new(slot: &SlotView<'_>) -> Self {
+        Accumulator {
+            kind: slot.kind,
+            column_type: slot.chunk.column_types[slot.offset].as_str().to_string(),
+            count: 0,
+            nulls_sum: 0,
+            trues_sum: 0,
+            falses_sum: 0,
+            distinct: None,
+            max_length: None,
+            avg_length: None,
+            low: None,
+            high: None,
+        }
+    }
+
+    /// Adds the partition at request position `index`. Statistics of another kind than the
+    /// first seen (the column was written with two types) are not counted.
+    fn add(&mut self, slot: &SlotView<'_>, index: usize) -> bool {
+        if slot.kind != self.kind {
+            return false;
+        }
+        self.count += 1;
+        self.nulls_sum = self.nulls_sum.saturating_add(slot.num_nulls());
+        self.trues_sum = self.trues_sum.saturating_add(slot.num_trues());
+        self.falses_sum = self.falses_sum.saturating_add(slot.num_falses());
+        add_extreme(
+            &mut self.distinct,
+            slot.num_distinct_values(),
+            index,
+            integer_order,
+        );
+        add_extreme(
+            &mut self.max_length,
+            slot.max_length(),
+            index,
+            integer_order,
+        );
+        add_extreme(&mut self.avg_length, slot.avg_length(), index, double_order);
+        if let Some(low) = slot.low() {
+            add_extreme(&mut self.low, low, index, compare_values);
+        }
+        if let Some(high) = slot.high() {
+            add_extreme(&mut self.high, high, index, compare_values);
+        }
+        true
+    }
+
+    fn finish(self, column: &str, requested: usize) -> ColumnStatistics {
+        let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
+        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
+        let extrapolate = found >= 2 && found < requested;
+        if extrapolate {
+            let border = requested - 1;
+            let scale = |sum: i64| {
+                let scaled = i128::from(sum / self.count) * requested as i128;
+                i64::try_from(scaled).unwrap_or(i64::MAX)
+            };
+            stats.num_nulls = scale(self.nulls_sum);
+            stats.num_trues = scale(self.trues_sum);
+            stats.num_falses = scale(self.falses_sum);
+            stats.num_distinct_values = self
+                .distinct
+                .map_or(0, |ndv| linear_integer(&ndv, Aim::Max, border));
+            stats.max_length = self
+                .max_length
+                .map_or(0, |length| linear_integer(&length, Aim::Max, border));
+            stats.avg_length = self
+                .avg_length
+                .map_or(0.0, |length| linear_double(&length, Aim::Max, border));
+            stats.low_value = self.low.map(|low| linear_value(&low, Aim::Min, border));
+            stats.high_value = self.high.map(|high| linear_value(&high, Aim::Max, border));
+        } else {
+            stats.num_nulls = self.nulls_sum;
+            stats.num_trues = self.trues_sum;
+            stats.num_falses = self.falses_sum;
+            stats.num_distinct_values = self.distinct.map_or(0, |ndv| ndv.max);
+            stats.max_length = self.max_length.map_or(0, |length| length.max);
+            stats.avg_length = self.avg_length.map_or(0.0, |length| length.max);
+            stats.low_value = self.low.map(|low| low.min);
+            stats.high_value = self.high.map(|high| high.max);
+        }
+        if self.kind.has_integer_bounds() {
+            if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
+                (&stats.low_value, &stats.high_value)
+            {
+                let span = i128::from(*high) - i128::from(*low) + 1;
+                if span > 0 && i128::from(stats.num_distinct_values) > span {
+                    stats.num_distinct_values = i64::try_from(span).unwrap_or(i64::MAX);
+                }
+            }
+        }
+        stats
+    }
+}
+
+/// Which border a linear extrapolation extends to.
+#[derive(Clone, Copy)]
+enum Aim {
+    Min,
+    Max,
+}
+
+/// Hive's linear extrapolation (`LinearExtrapolatePartStatus`) as a fraction applied to
+/// `max - min`, from `min` (Aim::Max) or from `max` (Aim::Min): numerator and denominator.
+fn extrapolation_fraction(
+    min_index: usize,
+    max_index: usize,
+    aim: Aim,
+    border: usize,
+) -> (i128, i128) {
+    let (min_index, max_index, border) = (min_index as i128, max_index as i128, border as i128);
+    match (aim, min_index < max_index) {
+        (Aim::Max, true) => (border - min_index, max_index - min_index),
+        (Aim::Max, false) => (min_index, min_index - max_index),
+        (Aim::Min, true) => (max_index, max_index - min_index),
+        (Aim::Min, false) => (border - max_index, min_index - max_index),
+    }
+}
+
+fn linear_integer(extremes: &Extremes<i64>, aim: Aim, border: usize) -> i64 {
+    if extremes.min_index == extremes.max_index {
+        return extremes.min;
+    }
+    let (numerator, denominator) =
+        extrapolation_fraction(extremes.min_index, extremes.max_index, aim, border);
+    let span = i128::from(extremes.max) - i128::from(extremes.min);
+    // Hive multiplies before it divides, in longs.
+    let step = span * numerator / denominator;
+    let value = match aim {
+        Aim::Max => i128::from(extremes.min) + step,
+        Aim::Min => i128::from(extremes.max) - step,
+    };
+    i64::try_from(value).unwrap_or(if value < 0 { i64::MIN } else { i64::MAX })
+}
+
+fn linear_double(extremes: &Extremes<f64>, aim: Aim, border: usize) -> f64 {
+    if extremes.min_index == extremes.max_index {
+        return extremes.min;
+    }
+    let (numerator, denominator) =
+        extrapolation_fraction(extremes.min_index, extremes.max_index, aim, border);
+    let step = (extremes.max - extremes.min) * numerator as f64 / denominator as f64;
+    match aim {
+        Aim::Max => extremes.min + step,
+        Aim::Min => extremes.max - step,
+    }
+}
+
+fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> StatsValue {
+    match (&extremes.min, &extremes.max) {
+        (StatsValue::Integer(min), StatsValue::Integer(max)) => {
+            let integers = Extremes {
+                min: *min,
+                min_index: extremes.min_index,
+                max: *max,
+                max_index: extremes.max_index,
+            };
+            StatsValue::Integer(linear_integer(&integers, aim, border))
+        }
+        (min, max) => {
+            let doubles = Extremes {
+                min: value_to_f64(min),
+                min_index: extremes.min_index,
+                max: value_to_f64(max),
+                max_index: extremes.max_index,
+            };
+            let value = linear_double(&doubles, aim, border);
+            match min {
+                StatsValue::Decimal(_) => StatsValue::Decimal(decimal_from_java_double(value)),
+                _ => StatsValue::Double(value),
+            }
+        }
+    }
+}
+
+impl Store {
+    /// The statistics of `columns` aggregated over partitions `partition_names` of table
+    /// `catalog.database.name` for `engine`; Hive's `get_aggr_stats_for`. The order of the
+    /// names matters for extrapolation.
+    pub fn aggregate_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_names: &[String],
+        columns: &[String],
+        engine: &str,
+    ) -> Result<AggregateStatistics> {
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
+        let columns = normalize_columns(columns);
+        if columns.is_empty() || partition_names.is_empty() {
+            return Ok(AggregateStatistics {
+                stats: Vec::new(),
+                partitions_found: 0,
+            });
+        }
+        // Every statistics write of partitions rewrites their records too, so a read that
+        // sees partition batches whole sees statistics batches whole.
+        self.read_partitions_consistently(table.id, || {
+            self.fold_partitions(&table, partition_names, &columns, engine)
+        })
+    }
+
+    /// [`Store::aggregate_column_statistics`] once `columns` are normalised and not empty.
+    fn fold_partitions(
+        &self,
+        table: &PartitionedTable,
+        partition_names: &[String],
+        columns: &[String],
+        engine: &str,
+    ) -> Result<AggregateStatistics> {
+        let mut result = AggregateStatistics {
+            stats: Vec::new(),
+            partitions_found: 0,
+        };
+        let slots = resolve_slots(self.reader(), table, partition_names)?;
+        let Some(range) = chunk_range(&slots) else {
+            return Ok(result);
+        };
+        let mut columns_found = vec![0usize; partition_names.len()];
+        for column in columns {
+            let loaded = ColumnChunks::load(self.reader(), table.id, column, engine, range)?;
+            let chunks = loaded.archived()?;
+            let mut accumulator: Option<Accumulator> = None;
+            for (index, slot) in &slots {
+                let Some(slot_view) = chunks.slot(*slot) else {
+                    continue;
+                };
+                let accumulator = accumulator.get_or_insert_with(|| Accumulator::new(&slot_view));
+                if accumulator.add(&slot_view, *index) {
+                    columns_found[*index] += 1;
+                }
+            }
+            if let Some(accumulator) = accumulator {
+                result
+                    .stats
+                    .push(accumulator.finish(column, partition_names.len()));
+            }
+        }
+        let complete = columns_found
+            .iter()
+            .filter(|found| **found == columns.len());
+        result.partitions_found = i64::try_from(complete.count()).unwrap_or(i64::MAX);
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extremes(min: i64, min_index: usize, max: i64, max_index: usize) -> Extremes<i64> {
+        Extremes {
+            min,
+            min_index,
+            max,
+            max_index,
+        }
+    }
+
+    #[test]
+    fn linear_extrapolation_reaches_the_borders() {
+        // Goal: a value growing by 10 per partition, known at positions 1 and 3 of 6
+        // (border 5), extends to 50 at the right border and 0 at the left.
+        let growing = extremes(10, 1, 30, 3);
+        assert_eq!(linear_integer(&growing, Aim::Max, 5), 50);
+        assert_eq!(linear_integer(&growing, Aim::Min, 5), 0);
+        // Falling: the greatest value sits left of the least.
+        let falling = extremes(10, 3, 30, 1);
+        assert_eq!(linear_integer(&falling, Aim::Max, 5), 40);
+        assert_eq!(linear_integer(&falling, Aim::Min, 5), -10);
+        let same = extremes(7, 2, 7, 2);
+        assert_eq!(linear_integer(&same, Aim::Max, 5), 7);
+    }
+}

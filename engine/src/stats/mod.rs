@@ -1,0 +1,187 @@
+//! Column statistics: Hive's `ColumnStatistics` for tables and partitions, kept per table,
+//! column and engine, and aggregated over partitions as Hive's `get_aggr_stats_for` does.
+//!
+//! # Layout, and why
+//!
+//! Planners read statistics of one column over many partitions at once (Trino per query,
+//! Hive's `get_aggr_stats_for` per column over every partition it scans). So partition
+//! statistics are stored columnar: per table, column and engine, arrays over partitions
+//! (nulls, distinct values, low, high, lengths, trues and falses), and an aggregation scans a
+//! few contiguous values instead of decoding one object per partition.
+//!
+//! One array per column over *all* partitions would make writing one partition's statistics
+//! rewrite every other partition's. The arrays are therefore cut into chunks of
+//! [`CHUNK_SLOT_COUNT`] partitions, one key each: a write rewrites one chunk per column
+//! (a few kilobytes), a 10k-partition aggregation reads 79 chunks per column in key order.
+//!
+//! A partition gets its place in the arrays, its *slot*, the first time statistics are written
+//! for it: a per-table counter hands it out and an index maps partition values to it
+//! (keyspace 0x08). The slot never changes, so renaming a partition moves one index entry and
+//! no statistics; dropping it clears its slot in each column's chunk. Slots are not reused.
+//!
+//! Sketches (`bitVectors`) and histograms are kilobytes each and read only when merged or
+//! returned, so they live apart (keyspace 0x0A), one key per slot, and never slow a scan of
+//! the arrays. Table-level statistics are one value per column and engine (keyspace 0x0B).
+//!
+//! Keys put the column before the engine, so that dropping a column's statistics (a column
+//! dropped or retyped by `alter_table`) is one range per keyspace whatever the engines.
+
+mod accurate;
+mod aggregate;
+mod chunk;
+mod merge;
+mod read;
+mod slots;
+mod write;
+
+pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
+pub use aggregate::AggregateStatistics;
+pub use chunk::CHUNK_SLOT_COUNT;
+pub use read::{PartitionStatistics, TableStatistics};
+pub use write::normalize_partition_name;
+
+pub(crate) use write::{forget_altered_columns, forget_partitions, move_partition_slot};
+
+/// The engine statistics belong to when a request names none.
+pub const DEFAULT_STATS_ENGINE: &str = "hive";
+
+/// The kind of a column's statistics: the variant of Hive's `ColumnStatisticsData` union.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum StatsKind {
+    /// `booleanStats`: trues, falses, nulls.
+    Boolean = 1,
+    /// `longStats`: integral low and high.
+    Long = 2,
+    /// `doubleStats`: floating low and high.
+    Double = 3,
+    /// `stringStats`: lengths and distinct values.
+    String = 4,
+    /// `binaryStats`: lengths.
+    Binary = 5,
+    /// `decimalStats`: decimal low and high.
+    Decimal = 6,
+    /// `dateStats`: low and high in days since the epoch.
+    Date = 7,
+    /// `timestampStats`: low and high in seconds since the epoch.
+    Timestamp = 8,
+}
+
+impl StatsKind {
+    /// The kind stored as `byte`; `None` for 0 (no statistics) and unknown bytes.
+    pub fn from_byte(byte: u8) -> Option<StatsKind> {
+        use StatsKind::*;
+        Some(match byte {
+            1 => Boolean,
+            2 => Long,
+            3 => Double,
+            4 => String,
+            5 => Binary,
+            6 => Decimal,
+            7 => Date,
+            8 => Timestamp,
+            _ => return None,
+        })
+    }
+
+    /// Whether low and high are integers (`longStats`, `dateStats`, `timestampStats`).
+    pub fn has_integer_bounds(self) -> bool {
+        matches!(
+            self,
+            StatsKind::Long | StatsKind::Date | StatsKind::Timestamp
+        )
+    }
+}
+
+/// A decimal as Hive's `Decimal`: the unscaled value as big-endian two's complement bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatsDecimal {
+    /// The unscaled value, big-endian two's complement.
+    pub unscaled: Vec<u8>,
+    /// The scale: value = unscaled × 10^-scale.
+    pub scale: i16,
+}
+
+/// A low or high value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatsValue {
+    /// Long, date (days) and timestamp (seconds) bounds.
+    Integer(i64),
+    /// Double bounds.
+    Double(f64),
+    /// Decimal bounds.
+    Decimal(StatsDecimal),
+}
+
+/// One column's statistics for a table or a partition: the fields of every
+/// `ColumnStatisticsData` variant, flat; [`ColumnStatistics::kind`] says which are meaningful
+/// (the others are zero).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnStatistics {
+    /// The column, lowercased.
+    pub column_name: String,
+    /// The column type as the writer gave it, lowercased.
+    pub column_type: String,
+    /// Which variant.
+    pub kind: StatsKind,
+    /// Null values.
+    pub num_nulls: i64,
+    /// Distinct values (`numDVs`); zero for booleans and binaries.
+    pub num_distinct_values: i64,
+    /// The low value, if known (numeric, decimal, date and timestamp kinds).
+    pub low_value: Option<StatsValue>,
+    /// The high value, if known.
+    pub high_value: Option<StatsValue>,
+    /// The longest value (string, binary).
+    pub max_length: i64,
+    /// The average length (string, binary).
+    pub avg_length: f64,
+    /// True values (boolean).
+    pub num_trues: i64,
+    /// False values (boolean).
+    pub num_falses: i64,
+    /// Hive's NDV sketch (HLL or FM), opaque here.
+    pub bit_vectors: Option<Vec<u8>>,
+    /// Hive 4's KLL histogram, opaque here.
+    pub histogram: Option<Vec<u8>>,
+}
+
+impl ColumnStatistics {
+    /// Empty statistics of `kind` for `column_name` of `column_type`.
+    pub fn new(column_name: &str, column_type: &str, kind: StatsKind) -> Self {
+        ColumnStatistics {
+            column_name: column_name.to_string(),
+            column_type: column_type.to_string(),
+            kind,
+            num_nulls: 0,
+            num_distinct_values: 0,
+            low_value: None,
+            high_value: None,
+            max_length: 0,
+            avg_length: 0.0,
+            num_trues: 0,
+            num_falses: 0,
+            bit_vectors: None,
+            histogram: None,
+        }
+    }
+}
+
+/// Where statistics are written: which engine's, and whether they merge with those stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsWriteOptions {
+    /// The engine (`hive`, `impala`, ...), lowercased.
+    pub engine: String,
+    /// Hive's `needMerge`: merge with the stored statistics of columns marked accurate.
+    pub merge: bool,
+    /// When they were computed, seconds since the epoch (Hive writes its server time).
+    pub last_analyzed: i64,
+}
+
+/// The engine a request names, Hive's default when it names none.
+pub fn engine_or_default(engine: Option<&str>) -> String {
+    match engine.map(str::trim) {
+        Some(engine) if !engine.is_empty() => engine.to_lowercase(),
+        _ => DEFAULT_STATS_ENGINE.to_string(),
+    }
+}

@@ -1,0 +1,351 @@
+//! Reading statistics back: a table's, and partitions' by name (Hive's
+//! `get_table_statistics_req`, `get_partitions_statistics_req` and their old forms).
+
+use std::collections::{HashMap, HashSet};
+
+use super::chunk::{
+    chunk_of, ArchivedStatsChunk, SlotView, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS,
+    HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
+};
+use super::slots::find_slot;
+use super::write::{normalize_partition_name, resolve_stats_table};
+use super::ColumnStatistics;
+use crate::error::{Error, Result};
+use crate::keys::{self, TableId};
+use crate::kv::{self, KeyRange, KvBackend};
+use crate::partition::{read_view, PartitionedTable};
+use crate::partition_list::values_of_name;
+use crate::partition_name::make_partition_name;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::values::ValueView;
+
+/// A table's statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableStatistics {
+    /// One entry per requested column that has statistics, in request order.
+    pub stats: Vec<ColumnStatistics>,
+    /// When the newest of them was written, seconds since the epoch.
+    pub last_analyzed: i64,
+}
+
+/// One partition's statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionStatistics {
+    /// The partition's name as requested, keys lowercased.
+    pub partition_name: String,
+    /// One entry per requested column that has statistics, in request order.
+    pub stats: Vec<ColumnStatistics>,
+    /// When the newest of them was written.
+    pub last_analyzed: i64,
+}
+
+/// Lowercased, duplicates dropped, order kept.
+pub(crate) fn normalize_columns(columns: &[String]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let lowered = columns.iter().map(|column| column.trim().to_lowercase());
+    lowered
+        .filter(|column| seen.insert(column.clone()))
+        .collect()
+}
+
+/// From this many names on, if they are at least an eighth of the table's slots, the table's
+/// whole slot index is scanned once instead of one lookup per name: a sequential scan costs
+/// less than as many tree descents.
+const SLOT_SCAN_NAME_COUNT_MIN: usize = 256;
+/// Names per slot of the table above which the slot index is scanned (see above): 1 in 8.
+const SLOT_SCAN_SHARE_DIVISOR: usize = 8;
+
+/// Requested partitions resolved to slots: (request index, slot). Names that name no
+/// partition with statistics are left out.
+pub(crate) fn resolve_slots(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    names: &[String],
+) -> Result<Vec<(usize, u32)>> {
+    if names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
+        let slot_count = super::slots::slot_count(reader, table.id)?;
+        if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
+            return resolve_slots_by_scan(reader, table, names);
+        }
+    }
+    let mut slots = Vec::with_capacity(names.len());
+    for (index, name) in names.iter().enumerate() {
+        let Some(values) = values_of_name(table, &normalize_partition_name(name)) else {
+            continue;
+        };
+        if let Some(slot) = find_slot(reader, table.id, &values)? {
+            slots.push((index, slot));
+        }
+    }
+    Ok(slots)
+}
+
+/// [`resolve_slots`] by one scan of the table's slot index, keyed by partition name.
+fn resolve_slots_by_scan(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    names: &[String],
+) -> Result<Vec<(usize, u32)>> {
+    let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SLOT, table.id);
+    let counter = keys::stats_slot_counter_key(table.id);
+    let key_names = table.key_names();
+    let mut by_name = HashMap::new();
+    for entry in kv::scan(reader, KeyRange::prefix(&prefix), SCAN_PAGE_ENTRY_COUNT) {
+        let (key, value) = entry?;
+        if key.as_ref() == counter.as_slice() {
+            continue;
+        }
+        let values = keys::decode_stats_slot_key(&key)?;
+        if values.len() != key_names.len() {
+            return Err(Error::corruption(
+                &key,
+                "a statistics slot of the wrong arity",
+            ));
+        }
+        let slot = super::slots::decode_slot(&key, &value)?;
+        by_name.insert(make_partition_name(&key_names, &values), slot);
+    }
+    let mut slots = Vec::with_capacity(names.len());
+    for (index, name) in names.iter().enumerate() {
+        if let Some(slot) = by_name.get(&normalize_partition_name(name)) {
+            slots.push((index, *slot));
+        }
+    }
+    Ok(slots)
+}
+
+/// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in
+/// place.
+pub(crate) struct ColumnChunks {
+    first: u32,
+    views: Vec<Option<ValueView<StatsChunk>>>,
+}
+
+impl ColumnChunks {
+    /// The chunks `first..=last` of `column` for `engine` that are stored.
+    pub(crate) fn load(
+        reader: &dyn KvBackend,
+        table: TableId,
+        column: &str,
+        engine: &str,
+        (first, last): (u32, u32),
+    ) -> Result<ColumnChunks> {
+        assert!(first <= last, "a chunk range runs forward");
+        let start = keys::stats_chunk_key(table, column, engine, first);
+        let last_key = keys::stats_chunk_key(table, column, engine, last);
+        let end = kv::prefix_successor(&last_key)
+            .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
+        let mut views: Vec<Option<ValueView<StatsChunk>>> = Vec::new();
+        views.resize_with((last - first) as usize + 1, || None);
+        for entry in kv::scan(
+            reader,
+            KeyRange::between(&start, &end),
+            SCAN_PAGE_ENTRY_COUNT,
+        ) {
+            let (key, value) = entry?;
+            let number = chunk_number(&key)?;
+            let index = number
+                .checked_sub(first)
+                .filter(|index| *index <= last - first)
+                .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
+            views[index as usize] = Some(ValueView::new(key, value)?);
+        }
+        Ok(ColumnChunks { first, views })
+    }
+
+    /// The chunks validated (each once), indexed by chunk number minus the first.
+    pub(crate) fn archived(&self) -> Result<ArchivedChunks<'_>> {
+        let mut archived = Vec::with_capacity(self.views.len());
+        for view in &self.views {
+            let Some(view) = view else {
+                archived.push(None);
+                continue;
+            };
+            let chunk = view.archived()?;
+            if !chunk.is_consistent() {
+                return Err(Error::corruption(
+                    view.key(),
+                    "statistics arrays of unequal lengths",
+                ));
+            }
+            archived.push(Some(chunk));
+        }
+        Ok(ArchivedChunks {
+            first: self.first,
+            chunks: archived,
+        })
+    }
+}
+
+/// Validated chunks of one column, read in place.
+pub(crate) struct ArchivedChunks<'a> {
+    first: u32,
+    chunks: Vec<Option<&'a ArchivedStatsChunk>>,
+}
+
+impl<'a> ArchivedChunks<'a> {
+    /// The slot `slot`, if it holds statistics.
+    pub(crate) fn slot(&self, slot: u32) -> Option<SlotView<'a>> {
+        let (chunk, offset) = chunk_of(slot);
+        let index = chunk.checked_sub(self.first)? as usize;
+        self.chunks.get(index).copied().flatten()?.slot(offset)
+    }
+}
+
+/// The chunk number at the end of a chunk key.
+fn chunk_number(key: &[u8]) -> Result<u32> {
+    let (_, _, _, rest) = keys::decode_stats_column_key(key)?;
+    let bytes: [u8; 4] = rest
+        .try_into()
+        .map_err(|_| Error::corruption(key, "a chunk key without its 4-byte number"))?;
+    Ok(u32::from_be_bytes(bytes))
+}
+
+/// The range of chunks holding `slots`, if any.
+pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
+    let chunks = slots.iter().map(|(_, slot)| chunk_of(*slot).0);
+    let first = chunks.clone().min()?;
+    let last = chunks.max()?;
+    Some((first, last))
+}
+
+/// The statistics at `slot` read from `chunks` (sketches and histogram only `with_sketches`),
+/// and when they were written.
+fn slot_statistics(
+    reader: &dyn KvBackend,
+    table: TableId,
+    engine: &str,
+    column: &str,
+    chunks: &ArchivedChunks<'_>,
+    slot: u32,
+    with_sketches: bool,
+) -> Result<Option<(ColumnStatistics, i64)>> {
+    let Some(slot_view) = chunks.slot(slot) else {
+        return Ok(None);
+    };
+    let mut stats = slot_view.to_statistics(column);
+    let sketch = |tag| -> Result<Option<Vec<u8>>> {
+        let key = keys::stats_sketch_key(table, column, engine, slot, tag);
+        Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
+    };
+    if with_sketches && slot_view.flags() & HAS_BIT_VECTORS != 0 {
+        stats.bit_vectors = sketch(SKETCH_TAG_BIT_VECTORS)?;
+    }
+    if with_sketches && slot_view.flags() & HAS_HISTOGRAM != 0 {
+        stats.histogram = sketch(SKETCH_TAG_HISTOGRAM)?;
+    }
+    Ok(Some((stats, slot_view.last_analyzed())))
+}
+
+impl Store {
+    /// The table-level statistics of `columns` of table `catalog.database.name` for `engine`;
+    /// columns without statistics (or that the table lacks) are left out, as Hive's direct-SQL
+    /// read does. Sketches and histograms come back only `with_sketches` (Hive returns them
+    /// only with `metastore.stats.fetch.bitvector` / `.kll`, off by default).
+    pub fn table_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        columns: &[String],
+        engine: &str,
+        with_sketches: bool,
+    ) -> Result<TableStatistics> {
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
+        let columns = normalize_columns(columns);
+        let mut result = TableStatistics {
+            stats: Vec::new(),
+            last_analyzed: 0,
+        };
+        for column in columns {
+            let key = keys::table_stats_key(table.id, &column, engine);
+            let Some(view) = read_view::<TableStatsRecord>(self.reader(), &key)? else {
+                continue;
+            };
+            let record = view.to_owned()?;
+            let Some(mut stats) = record.row.get(0, &column) else {
+                continue;
+            };
+            if with_sketches {
+                stats.bit_vectors = record.bit_vectors;
+                stats.histogram = record.histogram;
+            }
+            result.last_analyzed = result.last_analyzed.max(record.row.last_analyzed[0]);
+            result.stats.push(stats);
+        }
+        Ok(result)
+    }
+
+    /// The statistics of `columns` of partitions `partition_names` of table
+    /// `catalog.database.name` for `engine`, in request order; partitions without any (or
+    /// that do not exist) are left out. Sketches as in [`Store::table_column_statistics`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn partition_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_names: &[String],
+        columns: &[String],
+        engine: &str,
+        with_sketches: bool,
+    ) -> Result<Vec<PartitionStatistics>> {
+        let table = resolve_stats_table(self.reader(), catalog, database, name)?;
+        let columns = normalize_columns(columns);
+        let mut seen = HashSet::new();
+        let names: Vec<String> = partition_names
+            .iter()
+            .map(|name| normalize_partition_name(name))
+            .filter(|name| seen.insert(name.clone()))
+            .collect();
+        // Every statistics write of partitions rewrites their records too, so a read that
+        // sees partition batches whole sees statistics batches whole.
+        self.read_partitions_consistently(table.id, || {
+            self.read_partitions(&table, &names, &columns, engine, with_sketches)
+        })
+    }
+
+    /// [`Store::partition_column_statistics`] once names and columns are normalised.
+    fn read_partitions(
+        &self,
+        table: &PartitionedTable,
+        names: &[String],
+        columns: &[String],
+        engine: &str,
+        with_sketches: bool,
+    ) -> Result<Vec<PartitionStatistics>> {
+        let slots = resolve_slots(self.reader(), table, names)?;
+        let Some(range) = chunk_range(&slots) else {
+            return Ok(Vec::new());
+        };
+        let loaded: Vec<ColumnChunks> = columns
+            .iter()
+            .map(|column| ColumnChunks::load(self.reader(), table.id, column, engine, range))
+            .collect::<Result<_>>()?;
+        let archived: Vec<ArchivedChunks<'_>> = loaded
+            .iter()
+            .map(ColumnChunks::archived)
+            .collect::<Result<_>>()?;
+        let mut result = Vec::new();
+        for (index, slot) in slots {
+            let mut partition = PartitionStatistics {
+                partition_name: names[index].clone(),
+                stats: Vec::new(),
+                last_analyzed: 0,
+            };
+            for (column, chunks) in columns.iter().zip(&archived) {
+                let (reader, id) = (self.reader(), table.id);
+                if let Some((stats, analyzed)) =
+                    slot_statistics(reader, id, engine, column, chunks, slot, with_sketches)?
+                {
+                    partition.last_analyzed = partition.last_analyzed.max(analyzed);
+                    partition.stats.push(stats);
+                }
+            }
+            if !partition.stats.is_empty() {
+                result.push(partition);
+            }
+        }
+        Ok(result)
+    }
+}

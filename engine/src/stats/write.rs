@@ -1,0 +1,634 @@
+//! Writing and deleting statistics, and keeping them with their objects: a dropped table or
+//! partition takes its statistics along, a renamed partition keeps its slot, a column dropped
+//! or retyped loses its statistics. Every change is staged in the caller's write, so it lands
+//! in the same atomic batch as the change it follows.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
+use super::chunk::{
+    chunk_of, StatsChunk, TableStatsRecord, SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
+};
+use super::merge::merge;
+use super::slots::{find_slot, SlotAllocator};
+use super::{ColumnStatistics, StatsWriteOptions};
+use crate::error::{Error, Result};
+use crate::keys::{self, TableId};
+use crate::kv::{self, KeyRange, KvBackend};
+use crate::partition::{resolve_table, PartitionRecord, PartitionedTable};
+use crate::partition_list::values_of_name;
+use crate::store::{Store, WriteTxn};
+use crate::table::Table;
+
+/// Hive's message for statistics of a partition that does not exist.
+pub(crate) const NO_SUCH_PARTITION: &str = "Partition for which stats is gathered doesn't exist.";
+
+/// Table `catalog.database.name` for a statistics call; a missing database or table is
+/// Hive's `Specified database/table does not exist : db.table`.
+pub(crate) fn resolve_stats_table(
+    reader: &dyn KvBackend,
+    catalog: &str,
+    database: &str,
+    name: &str,
+) -> Result<PartitionedTable> {
+    resolve_table(reader, catalog, database, name).map_err(|error| match error {
+        Error::NoSuchObject(_) => Error::NoSuchObject(format!(
+            "Specified database/table does not exist : {}.{}",
+            database.trim().to_lowercase(),
+            name.trim().to_lowercase()
+        )),
+        other => other,
+    })
+}
+
+/// A partition name with its keys lowercased (values kept), as Hive normalises names in
+/// statistics requests: `DS=A/Hr=1` → `ds=A/hr=1`.
+pub fn normalize_partition_name(name: &str) -> String {
+    let lower_key = |component: &str| match component.split_once('=') {
+        Some((key, value)) => format!("{}={value}", key.to_lowercase()),
+        None => component.to_string(),
+    };
+    name.split('/').map(lower_key).collect::<Vec<_>>().join("/")
+}
+
+/// Partition `name` of `table` for a statistics write: Hive's errors for names that are no
+/// partition name, and for unpartitioned tables.
+fn partition_to_write(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    name: &str,
+) -> Result<(Vec<String>, PartitionRecord)> {
+    if table.table.partition_keys.is_empty() {
+        return Err(Error::Refused(
+            "Invalid partition key & values; keys [], values []".to_string(),
+        ));
+    }
+    if crate::partition_name_to_spec(name).is_empty() {
+        return Err(Error::Refused(format!("Partition name is invalid. {name}")));
+    }
+    existing_partition(reader, table, name)?
+        .ok_or_else(|| Error::NoSuchObject(NO_SUCH_PARTITION.to_string()))
+}
+
+/// The table's data columns, lowercased (partition keys are not among them).
+pub(crate) fn data_columns(table: &Table) -> BTreeSet<String> {
+    let columns = table.sd.iter().flat_map(|sd| sd.cols.iter());
+    columns.map(|column| column.name.to_lowercase()).collect()
+}
+
+/// Hive's check that statistics name columns of the table.
+pub(crate) fn check_table_columns<'a>(
+    table: &Table,
+    columns: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let known = data_columns(table);
+    for column in columns {
+        if !known.contains(column) {
+            return Err(Error::Refused(format!(
+                "Column {column} doesn't exist in table {} in database {}",
+                table.table_name, table.db_name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Partition `name`'s values, if `name` names a partition of `table` that exists.
+pub(crate) fn existing_partition(
+    reader: &dyn KvBackend,
+    table: &PartitionedTable,
+    name: &str,
+) -> Result<Option<(Vec<String>, PartitionRecord)>> {
+    let Some(values) = values_of_name(table, &normalize_partition_name(name)) else {
+        return Ok(None);
+    };
+    let key = keys::partition_key(table.id, &values);
+    match crate::partition::read_view::<PartitionRecord>(reader, &key)? {
+        Some(view) => Ok(Some((values, view.to_owned()?))),
+        None => Ok(None),
+    }
+}
+
+fn put_sketch(txn: &mut WriteTxn<'_>, key: Vec<u8>, bytes: &Option<Vec<u8>>) {
+    match bytes {
+        Some(bytes) => txn.put_raw(key, bytes.clone()),
+        None => txn.delete(key),
+    }
+}
+
+/// Statistics of one request with duplicate columns merged, in column order.
+fn merge_duplicate_columns(stats: Vec<ColumnStatistics>) -> BTreeMap<String, ColumnStatistics> {
+    let mut by_column: BTreeMap<String, ColumnStatistics> = BTreeMap::new();
+    for stat in stats {
+        let merged = match by_column.remove(&stat.column_name) {
+            Some(old) => merge(old, stat),
+            None => stat,
+        };
+        by_column.insert(merged.column_name.clone(), merged);
+    }
+    by_column
+}
+
+/// Hive's `getMergableCols`: when merging over stored statistics, only the columns the target
+/// marks accurate are written.
+fn mergeable(
+    mut stats: BTreeMap<String, ColumnStatistics>,
+    accuracy: &StatsAccuracy,
+    has_stored: bool,
+    options: &StatsWriteOptions,
+) -> BTreeMap<String, ColumnStatistics> {
+    if options.merge && has_stored {
+        stats.retain(|column, _| accuracy.columns.contains(column));
+    }
+    stats
+}
+
+impl Store {
+    /// Writes table-level statistics of table `catalog.database.name` for `options.engine`;
+    /// Hive's `update_table_column_statistics`. Every column must be a data column of the
+    /// table. Marks the columns accurate in `COLUMN_STATS_ACCURATE`.
+    pub fn update_table_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        stats: Vec<ColumnStatistics>,
+        options: &StatsWriteOptions,
+    ) -> Result<()> {
+        self.write(|txn| {
+            let PartitionedTable { id, mut table } =
+                resolve_stats_table(txn.reader(), catalog, database, name)?;
+            if stats.is_empty() {
+                return Ok(());
+            }
+            let stats = merge_duplicate_columns(stats);
+            check_table_columns(&table, stats.keys().map(String::as_str))?;
+            let mut accuracy = StatsAccuracy::parse(
+                table
+                    .parameters
+                    .get(COLUMN_STATS_ACCURATE)
+                    .map(String::as_str),
+            );
+            let mut stored = BTreeMap::new();
+            // Stored statistics matter only to a merge.
+            for column in stats.keys().filter(|_| options.merge) {
+                let key = keys::table_stats_key(id, column, &options.engine);
+                if let Some(view) = txn.view::<TableStatsRecord>(&key)? {
+                    stored.insert(column.clone(), view.to_owned()?);
+                }
+            }
+            let stats = mergeable(stats, &accuracy, !stored.is_empty(), options);
+            for (column, mut stat) in stats {
+                if let Some(old) = stored.get(&column).filter(|_| options.merge) {
+                    if let Some(old) = table_record_statistics(old, &column) {
+                        stat = merge(old, stat);
+                    }
+                }
+                let mut record = TableStatsRecord::default();
+                record.row.set(0, &stat, options.last_analyzed);
+                record.bit_vectors = stat.bit_vectors.clone();
+                record.histogram = stat.histogram.clone();
+                txn.put_value(keys::table_stats_key(id, &column, &options.engine), &record)?;
+                accuracy.columns.insert(column);
+            }
+            table
+                .parameters
+                .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+            txn.put_value(keys::table_key(id), &table)
+        })
+    }
+
+    /// Writes statistics of partitions of table `catalog.database.name` (each by name) for
+    /// `options.engine`; Hive's `update_partition_column_statistics` and `set_aggr_stats_for`.
+    /// All or nothing: a partition that does not exist fails the whole write. A partition
+    /// named twice has its statistics merged. Marks the columns accurate in each partition's
+    /// `COLUMN_STATS_ACCURATE`.
+    pub fn update_partition_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<(String, Vec<ColumnStatistics>)>,
+        options: &StatsWriteOptions,
+    ) -> Result<()> {
+        self.write(|txn| {
+            let table = resolve_stats_table(txn.reader(), catalog, database, name)?;
+            let mut requested: BTreeMap<Vec<String>, (PartitionRecord, Vec<ColumnStatistics>)> =
+                BTreeMap::new();
+            for (partition_name, stats) in partitions {
+                let (values, record) = partition_to_write(txn.reader(), &table, &partition_name)?;
+                requested
+                    .entry(values)
+                    .or_insert_with(|| (record, Vec::new()))
+                    .1
+                    .extend(stats);
+            }
+            let mut writer = ChunkWriter::new(table.id, &options.engine);
+            let mut slots = SlotAllocator::load(txn, table.id)?;
+            for (values, (mut record, stats)) in requested {
+                let stats = merge_duplicate_columns(stats);
+                let slot = slots.slot_for(txn, &values)?;
+                let mut accuracy = StatsAccuracy::parse(
+                    record
+                        .parameters
+                        .get(COLUMN_STATS_ACCURATE)
+                        .map(String::as_str),
+                );
+                let mut stored = BTreeMap::new();
+                for column in stats.keys().filter(|_| options.merge) {
+                    if let Some(old) = writer.stored(txn, column, slot)? {
+                        stored.insert(column.clone(), old);
+                    }
+                }
+                let stats = mergeable(stats, &accuracy, !stored.is_empty(), options);
+                for (column, mut stat) in stats {
+                    if let Some(old) = stored.remove(&column).filter(|_| options.merge) {
+                        stat = merge(old, stat);
+                    }
+                    writer.set(txn, &column, slot, &stat, options.last_analyzed)?;
+                    accuracy.columns.insert(column);
+                }
+                record
+                    .parameters
+                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+                txn.put_value(keys::partition_key(table.id, &values), &record)?;
+            }
+            slots.finish(txn);
+            writer.finish(txn)
+        })
+    }
+
+    /// Deletes table-level statistics of `column` (every column when `None`) of table
+    /// `catalog.database.name` for `engine`; Hive's `delete_table_column_statistics`. A named
+    /// column without statistics fails; `None` succeeds even when there are none. Unmarks the
+    /// columns in `COLUMN_STATS_ACCURATE` (Hive 4; Hive 2.3 leaves the parameter alone).
+    pub fn delete_table_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        column: Option<&str>,
+        engine: &str,
+    ) -> Result<()> {
+        self.write(|txn| {
+            let PartitionedTable { id, mut table } =
+                resolve_table(txn.reader(), catalog, database, name).map_err(
+                    |error| match error {
+                        Error::NoSuchObject(_) => Error::NoSuchObject(format!(
+                            "Table {}  for which stats deletion is requested doesn't exist",
+                            name.trim().to_lowercase()
+                        )),
+                        other => other,
+                    },
+                )?;
+            let columns: Vec<String> = match column {
+                Some(column) => vec![column.to_string()],
+                None => data_columns(&table).into_iter().collect(),
+            };
+            let mut deleted = Vec::new();
+            for column in columns {
+                let key = keys::table_stats_key(id, &column, engine);
+                if txn.get(&key)?.is_some() {
+                    txn.delete(key);
+                    deleted.push(column);
+                }
+            }
+            if let (Some(column), true) = (column, deleted.is_empty()) {
+                return Err(Error::NoSuchObject(format!(
+                    "Column stats doesn't exist for db={} table={} col={column}",
+                    table.db_name, table.table_name
+                )));
+            }
+            if deleted.is_empty() {
+                return Ok(());
+            }
+            unmark_columns(&mut table.parameters, &deleted);
+            txn.put_value(keys::table_key(id), &table)
+        })
+    }
+
+    /// Deletes the statistics of `column` (every column when `None`) of partition
+    /// `partition_name` for `engine`; Hive's `delete_partition_column_statistics`. A missing
+    /// partition fails, and so does a named column without statistics.
+    pub fn delete_partition_column_statistics(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition_name: &str,
+        column: Option<&str>,
+        engine: &str,
+    ) -> Result<()> {
+        self.write(|txn| {
+            let table = resolve_stats_table(txn.reader(), catalog, database, name)?;
+            let missing_partition = || {
+                Error::NoSuchObject(format!(
+                    "Partition {partition_name} for which stats deletion is requested doesn't exist"
+                ))
+            };
+            let (values, mut record) = existing_partition(txn.reader(), &table, partition_name)?
+                .ok_or_else(missing_partition)?;
+            let columns: Vec<String> = match column {
+                Some(column) => vec![column.to_string()],
+                None => data_columns(&table.table).into_iter().collect(),
+            };
+            let slot = find_slot(txn.reader(), table.id, &values)?;
+            let mut writer = ChunkWriter::new(table.id, engine);
+            let mut deleted = Vec::new();
+            if let Some(slot) = slot {
+                for column in columns {
+                    if writer.stored(txn, &column, slot)?.is_some() {
+                        writer.clear(txn, &column, slot)?;
+                        deleted.push(column);
+                    }
+                }
+            }
+            if let (Some(column), true) = (column, deleted.is_empty()) {
+                return Err(Error::NoSuchObject(format!(
+                    "Column stats doesn't exist for db={} table={} partition={partition_name} col={column}",
+                    table.table.db_name, table.table.table_name
+                )));
+            }
+            if deleted.is_empty() {
+                return Ok(());
+            }
+            unmark_columns(&mut record.parameters, &deleted);
+            txn.put_value(keys::partition_key(table.id, &values), &record)?;
+            writer.finish(txn)
+        })
+    }
+}
+
+/// Removes `columns` from a `COLUMN_STATS_ACCURATE` parameter, if there is one.
+pub(crate) fn unmark_columns(parameters: &mut BTreeMap<String, String>, columns: &[String]) {
+    let Some(value) = parameters.get(COLUMN_STATS_ACCURATE) else {
+        return;
+    };
+    let mut accuracy = StatsAccuracy::parse(Some(value));
+    for column in columns {
+        accuracy.columns.remove(column);
+    }
+    parameters.insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+}
+
+fn table_record_statistics(record: &TableStatsRecord, column: &str) -> Option<ColumnStatistics> {
+    let mut stats = record.row.get(0, column)?;
+    stats.bit_vectors = record.bit_vectors.clone();
+    stats.histogram = record.histogram.clone();
+    Some(stats)
+}
+
+/// The chunks one write changes, loaded once and written once: the write's own staged
+/// changes are not visible to its reads, so two partitions of one chunk must share it.
+struct ChunkWriter<'a> {
+    table: TableId,
+    engine: &'a str,
+    chunks: HashMap<(String, u32), StatsChunk>,
+}
+
+impl<'a> ChunkWriter<'a> {
+    fn new(table: TableId, engine: &'a str) -> Self {
+        ChunkWriter {
+            table,
+            engine,
+            chunks: HashMap::new(),
+        }
+    }
+
+    fn chunk(&mut self, txn: &WriteTxn<'_>, column: &str, chunk: u32) -> Result<&mut StatsChunk> {
+        let entry = (column.to_string(), chunk);
+        if !self.chunks.contains_key(&entry) {
+            let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
+            let loaded = match txn.view::<StatsChunk>(&key)? {
+                Some(view) => view.to_owned()?,
+                None => StatsChunk::default(),
+            };
+            check_chunk(&key, &loaded)?;
+            self.chunks.insert(entry.clone(), loaded);
+        }
+        self.chunks
+            .get_mut(&entry)
+            .ok_or_else(|| Error::Internal("a loaded chunk is missing".to_string()))
+    }
+
+    /// The statistics at `slot` (sketches not read: merges drop them).
+    fn stored(
+        &mut self,
+        txn: &WriteTxn<'_>,
+        column: &str,
+        slot: u32,
+    ) -> Result<Option<ColumnStatistics>> {
+        let (chunk, offset) = chunk_of(slot);
+        Ok(self.chunk(txn, column, chunk)?.get(offset, column))
+    }
+
+    fn set(
+        &mut self,
+        txn: &mut WriteTxn<'_>,
+        column: &str,
+        slot: u32,
+        stats: &ColumnStatistics,
+        last_analyzed: i64,
+    ) -> Result<()> {
+        let (chunk, offset) = chunk_of(slot);
+        self.chunk(txn, column, chunk)?
+            .set(offset, stats, last_analyzed);
+        let sketch = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
+        let (bit_vectors, histogram) =
+            (sketch(SKETCH_TAG_BIT_VECTORS), sketch(SKETCH_TAG_HISTOGRAM));
+        put_sketch(txn, bit_vectors, &stats.bit_vectors);
+        put_sketch(txn, histogram, &stats.histogram);
+        Ok(())
+    }
+
+    fn clear(&mut self, txn: &mut WriteTxn<'_>, column: &str, slot: u32) -> Result<()> {
+        let (chunk, offset) = chunk_of(slot);
+        self.chunk(txn, column, chunk)?.clear(offset);
+        for tag in [SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM] {
+            txn.delete(keys::stats_sketch_key(
+                self.table,
+                column,
+                self.engine,
+                slot,
+                tag,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Stages every changed chunk; an empty one is deleted.
+    fn finish(self, txn: &mut WriteTxn<'_>) -> Result<()> {
+        for ((column, chunk), value) in self.chunks {
+            let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
+            if value.is_empty() {
+                txn.delete(key);
+            } else {
+                txn.put_value(key, &value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_chunk(key: &[u8], chunk: &StatsChunk) -> Result<()> {
+    let length = chunk.len();
+    let consistent = [
+        chunk.flags.len(),
+        chunk.column_types.len(),
+        chunk.last_analyzed.len(),
+        chunk.num_nulls.len(),
+        chunk.num_distinct_values.len(),
+        chunk.lows.len(),
+        chunk.highs.len(),
+        chunk.decimal_lows.len(),
+        chunk.decimal_highs.len(),
+        chunk.max_lengths.len(),
+        chunk.avg_lengths.len(),
+        chunk.num_trues.len(),
+        chunk.num_falses.len(),
+    ]
+    .iter()
+    .all(|other| *other == length);
+    if consistent && length <= super::CHUNK_SLOT_COUNT as usize {
+        Ok(())
+    } else {
+        Err(Error::corruption(
+            key,
+            "statistics arrays of unequal lengths",
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics following their objects.
+
+/// Stages the removal of the statistics of `columns` of table `table`, every engine: the
+/// table-level ones, and the partitions' too when `partition_level`.
+pub(crate) fn forget_columns(
+    txn: &mut WriteTxn<'_>,
+    table: TableId,
+    columns: &[String],
+    partition_level: bool,
+) -> Result<()> {
+    let keyspaces: &[u8] = if partition_level {
+        &[
+            keys::KEYSPACE_STATS_CHUNK,
+            keys::KEYSPACE_STATS_SKETCH,
+            keys::KEYSPACE_TABLE_STATS,
+        ]
+    } else {
+        &[keys::KEYSPACE_TABLE_STATS]
+    };
+    for column in columns {
+        for &keyspace in keyspaces {
+            let prefix = keys::stats_column_prefix(keyspace, table, column);
+            txn.delete_range(KeyRange::prefix(&prefix))?;
+        }
+    }
+    Ok(())
+}
+
+/// Stages the removal of the table-level statistics of the columns `alter_table` drops or
+/// retypes (names compared lowercased, types ignoring case), and unmarks them in `new`'s
+/// `COLUMN_STATS_ACCURATE`. Partition-level statistics stay, as in Hive: each partition keeps
+/// its own columns unless the alter cascades (which partitions do not take yet).
+pub(crate) fn forget_altered_columns(
+    txn: &mut WriteTxn<'_>,
+    table: TableId,
+    old: &Table,
+    new: &mut Table,
+) -> Result<()> {
+    let columns = |table: &Table| -> BTreeMap<String, String> {
+        let columns = table.sd.iter().flat_map(|sd| sd.cols.iter());
+        let pairs =
+            columns.map(|column| (column.name.to_lowercase(), column.type_name.to_lowercase()));
+        pairs.collect()
+    };
+    let new_columns = columns(new);
+    let gone: Vec<String> = columns(old)
+        .into_iter()
+        .filter(|(name, type_name)| new_columns.get(name) != Some(type_name))
+        .map(|(name, _)| name)
+        .collect();
+    if gone.is_empty() {
+        return Ok(());
+    }
+    forget_columns(txn, table, &gone, false)?;
+    unmark_columns(&mut new.parameters, &gone);
+    Ok(())
+}
+
+/// Gives partition `new_values` the slot (and so the statistics) of `old_values`: a rename.
+pub(crate) fn move_partition_slot(
+    txn: &mut WriteTxn<'_>,
+    table: TableId,
+    old_values: &[String],
+    new_values: &[String],
+) -> Result<()> {
+    if let Some(slot) = find_slot(txn.reader(), table, old_values)? {
+        txn.delete(keys::stats_slot_key(table, old_values));
+        txn.put_raw(
+            keys::stats_slot_key(table, new_values),
+            slot.to_be_bytes().to_vec(),
+        );
+    }
+    Ok(())
+}
+
+/// Stages the removal of the statistics of partitions `values_list` of `table`: their slots
+/// are cleared in every column's chunk, for every engine.
+pub(crate) fn forget_partitions(
+    txn: &mut WriteTxn<'_>,
+    table: TableId,
+    values_list: &[Vec<String>],
+) -> Result<()> {
+    let mut slots = Vec::new();
+    for values in values_list {
+        if let Some(slot) = find_slot(txn.reader(), table, values)? {
+            txn.delete(keys::stats_slot_key(table, values));
+            slots.push(slot);
+        }
+    }
+    if slots.is_empty() {
+        return Ok(());
+    }
+    for (column, engine) in column_engines(txn.reader(), table)? {
+        let mut writer = ChunkWriter::new(table, &engine);
+        for slot in &slots {
+            writer.clear(txn, &column, *slot)?;
+        }
+        writer.finish(txn)?;
+    }
+    Ok(())
+}
+
+/// Every (column, engine) with partition statistics in `table`: one seek per pair, past all
+/// of its chunks.
+pub(crate) fn column_engines(
+    reader: &dyn KvBackend,
+    table: TableId,
+) -> Result<Vec<(String, String)>> {
+    let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_CHUNK, table);
+    let Some(end) = kv::prefix_successor(&prefix) else {
+        return Err(Error::Internal(
+            "a table prefix has no successor".to_string(),
+        ));
+    };
+    let mut start = prefix.clone();
+    let mut pairs = Vec::new();
+    loop {
+        let mut scan = kv::scan(reader, KeyRange::between(&start, &end), 1);
+        let Some(entry) = scan.next() else {
+            return Ok(pairs);
+        };
+        let (key, _) = entry?;
+        let (_, column, engine, _) = keys::decode_stats_column_key(&key)?;
+        let pair_prefix =
+            keys::stats_column_engine_prefix(keys::KEYSPACE_STATS_CHUNK, table, &column, &engine);
+        let next = kv::prefix_successor(&pair_prefix)
+            .ok_or_else(|| Error::Internal("a column prefix has no successor".to_string()))?;
+        assert!(next > start, "the seek must advance");
+        start = next;
+        pairs.push((column, engine));
+    }
+}

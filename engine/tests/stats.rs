@@ -1,0 +1,491 @@
+//! Column statistics through the store: every kind round-trips at table and partition level,
+//! writes are all-or-nothing, statistics follow their objects (drop, rename, alter), and
+//! aggregation agrees with a naive fold over per-partition statistics.
+
+use std::sync::Arc;
+
+use hivestore_engine::kv::{KeyRange, MemoryBackend};
+use hivestore_engine::{
+    keys, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition, StatsAccuracy,
+    StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions,
+    Table, COLUMN_STATS_ACCURATE,
+};
+use proptest::prelude::*;
+
+fn column(name: &str, type_name: &str) -> FieldSchema {
+    FieldSchema {
+        name: name.to_string(),
+        type_name: type_name.to_string(),
+        comment: None,
+    }
+}
+
+fn table_columns() -> Vec<FieldSchema> {
+    vec![
+        column("b", "boolean"),
+        column("l", "bigint"),
+        column("d", "double"),
+        column("s", "string"),
+        column("bin", "binary"),
+        column("dec", "decimal(10,2)"),
+        column("dt", "date"),
+        column("ts", "timestamp"),
+    ]
+}
+
+fn setup() -> Store {
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    for (name, keys) in [("t", vec![]), ("p", vec![column("ds", "string")])] {
+        store
+            .create_table(Table {
+                table_name: name.to_string(),
+                db_name: "db".to_string(),
+                sd: Some(StorageDescriptor {
+                    cols: table_columns(),
+                    ..StorageDescriptor::default()
+                }),
+                partition_keys: keys,
+                ..Table::default()
+            })
+            .unwrap();
+    }
+    store
+}
+
+fn add_partitions(store: &Store, count: usize) -> Vec<String> {
+    let partitions = (0..count)
+        .map(|index| Partition {
+            values: vec![format!("{index:04}")],
+            ..Partition::default()
+        })
+        .collect();
+    store
+        .add_partitions("hive", "db", "p", partitions, &Default::default())
+        .unwrap();
+    (0..count).map(|index| format!("ds={index:04}")).collect()
+}
+
+fn options(merge: bool) -> StatsWriteOptions {
+    StatsWriteOptions {
+        engine: "hive".to_string(),
+        merge,
+        last_analyzed: 1_700_000_000,
+    }
+}
+
+/// One statistics value of every kind, numbers derived from `seed`.
+fn every_kind(seed: i64) -> Vec<ColumnStatistics> {
+    let mut result = Vec::new();
+    let mut boolean = ColumnStatistics::new("b", "boolean", StatsKind::Boolean);
+    boolean.num_trues = seed;
+    boolean.num_falses = 2 * seed;
+    boolean.num_nulls = 1;
+    result.push(boolean);
+    for (name, type_name, kind) in [
+        ("l", "bigint", StatsKind::Long),
+        ("dt", "date", StatsKind::Date),
+        ("ts", "timestamp", StatsKind::Timestamp),
+    ] {
+        let mut stats = ColumnStatistics::new(name, type_name, kind);
+        stats.low_value = Some(StatsValue::Integer(-seed));
+        stats.high_value = Some(StatsValue::Integer(seed * 10));
+        stats.num_distinct_values = seed;
+        stats.bit_vectors = Some(b"HLL\x00sketch".to_vec());
+        stats.histogram = Some(vec![seed as u8; 3]);
+        result.push(stats);
+    }
+    let mut double = ColumnStatistics::new("d", "double", StatsKind::Double);
+    double.low_value = Some(StatsValue::Double(-0.5 * seed as f64));
+    double.num_distinct_values = 4;
+    result.push(double);
+    let mut string = ColumnStatistics::new("s", "string", StatsKind::String);
+    string.max_length = seed;
+    string.avg_length = seed as f64 / 3.0;
+    string.num_distinct_values = 9;
+    result.push(string);
+    let mut binary = ColumnStatistics::new("bin", "binary", StatsKind::Binary);
+    binary.max_length = 100;
+    binary.avg_length = 7.5;
+    result.push(binary);
+    let mut decimal = ColumnStatistics::new("dec", "decimal(10,2)", StatsKind::Decimal);
+    decimal.low_value = Some(StatsValue::Decimal(StatsDecimal {
+        unscaled: vec![0x80, 0x01],
+        scale: 2,
+    }));
+    decimal.high_value = Some(StatsValue::Decimal(StatsDecimal {
+        unscaled: vec![0x7F],
+        scale: 2,
+    }));
+    result.push(decimal);
+    result
+}
+
+fn names(stats: &[ColumnStatistics]) -> Vec<String> {
+    stats.iter().map(|stat| stat.column_name.clone()).collect()
+}
+
+#[test]
+fn table_statistics_of_every_kind_round_trip() {
+    let store = setup();
+    let written = every_kind(5);
+    store
+        .update_table_column_statistics("hive", "db", "t", written.clone(), &options(false))
+        .unwrap();
+    let read = store
+        .table_column_statistics("hive", "DB", "T", &names(&written), "hive", true)
+        .unwrap();
+    assert_eq!(read.stats, written);
+    assert_eq!(read.last_analyzed, 1_700_000_000);
+    let other_engine = store
+        .table_column_statistics("hive", "db", "t", &names(&written), "impala", true)
+        .unwrap();
+    assert!(other_engine.stats.is_empty());
+    let table = store.get_table("hive", "db", "t").unwrap();
+    let accuracy = StatsAccuracy::parse(
+        table
+            .parameters
+            .get(COLUMN_STATS_ACCURATE)
+            .map(String::as_str),
+    );
+    assert_eq!(accuracy.columns.len(), written.len());
+}
+
+#[test]
+fn statistics_of_a_missing_column_are_refused() {
+    let store = setup();
+    let stats = vec![ColumnStatistics::new("nope", "int", StatsKind::Long)];
+    let error = store
+        .update_table_column_statistics("hive", "db", "t", stats, &options(false))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::Refused("Column nope doesn't exist in table t in database db".to_string())
+    );
+}
+
+#[test]
+fn partition_statistics_round_trip_and_are_all_or_nothing() {
+    let store = setup();
+    let partitions = add_partitions(&store, 300);
+    let writes: Vec<(String, Vec<ColumnStatistics>)> = partitions
+        .iter()
+        .enumerate()
+        .map(|(index, name)| (name.clone(), every_kind(index as i64 + 1)))
+        .collect();
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes.clone(), &options(false))
+        .unwrap();
+    let columns = names(&writes[0].1);
+    let read = store
+        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive", true)
+        .unwrap();
+    assert_eq!(read.len(), 300);
+    for (partition, (name, stats)) in read.iter().zip(&writes) {
+        assert_eq!(&partition.partition_name, name);
+        assert_eq!(&partition.stats, stats);
+    }
+    // A batch naming a missing partition changes nothing.
+    let bad = vec![
+        (partitions[0].clone(), every_kind(99)),
+        ("ds=missing".to_string(), every_kind(99)),
+    ];
+    let error = store
+        .update_partition_column_statistics("hive", "db", "p", bad, &options(false))
+        .unwrap_err();
+    assert!(matches!(error, Error::NoSuchObject(_)), "{error}");
+    let again = store
+        .partition_column_statistics("hive", "db", "p", &partitions[..1], &columns, "hive", true)
+        .unwrap();
+    assert_eq!(again[0].stats, writes[0].1);
+}
+
+#[test]
+fn statistics_follow_partitions_and_tables() {
+    let store = setup();
+    let partitions = add_partitions(&store, 3);
+    let writes = partitions
+        .iter()
+        .map(|name| (name.clone(), every_kind(2)))
+        .collect();
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes, &options(false))
+        .unwrap();
+    let columns = vec!["l".to_string()];
+    // Rename keeps them.
+    store
+        .rename_partition(
+            "hive",
+            "db",
+            "p",
+            &["0000".to_string()],
+            Partition {
+                values: vec!["renamed".to_string()],
+                ..Partition::default()
+            },
+        )
+        .unwrap();
+    let read = store
+        .partition_column_statistics(
+            "hive",
+            "db",
+            "p",
+            &["ds=renamed".to_string()],
+            &columns,
+            "hive",
+            true,
+        )
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    // Drop removes them; re-adding the partition brings none back.
+    store
+        .drop_partition("hive", "db", "p", &["0001".to_string()], false)
+        .unwrap();
+    add_partitions(&store, 2);
+    let read = store
+        .partition_column_statistics("hive", "db", "p", &partitions, &columns, "hive", true)
+        .unwrap();
+    assert_eq!(read.len(), 1, "only ds=0002 keeps statistics");
+    assert_eq!(read[0].partition_name, "ds=0002");
+    // Alter dropping a column drops its table-level statistics; partitions keep their own
+    // columns (no cascade), so theirs stay.
+    store
+        .update_table_column_statistics("hive", "db", "p", every_kind(1), &options(false))
+        .unwrap();
+    let mut table = store.get_table("hive", "db", "p").unwrap();
+    // (The last column: dropping one in the middle shifts types, which Hive refuses.)
+    table
+        .sd
+        .as_mut()
+        .unwrap()
+        .cols
+        .retain(|column| column.name != "ts");
+    store.alter_table("hive", "db", "p", table).unwrap();
+    let all = names(&every_kind(1));
+    let table_level = store
+        .table_column_statistics("hive", "db", "p", &all, "hive", true)
+        .unwrap();
+    assert!(!names(&table_level.stats).contains(&"ts".to_string()));
+    assert_eq!(table_level.stats.len(), 7);
+    let accuracy = StatsAccuracy::parse(
+        store
+            .get_table("hive", "db", "p")
+            .unwrap()
+            .parameters
+            .get(COLUMN_STATS_ACCURATE)
+            .map(String::as_str),
+    );
+    assert!(!accuracy.columns.contains("ts"));
+    let read = store
+        .partition_column_statistics(
+            "hive",
+            "db",
+            "p",
+            &["ds=0002".to_string()],
+            &all,
+            "hive",
+            true,
+        )
+        .unwrap();
+    assert_eq!(read[0].stats.len(), 8);
+    // Drop table leaves no statistics key behind.
+    store.drop_table("hive", "db", "p").unwrap();
+    for keyspace in [
+        keys::KEYSPACE_STATS_SLOT,
+        keys::KEYSPACE_STATS_CHUNK,
+        keys::KEYSPACE_STATS_SKETCH,
+        keys::KEYSPACE_TABLE_STATS,
+    ] {
+        let left =
+            hivestore_engine::kv::scan(store.backend().as_ref(), KeyRange::prefix(&[keyspace]), 16)
+                .count();
+        assert_eq!(left, 0, "keyspace {keyspace:#04x}");
+    }
+}
+
+#[test]
+fn merge_keeps_accurate_columns_only() {
+    let store = setup();
+    let partitions = add_partitions(&store, 1);
+    let mut first = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+    first.low_value = Some(StatsValue::Integer(5));
+    first.high_value = Some(StatsValue::Integer(10));
+    first.num_nulls = 1;
+    let write = |stats: Vec<ColumnStatistics>, merge: bool| {
+        store
+            .update_partition_column_statistics(
+                "hive",
+                "db",
+                "p",
+                vec![(partitions[0].clone(), stats)],
+                &options(merge),
+            )
+            .unwrap()
+    };
+    write(vec![first.clone()], false);
+    let mut second = first.clone();
+    second.low_value = Some(StatsValue::Integer(1));
+    second.high_value = Some(StatsValue::Integer(7));
+    let mut unmarked = ColumnStatistics::new("s", "string", StatsKind::String);
+    unmarked.max_length = 3;
+    write(vec![second, unmarked], true);
+    let read = store
+        .partition_column_statistics(
+            "hive",
+            "db",
+            "p",
+            &partitions,
+            &["l".to_string(), "s".to_string()],
+            "hive",
+            true,
+        )
+        .unwrap();
+    let stats = &read[0].stats;
+    assert_eq!(stats.len(), 1, "s was not accurate, so the merge skips it");
+    assert_eq!(stats[0].low_value, Some(StatsValue::Integer(1)));
+    assert_eq!(stats[0].high_value, Some(StatsValue::Integer(10)));
+    assert_eq!(stats[0].num_nulls, 2);
+}
+
+#[test]
+fn deletes_remove_statistics_and_fail_when_there_are_none() {
+    let store = setup();
+    store
+        .update_table_column_statistics("hive", "db", "t", every_kind(1), &options(false))
+        .unwrap();
+    store
+        .delete_table_column_statistics("hive", "db", "t", Some("l"), "hive")
+        .unwrap();
+    let error = store
+        .delete_table_column_statistics("hive", "db", "t", Some("l"), "hive")
+        .unwrap_err();
+    assert!(matches!(error, Error::NoSuchObject(_)), "{error}");
+    let left = store
+        .table_column_statistics("hive", "db", "t", &names(&every_kind(1)), "hive", true)
+        .unwrap();
+    assert_eq!(left.stats.len(), 7);
+    store
+        .delete_table_column_statistics("hive", "db", "t", None, "hive")
+        .unwrap();
+    // Again, with nothing left: Hive answers true.
+    store
+        .delete_table_column_statistics("hive", "db", "t", None, "hive")
+        .unwrap();
+    let table = store.get_table("hive", "db", "t").unwrap();
+    assert_eq!(
+        table
+            .parameters
+            .get(COLUMN_STATS_ACCURATE)
+            .map(String::as_str),
+        Some("{}")
+    );
+}
+
+/// What a naive fold over per-partition statistics gives when every partition has them.
+fn naive_fold(stats: &[ColumnStatistics]) -> (i64, i64, i64, i64, i64) {
+    let low = stats
+        .iter()
+        .filter_map(|stat| match stat.low_value {
+            Some(StatsValue::Integer(value)) => Some(value),
+            _ => None,
+        })
+        .min()
+        .unwrap();
+    let high = stats
+        .iter()
+        .filter_map(|stat| match stat.high_value {
+            Some(StatsValue::Integer(value)) => Some(value),
+            _ => None,
+        })
+        .max()
+        .unwrap();
+    let nulls = stats.iter().map(|stat| stat.num_nulls).sum();
+    let ndv = stats
+        .iter()
+        .map(|stat| stat.num_distinct_values)
+        .max()
+        .unwrap();
+    let ndv = ndv.min(high - low + 1);
+    let max_length = 0;
+    (low, high, nulls, ndv, max_length)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn aggregation_equals_a_naive_fold(
+        rows in proptest::collection::vec((-1000i64..1000, 0i64..500, 0i64..100, 0i64..300), 1..200),
+    ) {
+        // Goal: with every requested partition holding statistics, the columnar fold equals a
+        // fold over the per-partition values. Method: random long statistics per partition.
+        let store = setup();
+        let partitions = add_partitions(&store, rows.len());
+        let stats: Vec<ColumnStatistics> = rows
+            .iter()
+            .map(|(low, span, nulls, ndv)| {
+                let mut stat = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+                stat.low_value = Some(StatsValue::Integer(*low));
+                stat.high_value = Some(StatsValue::Integer(low + span));
+                stat.num_nulls = *nulls;
+                stat.num_distinct_values = *ndv;
+                stat
+            })
+            .collect();
+        let writes = partitions.iter().cloned().zip(stats.iter().map(|stat| vec![stat.clone()])).collect();
+        store.update_partition_column_statistics("hive", "db", "p", writes, &options(false)).unwrap();
+        let aggregate = store
+            .aggregate_column_statistics("hive", "db", "p", &partitions, &["L".to_string()], "hive")
+            .unwrap();
+        prop_assert_eq!(aggregate.partitions_found, rows.len() as i64);
+        let (low, high, nulls, ndv, _) = naive_fold(&stats);
+        let result = &aggregate.stats[0];
+        prop_assert_eq!(&result.low_value, &Some(StatsValue::Integer(low)));
+        prop_assert_eq!(&result.high_value, &Some(StatsValue::Integer(high)));
+        prop_assert_eq!(result.num_nulls, nulls);
+        prop_assert_eq!(result.num_distinct_values, ndv);
+    }
+}
+
+#[test]
+fn aggregation_extrapolates_when_some_partitions_lack_statistics() {
+    // Goal: Hive's linear extrapolation. Six partitions requested; statistics on positions 1
+    // and 3 only, growing by 10 per position.
+    let store = setup();
+    let partitions = add_partitions(&store, 6);
+    let stat = |low: i64, nulls: i64| {
+        let mut stat = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+        stat.low_value = Some(StatsValue::Integer(low));
+        stat.high_value = Some(StatsValue::Integer(low + 5));
+        stat.num_nulls = nulls;
+        stat.num_distinct_values = 1000;
+        vec![stat]
+    };
+    let writes = vec![
+        (partitions[1].clone(), stat(10, 3)),
+        (partitions[3].clone(), stat(30, 4)),
+    ];
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes, &options(false))
+        .unwrap();
+    let aggregate = store
+        .aggregate_column_statistics("hive", "db", "p", &partitions, &["l".to_string()], "hive")
+        .unwrap();
+    assert_eq!(aggregate.partitions_found, 2);
+    let result = &aggregate.stats[0];
+    assert_eq!(result.low_value, Some(StatsValue::Integer(0)));
+    assert_eq!(result.high_value, Some(StatsValue::Integer(55)));
+    assert_eq!(
+        result.num_nulls,
+        3 * 6,
+        "7 / 2 = 3 in integer division, times 6"
+    );
+    assert_eq!(result.num_distinct_values, 56, "capped at high - low + 1");
+}

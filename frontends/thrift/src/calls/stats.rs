@@ -1,0 +1,494 @@
+//! Column statistics: write (`update_*_column_statistics` and their `_req` forms,
+//! `set_aggr_stats_for`), read (`get_*_column_statistics`, `get_table_statistics_req`,
+//! `get_partitions_statistics_req`), aggregate (`get_aggr_stats_for`) and delete.
+//!
+//! Deliberate differences from Hive 2.3 (each observed against it): a read of a single
+//! column without statistics answers `NoSuchObjectException` where Hive 2.3 sends a reply
+//! with no result (its client raises `MISSING_RESULT`); an empty statistics list is a no-op
+//! where Hive 2.3 fails internally; deletes unmark the columns in `COLUMN_STATS_ACCURATE` as
+//! Hive 4 does.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hivestore_engine::{
+    engine_or_default, normalize_partition_name, StatsWriteOptions, DEFAULT_STATS_ENGINE,
+};
+use hivestore_idl::hive_metastore::{
+    AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, PartitionsStatsRequest,
+    PartitionsStatsResult, SetPartitionsStatsRequest, SetPartitionsStatsResponse,
+    TableStatsRequest, TableStatsResult,
+};
+
+use super::{catalog_or_default, require_database_name};
+use crate::convert_stats::{column_stats_from_idl, column_stats_to_idl};
+use crate::errors::{exception, to_thrift, Declared};
+use crate::service::Session;
+
+/// Whether reads return `bitVectors` and histograms: Hive's `metastore.stats.fetch.bitvector`
+/// and `metastore.stats.fetch.kll`, both off by default, so Hive's answers carry neither.
+const FETCH_SKETCHES: bool = false;
+
+/// The exceptions the statistics calls declare, by family.
+mod throws {
+    use crate::errors::Declared::{self, *};
+
+    /// Writes and deletes.
+    pub const WRITE: &[Declared] = &[NoSuchObject, InvalidObject, Meta, InvalidInput];
+    /// `get_table_column_statistics`, `get_partition_column_statistics`.
+    pub const GET_ONE: &[Declared] = &[NoSuchObject, Meta, InvalidInput, InvalidObject];
+    /// `get_table_statistics_req`, `get_partitions_statistics_req`, `get_aggr_stats_for`.
+    pub const GET: &[Declared] = &[NoSuchObject, Meta];
+}
+
+/// A table as a statistics call names it.
+struct Target {
+    catalog: String,
+    database: String,
+    table: String,
+}
+
+impl Target {
+    fn of(desc: &ColumnStatisticsDesc) -> Target {
+        Target {
+            catalog: catalog_or_default(desc.cat_name.clone()),
+            database: desc.db_name.trim().to_lowercase(),
+            table: desc.table_name.trim().to_lowercase(),
+        }
+    }
+
+    fn old_style(database: &str, table: &str) -> thrift::Result<Target> {
+        let (catalog, database) = require_database_name(database)?;
+        Ok(Target {
+            catalog: catalog.trim().to_lowercase(),
+            database: database.trim().to_lowercase(),
+            table: table.trim().to_lowercase(),
+        })
+    }
+
+    fn request(catalog: Option<String>, database: &str, table: &str) -> Target {
+        Target {
+            catalog: catalog_or_default(catalog).trim().to_lowercase(),
+            database: database.trim().to_lowercase(),
+            table: table.trim().to_lowercase(),
+        }
+    }
+
+    fn same_table(&self, other: &Target) -> bool {
+        (&self.catalog, &self.database, &self.table)
+            == (&other.catalog, &other.database, &other.table)
+    }
+}
+
+/// Hive writes its server time as `lastAnalyzed`, whatever the client sent.
+fn now_seconds() -> i64 {
+    let elapsed = SystemTime::now().duration_since(UNIX_EPOCH);
+    elapsed.map_or(0, |elapsed| {
+        i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+    })
+}
+
+/// The engine of a write: the request's, else the statistics', else `hive`.
+fn write_options(
+    request_engine: Option<&str>,
+    stats_engine: Option<&str>,
+    merge: bool,
+) -> StatsWriteOptions {
+    let request_engine = request_engine.filter(|engine| !engine.trim().is_empty());
+    let stats_engine = stats_engine.filter(|engine| !engine.trim().is_empty());
+    StatsWriteOptions {
+        engine: engine_or_default(request_engine.or(stats_engine)),
+        merge,
+        last_analyzed: now_seconds(),
+    }
+}
+
+fn write_table(
+    session: &Session,
+    stats: ColumnStatistics,
+    options: &StatsWriteOptions,
+) -> thrift::Result<()> {
+    let target = Target::of(&stats.stats_desc);
+    let objects = stats
+        .stats_obj
+        .into_iter()
+        .map(column_stats_from_idl)
+        .collect();
+    session
+        .store()
+        .update_table_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            objects,
+            options,
+        )
+        .map_err(|error| to_thrift(error, throws::WRITE))
+}
+
+/// Writes partition statistics, all of one table, in one atomic batch.
+fn write_partitions(
+    session: &Session,
+    list: Vec<ColumnStatistics>,
+    options: &StatsWriteOptions,
+) -> thrift::Result<()> {
+    let Some(first) = list.first() else {
+        return Ok(());
+    };
+    let target = Target::of(&first.stats_desc);
+    let mut partitions = Vec::with_capacity(list.len());
+    for stats in list {
+        if !target.same_table(&Target::of(&stats.stats_desc)) {
+            return Err(exception(
+                Declared::InvalidInput,
+                format!(
+                    "Statistics of one request must all be of table {}.{}, not {}.{}",
+                    target.database,
+                    target.table,
+                    stats.stats_desc.db_name,
+                    stats.stats_desc.table_name
+                ),
+            ));
+        }
+        let Some(name) = stats.stats_desc.part_name else {
+            return Err(exception(Declared::Meta, "Partition name is invalid. null"));
+        };
+        let objects = stats
+            .stats_obj
+            .into_iter()
+            .map(column_stats_from_idl)
+            .collect();
+        partitions.push((name, objects));
+    }
+    session
+        .store()
+        .update_partition_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            partitions,
+            options,
+        )
+        .map_err(|error| to_thrift(error, throws::WRITE))
+}
+
+/// `update_table_column_statistics`.
+pub fn update_table(session: &Session, stats: ColumnStatistics) -> thrift::Result<bool> {
+    let options = write_options(None, stats.engine.as_deref(), false);
+    write_table(session, stats, &options)?;
+    Ok(true)
+}
+
+/// `update_partition_column_statistics`.
+pub fn update_partition(session: &Session, stats: ColumnStatistics) -> thrift::Result<bool> {
+    let options = write_options(None, stats.engine.as_deref(), false);
+    write_partitions(session, vec![stats], &options)?;
+    Ok(true)
+}
+
+/// The one statistics object of an `update_*_column_statistics_req`, Hive 4's checks first.
+fn single_request(
+    request: SetPartitionsStatsRequest,
+) -> thrift::Result<(ColumnStatistics, StatsWriteOptions)> {
+    if request.need_merge == Some(true) {
+        return Err(exception(
+            Declared::InvalidInput,
+            "Merge is not supported for non-aggregate stats",
+        ));
+    }
+    let count = request.col_stats.len();
+    let Some(stats) = request.col_stats.into_iter().next().filter(|_| count == 1) else {
+        return Err(exception(
+            Declared::InvalidInput,
+            "Only one stats object expected",
+        ));
+    };
+    let options = write_options(request.engine.as_deref(), stats.engine.as_deref(), false);
+    Ok((stats, options))
+}
+
+/// `update_table_column_statistics_req` (Hive 4).
+pub fn update_table_req(
+    session: &Session,
+    request: SetPartitionsStatsRequest,
+) -> thrift::Result<SetPartitionsStatsResponse> {
+    let (stats, options) = single_request(request)?;
+    write_table(session, stats, &options)?;
+    Ok(SetPartitionsStatsResponse { result: true })
+}
+
+/// `update_partition_column_statistics_req` (Hive 4).
+pub fn update_partition_req(
+    session: &Session,
+    request: SetPartitionsStatsRequest,
+) -> thrift::Result<SetPartitionsStatsResponse> {
+    let (stats, options) = single_request(request)?;
+    write_partitions(session, vec![stats], &options)?;
+    Ok(SetPartitionsStatsResponse { result: true })
+}
+
+/// `set_aggr_stats_for`: table statistics (exactly one object) or a batch of partitions',
+/// merged with what is stored when `needMerge`.
+pub fn set_aggr(session: &Session, request: SetPartitionsStatsRequest) -> thrift::Result<bool> {
+    let Some(first) = request.col_stats.first() else {
+        return Ok(true);
+    };
+    let merge = request.need_merge == Some(true);
+    let options = write_options(request.engine.as_deref(), first.engine.as_deref(), merge);
+    if first.stats_desc.is_tbl_level {
+        let count = request.col_stats.len();
+        if count != 1 {
+            return Err(exception(
+                Declared::Meta,
+                format!(
+                    "Expecting only 1 ColumnStatistics for table's column stats, but find {count}"
+                ),
+            ));
+        }
+        let stats = request.col_stats.into_iter().next();
+        if let Some(stats) = stats {
+            write_table(session, stats, &options)?;
+        }
+        return Ok(true);
+    }
+    write_partitions(session, request.col_stats, &options)?;
+    Ok(true)
+}
+
+fn described(
+    target: &Target,
+    partition_name: Option<String>,
+    objects: Vec<ColumnStatisticsObj>,
+    last_analyzed: i64,
+) -> ColumnStatistics {
+    ColumnStatistics {
+        stats_desc: ColumnStatisticsDesc {
+            is_tbl_level: partition_name.is_none(),
+            db_name: target.database.clone(),
+            table_name: target.table.clone(),
+            part_name: partition_name,
+            last_analyzed: Some(last_analyzed),
+            cat_name: Some(target.catalog.clone()),
+        },
+        stats_obj: objects,
+        is_stats_compliant: None,
+        engine: Some(DEFAULT_STATS_ENGINE.to_string()),
+    }
+}
+
+/// `get_table_column_statistics`: the `hive` engine's statistics of one column.
+pub fn get_table_column(
+    session: &Session,
+    database: String,
+    table: String,
+    column: String,
+) -> thrift::Result<ColumnStatistics> {
+    let target = Target::old_style(&database, &table)?;
+    let column = column.trim().to_lowercase();
+    let found = session
+        .store()
+        .table_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            std::slice::from_ref(&column),
+            DEFAULT_STATS_ENGINE,
+            FETCH_SKETCHES,
+        )
+        .map_err(|error| to_thrift(error, throws::GET_ONE))?;
+    if found.stats.is_empty() {
+        return Err(exception(
+            Declared::NoSuchObject,
+            format!(
+                "Column stats doesn't exist for db={} table={} col={column}",
+                target.database, target.table
+            ),
+        ));
+    }
+    let objects = found.stats.into_iter().map(column_stats_to_idl).collect();
+    Ok(described(&target, None, objects, found.last_analyzed))
+}
+
+/// `get_partition_column_statistics`: the `hive` engine's statistics of one column of one
+/// partition.
+pub fn get_partition_column(
+    session: &Session,
+    database: String,
+    table: String,
+    partition_name: String,
+    column: String,
+) -> thrift::Result<ColumnStatistics> {
+    let target = Target::old_style(&database, &table)?;
+    let column = column.trim().to_lowercase();
+    let found = session
+        .store()
+        .partition_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            std::slice::from_ref(&partition_name),
+            std::slice::from_ref(&column),
+            DEFAULT_STATS_ENGINE,
+            FETCH_SKETCHES,
+        )
+        .map_err(|error| to_thrift(error, throws::GET_ONE))?;
+    let Some(partition) = found.into_iter().next() else {
+        return Err(exception(
+            Declared::NoSuchObject,
+            format!(
+                "Column stats doesn't exist for db={} table={} partition={partition_name} col={column}",
+                target.database, target.table
+            ),
+        ));
+    };
+    let objects = partition
+        .stats
+        .into_iter()
+        .map(column_stats_to_idl)
+        .collect();
+    Ok(described(
+        &target,
+        Some(partition.partition_name),
+        objects,
+        partition.last_analyzed,
+    ))
+}
+
+/// `get_table_statistics_req`.
+pub fn get_table_req(
+    session: &Session,
+    request: TableStatsRequest,
+) -> thrift::Result<TableStatsResult> {
+    let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    let engine = engine_or_default(request.engine.as_deref());
+    let found = session
+        .store()
+        .table_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            &request.col_names,
+            &engine,
+            FETCH_SKETCHES,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))?;
+    Ok(TableStatsResult {
+        table_stats: found.stats.into_iter().map(column_stats_to_idl).collect(),
+        is_stats_compliant: None,
+    })
+}
+
+/// `get_partitions_statistics_req`: partitions without statistics are left out of the map.
+pub fn get_partitions_req(
+    session: &Session,
+    request: PartitionsStatsRequest,
+) -> thrift::Result<PartitionsStatsResult> {
+    let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    let engine = engine_or_default(request.engine.as_deref());
+    let found = session
+        .store()
+        .partition_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            &request.part_names,
+            &request.col_names,
+            &engine,
+            FETCH_SKETCHES,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))?;
+    let mut part_stats = BTreeMap::new();
+    for partition in found {
+        let objects = partition
+            .stats
+            .into_iter()
+            .map(column_stats_to_idl)
+            .collect();
+        part_stats.insert(partition.partition_name, objects);
+    }
+    Ok(PartitionsStatsResult {
+        part_stats,
+        is_stats_compliant: None,
+    })
+}
+
+/// `get_aggr_stats_for`.
+pub fn get_aggr(session: &Session, request: PartitionsStatsRequest) -> thrift::Result<AggrStats> {
+    let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    let engine = engine_or_default(request.engine.as_deref());
+    let aggregate = session
+        .store()
+        .aggregate_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            &request.part_names,
+            &request.col_names,
+            &engine,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))?;
+    Ok(AggrStats {
+        col_stats: aggregate
+            .stats
+            .into_iter()
+            .map(column_stats_to_idl)
+            .collect(),
+        parts_found: aggregate.partitions_found,
+        is_stats_compliant: None,
+    })
+}
+
+/// A column argument of a delete: empty (Java's `null`) means every column.
+fn column_argument(column: &str) -> Option<String> {
+    let column = column.trim();
+    (!column.is_empty()).then(|| column.to_lowercase())
+}
+
+/// `delete_table_column_statistics`.
+pub fn delete_table(
+    session: &Session,
+    database: String,
+    table: String,
+    column: String,
+    engine: String,
+) -> thrift::Result<bool> {
+    let target = Target::old_style(&database, &table)?;
+    let column = column_argument(&column);
+    session
+        .store()
+        .delete_table_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            column.as_deref(),
+            &engine_or_default(Some(&engine)),
+        )
+        .map_err(|error| to_thrift(error, throws::WRITE))?;
+    Ok(true)
+}
+
+/// `delete_partition_column_statistics`.
+pub fn delete_partition(
+    session: &Session,
+    database: String,
+    table: String,
+    partition_name: String,
+    column: String,
+    engine: String,
+) -> thrift::Result<bool> {
+    let target = Target::old_style(&database, &table)?;
+    let column = column_argument(&column);
+    let partition_name = normalize_partition_name(&partition_name);
+    session
+        .store()
+        .delete_partition_column_statistics(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            &partition_name,
+            column.as_deref(),
+            &engine_or_default(Some(&engine)),
+        )
+        .map_err(|error| to_thrift(error, throws::WRITE))?;
+    Ok(true)
+}
