@@ -320,8 +320,8 @@ fn partition_workloads_count_partitions_and_bytes_and_measure_the_loopback_limit
         .expect("trino_plan");
     assert_eq!(
         trino.measurement.call_count,
-        3 * 3,
-        "get_table_req, get_partition_names_ps, one batch of names"
+        3 * 4,
+        "get_table_req, get_partition_names_ps, one batch of names and its statistics"
     );
     let bigger_names = |rows: &[Row]| {
         rows.iter()

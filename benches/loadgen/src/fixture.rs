@@ -56,16 +56,20 @@ pub fn scratch_table_name(connection: usize) -> String {
     format!("bench_scratch_{connection}")
 }
 
+/// The names of a bench table's columns, in order.
+pub fn column_names() -> Vec<String> {
+    (0..COLUMN_COUNT)
+        .map(|index| format!("c{index:02}"))
+        .collect()
+}
+
 /// A bench table as a Hive client creates it: 20 columns, partitioned by `ds`, Parquet, the
 /// location left to the server.
 pub fn bench_table(database: &str, name: &str) -> Table {
-    let cols = (0..COLUMN_COUNT)
-        .map(|index| {
-            column(
-                &format!("c{index:02}"),
-                COLUMN_TYPES[index % COLUMN_TYPES.len()],
-            )
-        })
+    let cols = column_names()
+        .iter()
+        .enumerate()
+        .map(|(index, name)| column(name, COLUMN_TYPES[index % COLUMN_TYPES.len()]))
         .collect();
     let serde_info = SerDeInfo {
         name: Some(name.to_string()),

@@ -4,11 +4,14 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hivestore_idl::hive_metastore::{
-    EnvironmentContext, GetTableRequest, Partition, TThriftHiveMetastoreSyncClient, Table,
+    EnvironmentContext, GetTableRequest, Partition, PartitionsStatsRequest,
+    TThriftHiveMetastoreSyncClient, Table,
 };
 
 use crate::endpoint::Client;
-use crate::fixture::{bench_table, commit_table_name, read_table_name, scratch_table_name};
+use crate::fixture::{
+    bench_table, column_names, commit_table_name, read_table_name, scratch_table_name,
+};
 use crate::partition_table::{
     add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
     partition, partitioned_table, second_key_filter, selected_days, PARTITIONED_TABLE,
@@ -371,7 +374,17 @@ impl Caller {
         for batch in selected.chunks(TRINO_BATCH_PARTITION_COUNT) {
             let partitions =
                 client.get_partitions_by_names(database.clone(), table.clone(), batch.to_vec())?;
-            count.call_count += 1;
+            // Trino reads the column statistics of the partitions it fetched, batch by batch.
+            client.get_partitions_statistics_req(PartitionsStatsRequest {
+                db_name: database.clone(),
+                tbl_name: table.clone(),
+                col_names: column_names(),
+                part_names: batch.to_vec(),
+                cat_name: None,
+                valid_write_id_list: None,
+                engine: None,
+            })?;
+            count.call_count += 2;
             count.partition_count += partitions.len() as u64;
         }
         Ok(count)
