@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::partition::{resolve_table, to_record, DescriptorInterner, Partition, PartitionedTable};
+use crate::partition::{
+    java_list, resolve_table, to_record, DescriptorInterner, Partition, PartitionedTable,
+};
 use crate::partition_list::partitions_matching_values;
 use crate::partition_name::make_partition_name;
 use crate::partition_write::read_partition;
@@ -71,7 +73,7 @@ impl Store {
             return Err(Error::Refused(format!(
                 "Invalid partition key & values; keys {}, values {}",
                 java_keys(&source.table.partition_keys),
-                crate::partition::java_list(&values)
+                java_list(&values)
             )));
         }
         let matching = partitions_matching_values(txn.reader(), &source, &values)?;
@@ -191,5 +193,5 @@ fn java_keys(keys: &[FieldSchema]) -> String {
             )
         })
         .collect();
-    format!("[{}]", entries.join(", "))
+    java_list(&entries)
 }

@@ -79,12 +79,11 @@ impl Store {
 
     /// Deletes `range` batch by batch; with `last`, the table's marker goes with the final batch.
     fn remove_range(&self, table: TableId, range: KeyRange, last: bool) -> Result<u64> {
-        let partitions = range;
         let mut deleted = 0;
         loop {
             let batch = self.write(|txn| {
                 let keys: Vec<_> = txn
-                    .scan(partitions.clone())
+                    .scan(range.clone())
                     .take(REMOVAL_BATCH_KEY_COUNT)
                     .map(|entry| entry.map(|(key, _)| key))
                     .collect::<Result<_>>()?;

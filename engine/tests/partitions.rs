@@ -44,14 +44,25 @@ fn partitioned_table(store: &Store, name: &str) -> Table {
         .unwrap()
 }
 
-fn setup(warehouse: &Path) -> Store {
-    let store = store_in(warehouse);
+/// A store over `backend` that records locations and never touches a filesystem.
+fn metadata_only_store(backend: Arc<MemoryBackend>) -> Store {
+    let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    Store::open_with_backend(backend, options).unwrap()
+}
+
+fn create_db(store: &Store) {
     store
         .create_database(Database {
             name: "db".to_string(),
             ..Database::default()
         })
         .unwrap();
+}
+
+fn setup(warehouse: &Path) -> Store {
+    let store = store_in(warehouse);
+    create_db(&store);
     partitioned_table(&store, "events");
     store
 }
@@ -616,15 +627,8 @@ fn partition_keys_of(store: &Store, table_id: i64) -> usize {
 /// than one batch takes leaves nothing behind, and neither marker nor partitions remain.
 #[test]
 fn dropping_a_table_larger_than_a_removal_batch_deletes_every_partition() {
-    let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
-    options.durability = Durability::Memory;
-    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
-    store
-        .create_database(Database {
-            name: "db".to_string(),
-            ..Database::default()
-        })
-        .unwrap();
+    let store = metadata_only_store(Arc::new(MemoryBackend::new()));
+    create_db(&store);
     let table = partitioned_table(&store, "events");
     for day in 0..1_050 {
         let batch = (0..24)
@@ -650,18 +654,8 @@ fn opening_finishes_an_interrupted_partition_removal() {
     use hivestore_engine::keys::{self, TableId};
     use hivestore_engine::kv::{KvBackend, WriteBatch};
     let backend = Arc::new(MemoryBackend::new());
-    let options = || {
-        let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
-        options.durability = Durability::Memory;
-        options
-    };
-    let store = Store::open_with_backend(backend.clone(), options()).unwrap();
-    store
-        .create_database(Database {
-            name: "db".to_string(),
-            ..Database::default()
-        })
-        .unwrap();
+    let store = metadata_only_store(backend.clone());
+    create_db(&store);
     let table = partitioned_table(&store, "events");
     add(&store, vec![partition(&["a", "1"]), partition(&["b", "2"])]);
     drop(store);
@@ -672,6 +666,6 @@ fn opening_finishes_an_interrupted_partition_removal() {
         Vec::new(),
     );
     backend.apply(batch).unwrap();
-    let reopened = Store::open_with_backend(backend, options()).unwrap();
+    let reopened = metadata_only_store(backend);
     assert_eq!(partition_keys_of(&reopened, table.id), 0);
 }
