@@ -152,3 +152,28 @@ def expected_name():
         return os.environ.get("HMS_NAME")
     from hms_helpers import HIVESTORE_NAME
     return HIVESTORE_NAME
+
+
+@pytest.fixture(scope="module")
+def hive(server):
+    """The Hive generation of the server's API: 4 on hivestore, 2 on the Hive 2.3 reference."""
+    from hms_helpers import hive_generation
+    return hive_generation(server)
+
+
+@pytest.fixture()
+def client(server):
+    """A connection through the pyiceberg-vendored client, `set_ugi` sent, closed after."""
+    from hms_helpers import connected
+    with connected(server) as connection:
+        yield connection
+
+
+@pytest.fixture()
+def db(client, request):
+    """A fresh database for one test, named after the module's `DB_PREFIX` (default `db`)."""
+    from hive_metastore.ttypes import Database
+    from hms_helpers import unique_name
+    name = unique_name(getattr(request.module, "DB_PREFIX", "db"))
+    client.create_database(Database(name=name))
+    return name

@@ -44,7 +44,6 @@ from hms_helpers import (
     connected,
     create_database_req,
     hide_generated_client_frames,
-    hive_generation,
     local_path,
     make_table,
     raises_hms,
@@ -54,18 +53,6 @@ from hms_helpers import (
 
 
 hide_generated_client_frames()
-
-
-@pytest.fixture(scope="module")
-def hive(server):
-    """4 on hivestore; 2 on the Hive 2.3 reference."""
-    return hive_generation(server)
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ from hive_metastore.ttypes import (
 )
 
 from hms_helpers import (
-    connected,
     hide_generated_client_frames,
     make_table,
     raises_hms,
@@ -30,12 +29,6 @@ KEYS = [FieldSchema("ds", "string", None), FieldSchema("hr", "int", None)]
 LOAD_DONE = PartitionEventType.LOAD_DONE
 
 hide_generated_client_frames()
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
 
 
 @pytest.fixture()

@@ -22,7 +22,6 @@ from thrift.Thrift import TApplicationException
 from hive_metastore.ttypes import Database, FieldSchema, MetaException, Partition
 
 from hms_helpers import (
-    connected,
     hide_generated_client_frames,
     hive_generation,
     local_path,
@@ -35,20 +34,10 @@ from hms_helpers import (
 KEYS = [FieldSchema("ds", "string", None), FieldSchema("hr", "int", None)]
 COLUMNS = [FieldSchema("id", "int", None), FieldSchema("name", "string", None)]
 
+# Databases the shared `db` fixture makes are named `xdb_<unique>`.
+DB_PREFIX = "xdb"
+
 hide_generated_client_frames()
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
-@pytest.fixture()
-def db(client):
-    name = unique_name("xdb")
-    client.create_database(Database(name=name))
-    return name
 
 
 def new_table(client, db, name, columns=COLUMNS, keys=KEYS):

@@ -15,7 +15,6 @@ field names), and those tests skip on the reference.
 
 import pytest
 from hive_metastore.ttypes import (
-    Database,
     FieldSchema,
     GetPartitionsFilterSpec,
     GetPartitionsRequest,
@@ -29,7 +28,6 @@ from hive_metastore.ttypes import (
 
 from hms_helpers import (
     call_or_skip_on_reference,
-    connected,
     hide_generated_client_frames,
     local_path,
     make_table,
@@ -42,20 +40,10 @@ KEYS = [FieldSchema("ds", "string", None), FieldSchema("hr", "int", None)]
 COLUMNS = [FieldSchema("id", "int", "the id"), FieldSchema("name", "string", None)]
 GROUPING = "hive.hcatalog.partition.spec.grouping.enabled"
 
+# Databases the shared `db` fixture makes are named `sdb_<unique>`.
+DB_PREFIX = "sdb"
+
 hide_generated_client_frames()
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
-@pytest.fixture()
-def db(client):
-    name = unique_name("sdb")
-    client.create_database(Database(name=name))
-    return name
 
 
 def new_table(client, db, name="t", parameters=None):

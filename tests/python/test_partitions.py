@@ -58,7 +58,6 @@ from hms_helpers import (
     call_or_skip_on_reference,
     connected,
     hide_generated_client_frames,
-    hive_generation,
     local_path,
     make_struct,
     make_table,
@@ -77,29 +76,13 @@ COLUMNS = [FieldSchema("id", "int", "the id"), FieldSchema("name", "string", Non
 # the column-statistics tests own them, so parameter comparisons here leave them out.
 FAST_STATS_KEYS = {"numFiles", "totalSize", "numFilesErasureCoded"}
 
+# Databases the shared `db` fixture makes are named `pdb_<unique>`.
+DB_PREFIX = "pdb"
+
 hide_generated_client_frames()
 
 
 # ---------------------------------------------------------------- fixtures and helpers
-
-@pytest.fixture(scope="module")
-def hive(server):
-    return hive_generation(server)
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
-@pytest.fixture()
-def db(client):
-    """A fresh database for one test."""
-    name = unique_name("pdb")
-    client.create_database(Database(name=name))
-    return name
-
 
 def new_table(client, db, name="t", keys=None, **extra):
     """Create `db.name` partitioned by `ds string, hr int` (or `keys`); returns its directory."""

@@ -186,12 +186,6 @@ def outside(tmp_path_factory):
     return tmp_path_factory.mktemp("spark_partitions_outside")
 
 
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
 def rows(spark, sql):
     return [tuple(row) for row in spark.sql(sql).collect()]
 

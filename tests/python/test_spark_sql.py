@@ -120,12 +120,6 @@ def database(spark, warehouse):
     return name
 
 
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
 def rows(spark, sql):
     return [tuple(row) for row in spark.sql(sql).collect()]
 

@@ -35,7 +35,6 @@ from hive_metastore.ttypes import (
     ColumnStatisticsData,
     ColumnStatisticsDesc,
     ColumnStatisticsObj,
-    Database,
     Date,
     DateColumnStatsData,
     Decimal,
@@ -57,14 +56,14 @@ from hive_metastore.ttypes import (
 
 from hms_helpers import (
     call_or_skip_on_reference,
-    connected,
     hide_generated_client_frames,
-    hive_generation,
     make_table,
     raises_hms,
     storage_descriptor,
-    unique_name,
 )
+
+# Databases the shared `db` fixture makes are named `sdb_<unique>`.
+DB_PREFIX = "sdb"
 
 hide_generated_client_frames()
 
@@ -84,24 +83,6 @@ KEYS = [FieldSchema("ds", "string", None)]
 
 
 # ---------------------------------------------------------------- fixtures and helpers
-
-@pytest.fixture(scope="module")
-def hive(server):
-    return hive_generation(server)
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
-
-
-@pytest.fixture()
-def db(client):
-    name = unique_name("sdb")
-    client.create_database(Database(name=name))
-    return name
-
 
 def new_table(client, db, name, partitions=0):
     """`db.name` with COLUMNS; partitioned by ds with partitions ds=00, ds=01, ... if asked."""

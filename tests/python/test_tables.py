@@ -54,7 +54,6 @@ from hms_helpers import (
     drop_table_req,
     drop_table_request_struct,
     hide_generated_client_frames,
-    hive_generation,
     hivestore_xfail,
     local_path,
     make_table,
@@ -69,32 +68,16 @@ CAS_KEY = "metadata_location"
 CLOCK_SLACK_S = 2
 
 
+# Databases the shared `db` fixture makes are named `tdb_<unique>`.
+DB_PREFIX = "tdb"
+
 hide_generated_client_frames()
-
-
-@pytest.fixture(scope="module")
-def hive(server):
-    return hive_generation(server)
-
-
-@pytest.fixture()
-def client(server):
-    with connected(server) as connection:
-        yield connection
 
 
 @pytest.fixture(scope="module")
 def warehouse(server):
     with connected(server) as connection:
         return warehouse_root(connection)
-
-
-@pytest.fixture()
-def db(client):
-    """A fresh database for one test."""
-    name = unique_name("tdb")
-    client.create_database(Database(name=name))
-    return name
 
 
 def skip_unless_hive4(hive, why):
