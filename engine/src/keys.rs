@@ -112,23 +112,26 @@ pub fn push_component(key: &mut Vec<u8>, component: &[u8]) {
 /// Reads one component from the front of `input`: its bytes, and the rest.
 pub fn take_component(input: &[u8]) -> Result<(Vec<u8>, &[u8]), KeyError> {
     let mut component = Vec::new();
-    let mut position = 0;
+    let rest = take_component_into(input, &mut component)?;
+    Ok((component, rest))
+}
+
+/// Appends the leading component of `input`, unescaped, to `out`; returns what follows it.
+/// Runs of plain bytes are copied whole (keys are scanned by the million in listings).
+pub fn take_component_into<'a>(input: &'a [u8], out: &mut Vec<u8>) -> Result<&'a [u8], KeyError> {
+    let mut rest = input;
     loop {
-        let Some(byte) = input.get(position) else {
+        let Some(escape) = memchr::memchr(COMPONENT_ESCAPE, rest) else {
             return Err(KeyError::UnterminatedComponent);
         };
-        if *byte != COMPONENT_ESCAPE {
-            component.push(*byte);
-            position += 1;
-            continue;
-        }
-        match input.get(position + 1) {
-            Some(&COMPONENT_ESCAPED_ZERO) => component.push(COMPONENT_ESCAPE),
-            Some(&COMPONENT_END) => return Ok((component, &input[position + 2..])),
+        out.extend_from_slice(&rest[..escape]);
+        match rest.get(escape + 1) {
+            Some(&COMPONENT_ESCAPED_ZERO) => out.push(COMPONENT_ESCAPE),
+            Some(&COMPONENT_END) => return Ok(&rest[escape + 2..]),
             Some(other) => return Err(KeyError::BadEscape(*other)),
             None => return Err(KeyError::UnterminatedComponent),
         }
-        position += 2;
+        rest = &rest[escape + 2..];
     }
 }
 
@@ -351,6 +354,15 @@ pub fn decode_partition_key(key: &[u8]) -> Result<(TableId, Vec<String>)> {
         Ok((TableId(table), values))
     };
     decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// The encoded values of partition key `key`: the components after its keyspace and table id.
+pub(crate) fn partition_key_values(key: &[u8]) -> Result<&[u8]> {
+    let values = || {
+        let rest = take_keyspace(key, KEYSPACE_PARTITION)?;
+        take_id(rest).map(|(_, values)| values)
+    };
+    values().map_err(|error: KeyError| error.at(key))
 }
 
 /// Reads a stored id value (8 bytes, big-endian) found at `key`.

@@ -54,6 +54,7 @@ pub mod keys;
 pub mod kv;
 mod listing;
 pub mod locks;
+mod name_listing;
 mod names;
 mod partition;
 mod partition_events;
@@ -84,6 +85,7 @@ pub use database::{
 };
 pub use error::{Error, Result};
 pub use listing::TableMeta;
+pub use name_listing::{NameListing, PartitionNames, KEPT_NAME_BYTES_MAX};
 pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,

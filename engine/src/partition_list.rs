@@ -10,10 +10,12 @@
 //! is returned. `max_parts` below zero means all.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend, KvBytes};
+use crate::name_listing::{push_name_of_key, NameListing, PartitionNames};
 use crate::partition::{
     assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range, views_of,
     DescriptorCache, Partition, PartitionRecord, PartitionViews, PartitionedTable,
@@ -22,7 +24,7 @@ use crate::partition_filter::{PartitionFilter, ValueRange};
 use crate::partition_name::{
     escape_path_name, make_partition_name, partition_name_to_spec, push_escaped,
 };
-use crate::store::Store;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 use crate::values::ValueView;
 
 /// Which partitions of a table a listing returns.
@@ -161,6 +163,22 @@ impl Store {
         selection: PartitionSelection<'_>,
         max_parts: i32,
     ) -> Result<Vec<String>> {
+        let listing = self.partition_names(catalog, database, name, selection, max_parts)?;
+        Ok(listing.to_vec())
+    }
+
+    /// [`Store::list_partition_names_selected`] without a `String` per name. Every name of a
+    /// table (also a selection of partial values that are all empty, which match any) is
+    /// answered from the table's kept listing while the table is unchanged, and a full
+    /// listing is kept (see `name_listing.rs`).
+    pub fn partition_names(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+    ) -> Result<NameListing> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
         // `k=` of each key, escaped once rather than per partition.
         let key_parts: Vec<String> = table
@@ -168,22 +186,58 @@ impl Store {
             .iter()
             .map(|key| format!("{}=", escape_path_name(&key.to_lowercase())))
             .collect();
-        self.read_partitions_consistently(table.id, || {
-            let mut names = Vec::new();
-            self.visit(&table, selection, max_parts, &mut |_, _, values| {
-                let mut name = String::with_capacity(64);
-                for (index, (key_part, value)) in key_parts.iter().zip(&values).enumerate() {
-                    if index > 0 {
-                        name.push('/');
-                    }
-                    name.push_str(key_part);
-                    push_escaped(&mut name, value);
-                }
-                names.push(name);
-                Ok(())
+        let limit = usize::try_from(max_parts).unwrap_or(usize::MAX);
+        let every_name = match selection {
+            PartitionSelection::All => true,
+            // More values than keys is the scan's error, made below.
+            PartitionSelection::PartialValues(values) => {
+                values.len() <= key_parts.len() && values.iter().all(String::is_empty)
+            }
+            _ => false,
+        };
+        if !every_name {
+            let names = self.read_partitions_consistently(table.id, || {
+                let mut names = PartitionNames::new();
+                self.visit(&table, selection, max_parts, &mut |_, _, values| {
+                    names.push_with(|text| {
+                        push_joined_name(text, &key_parts, &values);
+                        Ok(())
+                    })
+                })?;
+                Ok(names)
             })?;
+            return Ok(NameListing::new(Arc::new(names), usize::MAX));
+        }
+        let (cache, versions) = self.name_cache();
+        if let Some(version) = versions.stable_version(table.id) {
+            if let Some(names) = cache.get(table.id, version, &key_parts) {
+                return Ok(NameListing::new(names, limit));
+            }
+        }
+        // Only a full listing is worth keeping; a short one is read as asked.
+        let read_limit = if max_parts < 0 { usize::MAX } else { limit };
+        let (names, version) = self.read_partitions_versioned(table.id, || {
+            let mut names = PartitionNames::new();
+            let mut scratch = Vec::new();
+            for entry in kv::scan(self.reader(), table.all_partitions(), SCAN_PAGE_ENTRY_COUNT)
+                .take(read_limit)
+            {
+                let (key, _) = entry?;
+                names.push_with(|text| push_name_of_key(text, &key_parts, &key, &mut scratch))?;
+            }
             Ok(names)
-        })
+        })?;
+        let names = Arc::new(names);
+        if max_parts < 0 {
+            cache.keep(
+                table.id,
+                version,
+                &key_parts,
+                names.clone(),
+                |table, version| versions.unchanged(table, version),
+            );
+        }
+        Ok(NameListing::new(names, limit))
     }
 
     /// How many partitions `selection` holds; only keys are read.
@@ -384,6 +438,17 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// Appends the name of the partition of `values` to `text`, from the table's `k=` prefixes.
+fn push_joined_name(text: &mut String, key_parts: &[String], values: &[String]) {
+    for (index, (key_part, value)) in key_parts.iter().zip(values).enumerate() {
+        if index > 0 {
+            text.push('/');
+        }
+        text.push_str(key_part);
+        push_escaped(text, value);
     }
 }
 

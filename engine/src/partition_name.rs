@@ -67,6 +67,15 @@ pub(crate) fn push_escaped(out: &mut String, value: &str) {
         out.push_str(DEFAULT_PARTITION_NAME);
         return;
     }
+    // Only ASCII characters are escaped, and in UTF-8 an ASCII byte is always an ASCII
+    // character: most values need no escaping and are copied whole.
+    if !value
+        .bytes()
+        .any(|byte| byte.is_ascii() && needs_escaping(char::from(byte)))
+    {
+        out.push_str(value);
+        return;
+    }
     for character in value.chars() {
         if needs_escaping(character) {
             const HEX: &[u8; 16] = b"0123456789ABCDEF";

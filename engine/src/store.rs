@@ -19,6 +19,7 @@ use crate::consistent::{PartitionVersions, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
+use crate::name_listing::NameCache;
 use crate::removal::Sweeper;
 use crate::values::{self, StoredValue, ValueView};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
@@ -101,6 +102,8 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     partition_versions: PartitionVersions,
+    /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).
+    names: NameCache,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
@@ -132,6 +135,7 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
+            names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
         };
@@ -249,15 +253,26 @@ impl Store {
     pub(crate) fn read_partitions_consistently<R>(
         &self,
         table: keys::TableId,
-        mut scan: impl FnMut() -> Result<R>,
+        scan: impl FnMut() -> Result<R>,
     ) -> Result<R> {
+        self.read_partitions_versioned(table, scan)
+            .map(|(result, _)| result)
+    }
+
+    /// [`Store::read_partitions_consistently`], also answering the version of the table's
+    /// stripe the scan saw (whole: no batch touching the table was applied during it).
+    pub(crate) fn read_partitions_versioned<R>(
+        &self,
+        table: keys::TableId,
+        mut scan: impl FnMut() -> Result<R>,
+    ) -> Result<(R, u64)> {
         let versions = &self.partition_versions;
         for _ in 0..OPTIMISTIC_ATTEMPT_COUNT {
             match versions.stable_version(table) {
                 Some(version) => {
                     let result = scan()?;
                     if versions.unchanged(table, version) {
-                        return Ok(result);
+                        return Ok((result, version));
                     }
                 }
                 None => std::thread::yield_now(),
@@ -267,7 +282,16 @@ impl Store {
             .writer
             .lock()
             .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
-        scan()
+        // Writers move a stripe only while holding the lock: it is even and stays so.
+        let version = versions
+            .stable_version(table)
+            .ok_or_else(|| Error::Internal("a partition batch outlived the writer lock".into()))?;
+        Ok((scan()?, version))
+    }
+
+    /// The kept full name listings, and whether a kept one is still current.
+    pub(crate) fn name_cache(&self) -> (&NameCache, &PartitionVersions) {
+        (&self.names, &self.partition_versions)
     }
 
     /// Reads the value at `key` in place, if present.

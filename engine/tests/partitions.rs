@@ -669,3 +669,72 @@ fn opening_finishes_an_interrupted_partition_removal() {
     let reopened = metadata_only_store(backend);
     assert_eq!(partition_keys_of(&reopened, table.id), 0);
 }
+
+#[test]
+fn kept_name_listings_follow_every_change() {
+    let store = metadata_only_store(Arc::new(MemoryBackend::new()));
+    create_db(&store);
+    partitioned_table(&store, "events");
+    let names = |max_parts: i32| {
+        let listing = store
+            .partition_names("hive", "db", "events", PartitionSelection::All, max_parts)
+            .unwrap();
+        listing.to_vec()
+    };
+    add(&store, vec![partition(&["b", "1"]), partition(&["a", "2"])]);
+    assert_eq!(names(-1), ["ds=a/hr=2", "ds=b/hr=1"]);
+    // Kept now: the limit still applies, and a repeated listing is the same.
+    assert_eq!(names(1), ["ds=a/hr=2"]);
+    assert_eq!(names(-1), ["ds=a/hr=2", "ds=b/hr=1"]);
+    add(&store, vec![partition(&["a/x", ""])]);
+    assert_eq!(
+        names(-1),
+        [
+            "ds=a/hr=2",
+            "ds=a%2Fx/hr=__HIVE_DEFAULT_PARTITION__",
+            "ds=b/hr=1"
+        ]
+    );
+    store
+        .rename_partition(
+            "hive",
+            "db",
+            "events",
+            &strings(&["b", "1"]),
+            partition(&["c", "1"]),
+        )
+        .unwrap();
+    assert_eq!(names(-1)[2], "ds=c/hr=1");
+    store
+        .drop_partition("hive", "db", "events", &strings(&["a", "2"]), false)
+        .unwrap();
+    assert_eq!(
+        names(-1),
+        ["ds=a%2Fx/hr=__HIVE_DEFAULT_PARTITION__", "ds=c/hr=1"]
+    );
+    // Partial values that are all empty match every partition, from the kept listing too.
+    let any = strings(&["", ""]);
+    let partial = store
+        .partition_names(
+            "hive",
+            "db",
+            "events",
+            PartitionSelection::PartialValues(&any),
+            -1,
+        )
+        .unwrap();
+    assert_eq!(partial.to_vec(), names(-1));
+    let too_many = strings(&["", "", ""]);
+    let refused = store.partition_names(
+        "hive",
+        "db",
+        "events",
+        PartitionSelection::PartialValues(&too_many),
+        -1,
+    );
+    assert!(matches!(refused, Err(Error::Refused(_))), "{refused:?}");
+    // A table dropped and made again under the same name starts with no partitions.
+    store.drop_table("hive", "db", "events").unwrap();
+    partitioned_table(&store, "events");
+    assert!(names(-1).is_empty());
+}

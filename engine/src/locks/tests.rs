@@ -120,7 +120,8 @@ fn a_database_lock_blocks_its_tables_and_show_locks_reports_the_blocker() {
 
 #[test]
 fn a_lock_without_heartbeat_is_released_after_the_timeout() {
-    let store = store_over(&Arc::new(MemoryBackend::new()), Duration::from_millis(50));
+    // A timeout well above the waiter's check interval, as a loaded machine wakes late.
+    let store = store_over(&Arc::new(MemoryBackend::new()), Duration::from_millis(200));
     let dead = store.lock(table_lock(LockType::Exclusive, "t")).unwrap();
     let waiting = store.lock(table_lock(LockType::Exclusive, "t")).unwrap();
     assert_eq!(waiting.state, LockState::Waiting);

@@ -168,10 +168,12 @@ fn commit_and_abort_release_the_transactions_locks_which_unlock_may_not() {
 
 #[test]
 fn a_transaction_without_heartbeat_is_aborted_with_its_locks() {
-    let store = store_over(&Arc::new(MemoryBackend::new()), Duration::from_millis(50));
+    // Heartbeats far more often than the timeout, so that a loaded machine's late wake-ups
+    // do not expire the transaction kept alive.
+    let store = store_over(&Arc::new(MemoryBackend::new()), Duration::from_millis(200));
     let txns = open(&store, 2);
     store.lock(txn_lock(txns[0], "t")).unwrap();
-    for _ in 0..10 {
+    for _ in 0..25 {
         std::thread::sleep(Duration::from_millis(20));
         store.heartbeat_txn(txns[1]).unwrap();
     }

@@ -8,6 +8,7 @@
 
 mod encode;
 mod encoded_tables;
+mod partition_names;
 mod partitions;
 mod tables;
 mod wire;
@@ -36,6 +37,8 @@ pub fn serves(method: &str) -> bool {
         method,
         "get_table"
             | "get_table_req"
+            | "get_partition_names"
+            | "get_partition_names_ps"
             | "get_partitions"
             | "get_partitions_req"
             | "get_partitions_by_filter"
@@ -59,6 +62,12 @@ pub fn answer(
     let answer = match method {
         "get_table" => tables::get_table(sequence, input, output, protocol, session)?,
         "get_table_req" => tables::get_table_req(sequence, input, output, protocol, session)?,
+        "get_partition_names" => {
+            partition_names::get_partition_names(sequence, input, output, session)?
+        }
+        "get_partition_names_ps" => {
+            partition_names::get_partition_names_ps(sequence, input, output, session)?
+        }
         "get_partitions" => partitions::get_partitions(sequence, input, output, protocol, session)?,
         "get_partitions_req" => {
             partitions::get_partitions_req(sequence, input, output, protocol, session)?

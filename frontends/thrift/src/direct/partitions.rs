@@ -16,7 +16,7 @@ use crate::detect::Protocol;
 use crate::service::Session;
 
 /// One argument of an old-style call.
-enum Argument {
+pub(super) enum Argument {
     String(String),
     I16(i16),
     Strings(Vec<String>),
@@ -24,7 +24,7 @@ enum Argument {
 
 /// Reads an argument struct whose arguments have ids `1..=N` and are strings, `i16`s or lists
 /// of strings; anything else is an error (the call is declined).
-fn read_arguments<const N: usize>(
+pub(super) fn read_arguments<const N: usize>(
     input: &mut dyn TInputProtocol,
 ) -> thrift::Result<[Option<Argument>; N]> {
     let mut arguments: [Option<Argument>; N] = std::array::from_fn(|_| None);
@@ -76,7 +76,10 @@ fn unexpected(what: &str) -> thrift::Error {
 }
 
 /// The table of an old-style call, or `None` to decline.
-fn old_style_table(database: Option<Argument>, name: Option<Argument>) -> Option<[String; 3]> {
+pub(super) fn old_style_table(
+    database: Option<Argument>,
+    name: Option<Argument>,
+) -> Option<[String; 3]> {
     let (Some(Argument::String(database)), Some(Argument::String(name))) = (database, name) else {
         return None;
     };
@@ -92,7 +95,20 @@ fn write_partitions(
 ) -> thrift::Result<()> {
     o.list_begin(TType::Struct, views.partitions.len())?;
     let mut writer = PartitionWriter::new(&views.table, protocol);
-    for partition in &views.partitions {
+    let mut partitions = views.partitions.iter();
+    if let Some(first) = partitions.next() {
+        // Partitions of a table are about the same size: room for all of them at once, so
+        // that a reply of many megabytes is not grown (and copied) a doubling at a time.
+        let start = o.written();
+        writer.write(o, first)?;
+        let first_len = o.written() - start;
+        o.reserve(
+            first_len
+                .saturating_mul(partitions.len())
+                .saturating_add(first_len),
+        );
+    }
+    for partition in partitions {
         writer.write(o, partition)?;
     }
     Ok(())

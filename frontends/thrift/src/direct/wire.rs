@@ -46,6 +46,17 @@ impl<'a> Encoder<'a> {
         encoder
     }
 
+    /// Bytes written so far (of the whole reply buffer).
+    pub(crate) fn written(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Makes room for `additional` more bytes at once: a big reply then grows once rather
+    /// than doubling (and copying) its way up.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.out.reserve(additional);
+    }
+
     /// Appends bytes encoded apart, in the same protocol, whose last field was `last_id`.
     pub(crate) fn raw(&mut self, bytes: &[u8], last_id: i16) {
         self.out.extend_from_slice(bytes);
@@ -173,6 +184,19 @@ impl<'a> Encoder<'a> {
         } else {
             self.out.push(binary_type(element_type));
             self.out.extend_from_slice(&count.to_be_bytes());
+        }
+        Ok(())
+    }
+
+    /// A list of the `count` strings of `strings`.
+    pub(crate) fn string_list<'s>(
+        &mut self,
+        count: usize,
+        strings: impl Iterator<Item = &'s str>,
+    ) -> thrift::Result<()> {
+        self.list_begin(TType::String, count)?;
+        for string in strings.take(count) {
+            self.string(string);
         }
         Ok(())
     }
@@ -413,8 +437,8 @@ mod tests {
                 Piece::BoolField(id, value) => o.bool_field(*id, *value),
                 Piece::StringList(id, values) => {
                     o.field(TType::List, *id);
-                    o.list_begin(TType::String, values.len()).unwrap();
-                    values.iter().for_each(|value| o.string(value));
+                    o.string_list(values.len(), values.iter().map(String::as_str))
+                        .unwrap();
                 }
                 Piece::StringMap(id, pairs) => {
                     o.field(TType::Map, *id);
