@@ -22,7 +22,7 @@ use crate::partition::{
 };
 use crate::partition_filter::{PartitionFilter, ValueRange};
 use crate::partition_name::{
-    escape_path_name, make_partition_name, partition_name_to_spec, push_escaped,
+    escape_path_name, is_plain, make_partition_name, partition_name_to_spec, push_escaped,
 };
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 use crate::values::ValueView;
@@ -420,14 +420,24 @@ impl Store {
         remaining: &mut usize,
         visit: &mut dyn FnMut(KvBytes, KvBytes, Vec<String>) -> Result<()>,
     ) -> Result<()> {
-        let mut wanted: Vec<Vec<String>> = names
+        let plain_parts = plain_key_parts(table);
+        // Sorted by key, which is value order, and read in that order.
+        let mut wanted: Vec<(Vec<u8>, Vec<String>)> = names
             .iter()
-            .filter_map(|name| values_of_name(table, name))
+            .filter_map(|name| {
+                let plain = plain_parts
+                    .as_deref()
+                    .map(|parts| plain_values_of_name(parts, name));
+                match plain {
+                    Some(PlainName::Values(values)) => Some(values),
+                    Some(PlainName::Unsure) | None => values_of_name(table, name),
+                }
+            })
+            .map(|values| (keys::partition_key(table.id, &values), values))
             .collect();
-        wanted.sort();
-        wanted.dedup();
-        for values in wanted {
-            let key = keys::partition_key(table.id, &values);
+        wanted.sort_unstable_by(|left, right| left.0.cmp(&right.0));
+        wanted.dedup_by(|left, right| left.0 == right.0);
+        for (key, values) in wanted {
             let Some(stored) = self.reader().get(&key)? else {
                 continue;
             };
@@ -438,6 +448,57 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// What [`plain_values_of_name`] makes of a name.
+#[derive(Debug, PartialEq, Eq)]
+enum PlainName {
+    /// The values, exactly as [`values_of_name`] reads them.
+    Values(Vec<String>),
+    /// Not a plain name: [`values_of_name`] decides.
+    Unsure,
+}
+
+/// The `k=` prefix of each key of `table` when every key is written unchanged in names
+/// (lower case, nothing escaped), as nearly always; `None` otherwise.
+fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
+    let names = table.key_names();
+    let plain = |key: &&str| is_plain(key) && key.to_lowercase() == **key;
+    names
+        .iter()
+        .all(plain)
+        .then(|| names.iter().map(|key| format!("{key}=")).collect())
+}
+
+/// [`values_of_name`] for the names planners send, without parsing and rebuilding them: a name
+/// made of the keys' prefixes (`key_parts`, from [`plain_key_parts`]) and values that need no
+/// escaping is read by slicing it; anything else is left to [`values_of_name`].
+fn plain_values_of_name(key_parts: &[String], name: &str) -> PlainName {
+    let mut values = Vec::with_capacity(key_parts.len());
+    let mut rest = name;
+    for (index, key_part) in key_parts.iter().enumerate() {
+        let component = if index == 0 {
+            Some(rest)
+        } else {
+            rest.strip_prefix('/')
+        };
+        let Some(after_key) = component.and_then(|text| text.strip_prefix(key_part.as_str()))
+        else {
+            return PlainName::Unsure;
+        };
+        let end = after_key.find('/').unwrap_or(after_key.len());
+        let value = &after_key[..end];
+        if !is_plain(value) {
+            return PlainName::Unsure;
+        }
+        values.push(value.to_string());
+        rest = &after_key[end..];
+    }
+    if rest.is_empty() {
+        PlainName::Values(values)
+    } else {
+        PlainName::Unsure
     }
 }
 
@@ -609,4 +670,68 @@ fn merge_ranges(mut ranges: Vec<KeyRange>) -> Vec<KeyRange> {
         .into_iter()
         .map(|(start, end)| KeyRange::between(&start, &end))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::table::{FieldSchema, Table};
+
+    fn table(keys: &[&str]) -> PartitionedTable {
+        let column = |name: &&str| FieldSchema {
+            name: name.to_string(),
+            type_name: "string".to_string(),
+            comment: None,
+        };
+        PartitionedTable {
+            id: TableId(1),
+            table: Table {
+                partition_keys: keys.iter().map(column).collect(),
+                ..Table::default()
+            },
+        }
+    }
+
+    #[test]
+    fn plain_names_are_sliced_and_others_left_to_the_full_parse() {
+        let parts = plain_key_parts(&table(&["ds", "hr"])).unwrap();
+        let values =
+            |list: &[&str]| PlainName::Values(list.iter().map(|v| v.to_string()).collect());
+        assert_eq!(
+            plain_values_of_name(&parts, "ds=2024-01-01/hr=3"),
+            values(&["2024-01-01", "3"])
+        );
+        for unsure in [
+            "ds=a%2Fb/hr=3",
+            "ds=a/hr=",
+            "ds=a",
+            "ds=a/hr=1/x=2",
+            "hr=1/ds=a",
+            "ds=a//hr=1",
+        ] {
+            assert_eq!(
+                plain_values_of_name(&parts, unsure),
+                PlainName::Unsure,
+                "{unsure}"
+            );
+        }
+        assert!(plain_key_parts(&table(&["Ds"])).is_none());
+        assert!(plain_key_parts(&table(&["d:s"])).is_none());
+    }
+
+    proptest! {
+        /// Whenever the slicing reads a name, it reads what the full parse reads.
+        #[test]
+        fn plain_values_agree_with_the_full_parse(
+            name in "((ds|hr|x)=([a-z0-9%/=:_-]|\\.){0,6}/?){1,3}",
+        ) {
+            let table = table(&["ds", "hr"]);
+            let parts = plain_key_parts(&table).unwrap();
+            if let PlainName::Values(values) = plain_values_of_name(&parts, &name) {
+                prop_assert_eq!(Some(values), values_of_name(&table, &name));
+            }
+        }
+    }
 }

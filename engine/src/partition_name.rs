@@ -61,18 +61,23 @@ pub fn escape_path_name(value: &str) -> String {
     escaped
 }
 
+/// Whether `value` is written unchanged in a path name: not empty, nothing to escape. Only ASCII
+/// characters are escaped, and in UTF-8 an ASCII byte is always an ASCII character.
+pub(crate) fn is_plain(value: &str) -> bool {
+    !value.is_empty()
+        && !value
+            .bytes()
+            .any(|byte| byte.is_ascii() && needs_escaping(char::from(byte)))
+}
+
 /// Appends `value` escaped (empty → the default partition name) to `out`.
 pub(crate) fn push_escaped(out: &mut String, value: &str) {
     if value.is_empty() {
         out.push_str(DEFAULT_PARTITION_NAME);
         return;
     }
-    // Only ASCII characters are escaped, and in UTF-8 an ASCII byte is always an ASCII
-    // character: most values need no escaping and are copied whole.
-    if !value
-        .bytes()
-        .any(|byte| byte.is_ascii() && needs_escaping(char::from(byte)))
-    {
+    // Most values need no escaping and are copied whole.
+    if is_plain(value) {
         out.push_str(value);
         return;
     }
