@@ -303,6 +303,8 @@ pub struct WriteEvent {
 }
 
 /// The objects an event carries; which one depends on its kind.
+// One body is built per change and archived at once; boxing would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Default, Archive, Serialize, Deserialize)]
 pub enum EventBody {
     /// Nothing beyond the names.
