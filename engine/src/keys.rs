@@ -845,4 +845,3 @@ mod tests {
         assert!(error.to_string().contains("shorter"), "{error}");
     }
 }
-
