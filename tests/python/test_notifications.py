@@ -25,7 +25,8 @@ from thrift.TSerialization import deserialize
 from thrift.Thrift import TType
 
 from hive_metastore.ttypes import (
-    AbortTxnRequest, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
+    AbortTxnRequest, AllocateTableWriteIdsRequest, GetAllWriteEventInfoRequest,
+    WriteNotificationLogRequest, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc,
     ColumnStatisticsObj, CommitTxnRequest, Database, FieldSchema, FireEventRequest,
     FireEventRequestData, InsertEventRequestData, LongColumnStatsData, NotificationEventRequest,
     NotificationEventResponse, NotificationEventsCountRequest, OpenTxnRequest, Partition, Table)
@@ -184,6 +185,31 @@ def test_fire_listener_event_logs_inserts_with_their_ids(client, db):
     assert current_id(client) == before
 
 
+def test_transaction_writes_feed_acid_write_commit_and_write_event_info(client, db):
+    client.create_table(make_table(db, "w", columns=COLUMNS, partition_keys=KEYS))
+    client.add_partitions([partition(db, "w", "1")])
+    txn = client.open_txns(OpenTxnRequest(num_txns=1, user="u", hostname="h")).txn_ids[0]
+    allocated = client.allocate_table_write_ids(
+        AllocateTableWriteIdsRequest(dbName=db, tableName="w", txnIds=[txn]))
+    write_id = allocated.txnToWriteIds[0].writeId
+    start = current_id(client)
+    client.add_write_notification_log(WriteNotificationLogRequest(
+        txnId=txn, writeId=write_id, db=db, table="w",
+        fileInfo=InsertEventRequestData(filesAdded=["file:/w/delta_1/b0"]), partitionVals=["1"]))
+    infos = client.get_all_write_event_info(GetAllWriteEventInfoRequest(txnId=txn, dbName=db))
+    assert [(i.writeId, i.table, i.partition, i.files) for i in infos] == [
+        (write_id, "w", "ds=1", "file:/w/delta_1/b0")]
+    assert thrift_object(infos[0].tableObj, Table).tableName == "w"
+    client.commit_txn(CommitTxnRequest(txnid=txn))
+    events = events_after(client, start)
+    assert [e.eventType for e in events] == ["ACID_WRITE", "COMMIT_TXN"]
+    acid = json.loads(events[0].message)
+    assert (acid["txnid"], acid["writeId"], acid["partition"]) == (txn, write_id, "ds=1")
+    commit = json.loads(events[1].message)
+    assert (commit["txnid"], commit["writeIds"], commit["tables"]) == (txn, [write_id], ["w"])
+    assert thrift_object(commit["partitionObjs"][0], Partition).values == ["1"]
+
+
 def test_a_consumer_sees_every_event_once_across_restart_and_kill(tmp_path):
     """Poll from id 0 while changes are made; stop (SIGTERM), restart, change, kill -9,
     restart, change: the ids the consumer saw are 1..n, each once, and every change is there."""
@@ -236,3 +262,53 @@ def test_the_cleaner_deletes_events_older_than_the_ttl(tmp_path):
             assert [e.eventId for e in events_after(client, 0)] == [2]
     finally:
         stop_hivestore(server)
+
+
+def test_hive_23s_own_deserializer_reads_the_messages(client, tmp_path):
+    """Hive 2.3's JSONMessageDeserializer (from the pyspark jars) reads every message it has a
+    class for, with the Thrift objects inside (tests/java/EventMessages.java)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from test_java_client import JAVA_OPENS, pyspark_jars
+
+    if shutil.which("java") is None or shutil.which("javac") is None:
+        pytest.skip("no java/javac on PATH")
+    start = current_id(client)
+    db = unique_name(DB_PREFIX)
+    client.create_database(Database(name=db))
+    client.create_table(make_table(db, "t", columns=COLUMNS, partition_keys=KEYS))
+    client.add_partitions([partition(db, "t", "1"), partition(db, "t", "2")])
+    altered = client.get_partition(db, "t", ["1"])
+    altered.parameters["k"] = "v"
+    client.alter_partition(db, "t", altered)
+    table = client.get_table(db, "t")
+    table.parameters["note"] = "x"
+    client.alter_table(db, "t", table)
+    client.fire_listener_event(FireEventRequest(
+        successful=True, data=FireEventRequestData(insertData=InsertEventRequestData(
+            filesAdded=["file:/w/f0", "file:/w/f1"])), dbName=db, tableName="t",
+        partitionVals=["2"]))
+    client.drop_partition(db, "t", ["2"], False)
+    client.drop_table(db, "t", False)
+    client.drop_database(db, False, False)
+    events = events_after(client, start)
+    lines = tmp_path / "events.tsv"
+    lines.write_text("".join(f"{e.eventType}\t{e.message}\n" for e in events), encoding="utf-8")
+
+    source = Path(__file__).resolve().parents[1] / "java" / "EventMessages.java"
+    classpath = f"{pyspark_jars()}/*"
+    classes = tmp_path / "classes"
+    compiled = subprocess.run(["javac", "-cp", classpath, "-d", str(classes), str(source)],
+                              capture_output=True, text=True, timeout=180)
+    assert compiled.returncode == 0, f"javac failed:\n{compiled.stdout}\n{compiled.stderr}"
+    ran = subprocess.run(["java", *JAVA_OPENS, "-cp", f"{classes}:{classpath}", "EventMessages",
+                          str(lines)], capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    verdicts = [line for line in ran.stdout.splitlines() if line[:5] in ("PASS ", "FAIL ")]
+    assert len(verdicts) == len(events), f"{ran.stdout}\n{ran.stderr}"
+    assert not [v for v in verdicts if v.startswith("FAIL")], "\n".join(verdicts)
+    read = dict(v.split(" ", 2)[1:] for v in verdicts)
+    assert "[1]" in read["3"] and "{ds=1}, {ds=2}" in read["3"]
+    assert "{ds=2}" in read["6"] and "file:/w/f0" in read["6"]

@@ -214,6 +214,10 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
                 .and_then(|p| p.to_partitions(table).pop());
             let partition_json = partition.as_ref().map(partition_json).transpose()?;
             message.string("ptnObjJson", partition_json.as_deref());
+            // Hive 2.3's insert message names the partition by its key values instead.
+            if let Some(partition) = &partition {
+                message.map("partKeyVals", key_values(table, &partition.values));
+            }
             message.string("replace", Some(&data.replace.to_string()));
             message.strings("files", &files_of(data));
         }
