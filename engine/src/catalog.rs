@@ -4,6 +4,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::database::{Database, DropDatabaseOptions};
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys;
 use crate::kv::KeyRange;
 use crate::names::{self, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME};
@@ -62,6 +63,14 @@ impl Store {
                 ..Database::default()
             };
             self.insert_database(txn, &catalog, default, DEFAULT_DATABASE_NAME)?;
+            let body = EventBody::Catalog(catalog.clone());
+            txn.emit(EventRecord::new(
+                EventKind::CreateCatalog,
+                &catalog.name,
+                "",
+                "",
+                body,
+            ))?;
             Ok(catalog)
         })
     }
@@ -100,6 +109,14 @@ impl Store {
             };
             catalog.create_time = old.to_owned()?.create_time;
             txn.put_value(key, &catalog)?;
+            let body = EventBody::Catalog(catalog.clone());
+            txn.emit(EventRecord::new(
+                EventKind::AlterCatalog,
+                &name,
+                "",
+                "",
+                body,
+            ))?;
             Ok(catalog)
         })
     }
@@ -142,7 +159,16 @@ impl Store {
                 return Err(Error::InvalidOperation(message));
             }
             txn.delete(key);
-            old.to_owned()
+            let old = old.to_owned()?;
+            let body = EventBody::Catalog(old.clone());
+            txn.emit(EventRecord::new(
+                EventKind::DropCatalog,
+                &name,
+                "",
+                "",
+                body,
+            ))?;
+            Ok(old)
         })
     }
 

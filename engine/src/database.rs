@@ -6,6 +6,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::catalog::{require_catalog, Catalog};
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys::{self, DatabaseId};
 use crate::kv::{KeyRange, KvBackend};
 use crate::names::{
@@ -143,7 +144,20 @@ impl Store {
                 return Err(Error::AlreadyExists(message));
             }
             names::validate_database_name(&given_name)?;
-            self.insert_database(txn, &catalog, database, &given_name)
+            let database = self.insert_database(txn, &catalog, database, &given_name)?;
+            let body = EventBody::Database {
+                before: None,
+                after: database.clone(),
+            };
+            let (catalog, name) = (&database.catalog_name, &database.name);
+            txn.emit(EventRecord::new(
+                EventKind::CreateDatabase,
+                catalog,
+                name,
+                "",
+                body,
+            ))?;
+            Ok(database)
         })
     }
 
@@ -232,8 +246,19 @@ impl Store {
                 .view::<Database>(&key)?
                 .ok_or_else(|| dangling_index(&catalog, &name, id))?;
             let old = old.to_owned()?;
-            let merged = merge_database_change(old, database);
+            let merged = merge_database_change(old.clone(), database);
             txn.put_value(key, &merged)?;
+            let body = EventBody::Database {
+                before: Some(old),
+                after: merged.clone(),
+            };
+            txn.emit(EventRecord::new(
+                EventKind::AlterDatabase,
+                &catalog,
+                &name,
+                "",
+                body,
+            ))?;
             Ok(merged)
         })
     }
@@ -290,8 +315,20 @@ impl Store {
             let tables = crate::table::drop_all_tables(txn, id, table_names)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);
+            let old = old.to_owned()?;
+            let body = EventBody::Database {
+                before: None,
+                after: old.clone(),
+            };
+            txn.emit(EventRecord::new(
+                EventKind::DropDatabase,
+                &catalog,
+                &name,
+                "",
+                body,
+            ))?;
             Ok(DroppedDatabase {
-                database: old.to_owned()?,
+                database: old,
                 tables,
                 warehouse: WarehouseReport::default(),
             })

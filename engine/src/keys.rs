@@ -669,6 +669,63 @@ pub fn acid_counter_key(name: &str) -> Vec<u8> {
     key
 }
 
+// The notification log (`crate::events`): keyspaces 0x18 to 0x1A; 0x17 is left for others.
+
+/// Notification events by id: `0x18 + ID(event)` → event value.
+pub const KEYSPACE_EVENT: u8 = 0x18;
+/// The next event id: the single key `0x19` → u64, big-endian. Written in the batch of
+/// every event, so a restart (or a crash) never hands out an id twice.
+pub const KEYSPACE_EVENT_COUNTER: u8 = 0x19;
+/// Writes of transactions (`add_write_notification_log`): `0x1A + ID(txn) +
+/// component(database) + component(table) + component(partition name, empty for none)` →
+/// write event value.
+pub const KEYSPACE_WRITE_EVENT: u8 = 0x1A;
+
+const _: () = assert!(KEYSPACE_COMPACTION < 0x17 && 0x17 < KEYSPACE_EVENT);
+const _: () = assert!(
+    KEYSPACE_EVENT < KEYSPACE_EVENT_COUNTER && KEYSPACE_EVENT_COUNTER < KEYSPACE_WRITE_EVENT
+);
+
+/// `0x18 + ID(event)`.
+pub fn event_key(event_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_EVENT, event_id)
+}
+
+/// The prefix of every event key.
+pub fn event_prefix() -> Vec<u8> {
+    vec![KEYSPACE_EVENT]
+}
+
+/// The event id in an event key.
+pub fn decode_event_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_EVENT)?;
+        let (event_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(event_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x19`, the key of the next event id.
+pub fn event_counter_key() -> Vec<u8> {
+    vec![KEYSPACE_EVENT_COUNTER]
+}
+
+/// `0x1A + ID(txn)`: the prefix of a transaction's writes.
+pub fn write_event_prefix(txn_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_WRITE_EVENT, txn_id)
+}
+
+/// `0x1A + ID(txn) + C(database) + C(table) + C(partition)`.
+pub fn write_event_key(txn_id: u64, database: &str, table: &str, partition: &str) -> Vec<u8> {
+    let mut key = write_event_prefix(txn_id);
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    push_component(&mut key, partition.as_bytes());
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

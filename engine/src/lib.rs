@@ -50,6 +50,7 @@ mod commit;
 mod consistent;
 mod database;
 mod error;
+pub mod events;
 pub mod keys;
 pub mod kv;
 mod listing;

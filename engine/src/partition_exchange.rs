@@ -104,11 +104,13 @@ impl Store {
             }
         }
         let mut moved = Vec::with_capacity(matching.len());
+        let mut taken = Vec::with_capacity(matching.len());
         let mut interner = DescriptorInterner::new(dest.id);
         for values in matching {
             let Some(mut partition) = read_partition(txn, &source, &values)? else {
                 continue;
             };
+            taken.push(partition.clone());
             partition.cat_name = dest.table.cat_name.clone();
             partition.db_name = dest.table.db_name.clone();
             partition.table_name = dest.table.table_name.clone();
@@ -121,6 +123,15 @@ impl Store {
             moved.push(partition);
         }
         self.move_exchanged_data(txn, &source, &dest, &values)?;
+        // Hive logs an exchange as partitions added to the destination, dropped from the source.
+        use crate::events::EventKind;
+        crate::partition_write::emit_partitions(txn, EventKind::AddPartition, &dest.table, &moved)?;
+        crate::partition_write::emit_partitions(
+            txn,
+            EventKind::DropPartition,
+            &source.table,
+            &taken,
+        )?;
         Ok(moved)
     }
 

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord, PartitionImages};
 use crate::keys;
 use crate::partition::{
     check_value_count, java_list, java_partition, normalize_values, resolve_table, to_record,
@@ -171,7 +172,9 @@ impl Store {
                 )?;
             let prepared = prepare_batch(&table, partitions, options)?;
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
-            self.stage_added(txn, &table, prepared)
+            let added = self.stage_added(txn, &table, prepared)?;
+            emit_partitions(txn, EventKind::AddPartition, &table.table, &added)?;
+            Ok(added)
         })
     }
 
@@ -239,9 +242,10 @@ impl Store {
             let mut interner = DescriptorInterner::new(table.id);
             let mut altered = Vec::with_capacity(partitions.len());
             for partition in partitions {
-                let partition = prepare_altered(txn, &table, partition, now)?;
+                let (old, partition) = prepare_altered(txn, &table, partition, now)?;
                 let record = to_record(txn, &mut interner, &partition)?;
                 txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+                emit_partition_altered(txn, &table.table, &old, &partition)?;
                 altered.push(partition);
             }
             Ok(altered)
@@ -340,6 +344,7 @@ impl Store {
         let mut interner = DescriptorInterner::new(table.id);
         let record = to_record(txn, &mut interner, &partition)?;
         txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+        emit_partition_altered(txn, &table.table, &old, &partition)?;
         Ok(partition)
     }
 
@@ -421,6 +426,7 @@ impl Store {
                 .map(|partition| partition.values.clone())
                 .collect();
             crate::stats::forget_partitions(txn, table.id, &dropped_values)?;
+            emit_partitions(txn, EventKind::DropPartition, &table.table, &dropped)?;
             Ok((table, dropped))
         })?;
         let mut warehouse = WarehouseReport::default();
@@ -599,13 +605,13 @@ fn skip_existing(
     Ok(added)
 }
 
-/// The altered partition, checked against the stored one.
+/// The altered partition, checked against the stored one; and the stored one.
 fn prepare_altered(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
     mut partition: Partition,
     now: i32,
-) -> Result<Partition> {
+) -> Result<(Partition, Partition)> {
     partition.values = normalize_values(&partition.values);
     check_value_count(table, &partition.values)?;
     let old = read_partition(txn, table, &partition.values)?.ok_or_else(|| {
@@ -622,9 +628,57 @@ fn prepare_altered(
                 sd.location = old.location().map(str::to_string);
             }
         }
-        None => partition.sd = old.sd,
+        None => partition.sd = old.sd.clone(),
     }
-    Ok(partition)
+    Ok((old, partition))
+}
+
+/// Logs the alter of `before` into `after` (Hive: one `ALTER_PARTITION` per partition).
+fn emit_partition_altered(
+    txn: &mut WriteTxn<'_>,
+    table: &Table,
+    before: &Partition,
+    after: &Partition,
+) -> Result<()> {
+    let body = EventBody::Partitions {
+        table: table.clone(),
+        before: Some(PartitionImages::of([before])),
+        after: PartitionImages::of([after]),
+        is_truncate: false,
+    };
+    txn.emit(EventRecord::of_table(
+        EventKind::AlterPartition,
+        table,
+        body,
+    ))?;
+    Ok(())
+}
+
+/// Logs `partitions` of `table` added (one event for the batch, as Hive) or dropped (one
+/// event each, as Hive's `drop_partitions_req`).
+pub(crate) fn emit_partitions(
+    txn: &mut WriteTxn<'_>,
+    kind: EventKind,
+    table: &Table,
+    partitions: &[Partition],
+) -> Result<()> {
+    if partitions.is_empty() {
+        return Ok(());
+    }
+    let batches: Vec<&[Partition]> = match kind {
+        EventKind::DropPartition => partitions.chunks(1).collect(),
+        _ => vec![partitions],
+    };
+    for batch in batches {
+        let body = EventBody::Partitions {
+            table: table.clone(),
+            before: None,
+            after: PartitionImages::of(batch),
+            is_truncate: false,
+        };
+        txn.emit(EventRecord::of_table(kind, table, body))?;
+    }
+    Ok(())
 }
 
 /// Rewrites the location of every partition of `table` under `from` to lie

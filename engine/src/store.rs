@@ -90,6 +90,8 @@ impl StoreOptions {
 /// State only writers touch, under the writer lock.
 struct WriterState {
     next_id: u64,
+    /// The next notification event id (see `crate::events`).
+    next_event_id: u64,
 }
 
 /// The hivestore catalog: catalogs, databases, tables.
@@ -122,6 +124,7 @@ impl Store {
     pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
         check_format_version(backend.as_ref())?;
         let next_id = read_next_id(backend.as_ref())?;
+        let next_event_id = crate::events::read_next_event_id(backend.as_ref())?;
         let commit = match options.durability {
             Durability::Flush => Some(CommitPipeline::start(backend.clone())?),
             Durability::Memory => None,
@@ -130,7 +133,10 @@ impl Store {
         let acid = Mutex::new(crate::locks::AcidState::load(backend.as_ref())?);
         let store = Store {
             backend,
-            writer: Mutex::new(WriterState { next_id }),
+            writer: Mutex::new(WriterState {
+                next_id,
+                next_event_id,
+            }),
             commit,
             options,
             warehouse,
@@ -213,17 +219,33 @@ impl Store {
                 .lock()
                 .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
             let id_before = state.next_id;
+            let event_id_before = state.next_event_id;
             let mut txn = WriteTxn {
                 backend: self.backend.as_ref(),
                 state: &mut state,
                 batch: WriteBatch::new(),
                 undo: Vec::new(),
+                event_time: now_seconds(),
             };
             let result = body(&mut txn);
             undo.append(&mut txn.undo);
-            let result = result?;
             let WriteTxn { batch, .. } = txn;
+            let result = match result {
+                Ok(result) => result,
+                Err(error) => {
+                    // Event ids leave no gap: consumers take a gap for lost events.
+                    state.next_event_id = event_id_before;
+                    return Err(error);
+                }
+            };
             let mut batch = batch;
+            if state.next_event_id != event_id_before {
+                assert!(state.next_event_id > event_id_before, "event ids must grow");
+                batch.put(
+                    keys::event_counter_key(),
+                    state.next_event_id.to_be_bytes().to_vec(),
+                );
+            }
             if state.next_id != id_before {
                 assert!(state.next_id > id_before, "ids must grow");
                 batch.put(
@@ -236,6 +258,9 @@ impl Store {
                 self.partition_versions.bump(stripes);
                 let applied = self.backend.apply(batch);
                 self.partition_versions.bump(stripes);
+                if applied.is_err() {
+                    state.next_event_id = event_id_before;
+                }
                 applied?;
             }
             *applied = true;
@@ -325,6 +350,8 @@ pub(crate) struct WriteTxn<'a> {
     /// Warehouse changes made before the commit, to take back if the batch
     /// is not applied.
     undo: Vec<Undo>,
+    /// The time every event of this write carries.
+    event_time: i32,
 }
 
 impl WriteTxn<'_> {
@@ -358,6 +385,16 @@ impl WriteTxn<'_> {
         let id = self.state.next_id;
         self.state.next_id += 1;
         id
+    }
+
+    /// Appends `event` to the notification log in this write, with the next event id;
+    /// returns the id.
+    pub(crate) fn emit(&mut self, mut event: crate::events::EventRecord) -> Result<u64> {
+        let event_id = self.state.next_event_id;
+        event.event_time = self.event_time;
+        self.put_value(keys::event_key(event_id), &event)?;
+        self.state.next_event_id += 1;
+        Ok(event_id)
     }
 
     /// Stages `value` at `key`.

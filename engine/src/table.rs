@@ -9,6 +9,7 @@ use crate::database::{
     catalog_or_default, dangling_index, find_database_id, require_database_id, Database,
 };
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys::{self, DatabaseId, TableId};
 use crate::kv::{KeyRange, KvBackend};
 use crate::names;
@@ -382,6 +383,12 @@ impl Store {
                 .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;
             txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
             txn.put_value(keys::table_key(id), &table)?;
+            let body = EventBody::Table {
+                before: None,
+                after: table.clone(),
+                is_truncate: false,
+            };
+            txn.emit(EventRecord::of_table(EventKind::CreateTable, &table, body))?;
             Ok(table)
         })
     }
@@ -514,6 +521,13 @@ fn drop_table_keys(
     crate::removal::schedule_partition_removal(txn, id);
     txn.delete(keys::table_name_key(database, name));
     txn.delete(key);
+    // Hive logs a dropped table's partitions with it, not one by one.
+    let body = EventBody::Table {
+        before: None,
+        after: old.clone(),
+        is_truncate: false,
+    };
+    txn.emit(EventRecord::of_table(EventKind::DropTable, &old, body))?;
     Ok(old)
 }
 

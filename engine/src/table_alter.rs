@@ -4,6 +4,7 @@
 use crate::column_type;
 use crate::database::{find_database_id, require_database_id, Database};
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys::{self, DatabaseId, TableId};
 use crate::names;
 use crate::store::{now_seconds, Store, WriteTxn};
@@ -163,6 +164,13 @@ impl Store {
             .entry(DDL_TIME_PARAMETER.to_string())
             .or_insert(now);
         txn.put_value(keys::table_key(id), &table)?;
+        // Hive names the table as it was before a rename.
+        let body = EventBody::Table {
+            before: Some(old.clone()),
+            after: table.clone(),
+            is_truncate: false,
+        };
+        txn.emit(EventRecord::of_table(EventKind::AlterTable, &old, body))?;
         Ok(table)
     }
 
@@ -409,6 +417,7 @@ fn reset_stats_parameters(
         .view::<Table>(&key)?
         .ok_or_else(|| dangling_table_index(database, name, id))?
         .to_owned()?;
+    let before = table.clone();
     let mut changed = false;
     for parameter in TRUNCATED_STATS_PARAMETERS {
         if let Some(value) = table.parameters.get_mut(*parameter) {
@@ -419,5 +428,11 @@ fn reset_stats_parameters(
     if changed {
         txn.put_value(key, &table)?;
     }
+    let body = EventBody::Table {
+        before: Some(before),
+        after: table.clone(),
+        is_truncate: true,
+    };
+    txn.emit(EventRecord::of_table(EventKind::AlterTable, &table, body))?;
     Ok(table)
 }

@@ -73,6 +73,10 @@ pub enum ValueKind {
     WriteSet = 18,
     /// A queued compaction request (`crate::txns`).
     Compaction = 19,
+    /// A notification event (`crate::events`); kinds 32-39 belong to the notification log.
+    Event = 32,
+    /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).
+    WriteEvent = 33,
 }
 
 /// A type stored as an rkyv archive.

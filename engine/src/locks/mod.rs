@@ -107,6 +107,9 @@ pub(crate) struct AcidChanges {
     pub(crate) puts: Vec<(Vec<u8>, Vec<u8>)>,
     /// Other entries removed (write sets no longer needed).
     pub(crate) deletes: Vec<Vec<u8>>,
+    /// Notification events of the change (opened, committed, aborted transactions, write
+    /// ids), logged in its batch.
+    pub(crate) events: Vec<crate::events::EventRecord>,
 }
 
 impl AcidChanges {
@@ -119,6 +122,7 @@ impl AcidChanges {
             && !self.txn_counter_moved
             && self.puts.is_empty()
             && self.deletes.is_empty()
+            && self.events.is_empty()
     }
 }
 
@@ -308,6 +312,9 @@ impl Store {
             }
             for key in &changes.deletes {
                 txn.delete(key.clone());
+            }
+            for event in &changes.events {
+                txn.emit(event.clone())?;
             }
             Ok(())
         });

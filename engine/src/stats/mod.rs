@@ -46,7 +46,19 @@ pub(crate) use write::{forget_altered_columns, forget_partitions, move_partition
 pub const DEFAULT_STATS_ENGINE: &str = "hive";
 
 /// The kind of a column's statistics: the variant of Hive's `ColumnStatisticsData` union.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 #[repr(u8)]
 pub enum StatsKind {
     /// `booleanStats`: trues, falses, nulls.
@@ -94,7 +106,9 @@ impl StatsKind {
 }
 
 /// A decimal as Hive's `Decimal`: the unscaled value as big-endian two's complement bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize,
+)]
 pub struct StatsDecimal {
     /// The unscaled value, big-endian two's complement.
     pub unscaled: Vec<u8>,
@@ -103,7 +117,7 @@ pub struct StatsDecimal {
 }
 
 /// A low or high value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub enum StatsValue {
     /// Long, date (days) and timestamp (seconds) bounds.
     Integer(i64),
@@ -116,7 +130,7 @@ pub enum StatsValue {
 /// One column's statistics for a table or a partition: the fields of every
 /// `ColumnStatisticsData` variant, flat; [`ColumnStatistics::kind`] says which are meaningful
 /// (the others are zero).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct ColumnStatistics {
     /// The column, lowercased.
     pub column_name: String,

@@ -13,6 +13,7 @@ use super::merge::merge;
 use super::slots::{find_slot, SlotAllocator};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend};
 use crate::partition::{resolve_table, PartitionRecord, PartitionedTable};
@@ -161,6 +162,7 @@ impl Store {
             if stats.is_empty() {
                 return Ok(());
             }
+            let sent = stats.clone();
             let stats = merge_duplicate_columns(stats);
             check_table_columns(&table, stats.keys().map(String::as_str))?;
             let mut accuracy = StatsAccuracy::parse(
@@ -194,7 +196,10 @@ impl Store {
             table
                 .parameters
                 .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
-            txn.put_value(keys::table_key(id), &table)
+            txn.put_value(keys::table_key(id), &table)?;
+            let event = StatsEvent::update(&table, None, sent, &options.engine, &table.parameters);
+            txn.emit(event)?;
+            Ok(())
         })
     }
 
@@ -226,6 +231,7 @@ impl Store {
             let mut writer = ChunkWriter::new(table.id, &options.engine);
             let mut slots = SlotAllocator::load(txn, table.id)?;
             for (values, (mut record, stats)) in requested {
+                let sent = stats.clone();
                 let stats = merge_duplicate_columns(stats);
                 let slot = slots.slot_for(txn, &values)?;
                 let mut accuracy = StatsAccuracy::parse(
@@ -252,6 +258,15 @@ impl Store {
                     .parameters
                     .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
                 txn.put_value(keys::partition_key(table.id, &values), &record)?;
+                let engine = &options.engine;
+                let partition = Some(values);
+                txn.emit(StatsEvent::update(
+                    &table.table,
+                    partition,
+                    sent,
+                    engine,
+                    &record.parameters,
+                ))?;
             }
             slots.finish(txn);
             writer.finish(txn)
@@ -303,7 +318,11 @@ impl Store {
                 return Ok(());
             }
             unmark_columns(&mut table.parameters, &deleted);
-            txn.put_value(keys::table_key(id), &table)
+            txn.put_value(keys::table_key(id), &table)?;
+            for column in deleted {
+                txn.emit(StatsEvent::delete(&table, None, column, engine))?;
+            }
+            Ok(())
         })
     }
 
@@ -354,6 +373,10 @@ impl Store {
             }
             unmark_columns(&mut record.parameters, &deleted);
             txn.put_value(keys::partition_key(table.id, &values), &record)?;
+            for column in deleted {
+                let partition = Some(values.clone());
+                txn.emit(StatsEvent::delete(&table.table, partition, column, engine))?;
+            }
             writer.finish(txn)
         })
     }
@@ -630,5 +653,55 @@ pub(crate) fn column_engines(
         assert!(next > start, "the seek must advance");
         start = next;
         pairs.push((column, engine));
+    }
+}
+
+/// Builds the notification events of statistics writes.
+struct StatsEvent;
+
+impl StatsEvent {
+    /// `UPDATE_TABLE_COLUMN_STAT` or, with `partition`, `UPDATE_PARTITION_COLUMN_STAT`.
+    fn update(
+        table: &Table,
+        partition: Option<Vec<String>>,
+        statistics: Vec<ColumnStatistics>,
+        engine: &str,
+        parameters: &BTreeMap<String, String>,
+    ) -> EventRecord {
+        let kind = match partition {
+            Some(_) => EventKind::UpdatePartitionColumnStat,
+            None => EventKind::UpdateTableColumnStat,
+        };
+        let body = EventBody::Statistics {
+            table: table.clone(),
+            partition_values: partition,
+            statistics,
+            columns: Vec::new(),
+            engine: engine.to_string(),
+            parameters: parameters.clone(),
+        };
+        EventRecord::of_table(kind, table, body)
+    }
+
+    /// `DELETE_TABLE_COLUMN_STAT` or, with `partition`, `DELETE_PARTITION_COLUMN_STAT`.
+    fn delete(
+        table: &Table,
+        partition: Option<Vec<String>>,
+        column: String,
+        engine: &str,
+    ) -> EventRecord {
+        let kind = match partition {
+            Some(_) => EventKind::DeletePartitionColumnStat,
+            None => EventKind::DeleteTableColumnStat,
+        };
+        let body = EventBody::Statistics {
+            table: table.clone(),
+            partition_values: partition,
+            statistics: Vec::new(),
+            columns: vec![column],
+            engine: engine.to_string(),
+            parameters: BTreeMap::new(),
+        };
+        EventRecord::of_table(kind, table, body)
     }
 }

@@ -33,6 +33,7 @@ pub(crate) use state::TxnSpace;
 use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus, WriteComponent, WriteSet};
 
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys;
 use crate::kv::{KeyRange, KvBackend};
 use crate::locks::{
@@ -179,6 +180,12 @@ pub(crate) fn abort_in_memory(acid: &mut AcidState, txn_id: u64, changes: &mut A
     if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
         txn.record.state = TxnState::Aborted;
         changes.txns_written.push(txn_id);
+        let body = EventBody::Txns {
+            txn_ids: vec![txn_id],
+        };
+        changes
+            .events
+            .push(EventRecord::new(EventKind::AbortTxn, "", "", "", body));
     }
     acid.release_txn_locks(txn_id, changes);
 }
@@ -225,6 +232,12 @@ impl Store {
                 opened.push(txn_id);
             }
             changes.txn_counter_moved = true;
+            let body = EventBody::Txns {
+                txn_ids: opened.clone(),
+            };
+            changes
+                .events
+                .push(EventRecord::new(EventKind::OpenTxn, "", "", "", body));
             Ok(opened)
         })
     }
@@ -261,6 +274,11 @@ impl Store {
             };
             changes.txns_removed.push(txn_id);
             acid.release_txn_locks(txn_id, changes);
+            let writes = crate::events::read_write_events(self.reader(), txn_id)?;
+            let body = EventBody::Commit { txn_id, writes };
+            changes
+                .events
+                .push(EventRecord::new(EventKind::CommitTxn, "", "", "", body));
             if !committed.record.writes.is_empty() {
                 let set = WriteSet {
                     commit_id,
@@ -385,6 +403,7 @@ impl Store {
             let counter_key = keys::write_id_counter_key(&database, &table);
             let mut next_write_id = self.stored_counter(&counter_key)?;
             let mut allocated = Vec::with_capacity(ordered.len());
+            let mut newly_allocated = Vec::new();
             for txn_id in &ordered {
                 let Some(txn) = acid.txns.txns.get_mut(txn_id) else {
                     continue;
@@ -409,10 +428,20 @@ impl Store {
                 let key = keys::write_id_key(&database, &table, write_id);
                 changes.puts.push((key, txn_id.to_be_bytes().to_vec()));
                 allocated.push((*txn_id, write_id));
+                newly_allocated.push((*txn_id, write_id));
             }
             changes
                 .puts
                 .push((counter_key, next_write_id.to_be_bytes().to_vec()));
+            if !newly_allocated.is_empty() {
+                let body = EventBody::WriteIds {
+                    allocated: newly_allocated,
+                };
+                let catalog = crate::names::DEFAULT_CATALOG_NAME;
+                let event =
+                    EventRecord::new(EventKind::AllocWriteId, catalog, &database, &table, body);
+                changes.events.push(event);
+            }
             Ok(allocated)
         })
     }
@@ -560,6 +589,7 @@ impl Store {
                 let expired = AcidChanges {
                     locks_removed: changes.locks_removed,
                     txns_written: changes.txns_written,
+                    events: changes.events,
                     ..AcidChanges::default()
                 };
                 self.persist_acid(&mut acid, &expired)?;

@@ -11,6 +11,8 @@
 //! max_string_bytes = 104857600
 //! max_container_elements = 1000000
 //! txn_timeout_ms = 300000
+//! event_ttl_secs = 86400
+//! event_clean_interval_secs = 60
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -58,6 +60,13 @@ pub struct ServeArgs {
     /// transactions aborted, in milliseconds [default: 300000].
     #[arg(long, env = "HIVESTORE_TXN_TIMEOUT_MS")]
     pub txn_timeout_ms: Option<u64>,
+    /// Hive's `hive.metastore.event.db.listener.timetolive`: notification events older than
+    /// this are deleted, in seconds [default: 86400].
+    #[arg(long, env = "HIVESTORE_EVENT_TTL_SECS")]
+    pub event_ttl_secs: Option<u64>,
+    /// How often the cleaner looks for expired notification events, in seconds [default: 60].
+    #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
+    pub event_clean_interval_secs: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -72,6 +81,8 @@ struct FileSettings {
     max_string_bytes: Option<usize>,
     max_container_elements: Option<usize>,
     txn_timeout_ms: Option<u64>,
+    event_ttl_secs: Option<u64>,
+    event_clean_interval_secs: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -87,6 +98,10 @@ pub struct ServeConfig {
     pub limits: Limits,
     /// How long a lock lives without a heartbeat.
     pub txn_timeout: std::time::Duration,
+    /// How long notification events are kept.
+    pub event_ttl: std::time::Duration,
+    /// How often expired notification events are looked for.
+    pub event_clean_interval: std::time::Duration,
 }
 
 impl ServeArgs {
@@ -138,6 +153,22 @@ impl ServeArgs {
                 file.txn_timeout_ms,
                 TXN_TIMEOUT_MS_DEFAULT,
             ))?,
+            event_ttl: at_least_a_second(
+                "event_ttl_secs",
+                pick(
+                    self.event_ttl_secs,
+                    file.event_ttl_secs,
+                    EVENT_TTL_SECS_DEFAULT,
+                ),
+            )?,
+            event_clean_interval: at_least_a_second(
+                "event_clean_interval_secs",
+                pick(
+                    self.event_clean_interval_secs,
+                    file.event_clean_interval_secs,
+                    EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
+                ),
+            )?,
         })
     }
 }
@@ -151,6 +182,20 @@ fn txn_timeout(milliseconds: u64) -> Result<std::time::Duration, String> {
         return Err("txn_timeout_ms must be at least 1".to_string());
     }
     Ok(std::time::Duration::from_millis(milliseconds))
+}
+
+/// Hive's default `hive.metastore.event.db.listener.timetolive`, a day.
+pub const EVENT_TTL_SECS_DEFAULT: u64 = 86_400;
+/// How often the event cleaner runs by default. Hive's default is 7200 s; a minute keeps the
+/// log closer to its time-to-live at the cost of one range read.
+pub const EVENT_CLEAN_INTERVAL_SECS_DEFAULT: u64 = 60;
+
+/// A zero duration would clean constantly or keep nothing; refuse it.
+fn at_least_a_second(name: &str, seconds: u64) -> Result<std::time::Duration, String> {
+    if seconds == 0 {
+        return Err(format!("{name} must be at least 1"));
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 fn pick<T>(flag: Option<T>, file: Option<T>, default: T) -> T {

@@ -88,6 +88,11 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         )
     })?;
     let state = Arc::new(ServerState::new(store));
+    hivestore_thrift::event_cleaner::spawn(
+        state.clone(),
+        config.event_ttl,
+        config.event_clean_interval,
+    );
     let server = Server::bind(&config.listen, config.limits, state)
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();

@@ -13,8 +13,8 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, databases, locks, partition_specs, partitions, session, stats, tables,
-    txns,
+    catalogs, compactions, databases, locks, notifications, partition_specs, partitions, session,
+    stats, tables, txns,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -36,6 +36,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "add_partitions",
     "add_partitions_pspec",
     "add_partitions_req",
+    "add_write_notification_log",
+    "add_write_notification_log_in_batch",
     "aliveSince",
     "allocate_table_write_ids",
     "alter_catalog",
@@ -82,6 +84,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "exchange_partition",
     "exchange_partitions",
     "fetch_partition_names_req",
+    "fire_listener_event",
     "getCounter",
     "getCounters",
     "getName",
@@ -94,9 +97,11 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_all_databases",
     "get_all_functions",
     "get_all_tables",
+    "get_all_write_event_info",
     "get_catalog",
     "get_catalogs",
     "get_config_value",
+    "get_current_notificationEventId",
     "get_database",
     "get_database_req",
     "get_databases",
@@ -104,6 +109,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_fields_req",
     "get_fields_with_environment_context",
     "get_max_allocated_table_write_id",
+    "get_next_notification",
+    "get_notification_events_count",
     "get_num_partitions_by_filter",
     "get_open_txns",
     "get_open_txns_info",
@@ -195,6 +202,11 @@ pub struct ServerState {
 }
 
 impl ServerState {
+    /// The catalog.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// State for a server over `store`, starting now.
     pub fn new(store: Store) -> Self {
         let started_at_seconds = SystemTime::now()
@@ -1129,6 +1141,54 @@ impl Handler for Session {
 
     fn get_open_txns_info(&self) -> thrift::Result<idl::GetOpenTxnsInfoResponse> {
         txns::list_open_info(self)
+    }
+
+    // The notification log (issue 6).
+
+    fn get_next_notification(
+        &self,
+        rqst: idl::NotificationEventRequest,
+    ) -> thrift::Result<idl::NotificationEventResponse> {
+        notifications::next(self, rqst)
+    }
+
+    fn get_current_notification_event_id(&self) -> thrift::Result<idl::CurrentNotificationEventId> {
+        notifications::current(self)
+    }
+
+    fn get_notification_events_count(
+        &self,
+        rqst: idl::NotificationEventsCountRequest,
+    ) -> thrift::Result<idl::NotificationEventsCountResponse> {
+        notifications::count(self, rqst)
+    }
+
+    fn fire_listener_event(
+        &self,
+        rqst: idl::FireEventRequest,
+    ) -> thrift::Result<idl::FireEventResponse> {
+        notifications::fire(self, rqst)
+    }
+
+    fn add_write_notification_log(
+        &self,
+        rqst: idl::WriteNotificationLogRequest,
+    ) -> thrift::Result<idl::WriteNotificationLogResponse> {
+        notifications::add_write(self, rqst)
+    }
+
+    fn add_write_notification_log_in_batch(
+        &self,
+        rqst: idl::WriteNotificationLogBatchRequest,
+    ) -> thrift::Result<idl::WriteNotificationLogBatchResponse> {
+        notifications::add_writes(self, rqst)
+    }
+
+    fn get_all_write_event_info(
+        &self,
+        request: idl::GetAllWriteEventInfoRequest,
+    ) -> thrift::Result<Vec<idl::WriteEventInfo>> {
+        notifications::write_infos(self, request)
     }
 
     fn heartbeat_txn_range(

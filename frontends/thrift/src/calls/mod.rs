@@ -5,6 +5,7 @@ pub mod catalogs;
 pub mod compactions;
 pub mod databases;
 pub mod locks;
+pub mod notifications;
 pub mod partition_specs;
 pub mod partitions;
 pub mod session;

@@ -1,0 +1,229 @@
+//! The notification log: every change the metastore makes, as Hive's `DbNotificationListener`
+//! records it in `NOTIFICATION_LOG`.
+//!
+//! A change appends its events through [`crate::store::WriteTxn::emit`] in the very batch that
+//! makes the change, so a change and its events are both there or neither is. Event ids come
+//! from a counter under the writer lock, persisted in the same batch (`0x19`): they grow in
+//! commit order, never repeat (also across a crash), and leave no gap, since a write that fails
+//! gives its ids back. An event holds the objects as they were in that batch
+//! ([`EventBody`]), so what a consumer reads does not depend on later changes; the frontend
+//! renders Hive's JSON messages from them.
+//!
+//! Old events are deleted by [`Store::delete_events_before`], which a background cleaner calls
+//! with Hive's time-to-live (`hive.metastore.event.db.listener.timetolive`).
+
+mod model;
+mod writes;
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::{KeyRange, KvBackend, WriteBatch};
+use crate::store::{Store, FIRST_ID};
+use crate::values::ValueView;
+
+pub use model::{
+    ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
+    PartitionImage, PartitionImages, WriteEvent,
+};
+pub(crate) use writes::read_write_events;
+pub use writes::{InsertEvent, WriteNotification};
+
+/// At most this many events are answered by one read.
+pub const EVENT_READ_COUNT_MAX: usize = 100_000;
+/// At most this many events are looked at by one read or count (filters may skip most).
+pub const EVENT_SCAN_COUNT_MAX: usize = 10_000_000;
+/// Hive's `hive.metastore.event.db.listener.timetolive` default: a day.
+pub const EVENT_TIME_TO_LIVE_DEFAULT: std::time::Duration = std::time::Duration::from_secs(86_400);
+/// How many old events one cleaner batch deletes.
+pub const EVENT_CLEAN_BATCH_COUNT: usize = 10_000;
+
+/// Which events a read or count wants (Hive's `NotificationEventRequest` filters).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// Event types to leave out (Hive's names, any case).
+    pub skip_types: Vec<String>,
+    /// Only events of this catalog, if set (normalised here).
+    pub catalog: Option<String>,
+    /// Only events of this database, if set.
+    pub database: Option<String>,
+    /// Only events of these tables, if not empty (database-level events still pass, as in
+    /// Hive 4, which filters on `TBL_NAME IS NULL OR TBL_NAME IN (...)`).
+    pub tables: Vec<String>,
+    /// Only events up to this id, if set.
+    pub to_event_id: Option<u64>,
+}
+
+impl EventFilter {
+    fn normalised(&self) -> EventFilter {
+        let normalise = |name: &String| crate::names::normalize(name);
+        EventFilter {
+            skip_types: self
+                .skip_types
+                .iter()
+                .map(|t| t.trim().to_uppercase())
+                .collect(),
+            catalog: self
+                .catalog
+                .as_ref()
+                .map(normalise)
+                .filter(|c| !c.is_empty()),
+            database: self
+                .database
+                .as_ref()
+                .map(normalise)
+                .filter(|d| !d.is_empty()),
+            tables: self.tables.iter().map(normalise).collect(),
+            to_event_id: self.to_event_id,
+        }
+    }
+
+    fn accepts(&self, event: &ArchivedEventRecord) -> bool {
+        let kind = event.event_kind().hive_name();
+        if self.skip_types.iter().any(|skipped| skipped == kind) {
+            return false;
+        }
+        if let Some(catalog) = &self.catalog {
+            if !event.catalog_name.is_empty() && event.catalog_name.as_str() != catalog {
+                return false;
+            }
+        }
+        if let Some(database) = &self.database {
+            if event.db_name.as_str() != database {
+                return false;
+            }
+        }
+        let table = event.table_name.as_str();
+        self.tables.is_empty() || table.is_empty() || self.tables.iter().any(|t| t == table)
+    }
+}
+
+/// The next event id, as persisted (the first id on a fresh store).
+pub(crate) fn read_next_event_id(backend: &dyn KvBackend) -> Result<u64> {
+    let key = keys::event_counter_key();
+    match backend.get(&key)? {
+        Some(stored) => {
+            let next = keys::decode_id_value(&key, &stored)?;
+            if next < FIRST_ID {
+                return Err(Error::corruption(
+                    &key,
+                    format!("next event id {next} is below {FIRST_ID}"),
+                ));
+            }
+            Ok(next)
+        }
+        None => Ok(FIRST_ID),
+    }
+}
+
+impl Store {
+    /// Hive's `get_next_notification`: the events after `last_event_id` that `filter`
+    /// accepts, in id order, at most `max_count` (and [`EVENT_READ_COUNT_MAX`]).
+    pub fn next_events(
+        &self,
+        last_event_id: u64,
+        max_count: usize,
+        filter: &EventFilter,
+    ) -> Result<Vec<NotificationEvent>> {
+        let filter = filter.normalised();
+        let max_count = max_count.min(EVENT_READ_COUNT_MAX);
+        let mut events = Vec::new();
+        self.scan_events(last_event_id, &filter, |event_id, view| {
+            if events.len() >= max_count {
+                return Ok(false);
+            }
+            let record = view.to_owned()?;
+            events.push(NotificationEvent { event_id, record });
+            Ok(events.len() < max_count)
+        })?;
+        Ok(events)
+    }
+
+    /// Hive's `get_notification_events_count`: how many events after `from_event_id`
+    /// `filter` accepts, at most `limit` when given.
+    pub fn count_events(
+        &self,
+        from_event_id: u64,
+        filter: &EventFilter,
+        limit: Option<u64>,
+    ) -> Result<u64> {
+        let filter = filter.normalised();
+        let limit = limit.unwrap_or(u64::MAX);
+        let mut count = 0u64;
+        if limit == 0 {
+            return Ok(0);
+        }
+        self.scan_events(from_event_id, &filter, |_, _| {
+            count += 1;
+            Ok(count < limit)
+        })?;
+        Ok(count)
+    }
+
+    /// Hive's `get_current_notificationEventId`: the id of the last event written, 0 when
+    /// there is none yet.
+    pub fn current_event_id(&self) -> Result<u64> {
+        Ok(read_next_event_id(self.reader())?.saturating_sub(1))
+    }
+
+    /// Deletes events written before `cutoff` (seconds since the epoch), oldest first, at
+    /// most `max_count`; returns how many went. The retention cleaner calls it until it
+    /// deletes fewer than it asked for.
+    pub fn delete_events_before(&self, cutoff: i32, max_count: usize) -> Result<usize> {
+        let mut doomed = Vec::new();
+        let range = KeyRange::prefix(&keys::event_prefix());
+        for entry in self.scan(range) {
+            let (key, stored) = entry?;
+            if doomed.len() >= max_count {
+                break;
+            }
+            let view = ValueView::<EventRecord>::new(key.clone(), stored)?;
+            if view.archived()?.event_time.to_native() >= cutoff {
+                break;
+            }
+            doomed.push(key.to_vec());
+        }
+        if doomed.is_empty() {
+            return Ok(0);
+        }
+        // Straight to the backend: deleting old events is no change to log, and needs no
+        // fsync of its own (a crash may bring some back, to be deleted again).
+        let mut batch = WriteBatch::new();
+        let count = doomed.len();
+        for key in doomed {
+            batch.delete(key);
+        }
+        self.backend().apply(batch)?;
+        Ok(count)
+    }
+
+    /// Calls `visit` with each event after `after_event_id` that `filter` accepts, in id
+    /// order, until it answers false or [`EVENT_SCAN_COUNT_MAX`] events were looked at.
+    fn scan_events(
+        &self,
+        after_event_id: u64,
+        filter: &EventFilter,
+        mut visit: impl FnMut(u64, &ValueView<EventRecord>) -> Result<bool>,
+    ) -> Result<()> {
+        let mut range = KeyRange::prefix(&keys::event_prefix());
+        let start = keys::event_key(after_event_id.saturating_add(1));
+        range.start = std::ops::Bound::Included(start);
+        for (looked_at, entry) in self.scan(range).enumerate() {
+            if looked_at >= EVENT_SCAN_COUNT_MAX {
+                break;
+            }
+            let (key, stored) = entry?;
+            let event_id = keys::decode_event_key(&key)?;
+            if filter.to_event_id.is_some_and(|to| event_id > to) {
+                break;
+            }
+            let view = ValueView::<EventRecord>::new(key, stored)?;
+            if filter.accepts(view.archived()?) && !visit(event_id, &view)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

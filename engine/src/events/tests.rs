@@ -1,0 +1,222 @@
+//! The notification log on in-memory and sled stores: one event per change, in the change's
+//! batch, ids in commit order without gaps or repeats (also across a reopen), filters, counts
+//! and the retention cleaner.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::kv::MemoryBackend;
+use crate::txns::OpenTxnRequest;
+use crate::{
+    AddPartitionsOptions, Database, DropPartitionsOptions, Durability, FieldSchema, Partition,
+    StoreOptions, Table,
+};
+
+fn store_over(backend: &Arc<MemoryBackend>) -> Store {
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    Store::open_with_backend(backend.clone(), options).unwrap()
+}
+
+fn partitioned(name: &str) -> Table {
+    let column = |name: &str| FieldSchema {
+        name: name.to_string(),
+        type_name: "string".to_string(),
+        comment: None,
+    };
+    Table {
+        db_name: "db".to_string(),
+        table_name: name.to_string(),
+        partition_keys: vec![column("ds")],
+        sd: Some(crate::StorageDescriptor {
+            cols: vec![column("a")],
+            ..crate::StorageDescriptor::default()
+        }),
+        ..Table::default()
+    }
+}
+
+fn partition(value: &str) -> Partition {
+    Partition {
+        values: vec![value.to_string()],
+        ..Partition::default()
+    }
+}
+
+fn kinds(store: &Store, after: u64) -> Vec<(u64, &'static str)> {
+    let events = store
+        .next_events(after, 1000, &EventFilter::default())
+        .unwrap();
+    events
+        .iter()
+        .map(|event| (event.event_id, event.record.kind.hive_name()))
+        .collect()
+}
+
+#[test]
+fn every_change_logs_one_event_in_order() {
+    let store = store_over(&Arc::new(MemoryBackend::new()));
+    assert_eq!(store.current_event_id().unwrap(), 0);
+    let database = Database {
+        name: "db".to_string(),
+        ..Database::default()
+    };
+    store.create_database(database.clone()).unwrap();
+    store.alter_database("hive", "db", database).unwrap();
+    store.create_table(partitioned("t")).unwrap();
+    let options = AddPartitionsOptions::default();
+    let parts = vec![partition("1"), partition("2")];
+    store
+        .add_partitions("hive", "db", "t", parts, &options)
+        .unwrap();
+    store
+        .alter_partition("hive", "db", "t", partition("1"))
+        .unwrap();
+    let drop = DropPartitionsOptions::default();
+    let values = [vec!["1".to_string()], vec!["2".to_string()]];
+    store
+        .drop_partitions("hive", "db", "t", &values, &drop)
+        .unwrap();
+    store.drop_database("hive", "db", true).unwrap();
+    let expected = [
+        "CREATE_DATABASE",
+        "ALTER_DATABASE",
+        "CREATE_TABLE",
+        "ADD_PARTITION",
+        "ALTER_PARTITION",
+        "DROP_PARTITION",
+        "DROP_PARTITION",
+        "DROP_TABLE",
+        "DROP_DATABASE",
+    ];
+    let logged = kinds(&store, 0);
+    let names: Vec<&str> = logged.iter().map(|(_, name)| *name).collect();
+    assert_eq!(names, expected);
+    let ids: Vec<u64> = logged.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=expected.len() as u64).collect::<Vec<_>>());
+    assert_eq!(store.current_event_id().unwrap(), expected.len() as u64);
+    // The batch of two added partitions is one event holding both, as they were.
+    let added = &store.next_events(3, 1, &EventFilter::default()).unwrap()[0];
+    let EventBody::Partitions { table, after, .. } = &added.record.body else {
+        panic!("ADD_PARTITION without partitions: {added:?}");
+    };
+    let partitions = after.to_partitions(table);
+    assert_eq!(partitions.len(), 2);
+    assert_eq!(partitions[1].values, vec!["2".to_string()]);
+    assert_eq!(partitions[1].location(), Some("/warehouse/db.db/t/ds=2"));
+}
+
+#[test]
+fn a_failed_change_logs_nothing_and_leaves_no_gap() {
+    let store = store_over(&Arc::new(MemoryBackend::new()));
+    let database = Database {
+        name: "db".to_string(),
+        ..Database::default()
+    };
+    store.create_database(database.clone()).unwrap();
+    assert!(store.create_database(database).is_err());
+    store.create_table(partitioned("t")).unwrap();
+    assert_eq!(
+        kinds(&store, 0),
+        vec![(1, "CREATE_DATABASE"), (2, "CREATE_TABLE")]
+    );
+}
+
+#[test]
+fn ids_continue_after_a_reopen() {
+    let backend = Arc::new(MemoryBackend::new());
+    let store = store_over(&backend);
+    store
+        .open_txns(OpenTxnRequest {
+            count: 2,
+            ..OpenTxnRequest::default()
+        })
+        .unwrap();
+    store.commit_txn(1).unwrap();
+    drop(store);
+    let store = store_over(&backend);
+    assert_eq!(store.current_event_id().unwrap(), 2);
+    store.abort_txn(2).unwrap();
+    assert_eq!(
+        kinds(&store, 0),
+        vec![(1, "OPEN_TXN"), (2, "COMMIT_TXN"), (3, "ABORT_TXN")]
+    );
+}
+
+#[test]
+fn filters_skip_types_databases_and_tables() {
+    let store = store_over(&Arc::new(MemoryBackend::new()));
+    for name in ["db", "other"] {
+        let database = Database {
+            name: name.to_string(),
+            ..Database::default()
+        };
+        store.create_database(database).unwrap();
+    }
+    store.create_table(partitioned("t")).unwrap();
+    store.create_table(partitioned("u")).unwrap();
+    let filter = EventFilter {
+        database: Some("DB".to_string()),
+        ..EventFilter::default()
+    };
+    let events = store.next_events(0, 100, &filter).unwrap();
+    assert_eq!(events.len(), 3);
+    let filter = EventFilter {
+        database: Some("db".to_string()),
+        tables: vec!["u".to_string()],
+        skip_types: vec!["create_database".to_string()],
+        ..EventFilter::default()
+    };
+    let events = store.next_events(0, 100, &filter).unwrap();
+    let ids: Vec<u64> = events.iter().map(|event| event.event_id).collect();
+    assert_eq!(ids, vec![4]);
+    assert_eq!(
+        store
+            .count_events(0, &EventFilter::default(), None)
+            .unwrap(),
+        4
+    );
+    assert_eq!(
+        store
+            .count_events(1, &EventFilter::default(), Some(2))
+            .unwrap(),
+        2
+    );
+    let upto = EventFilter {
+        to_event_id: Some(3),
+        ..EventFilter::default()
+    };
+    assert_eq!(store.count_events(0, &upto, None).unwrap(), 3);
+    assert_eq!(
+        store
+            .next_events(0, 2, &EventFilter::default())
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn the_cleaner_deletes_old_events_in_bounded_batches() {
+    let store = store_over(&Arc::new(MemoryBackend::new()));
+    for name in ["a", "b", "c"] {
+        let database = Database {
+            name: name.to_string(),
+            ..Database::default()
+        };
+        store.create_database(database).unwrap();
+    }
+    assert_eq!(store.delete_events_before(0, 10).unwrap(), 0);
+    let future = crate::store::now_seconds() + 10;
+    assert_eq!(store.delete_events_before(future, 2).unwrap(), 2);
+    assert_eq!(kinds(&store, 0), vec![(3, "CREATE_DATABASE")]);
+    assert_eq!(store.delete_events_before(future, 2).unwrap(), 1);
+    // The counter stays: ids never go back after the log empties.
+    assert_eq!(store.current_event_id().unwrap(), 3);
+    let database = Database {
+        name: "d".to_string(),
+        ..Database::default()
+    };
+    store.create_database(database).unwrap();
+    assert_eq!(kinds(&store, 0), vec![(4, "CREATE_DATABASE")]);
+}

@@ -1,0 +1,182 @@
+//! Changes reported by clients rather than made here: inserts (`fire_listener_event`) and the
+//! writes of transactions (`add_write_notification_log`), which also feed the transaction's
+//! `COMMIT_TXN` event and `get_all_write_event_info`.
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::kv::KeyRange;
+use crate::partition::{normalize_values, resolve_table, PartitionedTable};
+use crate::partition_write::read_partition;
+use crate::store::{Store, WriteTxn};
+use crate::values::ValueView;
+
+use super::model::{EventBody, EventKind, EventRecord, InsertData, PartitionImages, WriteEvent};
+
+/// At most this many inserts are reported by one `fire_listener_event`.
+pub const INSERT_EVENT_COUNT_MAX: usize = 10_000;
+/// At most this many writes are recorded by one `add_write_notification_log_in_batch`.
+pub const WRITE_NOTIFICATION_COUNT_MAX: usize = 10_000;
+
+/// Inserts into one table (or partitions of it), as `fire_listener_event` reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InsertEvent {
+    /// The catalog (empty: `hive`).
+    pub catalog: String,
+    /// The database.
+    pub database: String,
+    /// The table.
+    pub table: String,
+    /// Each insert, with the partition's values when the table is partitioned.
+    pub inserts: Vec<(Option<Vec<String>>, InsertData)>,
+}
+
+/// One write of a transaction, as `add_write_notification_log` reports it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteNotification {
+    /// The transaction.
+    pub txn_id: u64,
+    /// The write id.
+    pub write_id: i64,
+    /// The catalog (empty: `hive`).
+    pub catalog: String,
+    /// The database.
+    pub database: String,
+    /// The table.
+    pub table: String,
+    /// The partition's values, when the write went to a partition.
+    pub partition_values: Option<Vec<String>>,
+    /// The files.
+    pub files: InsertData,
+}
+
+/// The table and, with `values`, its existing partition, for an event about them.
+fn table_and_partition(
+    txn: &WriteTxn<'_>,
+    table: &PartitionedTable,
+    values: Option<&Vec<String>>,
+) -> Result<Option<PartitionImages>> {
+    let Some(values) = values.filter(|values| !values.is_empty()) else {
+        return Ok(None);
+    };
+    let values = normalize_values(values);
+    let partition = read_partition(txn, table, &values)?.ok_or_else(|| {
+        Error::NoSuchObject(format!(
+            "Partition {} of table {}.{} not found",
+            table.partition_name(&values),
+            table.table.db_name,
+            table.table.table_name
+        ))
+    })?;
+    Ok(Some(PartitionImages::of([&partition])))
+}
+
+impl Store {
+    /// Hive's `fire_listener_event` for inserts: one `INSERT` event each, in one write; the
+    /// table (and each partition named) must exist. Returns the event ids.
+    pub fn record_inserts(&self, event: InsertEvent) -> Result<Vec<u64>> {
+        if event.inserts.len() > INSERT_EVENT_COUNT_MAX {
+            return Err(Error::InvalidInput(format!(
+                "fire_listener_event reports {} inserts; at most {INSERT_EVENT_COUNT_MAX} are allowed",
+                event.inserts.len()
+            )));
+        }
+        self.write(|txn| {
+            let table = resolve_table(txn.reader(), &event.catalog, &event.database, &event.table)?;
+            let mut event_ids = Vec::with_capacity(event.inserts.len());
+            for (values, data) in &event.inserts {
+                let partition = table_and_partition(txn, &table, values.as_ref())?;
+                let body = EventBody::Insert {
+                    table: table.table.clone(),
+                    partition,
+                    data: data.clone(),
+                };
+                let record = EventRecord::of_table(EventKind::Insert, &table.table, body);
+                event_ids.push(txn.emit(record)?);
+            }
+            Ok(event_ids)
+        })
+    }
+
+    /// Hive's `add_write_notification_log(_in_batch)`: records each write of a transaction
+    /// (a later one for the same table or partition replaces it) with an `ACID_WRITE`
+    /// event, in one write. The tables and partitions must exist.
+    pub fn record_writes(&self, writes: Vec<WriteNotification>) -> Result<()> {
+        if writes.len() > WRITE_NOTIFICATION_COUNT_MAX {
+            return Err(Error::InvalidInput(format!(
+                "add_write_notification_log_in_batch reports {} writes; at most {WRITE_NOTIFICATION_COUNT_MAX} are allowed",
+                writes.len()
+            )));
+        }
+        self.write(|txn| {
+            for write in &writes {
+                let table =
+                    resolve_table(txn.reader(), &write.catalog, &write.database, &write.table)?;
+                let partition = table_and_partition(txn, &table, write.partition_values.as_ref())?;
+                let partition_name = partition
+                    .as_ref()
+                    .and_then(|images| images.partitions.first())
+                    .map(|image| table.partition_name(&image.values));
+                let recorded = WriteEvent {
+                    txn_id: write.txn_id,
+                    write_id: write.write_id,
+                    catalog: table.table.cat_name.clone(),
+                    database: table.table.db_name.clone(),
+                    table: table.table.table_name.clone(),
+                    partition: partition_name.clone(),
+                    files: write.files.clone(),
+                    table_object: table.table.clone(),
+                    partition_object: partition,
+                };
+                let key = keys::write_event_key(
+                    write.txn_id,
+                    &recorded.database,
+                    &recorded.table,
+                    partition_name.as_deref().unwrap_or(""),
+                );
+                txn.put_value(key, &recorded)?;
+                let body = EventBody::AcidWrite(recorded);
+                txn.emit(EventRecord::of_table(
+                    EventKind::AcidWrite,
+                    &table.table,
+                    body,
+                ))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Hive's `get_all_write_event_info`: the writes recorded for `txn_id`, of `database`
+    /// and `table` when given, by database, table and partition.
+    pub fn write_events(
+        &self,
+        txn_id: u64,
+        database: Option<&str>,
+        table: Option<&str>,
+    ) -> Result<Vec<WriteEvent>> {
+        let database = database.map(crate::names::normalize);
+        let table = table.map(crate::names::normalize);
+        let mut found = Vec::new();
+        for write in read_write_events(self.reader(), txn_id)? {
+            let database_matches = database.as_ref().is_none_or(|d| *d == write.database);
+            let table_matches = table.as_ref().is_none_or(|t| *t == write.table);
+            if database_matches && table_matches {
+                found.push(write);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The writes recorded for `txn_id`.
+pub(crate) fn read_write_events(
+    reader: &dyn crate::kv::KvBackend,
+    txn_id: u64,
+) -> Result<Vec<WriteEvent>> {
+    let range = KeyRange::prefix(&keys::write_event_prefix(txn_id));
+    let mut found = Vec::new();
+    for entry in crate::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        found.push(ValueView::<WriteEvent>::new(key, stored)?.to_owned()?);
+    }
+    Ok(found)
+}

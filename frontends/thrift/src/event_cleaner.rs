@@ -1,0 +1,58 @@
+//! The retention of the notification log: a background thread deletes events older than the
+//! time-to-live (Hive's `hive.metastore.event.db.listener.timetolive`), as Hive's
+//! `DbNotificationListener` cleaner does, in bounded batches so that writers never wait long.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hivestore_engine::events::EVENT_CLEAN_BATCH_COUNT;
+
+use crate::service::ServerState;
+
+/// At most this many batches per round; the rest waits for the next round.
+const CLEAN_BATCH_COUNT_PER_ROUND_MAX: usize = 100;
+
+/// Starts the cleaner: every `interval`, events older than `ttl` go.
+pub fn spawn(state: Arc<ServerState>, ttl: Duration, interval: Duration) {
+    let spawned = std::thread::Builder::new()
+        .name("event-cleaner".to_string())
+        .spawn(move || loop {
+            std::thread::sleep(interval);
+            clean_once(&state, ttl);
+        });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start the notification event cleaner");
+    }
+}
+
+/// One round: deletes expired events batch by batch until none is left or the round's bound
+/// is reached; returns how many went.
+pub fn clean_once(state: &ServerState, ttl: Duration) -> usize {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let cutoff = now.saturating_sub(ttl.as_secs());
+    let cutoff = i32::try_from(cutoff).unwrap_or(i32::MAX);
+    let mut deleted = 0;
+    for _ in 0..CLEAN_BATCH_COUNT_PER_ROUND_MAX {
+        match state
+            .store()
+            .delete_events_before(cutoff, EVENT_CLEAN_BATCH_COUNT)
+        {
+            Ok(count) => {
+                deleted += count;
+                if count < EVENT_CLEAN_BATCH_COUNT {
+                    break;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "notification event cleanup failed; retried next round");
+                break;
+            }
+        }
+    }
+    if deleted > 0 {
+        tracing::info!(deleted, "expired notification events deleted");
+    }
+    deleted
+}
