@@ -6,6 +6,8 @@
 //! The store is sled in a temp dir; writes are not synced (`Durability::Memory`), so the write
 //! figure is the engine's cost, not the disk's.
 //!
+//! The allocator is the server's (mimalloc), so that the figures are the server's time.
+//!
 //! Run: `cargo bench -p hivestore-benches --bench stats`.
 
 use std::hint::black_box;
@@ -16,6 +18,9 @@ use hivestore_engine::{
     AddPartitionsOptions, ColumnStatistics, Database, Durability, FieldSchema, Partition,
     StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions, Table,
 };
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Partitions of the table.
 const PARTITION_COUNT: usize = 10_000;

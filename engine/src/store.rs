@@ -105,6 +105,8 @@ pub struct Store {
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
     acid: Mutex<crate::locks::AcidState>,
+    /// Partition names resolved to statistics slots, per table version (see `stats`).
+    pub(crate) stats_slots: crate::stats::SlotCache,
 }
 
 impl Store {
@@ -134,6 +136,7 @@ impl Store {
             partition_versions: PartitionVersions::new(),
             sweeper: Sweeper::default(),
             acid,
+            stats_slots: crate::stats::SlotCache::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -251,11 +254,21 @@ impl Store {
         table: keys::TableId,
         mut scan: impl FnMut() -> Result<R>,
     ) -> Result<R> {
+        self.read_partitions_at_version(table, |_| scan())
+    }
+
+    /// [`Store::read_partitions_consistently`], telling `scan` the version of the table's
+    /// stripe it reads at (`None` only if none could be seen), for caches keyed by it.
+    pub(crate) fn read_partitions_at_version<R>(
+        &self,
+        table: keys::TableId,
+        mut scan: impl FnMut(Option<u64>) -> Result<R>,
+    ) -> Result<R> {
         let versions = &self.partition_versions;
         for _ in 0..OPTIMISTIC_ATTEMPT_COUNT {
             match versions.stable_version(table) {
                 Some(version) => {
-                    let result = scan()?;
+                    let result = scan(Some(version))?;
                     if versions.unchanged(table, version) {
                         return Ok(result);
                     }
@@ -267,7 +280,8 @@ impl Store {
             .writer
             .lock()
             .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
-        scan()
+        // Writers bump versions holding this lock, so the version is stable here.
+        scan(versions.stable_version(table))
     }
 
     /// Reads the value at `key` in place, if present.

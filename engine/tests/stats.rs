@@ -489,3 +489,49 @@ fn aggregation_extrapolates_when_some_partitions_lack_statistics() {
     );
     assert_eq!(result.num_distinct_values, 56, "capped at high - low + 1");
 }
+
+#[test]
+fn aggregation_over_many_partitions_sees_later_writes_drops_and_renames() {
+    // Goal: the slot index cached by a large aggregation (at least 256 names) never outlives
+    // the partitions it resolved. Method: aggregate, then write, drop and rename, aggregating
+    // again after each change.
+    let store = setup();
+    let names = add_partitions(&store, 300);
+    let write = |partition: &str| {
+        let mut stats = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+        stats.num_nulls = 1;
+        let writes = vec![(partition.to_string(), vec![stats])];
+        store
+            .update_partition_column_statistics("hive", "db", "p", writes, &options(false))
+            .unwrap();
+    };
+    for name in &names[..200] {
+        write(name);
+    }
+    let columns = vec!["l".to_string()];
+    let found = |names: &[String]| {
+        let aggregate = store
+            .aggregate_column_statistics("hive", "db", "p", names, &columns, "hive")
+            .unwrap();
+        (aggregate.partitions_found, aggregate.stats[0].num_nulls)
+    };
+    assert_eq!(found(&names[..260]).0, 200);
+    write(&names[250]);
+    assert_eq!(found(&names[..260]).0, 201);
+    let dropped = vec![vec!["0007".to_string()]];
+    store
+        .drop_partitions("hive", "db", "p", &dropped, &Default::default())
+        .unwrap();
+    assert_eq!(found(&names[..260]).0, 200);
+    let renamed = Partition {
+        values: vec!["0300".to_string()],
+        ..Partition::default()
+    };
+    store
+        .rename_partition("hive", "db", "p", &["0008".to_string()], renamed)
+        .unwrap();
+    assert_eq!(found(&names[..260]).0, 199);
+    let mut with_renamed = names[..260].to_vec();
+    with_renamed.push("ds=0300".to_string());
+    assert_eq!(found(&with_renamed).0, 200);
+}

@@ -17,7 +17,7 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::SlotView;
+use super::chunk::{SlotView, HAS_HIGH, HAS_LOW};
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
 use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
 use super::write::resolve_stats_table;
@@ -86,6 +86,101 @@ fn double_order(left: &f64, right: &f64) -> Ordering {
     left.total_cmp(right)
 }
 
+/// The least low and greatest high of one column, kept in its kind's representation: integers
+/// and doubles as read from the arrays (no value built per partition), decimals as values.
+enum BoundFold {
+    Integer {
+        low: Option<Extremes<i64>>,
+        high: Option<Extremes<i64>>,
+    },
+    Double {
+        low: Option<Extremes<f64>>,
+        high: Option<Extremes<f64>>,
+    },
+    Decimal {
+        low: Option<Extremes<StatsValue>>,
+        high: Option<Extremes<StatsValue>>,
+    },
+}
+
+impl BoundFold {
+    fn new(kind: StatsKind) -> Self {
+        match kind {
+            StatsKind::Double => BoundFold::Double {
+                low: None,
+                high: None,
+            },
+            StatsKind::Decimal => BoundFold::Decimal {
+                low: None,
+                high: None,
+            },
+            _ => BoundFold::Integer {
+                low: None,
+                high: None,
+            },
+        }
+    }
+
+    fn add(&mut self, slot: &SlotView<'_>, index: usize) {
+        let flags = slot.flags();
+        let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
+        let (chunk, offset) = (slot.chunk, slot.offset);
+        match self {
+            BoundFold::Integer { low, high } => {
+                if has_low {
+                    add_extreme(low, chunk.low_at(offset), index, integer_order);
+                }
+                if has_high {
+                    add_extreme(high, chunk.high_at(offset), index, integer_order);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                let double = |bits: i64| f64::from_bits(bits as u64);
+                if has_low {
+                    add_extreme(low, double(chunk.low_at(offset)), index, double_order);
+                }
+                if has_high {
+                    add_extreme(high, double(chunk.high_at(offset)), index, double_order);
+                }
+            }
+            BoundFold::Decimal { low, high } => {
+                if let Some(value) = slot.low() {
+                    add_extreme(low, value, index, compare_values);
+                }
+                if let Some(value) = slot.high() {
+                    add_extreme(high, value, index, compare_values);
+                }
+            }
+        }
+    }
+
+    /// The least low and greatest high, as values.
+    fn into_values(self) -> (Option<Extremes<StatsValue>>, Option<Extremes<StatsValue>>) {
+        fn to_values<T>(
+            extremes: Option<Extremes<T>>,
+            value: impl Fn(T) -> StatsValue,
+        ) -> Option<Extremes<StatsValue>> {
+            extremes.map(|extremes| Extremes {
+                min: value(extremes.min),
+                min_index: extremes.min_index,
+                max: value(extremes.max),
+                max_index: extremes.max_index,
+            })
+        }
+        match self {
+            BoundFold::Integer { low, high } => (
+                to_values(low, StatsValue::Integer),
+                to_values(high, StatsValue::Integer),
+            ),
+            BoundFold::Double { low, high } => (
+                to_values(low, StatsValue::Double),
+                to_values(high, StatsValue::Double),
+            ),
+            BoundFold::Decimal { low, high } => (low, high),
+        }
+    }
+}
+
 /// One column's fold over the requested partitions.
 struct Accumulator {
     kind: StatsKind,
@@ -97,15 +192,14 @@ struct Accumulator {
     distinct: Option<Extremes<i64>>,
     max_length: Option<Extremes<i64>>,
     avg_length: Option<Extremes<f64>>,
-    low: Option<Extremes<StatsValue>>,
-    high: Option<Extremes<StatsValue>>,
+    bounds: BoundFold,
 }
 
 impl Accumulator {
     fn new(slot: &SlotView<'_>) -> Self {
         Accumulator {
             kind: slot.kind,
-            column_type: slot.chunk.column_types[slot.offset].as_str().to_string(),
+            column_type: slot.column_type().to_string(),
             count: 0,
             nulls_sum: 0,
             trues_sum: 0,
@@ -113,8 +207,7 @@ impl Accumulator {
             distinct: None,
             max_length: None,
             avg_length: None,
-            low: None,
-            high: None,
+            bounds: BoundFold::new(slot.kind),
         }
     }
 
@@ -141,17 +234,13 @@ impl Accumulator {
             integer_order,
         );
         add_extreme(&mut self.avg_length, slot.avg_length(), index, double_order);
-        if let Some(low) = slot.low() {
-            add_extreme(&mut self.low, low, index, compare_values);
-        }
-        if let Some(high) = slot.high() {
-            add_extreme(&mut self.high, high, index, compare_values);
-        }
+        self.bounds.add(slot, index);
         true
     }
 
     fn finish(self, column: &str, requested: usize) -> ColumnStatistics {
         let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
+        let (low, high) = self.bounds.into_values();
         let found = usize::try_from(self.count).unwrap_or(usize::MAX);
         let extrapolate = found >= 2 && found < requested;
         if extrapolate {
@@ -172,8 +261,8 @@ impl Accumulator {
             stats.avg_length = self
                 .avg_length
                 .map_or(0.0, |length| linear_double(&length, Aim::Max, border));
-            stats.low_value = self.low.map(|low| linear_value(&low, Aim::Min, border));
-            stats.high_value = self.high.map(|high| linear_value(&high, Aim::Max, border));
+            stats.low_value = low.map(|low| linear_value(&low, Aim::Min, border));
+            stats.high_value = high.map(|high| linear_value(&high, Aim::Max, border));
         } else {
             stats.num_nulls = self.nulls_sum;
             stats.num_trues = self.trues_sum;
@@ -181,8 +270,8 @@ impl Accumulator {
             stats.num_distinct_values = self.distinct.map_or(0, |ndv| ndv.max);
             stats.max_length = self.max_length.map_or(0, |length| length.max);
             stats.avg_length = self.avg_length.map_or(0.0, |length| length.max);
-            stats.low_value = self.low.map(|low| low.min);
-            stats.high_value = self.high.map(|high| high.max);
+            stats.low_value = low.map(|low| low.min);
+            stats.high_value = high.map(|high| high.max);
         }
         if self.kind.has_integer_bounds() {
             if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
@@ -301,14 +390,15 @@ impl Store {
         }
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
-        self.read_partitions_consistently(table.id, || {
-            self.fold_partitions(&table, partition_names, &columns, engine)
+        self.read_partitions_at_version(table.id, |version| {
+            self.fold_partitions(version, &table, partition_names, &columns, engine)
         })
     }
 
     /// [`Store::aggregate_column_statistics`] once `columns` are normalised and not empty.
     fn fold_partitions(
         &self,
+        version: Option<u64>,
         table: &PartitionedTable,
         partition_names: &[String],
         columns: &[String],
@@ -318,7 +408,7 @@ impl Store {
             stats: Vec::new(),
             partitions_found: 0,
         };
-        let slots = resolve_slots(self.reader(), table, partition_names)?;
+        let slots = resolve_slots(self, version, table, partition_names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };
