@@ -6,6 +6,11 @@
 //!   least low, greatest high, summed nulls, trues and falses, greatest maximum length,
 //!   greatest *average* length (Hive takes the maximum, not a weighted mean), greatest NDV,
 //!   for integral kinds at most `high - low + 1`;
+//! - but when every partition with statistics for the column has a sketch (`bitVectors`) and
+//!   no extrapolation is needed, the NDV is that of the sketches merged as Hive's Java
+//!   aggregators merge them (`ndv.rs`), as Hive returns it with `metastore.stats.fetch.bitvector`
+//!   (not capped by the value range); with extrapolation, sketches are not used (Hive's SQL
+//!   path, its default);
 //! - otherwise Hive's linear extrapolation over the partitions' positions in the request:
 //!   sums scaled by `requested / found` (integer division first, as Hive), lows, highs, NDV
 //!   and lengths extended linearly from the partitions holding the least and greatest value
@@ -17,14 +22,17 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::{SlotView, HAS_HIGH, HAS_LOW};
+use super::chunk::{SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_TAG_BIT_VECTORS};
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
+use super::ndv::SketchMerge;
 use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::keys::{self, TableId};
+use crate::kv::{self, KeyRange, KvBackend};
 use crate::partition::PartitionedTable;
-use crate::store::Store;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 
 /// Statistics aggregated over partitions.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,6 +201,8 @@ struct Accumulator {
     max_length: Option<Extremes<i64>>,
     avg_length: Option<Extremes<f64>>,
     bounds: BoundFold,
+    /// The slots counted, while every one of them has a sketch; `None` once one has none.
+    sketched_slots: Option<Vec<u32>>,
 }
 
 impl Accumulator {
@@ -208,16 +218,22 @@ impl Accumulator {
             max_length: None,
             avg_length: None,
             bounds: BoundFold::new(slot.kind),
+            sketched_slots: Some(Vec::new()),
         }
     }
 
     /// Adds the partition at request position `index`. Statistics of another kind than the
     /// first seen (the column was written with two types) are not counted.
-    fn add(&mut self, slot: &SlotView<'_>, index: usize) -> bool {
+    fn add(&mut self, slot: &SlotView<'_>, slot_number: u32, index: usize) -> bool {
         if slot.kind != self.kind {
             return false;
         }
         self.count += 1;
+        if slot.flags() & HAS_BIT_VECTORS == 0 {
+            self.sketched_slots = None;
+        } else if let Some(sketched) = &mut self.sketched_slots {
+            sketched.push(slot_number);
+        }
         self.nulls_sum = self.nulls_sum.saturating_add(slot.num_nulls());
         self.trues_sum = self.trues_sum.saturating_add(slot.num_trues());
         self.falses_sum = self.falses_sum.saturating_add(slot.num_falses());
@@ -238,7 +254,20 @@ impl Accumulator {
         true
     }
 
-    fn finish(self, column: &str, requested: usize) -> ColumnStatistics {
+    /// Whether Hive would merge sketches for the NDV: every partition that has statistics
+    /// has a sketch, and no extrapolation (all requested partitions found, or fewer than two).
+    fn merges_sketches(&self, requested: usize) -> bool {
+        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
+        let sketched = self
+            .sketched_slots
+            .as_ref()
+            .is_some_and(|slots| !slots.is_empty());
+        sketched && (found >= requested || found < 2)
+    }
+
+    /// The statistics folded; `sketch_ndv` is the NDV of the merged sketches, when they
+    /// merged (Hive then takes it as it is, without capping it by the value range).
+    fn finish(self, column: &str, requested: usize, sketch_ndv: Option<i64>) -> ColumnStatistics {
         let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
         let (low, high) = self.bounds.into_values();
         let found = usize::try_from(self.count).unwrap_or(usize::MAX);
@@ -273,7 +302,9 @@ impl Accumulator {
             stats.low_value = low.map(|low| low.min);
             stats.high_value = high.map(|high| high.max);
         }
-        if self.kind.has_integer_bounds() {
+        if let Some(ndv) = sketch_ndv {
+            stats.num_distinct_values = ndv;
+        } else if self.kind.has_integer_bounds() {
             if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
                 (&stats.low_value, &stats.high_value)
             {
@@ -367,6 +398,55 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
     }
 }
 
+/// The NDV of the sketches of `slots` (of `column` for `engine`) merged as Hive merges them;
+/// `None` if one is missing or they do not merge. One scan over the slots' sketch keys.
+fn merged_sketches(
+    reader: &dyn KvBackend,
+    table: TableId,
+    column: &str,
+    engine: &str,
+    slots: &[u32],
+) -> Result<Option<i64>> {
+    let mut wanted = slots.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let (Some(first), Some(last)) = (wanted.first(), wanted.last()) else {
+        return Ok(None);
+    };
+    let start = keys::stats_sketch_key(table, column, engine, *first, 0);
+    let last_key = keys::stats_sketch_key(table, column, engine, *last, u8::MAX);
+    let end = kv::prefix_successor(&last_key)
+        .ok_or_else(|| Error::Internal("a sketch key has no successor".to_string()))?;
+    let mut merge = SketchMerge::default();
+    let mut merged_count = 0;
+    for entry in kv::scan(
+        reader,
+        KeyRange::between(&start, &end),
+        SCAN_PAGE_ENTRY_COUNT,
+    ) {
+        let (key, value) = entry?;
+        let (_, _, _, rest) = keys::decode_stats_column_key(&key)?;
+        let Some((&tag, slot)) = rest.split_last() else {
+            return Err(Error::corruption(&key, "a sketch key without slot and tag"));
+        };
+        let slot: [u8; 4] = slot
+            .try_into()
+            .map_err(|_| Error::corruption(&key, "a sketch key without its 4-byte slot"))?;
+        let slot = u32::from_be_bytes(slot);
+        if tag != SKETCH_TAG_BIT_VECTORS || wanted.binary_search(&slot).is_err() {
+            continue;
+        }
+        // Hive merges one sketch per requested partition; a name requested twice merges the
+        // same sketch twice, which changes nothing.
+        merge.add(&value);
+        merged_count += 1;
+    }
+    if merged_count != wanted.len() {
+        return Ok(None);
+    }
+    Ok(merge.estimate())
+}
+
 impl Store {
     /// The statistics of `columns` aggregated over partitions `partition_names` of table
     /// `catalog.database.name` for `engine`; Hive's `get_aggr_stats_for`. The order of the
@@ -422,14 +502,21 @@ impl Store {
                     continue;
                 };
                 let accumulator = accumulator.get_or_insert_with(|| Accumulator::new(&slot_view));
-                if accumulator.add(&slot_view, *index) {
+                if accumulator.add(&slot_view, *slot, *index) {
                     columns_found[*index] += 1;
                 }
             }
             if let Some(accumulator) = accumulator {
+                let requested = partition_names.len();
+                let sketch_ndv = match &accumulator.sketched_slots {
+                    Some(slots) if accumulator.merges_sketches(requested) => {
+                        merged_sketches(self.reader(), table.id, column, engine, slots)?
+                    }
+                    _ => None,
+                };
                 result
                     .stats
-                    .push(accumulator.finish(column, partition_names.len()));
+                    .push(accumulator.finish(column, requested, sketch_ndv));
             }
         }
         let complete = columns_found

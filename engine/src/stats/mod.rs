@@ -29,7 +29,11 @@
 mod accurate;
 mod aggregate;
 mod chunk;
+mod fm;
+mod hll;
+mod hll_bias;
 mod merge;
+mod ndv;
 mod packed;
 mod read;
 mod slot_cache;
