@@ -307,8 +307,12 @@ impl Hll {
                 Registers::Dense(dense)
             }
             (Registers::Dense(mut mine), Registers::Sparse(theirs)) => {
-                // Hive densifies the other sketch with this one's packing.
-                mine.merge(&self.to_dense_register(theirs));
+                // Hive densifies the other sketch, then takes register maxima: setting each
+                // entry in place gives the same registers and greatest value, in any order.
+                let mask = (1u32 << self.precision) - 1;
+                for (key, value) in &theirs.values {
+                    mine.set((key & mask) as usize, *value);
+                }
                 Registers::Dense(mine)
             }
         };
