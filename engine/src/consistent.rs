@@ -46,7 +46,9 @@ impl PartitionVersions {
             let key = match op {
                 WriteOp::Put { key, .. } | WriteOp::Delete { key } => key,
             };
-            if let Some(table) = keys::partition_table_id(key) {
+            // Statistics slot keys too: readers cache slots by these versions.
+            let table = keys::partition_table_id(key).or_else(|| keys::stats_slot_table_id(key));
+            if let Some(table) = table {
                 stripes |= 1 << stripe_of(table);
             }
         }

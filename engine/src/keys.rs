@@ -340,6 +340,12 @@ pub(crate) fn partition_table_id(key: &[u8]) -> Option<u64> {
     take_id(rest).ok().map(|(table, _)| table)
 }
 
+/// The table id of a statistics slot key (or the table's slot counter), if `key` is one.
+pub(crate) fn stats_slot_table_id(key: &[u8]) -> Option<u64> {
+    let rest = take_keyspace(key, KEYSPACE_STATS_SLOT).ok()?;
+    take_id(rest).ok().map(|(table, _)| table)
+}
+
 /// The table id and partition values in a partition key.
 pub fn decode_partition_key(key: &[u8]) -> Result<(TableId, Vec<String>)> {
     let decode = || {

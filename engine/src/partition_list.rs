@@ -216,7 +216,7 @@ impl Store {
         }
         // Only a full listing is worth keeping; a short one is read as asked.
         let read_limit = if max_parts < 0 { usize::MAX } else { limit };
-        let (names, version) = self.read_partitions_versioned(table.id, || {
+        let (names, version) = self.read_partitions_at_version(table.id, |version| {
             let mut names = PartitionNames::new();
             let mut scratch = Vec::new();
             for entry in kv::scan(self.reader(), table.all_partitions(), SCAN_PAGE_ENTRY_COUNT)
@@ -225,7 +225,7 @@ impl Store {
                 let (key, _) = entry?;
                 names.push_with(|text| push_name_of_key(text, &key_parts, &key, &mut scratch))?;
             }
-            Ok(names)
+            Ok((names, version))
         })?;
         let names = Arc::new(names);
         if max_parts < 0 {

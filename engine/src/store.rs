@@ -110,6 +110,8 @@ pub struct Store {
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
     acid: Mutex<crate::locks::AcidState>,
+    /// Partition names resolved to statistics slots, per table version (see `stats`).
+    pub(crate) stats_slots: crate::stats::SlotCache,
 }
 
 impl Store {
@@ -144,6 +146,7 @@ impl Store {
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
+            stats_slots: crate::stats::SlotCache::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -278,26 +281,26 @@ impl Store {
     pub(crate) fn read_partitions_consistently<R>(
         &self,
         table: keys::TableId,
-        scan: impl FnMut() -> Result<R>,
+        mut scan: impl FnMut() -> Result<R>,
     ) -> Result<R> {
-        self.read_partitions_versioned(table, scan)
-            .map(|(result, _)| result)
+        self.read_partitions_at_version(table, |_| scan())
     }
 
-    /// [`Store::read_partitions_consistently`], also answering the version of the table's
-    /// stripe the scan saw (whole: no batch touching the table was applied during it).
-    pub(crate) fn read_partitions_versioned<R>(
+    /// [`Store::read_partitions_consistently`], telling `scan` the version of the table's
+    /// stripe it reads at, for caches keyed by it: a result is only returned if no batch
+    /// touching the table was applied during its scan.
+    pub(crate) fn read_partitions_at_version<R>(
         &self,
         table: keys::TableId,
-        mut scan: impl FnMut() -> Result<R>,
-    ) -> Result<(R, u64)> {
+        mut scan: impl FnMut(u64) -> Result<R>,
+    ) -> Result<R> {
         let versions = &self.partition_versions;
         for _ in 0..OPTIMISTIC_ATTEMPT_COUNT {
             match versions.stable_version(table) {
                 Some(version) => {
-                    let result = scan()?;
+                    let result = scan(version)?;
                     if versions.unchanged(table, version) {
-                        return Ok((result, version));
+                        return Ok(result);
                     }
                 }
                 None => std::thread::yield_now(),
@@ -311,7 +314,7 @@ impl Store {
         let version = versions
             .stable_version(table)
             .ok_or_else(|| Error::Internal("a partition batch outlived the writer lock".into()))?;
-        Ok((scan()?, version))
+        scan(version)
     }
 
     /// The kept full name listings, and whether a kept one is still current.

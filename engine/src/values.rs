@@ -65,6 +65,8 @@ pub enum ValueKind {
     StatsChunk = 6,
     /// A column's table-level statistics (`crate::stats`).
     TableStats = 7,
+    /// A chunk of a column's partition statistics, packed (`crate::stats`); replaces kind 6.
+    StatsPackedChunk = 8,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

@@ -432,6 +432,40 @@ def test_aggregate_over_partitions_that_all_have_statistics(client, db, server, 
     assert aggregate(client, db, "a", ["id"], []).partsFound == 0
 
 
+def sparse_hll(keys):
+    """A sparse HyperLogLog of precision 10 in Hive's bytes (HyperLogLogUtils): magic, p << 4,
+    the estimate and entry count as varints, then `key << 6 | run` entries, the first whole and
+    the rest as deltas. Keys under 16 are in Java HashMap order already."""
+    def varint(value):
+        out = bytearray()
+        while value >= 0x80:
+            out.append(0x80 | (value & 0x7F))
+            value >>= 7
+        out.append(value)
+        return bytes(out)
+    entries = [key << 6 | 1 for key in keys]
+    body = varint(entries[0]) + b"".join(varint(b - a) for a, b in zip(entries, entries[1:]))
+    return b"HLL" + bytes([10 << 4]) + varint(len(keys)) + varint(len(keys)) + body
+
+
+def test_aggregate_merges_hll_sketches(client, db, server):
+    """When every partition has an HLL sketch, the NDV is that of their union, merged as Hive's
+    aggregators merge them (with metastore.stats.fetch.bitvector): keys {1,2,3}, {3,4}, {5}
+    make 5, where the greatest NDV would be 3. One partition without a sketch: the greatest."""
+    if server.external:
+        pytest.skip("Hive 2.3's metastore merges no HLL sketches")
+    names = new_table(client, db, "h", partitions=4)
+    key_sets = [[1, 2, 3], [3, 4], [5], [6]]
+    for name, keys in zip(names, key_sets):
+        sketch = sparse_hll(keys) if name != names[3] else None
+        client.update_partition_column_statistics(
+            stats(db, "h", [long_obj(0, 100, 0, len(keys), bit_vectors=sketch)], name))
+    assert by_name(aggregate(client, db, "h", ["id"], names[:3]).colStats)["id"] == \
+        long_obj(0, 100, 0, 5)
+    assert by_name(aggregate(client, db, "h", ["id"], names).colStats)["id"] == \
+        long_obj(0, 100, 0, 3)
+
+
 def test_aggregate_counts_partitions_with_every_column(client, db):
     """partsFound: requested partitions that have statistics for all requested columns;
     columns with statistics nowhere are left out; missing partitions count as without."""

@@ -6,6 +6,11 @@
 //!   least low, greatest high, summed nulls, trues and falses, greatest maximum length,
 //!   greatest *average* length (Hive takes the maximum, not a weighted mean), greatest NDV,
 //!   for integral kinds at most `high - low + 1`;
+//! - but when every partition with statistics for the column has a sketch (`bitVectors`) and
+//!   no extrapolation is needed, the NDV is that of the sketches merged as Hive's Java
+//!   aggregators merge them (`ndv.rs`), as Hive returns it with `metastore.stats.fetch.bitvector`
+//!   (not capped by the value range); with extrapolation, sketches are not used (Hive's SQL
+//!   path, its default);
 //! - otherwise Hive's linear extrapolation over the partitions' positions in the request:
 //!   sums scaled by `requested / found` (integer division first, as Hive), lows, highs, NDV
 //!   and lengths extended linearly from the partitions holding the least and greatest value
@@ -17,14 +22,17 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::SlotView;
+use super::chunk::{SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_TAG_BIT_VECTORS};
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
+use super::ndv::SketchMerge;
 use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::keys::{self, TableId};
+use crate::kv::{self, KeyRange, KvBackend};
 use crate::partition::PartitionedTable;
-use crate::store::Store;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 
 /// Statistics aggregated over partitions.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +94,101 @@ fn double_order(left: &f64, right: &f64) -> Ordering {
     left.total_cmp(right)
 }
 
+/// The least low and greatest high of one column, kept in its kind's representation: integers
+/// and doubles as read from the arrays (no value built per partition), decimals as values.
+enum BoundFold {
+    Integer {
+        low: Option<Extremes<i64>>,
+        high: Option<Extremes<i64>>,
+    },
+    Double {
+        low: Option<Extremes<f64>>,
+        high: Option<Extremes<f64>>,
+    },
+    Decimal {
+        low: Option<Extremes<StatsValue>>,
+        high: Option<Extremes<StatsValue>>,
+    },
+}
+
+impl BoundFold {
+    fn new(kind: StatsKind) -> Self {
+        match kind {
+            StatsKind::Double => BoundFold::Double {
+                low: None,
+                high: None,
+            },
+            StatsKind::Decimal => BoundFold::Decimal {
+                low: None,
+                high: None,
+            },
+            _ => BoundFold::Integer {
+                low: None,
+                high: None,
+            },
+        }
+    }
+
+    fn add(&mut self, slot: &SlotView<'_>, index: usize) {
+        let flags = slot.flags();
+        let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
+        let (chunk, offset) = (slot.chunk, slot.offset);
+        match self {
+            BoundFold::Integer { low, high } => {
+                if has_low {
+                    add_extreme(low, chunk.low_at(offset), index, integer_order);
+                }
+                if has_high {
+                    add_extreme(high, chunk.high_at(offset), index, integer_order);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                let double = |bits: i64| f64::from_bits(bits as u64);
+                if has_low {
+                    add_extreme(low, double(chunk.low_at(offset)), index, double_order);
+                }
+                if has_high {
+                    add_extreme(high, double(chunk.high_at(offset)), index, double_order);
+                }
+            }
+            BoundFold::Decimal { low, high } => {
+                if let Some(value) = slot.low() {
+                    add_extreme(low, value, index, compare_values);
+                }
+                if let Some(value) = slot.high() {
+                    add_extreme(high, value, index, compare_values);
+                }
+            }
+        }
+    }
+
+    /// The least low and greatest high, as values.
+    fn into_values(self) -> (Option<Extremes<StatsValue>>, Option<Extremes<StatsValue>>) {
+        fn to_values<T>(
+            extremes: Option<Extremes<T>>,
+            value: impl Fn(T) -> StatsValue,
+        ) -> Option<Extremes<StatsValue>> {
+            extremes.map(|extremes| Extremes {
+                min: value(extremes.min),
+                min_index: extremes.min_index,
+                max: value(extremes.max),
+                max_index: extremes.max_index,
+            })
+        }
+        match self {
+            BoundFold::Integer { low, high } => (
+                to_values(low, StatsValue::Integer),
+                to_values(high, StatsValue::Integer),
+            ),
+            BoundFold::Double { low, high } => (
+                to_values(low, StatsValue::Double),
+                to_values(high, StatsValue::Double),
+            ),
+            BoundFold::Decimal { low, high } => (low, high),
+        }
+    }
+}
+
 /// One column's fold over the requested partitions.
 struct Accumulator {
     kind: StatsKind,
@@ -97,15 +200,16 @@ struct Accumulator {
     distinct: Option<Extremes<i64>>,
     max_length: Option<Extremes<i64>>,
     avg_length: Option<Extremes<f64>>,
-    low: Option<Extremes<StatsValue>>,
-    high: Option<Extremes<StatsValue>>,
+    bounds: BoundFold,
+    /// The slots counted, while every one of them has a sketch; `None` once one has none.
+    sketched_slots: Option<Vec<u32>>,
 }
 
 impl Accumulator {
     fn new(slot: &SlotView<'_>) -> Self {
         Accumulator {
             kind: slot.kind,
-            column_type: slot.chunk.column_types[slot.offset].as_str().to_string(),
+            column_type: slot.column_type().to_string(),
             count: 0,
             nulls_sum: 0,
             trues_sum: 0,
@@ -113,18 +217,23 @@ impl Accumulator {
             distinct: None,
             max_length: None,
             avg_length: None,
-            low: None,
-            high: None,
+            bounds: BoundFold::new(slot.kind),
+            sketched_slots: Some(Vec::new()),
         }
     }
 
     /// Adds the partition at request position `index`. Statistics of another kind than the
     /// first seen (the column was written with two types) are not counted.
-    fn add(&mut self, slot: &SlotView<'_>, index: usize) -> bool {
+    fn add(&mut self, slot: &SlotView<'_>, slot_number: u32, index: usize) -> bool {
         if slot.kind != self.kind {
             return false;
         }
         self.count += 1;
+        if slot.flags() & HAS_BIT_VECTORS == 0 {
+            self.sketched_slots = None;
+        } else if let Some(sketched) = &mut self.sketched_slots {
+            sketched.push(slot_number);
+        }
         self.nulls_sum = self.nulls_sum.saturating_add(slot.num_nulls());
         self.trues_sum = self.trues_sum.saturating_add(slot.num_trues());
         self.falses_sum = self.falses_sum.saturating_add(slot.num_falses());
@@ -141,17 +250,26 @@ impl Accumulator {
             integer_order,
         );
         add_extreme(&mut self.avg_length, slot.avg_length(), index, double_order);
-        if let Some(low) = slot.low() {
-            add_extreme(&mut self.low, low, index, compare_values);
-        }
-        if let Some(high) = slot.high() {
-            add_extreme(&mut self.high, high, index, compare_values);
-        }
+        self.bounds.add(slot, index);
         true
     }
 
-    fn finish(self, column: &str, requested: usize) -> ColumnStatistics {
+    /// Whether Hive would merge sketches for the NDV: every partition that has statistics
+    /// has a sketch, and no extrapolation (all requested partitions found, or fewer than two).
+    fn merges_sketches(&self, requested: usize) -> bool {
+        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
+        let sketched = self
+            .sketched_slots
+            .as_ref()
+            .is_some_and(|slots| !slots.is_empty());
+        sketched && (found >= requested || found < 2)
+    }
+
+    /// The statistics folded; `sketch_ndv` is the NDV of the merged sketches, when they
+    /// merged (Hive then takes it as it is, without capping it by the value range).
+    fn finish(self, column: &str, requested: usize, sketch_ndv: Option<i64>) -> ColumnStatistics {
         let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
+        let (low, high) = self.bounds.into_values();
         let found = usize::try_from(self.count).unwrap_or(usize::MAX);
         let extrapolate = found >= 2 && found < requested;
         if extrapolate {
@@ -172,8 +290,8 @@ impl Accumulator {
             stats.avg_length = self
                 .avg_length
                 .map_or(0.0, |length| linear_double(&length, Aim::Max, border));
-            stats.low_value = self.low.map(|low| linear_value(&low, Aim::Min, border));
-            stats.high_value = self.high.map(|high| linear_value(&high, Aim::Max, border));
+            stats.low_value = low.map(|low| linear_value(&low, Aim::Min, border));
+            stats.high_value = high.map(|high| linear_value(&high, Aim::Max, border));
         } else {
             stats.num_nulls = self.nulls_sum;
             stats.num_trues = self.trues_sum;
@@ -181,10 +299,12 @@ impl Accumulator {
             stats.num_distinct_values = self.distinct.map_or(0, |ndv| ndv.max);
             stats.max_length = self.max_length.map_or(0, |length| length.max);
             stats.avg_length = self.avg_length.map_or(0.0, |length| length.max);
-            stats.low_value = self.low.map(|low| low.min);
-            stats.high_value = self.high.map(|high| high.max);
+            stats.low_value = low.map(|low| low.min);
+            stats.high_value = high.map(|high| high.max);
         }
-        if self.kind.has_integer_bounds() {
+        if let Some(ndv) = sketch_ndv {
+            stats.num_distinct_values = ndv;
+        } else if self.kind.has_integer_bounds() {
             if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
                 (&stats.low_value, &stats.high_value)
             {
@@ -278,6 +398,55 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
     }
 }
 
+/// The NDV of the sketches of `slots` (of `column` for `engine`) merged as Hive merges them;
+/// `None` if one is missing or they do not merge. One scan over the slots' sketch keys.
+fn merged_sketches(
+    reader: &dyn KvBackend,
+    table: TableId,
+    column: &str,
+    engine: &str,
+    slots: &[u32],
+) -> Result<Option<i64>> {
+    let mut wanted = slots.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let (Some(first), Some(last)) = (wanted.first(), wanted.last()) else {
+        return Ok(None);
+    };
+    let start = keys::stats_sketch_key(table, column, engine, *first, 0);
+    let last_key = keys::stats_sketch_key(table, column, engine, *last, u8::MAX);
+    let end = kv::prefix_successor(&last_key)
+        .ok_or_else(|| Error::Internal("a sketch key has no successor".to_string()))?;
+    let mut merge = SketchMerge::default();
+    let mut merged_count = 0;
+    for entry in kv::scan(
+        reader,
+        KeyRange::between(&start, &end),
+        SCAN_PAGE_ENTRY_COUNT,
+    ) {
+        let (key, value) = entry?;
+        let (_, _, _, rest) = keys::decode_stats_column_key(&key)?;
+        let Some((&tag, slot)) = rest.split_last() else {
+            return Err(Error::corruption(&key, "a sketch key without slot and tag"));
+        };
+        let slot: [u8; 4] = slot
+            .try_into()
+            .map_err(|_| Error::corruption(&key, "a sketch key without its 4-byte slot"))?;
+        let slot = u32::from_be_bytes(slot);
+        if tag != SKETCH_TAG_BIT_VECTORS || wanted.binary_search(&slot).is_err() {
+            continue;
+        }
+        // Hive merges one sketch per requested partition; a name requested twice merges the
+        // same sketch twice, which changes nothing.
+        merge.add(&value);
+        merged_count += 1;
+    }
+    if merged_count != wanted.len() {
+        return Ok(None);
+    }
+    Ok(merge.estimate())
+}
+
 impl Store {
     /// The statistics of `columns` aggregated over partitions `partition_names` of table
     /// `catalog.database.name` for `engine`; Hive's `get_aggr_stats_for`. The order of the
@@ -301,14 +470,15 @@ impl Store {
         }
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
-        self.read_partitions_consistently(table.id, || {
-            self.fold_partitions(&table, partition_names, &columns, engine)
+        self.read_partitions_at_version(table.id, |version| {
+            self.fold_partitions(Some(version), &table, partition_names, &columns, engine)
         })
     }
 
     /// [`Store::aggregate_column_statistics`] once `columns` are normalised and not empty.
     fn fold_partitions(
         &self,
+        version: Option<u64>,
         table: &PartitionedTable,
         partition_names: &[String],
         columns: &[String],
@@ -318,7 +488,7 @@ impl Store {
             stats: Vec::new(),
             partitions_found: 0,
         };
-        let slots = resolve_slots(self.reader(), table, partition_names)?;
+        let slots = resolve_slots(self, version, table, partition_names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };
@@ -332,14 +502,21 @@ impl Store {
                     continue;
                 };
                 let accumulator = accumulator.get_or_insert_with(|| Accumulator::new(&slot_view));
-                if accumulator.add(&slot_view, *index) {
+                if accumulator.add(&slot_view, *slot, *index) {
                     columns_found[*index] += 1;
                 }
             }
             if let Some(accumulator) = accumulator {
+                let requested = partition_names.len();
+                let sketch_ndv = match &accumulator.sketched_slots {
+                    Some(slots) if accumulator.merges_sketches(requested) => {
+                        merged_sketches(self.reader(), table.id, column, engine, slots)?
+                    }
+                    _ => None,
+                };
                 result
                     .stats
-                    .push(accumulator.finish(column, partition_names.len()));
+                    .push(accumulator.finish(column, requested, sketch_ndv));
             }
         }
         let complete = columns_found

@@ -4,6 +4,7 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
+use super::packed::ArchivedPackedStatsChunk;
 use super::{ColumnStatistics, StatsDecimal, StatsKind, StatsValue};
 use crate::values::{stored_value, ValueKind};
 
@@ -28,7 +29,9 @@ pub(crate) fn chunk_of(slot: u32) -> (u32, usize) {
     (slot / CHUNK_SLOT_COUNT, (slot % CHUNK_SLOT_COUNT) as usize)
 }
 
-/// One column's statistics for up to [`CHUNK_SLOT_COUNT`] partitions. Every array has the
+/// One column's statistics for up to [`CHUNK_SLOT_COUNT`] partitions, unpacked: the form a
+/// write changes, and the stored form of chunks written before the packed one
+/// (`super::packed`) and of table-level statistics. Every array has the
 /// same length, one past the highest offset written; `kinds[i] == 0` means no statistics.
 /// Bounds share `lows`/`highs`: integers as they are, doubles as their IEEE bits, decimals as
 /// their scale (the unscaled bytes in `decimal_lows`/`decimal_highs`).
@@ -196,23 +199,10 @@ impl StatsChunk {
         Some(stats)
     }
 
-    /// Whether no slot holds statistics.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.kinds.iter().all(|kind| *kind == 0)
-    }
-}
-
-/// One slot of an archived chunk, read in place.
-pub(crate) struct SlotView<'a> {
-    pub(crate) chunk: &'a ArchivedStatsChunk,
-    pub(crate) offset: usize,
-    pub(crate) kind: StatsKind,
-}
-
-impl ArchivedStatsChunk {
-    /// Whether every array has the same length; a chunk that fails is corrupt.
+    /// Whether every array has the same length, at most [`CHUNK_SLOT_COUNT`]; a chunk that
+    /// fails is corrupt.
     pub(crate) fn is_consistent(&self) -> bool {
-        let length = self.kinds.len();
+        let length = self.len();
         [
             self.flags.len(),
             self.column_types.len(),
@@ -233,10 +223,24 @@ impl ArchivedStatsChunk {
             && length <= CHUNK_SLOT_COUNT as usize
     }
 
+    /// Whether no slot holds statistics.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kinds.iter().all(|kind| *kind == 0)
+    }
+}
+
+/// One slot of an archived (packed) chunk, read in place.
+pub(crate) struct SlotView<'a> {
+    pub(crate) chunk: &'a ArchivedPackedStatsChunk,
+    pub(crate) offset: usize,
+    pub(crate) kind: StatsKind,
+}
+
+impl ArchivedPackedStatsChunk {
     /// The slot at `offset`, if it holds statistics (of a kind this build knows). The chunk
-    /// must be consistent ([`ArchivedStatsChunk::is_consistent`]).
+    /// must be consistent ([`ArchivedPackedStatsChunk::is_consistent`]).
     pub(crate) fn slot(&self, offset: usize) -> Option<SlotView<'_>> {
-        let kind = StatsKind::from_byte(*self.kinds.get(offset)?)?;
+        let kind = self.kind(offset)?;
         Some(SlotView {
             chunk: self,
             offset,
@@ -247,55 +251,58 @@ impl ArchivedStatsChunk {
 
 impl SlotView<'_> {
     pub(crate) fn flags(&self) -> u8 {
-        self.chunk.flags[self.offset]
+        self.chunk.flags_at(self.offset)
+    }
+
+    pub(crate) fn column_type(&self) -> &str {
+        self.chunk.column_type(self.offset)
     }
 
     pub(crate) fn last_analyzed(&self) -> i64 {
-        self.chunk.last_analyzed[self.offset].to_native()
+        self.chunk.last_analyzed_at(self.offset)
     }
 
     pub(crate) fn num_nulls(&self) -> i64 {
-        self.chunk.num_nulls[self.offset].to_native()
+        self.chunk.num_nulls_at(self.offset)
     }
 
     pub(crate) fn num_distinct_values(&self) -> i64 {
-        self.chunk.num_distinct_values[self.offset].to_native()
+        self.chunk.num_distinct_values_at(self.offset)
     }
 
     pub(crate) fn low(&self) -> Option<StatsValue> {
         (self.flags() & HAS_LOW != 0).then(|| {
-            let number = self.chunk.lows[self.offset].to_native();
-            bound_value(self.kind, number, &self.chunk.decimal_lows[self.offset])
+            let number = self.chunk.low_at(self.offset);
+            bound_value(self.kind, number, self.chunk.decimal_at(self.offset, false))
         })
     }
 
     pub(crate) fn high(&self) -> Option<StatsValue> {
         (self.flags() & HAS_HIGH != 0).then(|| {
-            let number = self.chunk.highs[self.offset].to_native();
-            bound_value(self.kind, number, &self.chunk.decimal_highs[self.offset])
+            let number = self.chunk.high_at(self.offset);
+            bound_value(self.kind, number, self.chunk.decimal_at(self.offset, true))
         })
     }
 
     pub(crate) fn max_length(&self) -> i64 {
-        self.chunk.max_lengths[self.offset].to_native()
+        self.chunk.max_length_at(self.offset)
     }
 
     pub(crate) fn avg_length(&self) -> f64 {
-        self.chunk.avg_lengths[self.offset].to_native()
+        self.chunk.avg_length_at(self.offset)
     }
 
     pub(crate) fn num_trues(&self) -> i64 {
-        self.chunk.num_trues[self.offset].to_native()
+        self.chunk.num_trues_at(self.offset)
     }
 
     pub(crate) fn num_falses(&self) -> i64 {
-        self.chunk.num_falses[self.offset].to_native()
+        self.chunk.num_falses_at(self.offset)
     }
 
     /// The statistics of the slot, without sketches (they are stored apart).
     pub(crate) fn to_statistics(&self, column_name: &str) -> ColumnStatistics {
-        let column_type = self.chunk.column_types[self.offset].as_str();
-        let mut stats = ColumnStatistics::new(column_name, column_type, self.kind);
+        let mut stats = ColumnStatistics::new(column_name, self.column_type(), self.kind);
         stats.num_nulls = self.num_nulls();
         stats.num_distinct_values = self.num_distinct_values();
         stats.low_value = self.low();
@@ -324,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn slots_round_trip_through_the_archive() {
+    fn slots_round_trip_through_the_packed_archive() {
         // Goal: what a slot stores reads back from the archived chunk, every bound kind.
         let decimal = StatsValue::Decimal(StatsDecimal {
             unscaled: vec![0xFF, 0x01],
@@ -343,8 +350,10 @@ mod tests {
         for (offset, stats) in &written {
             chunk.set(*offset, stats, 42);
         }
-        let stored = encode(&chunk).unwrap();
-        let archived = StatsChunk::access_archive(&stored[VALUE_HEADER_LEN..]).unwrap();
+        let stored = encode(&super::super::packed::pack(&chunk)).unwrap();
+        let archived =
+            super::super::packed::PackedStatsChunk::access_archive(&stored[VALUE_HEADER_LEN..])
+                .unwrap();
         assert!(archived.is_consistent());
         for (offset, stats) in &written {
             let slot = archived.slot(*offset).unwrap();

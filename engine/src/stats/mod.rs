@@ -29,8 +29,14 @@
 mod accurate;
 mod aggregate;
 mod chunk;
+mod fm;
+mod hll;
+mod hll_bias;
 mod merge;
+mod ndv;
+mod packed;
 mod read;
+mod slot_cache;
 mod slots;
 mod write;
 
@@ -39,6 +45,8 @@ pub use aggregate::AggregateStatistics;
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use read::{PartitionStatistics, TableStatistics};
 pub use write::normalize_partition_name;
+
+pub(crate) use slot_cache::SlotCache;
 
 pub(crate) use write::{forget_altered_columns, forget_partitions, move_partition_slot};
 

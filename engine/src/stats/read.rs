@@ -1,12 +1,16 @@
 //! Reading statistics back: a table's, and partitions' by name (Hive's
 //! `get_table_statistics_req`, `get_partitions_statistics_req` and their old forms).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::chunk::{
-    chunk_of, ArchivedStatsChunk, SlotView, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS,
-    HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
+    chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS,
+    SKETCH_TAG_HISTOGRAM,
 };
+use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
+use super::slot_cache::SlotIndex;
 use super::slots::find_slot;
 use super::write::{normalize_partition_name, resolve_stats_table};
 use super::ColumnStatistics;
@@ -55,37 +59,68 @@ const SLOT_SCAN_NAME_COUNT_MIN: usize = 256;
 /// Names per slot of the table above which the slot index is scanned (see above): 1 in 8.
 const SLOT_SCAN_SHARE_DIVISOR: usize = 8;
 
+/// `name` with its keys lowercased, borrowed when they already are (the usual case).
+fn normalized_name(name: &str) -> Cow<'_, str> {
+    let keys_lowercase = name.split('/').all(|component| {
+        let key = component.split_once('=').map_or(component, |(key, _)| key);
+        !key.chars().any(char::is_uppercase)
+    });
+    if keys_lowercase {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(normalize_partition_name(name))
+    }
+}
+
 /// Requested partitions resolved to slots: (request index, slot). Names that name no
-/// partition with statistics are left out.
+/// partition with statistics are left out. `version` is the table's version the read runs
+/// at: a cached slot index of that version is used, and a scanned one is cached.
 pub(crate) fn resolve_slots(
-    reader: &dyn KvBackend,
+    store: &Store,
+    version: Option<u64>,
     table: &PartitionedTable,
     names: &[String],
 ) -> Result<Vec<(usize, u32)>> {
-    if names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
+    let reader = store.reader();
+    let mut index = version.and_then(|version| store.stats_slots.get(table.id, version));
+    if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
-            return resolve_slots_by_scan(reader, table, names);
+            let scanned = Arc::new(SlotIndex {
+                version: version.unwrap_or(u64::MAX),
+                by_name: scan_slot_index(reader, table)?,
+            });
+            if version.is_some() {
+                store.stats_slots.insert(table.id, scanned.clone());
+            }
+            index = Some(scanned);
         }
     }
     let mut slots = Vec::with_capacity(names.len());
-    for (index, name) in names.iter().enumerate() {
-        let Some(values) = values_of_name(table, &normalize_partition_name(name)) else {
+    if let Some(index) = index {
+        for (position, name) in names.iter().enumerate() {
+            if let Some(slot) = index.by_name.get(normalized_name(name).as_ref()) {
+                slots.push((position, *slot));
+            }
+        }
+        return Ok(slots);
+    }
+    for (position, name) in names.iter().enumerate() {
+        let Some(values) = values_of_name(table, &normalized_name(name)) else {
             continue;
         };
         if let Some(slot) = find_slot(reader, table.id, &values)? {
-            slots.push((index, slot));
+            slots.push((position, slot));
         }
     }
     Ok(slots)
 }
 
-/// [`resolve_slots`] by one scan of the table's slot index, keyed by partition name.
-fn resolve_slots_by_scan(
+/// The table's whole slot index, by partition name: one scan.
+fn scan_slot_index(
     reader: &dyn KvBackend,
     table: &PartitionedTable,
-    names: &[String],
-) -> Result<Vec<(usize, u32)>> {
+) -> Result<HashMap<String, u32>> {
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SLOT, table.id);
     let counter = keys::stats_slot_counter_key(table.id);
     let key_names = table.key_names();
@@ -105,20 +140,14 @@ fn resolve_slots_by_scan(
         let slot = super::slots::decode_slot(&key, &value)?;
         by_name.insert(make_partition_name(&key_names, &values), slot);
     }
-    let mut slots = Vec::with_capacity(names.len());
-    for (index, name) in names.iter().enumerate() {
-        if let Some(slot) = by_name.get(&normalize_partition_name(name)) {
-            slots.push((index, *slot));
-        }
-    }
-    Ok(slots)
+    Ok(by_name)
 }
 
 /// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in
 /// place.
 pub(crate) struct ColumnChunks {
     first: u32,
-    views: Vec<Option<ValueView<StatsChunk>>>,
+    views: Vec<Option<ValueView<PackedStatsChunk>>>,
 }
 
 impl ColumnChunks {
@@ -135,7 +164,7 @@ impl ColumnChunks {
         let last_key = keys::stats_chunk_key(table, column, engine, last);
         let end = kv::prefix_successor(&last_key)
             .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
-        let mut views: Vec<Option<ValueView<StatsChunk>>> = Vec::new();
+        let mut views: Vec<Option<ValueView<PackedStatsChunk>>> = Vec::new();
         views.resize_with((last - first) as usize + 1, || None);
         for entry in kv::scan(
             reader,
@@ -148,7 +177,7 @@ impl ColumnChunks {
                 .checked_sub(first)
                 .filter(|index| *index <= last - first)
                 .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
-            views[index as usize] = Some(ValueView::new(key, value)?);
+            views[index as usize] = Some(packed_view(key, value)?);
         }
         Ok(ColumnChunks { first, views })
     }
@@ -165,7 +194,7 @@ impl ColumnChunks {
             if !chunk.is_consistent() {
                 return Err(Error::corruption(
                     view.key(),
-                    "statistics arrays of unequal lengths",
+                    "packed statistics arrays that do not fit",
                 ));
             }
             archived.push(Some(chunk));
@@ -180,7 +209,7 @@ impl ColumnChunks {
 /// Validated chunks of one column, read in place.
 pub(crate) struct ArchivedChunks<'a> {
     first: u32,
-    chunks: Vec<Option<&'a ArchivedStatsChunk>>,
+    chunks: Vec<Option<&'a ArchivedPackedStatsChunk>>,
 }
 
 impl<'a> ArchivedChunks<'a> {
@@ -300,21 +329,22 @@ impl Store {
             .collect();
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
-        self.read_partitions_consistently(table.id, || {
-            self.read_partitions(&table, &names, &columns, engine, with_sketches)
+        self.read_partitions_at_version(table.id, |version| {
+            self.read_partitions(Some(version), &table, &names, &columns, engine, with_sketches)
         })
     }
 
     /// [`Store::partition_column_statistics`] once names and columns are normalised.
     fn read_partitions(
         &self,
+        version: Option<u64>,
         table: &PartitionedTable,
         names: &[String],
         columns: &[String],
         engine: &str,
         with_sketches: bool,
     ) -> Result<Vec<PartitionStatistics>> {
-        let slots = resolve_slots(self.reader(), table, names)?;
+        let slots = resolve_slots(self, version, table, names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(Vec::new());
         };

@@ -7,9 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 use super::chunk::{
-    chunk_of, StatsChunk, TableStatsRecord, SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
+    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS,
+    SKETCH_TAG_HISTOGRAM,
 };
 use super::merge::merge;
+use super::packed::{pack, unpacked_chunk};
 use super::slots::{find_slot, SlotAllocator};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
@@ -422,11 +424,10 @@ impl<'a> ChunkWriter<'a> {
         let entry = (column.to_string(), chunk);
         if !self.chunks.contains_key(&entry) {
             let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
-            let loaded = match txn.view::<StatsChunk>(&key)? {
-                Some(view) => view.to_owned()?,
+            let loaded = match txn.get(&key)? {
+                Some(stored) => unpacked_chunk(&key, stored)?,
                 None => StatsChunk::default(),
             };
-            check_chunk(&key, &loaded)?;
             self.chunks.insert(entry.clone(), loaded);
         }
         self.chunks
@@ -454,27 +455,38 @@ impl<'a> ChunkWriter<'a> {
         last_analyzed: i64,
     ) -> Result<()> {
         let (chunk, offset) = chunk_of(slot);
-        self.chunk(txn, column, chunk)?
-            .set(offset, stats, last_analyzed);
+        let chunk = self.chunk(txn, column, chunk)?;
+        // Sketch keys are touched only when there is a sketch to write or one to remove, so
+        // a write without sketches stages nothing but its chunks.
+        let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
+        chunk.set(offset, stats, last_analyzed);
         let sketch = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-        let (bit_vectors, histogram) =
-            (sketch(SKETCH_TAG_BIT_VECTORS), sketch(SKETCH_TAG_HISTOGRAM));
-        put_sketch(txn, bit_vectors, &stats.bit_vectors);
-        put_sketch(txn, histogram, &stats.histogram);
+        let stored = [
+            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS, &stats.bit_vectors),
+            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM, &stats.histogram),
+        ];
+        for (tag, flag, bytes) in stored {
+            if bytes.is_some() || old_flags & flag != 0 {
+                put_sketch(txn, sketch(tag), bytes);
+            }
+        }
         Ok(())
     }
 
     fn clear(&mut self, txn: &mut WriteTxn<'_>, column: &str, slot: u32) -> Result<()> {
         let (chunk, offset) = chunk_of(slot);
-        self.chunk(txn, column, chunk)?.clear(offset);
-        for tag in [SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM] {
-            txn.delete(keys::stats_sketch_key(
-                self.table,
-                column,
-                self.engine,
-                slot,
-                tag,
-            ));
+        let chunk = self.chunk(txn, column, chunk)?;
+        let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
+        chunk.clear(offset);
+        let stored = [
+            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS),
+            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM),
+        ];
+        for (tag, flag) in stored {
+            if old_flags & flag != 0 {
+                let key = keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
+                txn.delete(key);
+            }
         }
         Ok(())
     }
@@ -486,39 +498,10 @@ impl<'a> ChunkWriter<'a> {
             if value.is_empty() {
                 txn.delete(key);
             } else {
-                txn.put_value(key, &value)?;
+                txn.put_value(key, &pack(&value))?;
             }
         }
         Ok(())
-    }
-}
-
-fn check_chunk(key: &[u8], chunk: &StatsChunk) -> Result<()> {
-    let length = chunk.len();
-    let consistent = [
-        chunk.flags.len(),
-        chunk.column_types.len(),
-        chunk.last_analyzed.len(),
-        chunk.num_nulls.len(),
-        chunk.num_distinct_values.len(),
-        chunk.lows.len(),
-        chunk.highs.len(),
-        chunk.decimal_lows.len(),
-        chunk.decimal_highs.len(),
-        chunk.max_lengths.len(),
-        chunk.avg_lengths.len(),
-        chunk.num_trues.len(),
-        chunk.num_falses.len(),
-    ]
-    .iter()
-    .all(|other| *other == length);
-    if consistent && length <= super::CHUNK_SLOT_COUNT as usize {
-        Ok(())
-    } else {
-        Err(Error::corruption(
-            key,
-            "statistics arrays of unequal lengths",
-        ))
     }
 }
 

@@ -1,0 +1,55 @@
+//! Partition names resolved to slots, cached per table: an aggregation over 10k partitions
+//! would otherwise scan the table's whole slot index and rebuild every partition's name on
+//! each call.
+//!
+//! An entry is valid for one version of the table's stripe of the partition sequence lock
+//! (`consistent.rs`): every batch that changes a slot (a first statistics write, a partition
+//! dropped or renamed) writes partition records or slot keys, which moves that version, so a
+//! read that sees the version it was built at sees the index it was built from.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::keys::TableId;
+
+/// Tables whose slot index is kept; past it the cache is emptied (it refills on use).
+const CACHED_TABLE_COUNT_MAX: usize = 32;
+/// Slots above which a table's index is not cached (its memory would outweigh a scan).
+pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
+
+/// One table's partition names and their slots, at one version.
+pub(crate) struct SlotIndex {
+    pub(crate) version: u64,
+    pub(crate) by_name: HashMap<String, u32>,
+}
+
+/// The cache, shared by every reader of a store.
+#[derive(Default)]
+pub(crate) struct SlotCache {
+    tables: Mutex<HashMap<TableId, Arc<SlotIndex>>>,
+}
+
+impl SlotCache {
+    /// The index of `table` built at `version`, if cached.
+    pub(crate) fn get(&self, table: TableId, version: u64) -> Option<Arc<SlotIndex>> {
+        let tables = self.tables.lock().ok()?;
+        tables
+            .get(&table)
+            .filter(|index| index.version == version)
+            .cloned()
+    }
+
+    /// Keeps `index` for `table`, replacing an older one.
+    pub(crate) fn insert(&self, table: TableId, index: Arc<SlotIndex>) {
+        if index.by_name.len() > CACHED_SLOT_COUNT_MAX {
+            return;
+        }
+        let Ok(mut tables) = self.tables.lock() else {
+            return;
+        };
+        if tables.len() >= CACHED_TABLE_COUNT_MAX && !tables.contains_key(&table) {
+            tables.clear();
+        }
+        tables.insert(table, index);
+    }
+}
