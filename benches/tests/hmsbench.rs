@@ -107,7 +107,11 @@ fn every_hmsbench_benchmark_runs_once_with_its_shape_and_leaves_nothing_behind()
             continue;
         }
         assert_eq!(measurement.outcome, Outcome::Measured, "{name}");
-        assert_eq!(measurement.histogram.count(), 1, "{name}: the call cap holds");
+        assert_eq!(
+            measurement.histogram.count(),
+            1,
+            "{name}: the call cap holds"
+        );
         assert_eq!(
             measurement.partition_count,
             partitions_per_sample(workload, TINY_NUMBER),
@@ -131,10 +135,18 @@ fn hmsbench_benchmarks_on_several_connections_use_objects_of_their_own() {
     args.calls = Some(4);
     args.number = vec![2, 5];
     let rows = run(&args);
-    assert_eq!(rows.len(), HMSBENCH_WORKLOADS.len() + (HMSBENCH_WORKLOADS.len() - 6));
-    for row in rows.iter().filter(|row| row.measurement.workload != Workload::GetNid) {
+    assert_eq!(
+        rows.len(),
+        HMSBENCH_WORKLOADS.len() + (HMSBENCH_WORKLOADS.len() - 6)
+    );
+    for row in rows
+        .iter()
+        .filter(|row| row.measurement.workload != Workload::GetNid)
+    {
         let measurement = &row.measurement;
-        let name = measurement.workload.benchmark_name(measurement.object_count);
+        let name = measurement
+            .workload
+            .benchmark_name(measurement.object_count);
         assert_eq!(measurement.outcome, Outcome::Measured, "{name}");
         assert_eq!(measurement.histogram.count(), 4, "{name}");
     }
@@ -232,7 +244,9 @@ fn every_workload_runs_against_the_java_hms_or_is_reported_unsupported() {
     let rows = run(&args);
     for row in &rows {
         let measurement = &row.measurement;
-        let name = measurement.workload.benchmark_name(measurement.object_count);
+        let name = measurement
+            .workload
+            .benchmark_name(measurement.object_count);
         match &measurement.outcome {
             Outcome::Measured => assert!(measurement.histogram.count() > 0, "{name}"),
             Outcome::Unsupported(message) => assert!(

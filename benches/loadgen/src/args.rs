@@ -216,8 +216,9 @@ impl Plan {
             check("number", *number, 1, NUMBER_MAX)?;
         }
         let workloads = dedup(&args.workload);
-        let (sized, workloads): (Vec<Workload>, Vec<Workload>) =
-            workloads.into_iter().partition(|workload| workload.is_sized());
+        let (sized, workloads): (Vec<Workload>, Vec<Workload>) = workloads
+            .into_iter()
+            .partition(|workload| workload.is_sized());
         let (partitioned, unpartitioned): (Vec<Workload>, Vec<Workload>) = workloads
             .into_iter()
             .partition(|workload| workload.is_partitioned());
@@ -227,7 +228,12 @@ impl Plan {
         }
         for partition_count in partition_counts {
             for workload in &partitioned {
-                steps.extend(workload_steps(args, *workload, Some(partition_count), None)?);
+                steps.extend(workload_steps(
+                    args,
+                    *workload,
+                    Some(partition_count),
+                    None,
+                )?);
             }
         }
         for number in numbers {

@@ -6,9 +6,8 @@
 use std::collections::BTreeMap;
 
 use hivestore_idl::hive_metastore::{
-    ColumnStatistics, Database, FieldSchema, NoSuchObjectException, Partition,
-    SerDeInfo, SetPartitionsStatsRequest, StorageDescriptor, TThriftHiveMetastoreSyncClient,
-    Table,
+    ColumnStatistics, Database, FieldSchema, NoSuchObjectException, Partition, SerDeInfo,
+    SetPartitionsStatsRequest, StorageDescriptor, TThriftHiveMetastoreSyncClient, Table,
 };
 
 use crate::endpoint::{Client, Endpoint};
@@ -19,8 +18,8 @@ use crate::partition_table::{
     add_batch_partition_count, partition, partition_column_stats, partitioned_table,
     selected_partitions, PARTITIONED_TABLE,
 };
-use crate::workload::SharedTable;
 use crate::progress::Progress;
+use crate::workload::SharedTable;
 
 /// The database a run uses unless told otherwise.
 pub const DEFAULT_DATABASE: &str = "hivestore_bench";
@@ -316,7 +315,10 @@ impl Fixture {
         if done >= partition_count {
             return Ok(());
         }
-        let what = format!("adding partitions to {database}.{name} on {}", self.endpoint.uri);
+        let what = format!(
+            "adding partitions to {database}.{name} on {}",
+            self.endpoint.uri
+        );
         let mut progress = Progress::start(what, done, partition_count);
         let batch = add_batch_partition_count(partition_count);
         while done < partition_count {
@@ -377,9 +379,10 @@ impl Fixture {
     /// `dropDatabase.N`) that a failure left behind: those that carry the mark.
     fn drop_own_databases(&self, client: &mut Client) -> Result<(), Error> {
         let pattern = own_database_pattern(&self.database);
-        let names = client
-            .get_databases(pattern.clone())
-            .map_err(call_error(&self.endpoint, format!("get_databases {pattern}")))?;
+        let names = client.get_databases(pattern.clone()).map_err(call_error(
+            &self.endpoint,
+            format!("get_databases {pattern}"),
+        ))?;
         for name in names {
             let leftover = Fixture {
                 endpoint: self.endpoint.clone(),
@@ -457,10 +460,18 @@ fn shared_partition(table: &Table, shared: SharedTable, index: u64) -> Partition
 }
 
 /// The statistics of partition `index` of a shared table, if it has any.
-fn shared_partition_stats(database: &str, shared: SharedTable, index: u64) -> Option<ColumnStatistics> {
+fn shared_partition_stats(
+    database: &str,
+    shared: SharedTable,
+    index: u64,
+) -> Option<ColumnStatistics> {
     match shared {
         SharedTable::Bench => Some(partition_column_stats(database, PARTITIONED_TABLE, index)),
-        SharedTable::Hmsbench => Some(hmsbench_data::partition_stats(database, HMSBENCH_TABLE, index)),
+        SharedTable::Hmsbench => Some(hmsbench_data::partition_stats(
+            database,
+            HMSBENCH_TABLE,
+            index,
+        )),
         SharedTable::HmsbenchFilter => None,
     }
 }

@@ -16,9 +16,9 @@ use hivestore_idl::hive_metastore::{
 use crate::endpoint::Client;
 use crate::fixture::{new_database, MARKER_PARAMETER, MARKER_VALUE, OWNER};
 use crate::hmsbench_data::{
-    partition, partition_names, partition_stats, partitioned_table, plain_table,
-    tmp_table_name, FILTER_MULTI_AND, FILTER_MULTI_OR, FILTER_SIMPLE, HMSBENCH_FILTER_TABLE,
-    HMSBENCH_TABLE, PARTIAL_SPEC, STATS_COLUMN,
+    partition, partition_names, partition_stats, partitioned_table, plain_table, tmp_table_name,
+    FILTER_MULTI_AND, FILTER_MULTI_OR, FILTER_SIMPLE, HMSBENCH_FILTER_TABLE, HMSBENCH_TABLE,
+    PARTIAL_SPEC, STATS_COLUMN,
 };
 use crate::partition_table::ADD_BATCH_PARTITION_COUNT_MAX;
 use crate::workload::{next_scratch_serial, SampleCount, Workload};
@@ -101,7 +101,9 @@ impl HmsbenchCaller {
                 self.table = Some(client.get_table(self.database.clone(), name)?);
                 Ok(())
             }
-            Workload::ListTables => create_database_of_tables(client, &self.own_database(), self.size),
+            Workload::ListTables => {
+                create_database_of_tables(client, &self.own_database(), self.size)
+            }
             Workload::GetValidWriteIds => self.read_snapshot(client),
             _ => Ok(()),
         }
@@ -158,7 +160,9 @@ impl HmsbenchCaller {
             Workload::CreateTable => {
                 client.drop_table(self.database.clone(), self.own_table_name(), true)
             }
-            Workload::AddPartition | Workload::HmsbenchAddPartitions | Workload::AlterPartitions => {
+            Workload::AddPartition
+            | Workload::HmsbenchAddPartitions
+            | Workload::AlterPartitions => {
                 // Dropping the table and making it again drops every partition in one call.
                 client.drop_table(self.database.clone(), self.own_table_name(), true)?;
                 let table = partitioned_table(&self.database, &self.own_table_name());
@@ -232,7 +236,11 @@ impl HmsbenchCaller {
         }
     }
 
-    fn drop_own_table(&mut self, client: &mut Client, delete_data: bool) -> thrift::Result<SampleCount> {
+    fn drop_own_table(
+        &mut self,
+        client: &mut Client,
+        delete_data: bool,
+    ) -> thrift::Result<SampleCount> {
         self.table = None;
         client
             .drop_table(self.database.clone(), self.own_table_name(), delete_data)
@@ -280,16 +288,26 @@ impl HmsbenchCaller {
                 let Some(table) = &self.table else {
                     unreachable!("addPartitions' table is created in prepare");
                 };
-                let partitions = (0..self.size).map(|index| partition(table, index)).collect();
+                let partitions = (0..self.size)
+                    .map(|index| partition(table, index))
+                    .collect();
                 let added = client.add_partitions(partitions)?;
                 Ok(SampleCount::counted(1, u64::try_from(added).unwrap_or(0)))
             }
             Workload::DropPartition => {
                 let names = client.get_partition_names(database.clone(), own.clone(), -1)?;
                 for name in &names {
-                    client.drop_partition_by_name(database.clone(), own.clone(), name.clone(), true)?;
+                    client.drop_partition_by_name(
+                        database.clone(),
+                        own.clone(),
+                        name.clone(),
+                        true,
+                    )?;
                 }
-                Ok(SampleCount::counted(1 + names.len() as u64, names.len() as u64))
+                Ok(SampleCount::counted(
+                    1 + names.len() as u64,
+                    names.len() as u64,
+                ))
             }
             Workload::DropPartitions => {
                 let names = client.get_partition_names(database.clone(), own.clone(), -1)?;
@@ -473,7 +491,11 @@ fn table_request(database: &str, table: &str) -> GetTableRequest {
     }
 }
 
-fn drop_partitions_request(database: &str, table: &str, names: Vec<String>) -> DropPartitionsRequest {
+fn drop_partitions_request(
+    database: &str,
+    table: &str,
+    names: Vec<String>,
+) -> DropPartitionsRequest {
     DropPartitionsRequest::new(
         database.to_string(),
         table.to_string(),

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use hivestore_idl::hive_metastore::{
-    ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc, ColumnStatisticsObj,
-    FieldSchema, Partition, StorageDescriptor, StringColumnStatsData, Table,
+    ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc, ColumnStatisticsObj, FieldSchema,
+    Partition, StorageDescriptor, StringColumnStatsData, Table,
 };
 use thrift::OrderedFloat;
 
@@ -105,11 +105,7 @@ pub fn partition_names(count: u64) -> Vec<String> {
 
 /// Partition `index` of the filter table: `[a0, b<index>, c<index>]`.
 pub fn filter_partition(table: &Table, index: u64) -> Partition {
-    let values = vec![
-        "a0".to_string(),
-        format!("b{index}"),
-        format!("c{index}"),
-    ];
+    let values = vec!["a0".to_string(), format!("b{index}"), format!("c{index}")];
     partition_with_values(table, values)
 }
 
@@ -173,7 +169,7 @@ mod tests {
         assert_eq!(partition_name(7), "d=d7");
         assert_eq!(partition_names(3), vec!["d=d0", "d=d1", "d=d2"]);
         let filter = filter_table("db", "f");
-        assert_eq!(filter.partition_keys.map(|keys| keys.len()), Some(3));
+        assert_eq!(filter.partition_keys.as_ref().map(Vec::len), Some(3));
         let values = filter_partition(&filter, 4).values;
         assert_eq!(values, Some(vec!["a0".into(), "b4".into(), "c4".into()]));
         assert_eq!(plain_table("db", "p").partition_keys, Some(Vec::new()));

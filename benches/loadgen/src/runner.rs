@@ -387,7 +387,9 @@ fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<(Client, ReplyBytes), O
         if Instant::now() >= deadline {
             break;
         }
-        caller.warm_up(&mut client).map_err(|error| classify(&error))?;
+        caller
+            .warm_up(&mut client)
+            .map_err(|error| classify(&error))?;
     }
     Ok((client, reply_bytes))
 }

@@ -9,10 +9,10 @@ use hivestore_idl::hive_metastore::{
 };
 
 use crate::endpoint::Client;
-use crate::hmsbench::HmsbenchCaller;
 use crate::fixture::{
     bench_table, column_names, commit_table_name, read_table_name, scratch_table_name,
 };
+use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
     add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
     partition, partitioned_table, second_key_filter, selected_days, PARTITIONED_TABLE,
