@@ -23,7 +23,7 @@ GROUP_GAP = 8
 LABEL_WIDTH = 300
 PLOT_WIDTH = 620
 VALUE_WIDTH = 90
-TOP = 64
+TOP = 80
 METRICS = {
     "p50_us": ("median latency per call (p50), log scale", "lower is better"),
     "mean_us": ("mean latency per call, log scale", "lower is better"),
@@ -117,7 +117,9 @@ def render(runs, metric, title):
     for value, text in axis_ticks(low, high, metric):
         x = x_of(value)
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" y2="{plot_bottom}" stroke="#ddd"/>')
-        out.append(f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="middle" fill="#444">{escape(text)}</text>')
+        # Labels above and below: the chart is tall.
+        for label_y in (TOP - 8, plot_bottom + 14):
+            out.append(f'<text x="{x:.1f}" y="{label_y}" text-anchor="middle" fill="#444">{escape(text)}</text>')
     for group, name in enumerate(names):
         top = TOP + group * group_height
         if group % 2 == 0:
