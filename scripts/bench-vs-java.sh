@@ -2,7 +2,7 @@
 # hivestore against Apache's Java Hive Metastore (2.3.10, the reference), measured the same way
 # by `hivestore bench`, side by side. One command:
 #
-#   scripts/bench-vs-java.sh [tables|partitions|all]      (default: tables)
+#   scripts/bench-vs-java.sh [tables|partitions|hmsbench|all]      (default: tables)
 #
 # Builds hivestore (release), starts it and the reference HMS on free loopback ports with fresh
 # data, runs the suite, writes the report under target/bench-report/, and stops both servers
@@ -16,6 +16,15 @@
 #             server's peak RSS (VmHWM) after them, then add_partitions on its own;
 #             partitions.txt (all of it, and a side-by-side table), partitions-hivestore.csv,
 #             partitions-java.csv, and -add.csv of each.
+# hmsbench:   every benchmark of Apache's hmsbench (and its ACID ones) by its names, at its sizes
+#             -N = HMSBENCH_NUMBERS (default 100,1000,10000), in latency mode, on each server in
+#             turn, with the planners (trino_plan, spark_plan) at the same partition counts; the
+#             Java HMS's writes at JAVA_WRITE_NUMBERS only (default 100,1000: each sample of a
+#             write at N sets up and removes N objects, minutes a sample at 10,000 there);
+#             then the chart (hmsbench.svg, median latency, log scale, scripts/bench-chart.py)
+#             and the independent check of get_table from Python against the Java HMS
+#             (python-check.txt, scripts/bench-python-check.py); hmsbench.txt has it all,
+#             hmsbench-{hivestore,java}{,-writes}.csv the rows.
 #
 # Env: BENCH_SECONDS        time bound of each measurement (default 5)
 #      BENCH_WARMUP         unmeasured calls per connection first (default 500; bounded by
@@ -31,6 +40,11 @@
 #                           slowly, so 100,000 take hours there
 #      BENCH_PARTITION_WARMUP  unmeasured samples before each partition measurement (default 3;
 #                           bounded by BENCH_SECONDS too)
+#      HMSBENCH_NUMBERS     hmsbench's -N sizes (default 100,1000,10000)
+#      JAVA_HMSBENCH_NUMBERS   the same for the Java HMS's reads (default HMSBENCH_NUMBERS)
+#      JAVA_WRITE_NUMBERS   the Java HMS's sizes for the writes (default 100,1000)
+#      HMSBENCH_WARMUP      unmeasured samples before each hmsbench measurement (default 3,
+#                           bounded by BENCH_SECONDS too; hmsbench's own default is 15)
 #      HMS_HEAP             the Java HMS's heap (default 4g: get_partitions of 100k partitions
 #                           builds them all in memory)
 #      PYSPARK_VENV         venv with pyspark 4.3.0 for the reference (default: the repository's
@@ -44,8 +58,8 @@ cd "$ROOT"
 
 SUITE="${1:-tables}"
 case "$SUITE" in
-  tables|partitions|all) ;;
-  *) echo "usage: $0 [tables|partitions|all]"; exit 2 ;;
+  tables|partitions|hmsbench|all) ;;
+  *) echo "usage: $0 [tables|partitions|hmsbench|all]"; exit 2 ;;
 esac
 
 SECONDS_EACH="${BENCH_SECONDS:-5}"
@@ -55,6 +69,14 @@ JVM_WARMUP_SECONDS="${JVM_WARMUP_SECONDS:-15}"
 PARTITIONS="${BENCH_PARTITIONS:-10000,100000}"
 JAVA_PARTITIONS="${JAVA_PARTITIONS:-$PARTITIONS}"
 PARTITION_WARMUP="${BENCH_PARTITION_WARMUP:-3}"
+HMSBENCH_NUMBERS="${HMSBENCH_NUMBERS:-100,1000,10000}"
+JAVA_HMSBENCH_NUMBERS="${JAVA_HMSBENCH_NUMBERS:-$HMSBENCH_NUMBERS}"
+JAVA_WRITE_NUMBERS="${JAVA_WRITE_NUMBERS:-100,1000}"
+HMSBENCH_WARMUP="${HMSBENCH_WARMUP:-3}"
+# hmsbench's benchmarks that only read (or open and close transactions), with the planners,
+# and those whose samples write N objects (and set them up or remove them, unmeasured).
+HMSBENCH_READS='getNid,listDatabases,getTable,createTable,dropTable,commitTxn,listTables,listPartitions,getPartitions,getPartitionNames,getPartitionsByNames,getPartitionsByFilter#simple,getPartitionsByFilter#multiOr,getPartitionsByFilter#multiAnd,getPartitionsByPs,getPartitionsStat,openTxns,abortTxns,lock,getValidWriteIds,allocateTableWriteIds,trino_plan,spark_plan'
+HMSBENCH_WRITES='addPartition,addPartitions,dropPartition,dropPartitions,alterPartitions,updatePartitionsStat,renameTable,dropTableWithPartitions,dropTableMetaOnlyWithPartitions,dropDatabase'
 LISTINGS=get_partition_names,get_partitions,get_partitions_by_filter_leading_key,get_partitions_by_filter_second_key,get_partitions_by_names,trino_plan,spark_plan
 export HMS_HEAP="${HMS_HEAP:-4g}"
 START="${REFERENCE_HMS_START:-/work/shared/tools/reference-hms/start.sh}"
@@ -229,8 +251,50 @@ for key in sorted(set(ours) | set(theirs), key=lambda key: (int(key[1] or 0), ke
 PY
 }
 
+# hmsbench's suite on one server: the reads at its sizes, then the writes at its write sizes.
+# measure_hmsbench NAME PORT NUMBERS WRITE_NUMBERS
+measure_hmsbench() {
+  local name="$1" port="$2" numbers="$3" write_numbers="$4" report="$REPORT/hmsbench.txt"
+  echo "==> $name: hmsbench reads and the planners at N = $numbers" | tee -a "$report"
+  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_READS" --number "$numbers" \
+    --partitions "$numbers" --mode latency --seconds "$SECONDS_EACH" --warmup "$HMSBENCH_WARMUP" \
+    --csv-out "$REPORT/hmsbench-$name.csv" | tee -a "$report"
+  echo "==> $name: hmsbench writes at N = $write_numbers" | tee -a "$report"
+  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_WRITES" --number "$write_numbers" \
+    --mode latency --seconds "$SECONDS_EACH" --warmup "$HMSBENCH_WARMUP" \
+    --csv-out "$REPORT/hmsbench-$name-writes.csv" | tee -a "$report"
+}
+
+hmsbench_suite() {
+  local report="$REPORT/hmsbench.txt" started
+  started="$(date +%s)"
+  {
+    echo "hivestore bench: Apache hmsbench's benchmarks, hivestore against the Java HMS (Hive 2.3.10, Derby, heap ${HMS_HEAP}), $(date -u +%Y-%m-%dT%H:%MZ)"
+    describe_machine
+    echo "hivestore at N = ${HMSBENCH_NUMBERS}; the Java HMS at N = ${JAVA_HMSBENCH_NUMBERS}, its writes at ${JAVA_WRITE_NUMBERS}."
+    echo "Each measurement: one connection, ${SECONDS_EACH} s at most (and at least one sample) after ${HMSBENCH_WARMUP} warm-up samples at most;"
+    echo "only the sample's calls are timed (hmsbench's pre and post are not). Latencies in microseconds."
+    echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+  } > "$report"
+  measure_hmsbench hivestore "$HIVESTORE_PORT" "$HMSBENCH_NUMBERS" "$HMSBENCH_NUMBERS"
+  measure_hmsbench java "$REFERENCE_PORT" "$JAVA_HMSBENCH_NUMBERS" "$JAVA_WRITE_NUMBERS"
+  echo "==> chart: $REPORT/hmsbench.svg"
+  python3 "$ROOT/scripts/bench-chart.py" "$REPORT/hmsbench.svg" \
+    "hivestore=$REPORT/hmsbench-hivestore.csv,$REPORT/hmsbench-hivestore-writes.csv" \
+    "Java HMS 2.3.10=$REPORT/hmsbench-java.csv,$REPORT/hmsbench-java-writes.csv" \
+    --title "hmsbench's benchmarks: hivestore against the Java HMS 2.3.10 (one connection, p50)"
+  echo "==> the Java HMS's get_table timed from Python too: $REPORT/python-check.txt"
+  "$PYSPARK_VENV/bin/python" "$ROOT/scripts/bench-python-check.py" \
+    --uri "thrift://127.0.0.1:$REFERENCE_PORT" --bench "$BIN" --calls 2000 --seconds "$((SECONDS_EACH * 4))" \
+    | tee "$REPORT/python-check.txt" | tee -a "$report"
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(( ($(date +%s) - started) / 60 )) min." | tee -a "$report"
+  echo "==> report: $report, $REPORT/hmsbench.svg and $REPORT/hmsbench-*.csv"
+}
+
 case "$SUITE" in
   tables) tables_suite ;;
   partitions) partitions_suite ;;
-  all) tables_suite; partitions_suite ;;
+  hmsbench) hmsbench_suite ;;
+  all) tables_suite; partitions_suite; hmsbench_suite ;;
 esac

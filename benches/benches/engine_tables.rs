@@ -104,6 +104,7 @@ fn thrift_loopback(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
         database: fixture.database().to_string(),
         read_table_count: TABLE_COUNT,
         partition_count: None,
+        object_count: None,
     };
     let mut caller = Caller::new(Workload::GetTable, &target, 0);
     group.bench_function("thrift_loopback_1_connection", |bencher| {

@@ -49,6 +49,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         workload: ALL_WORKLOADS.to_vec(),
         tables: 2,
         partitions: vec![TINY_PARTITION_COUNT],
+        number: vec![3],
         format: Format::Table,
         csv_out: None,
         compare: None,
@@ -245,6 +246,7 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
         database: "bench_test".to_string(),
         read_table_count: 1,
         partition_count: None,
+        object_count: None,
     };
     let measurement = hivestore_loadgen::runner::measure(
         &endpoint,

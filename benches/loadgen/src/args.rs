@@ -22,6 +22,8 @@ pub const WARMUP_CALL_COUNT_MAX: u64 = 1_000_000;
 pub const READ_TABLE_COUNT_MAX: usize = 10_000;
 /// The largest partitioned table a run sets up.
 pub const PARTITION_COUNT_MAX: u64 = 10_000_000;
+/// The largest hmsbench size (`--number`).
+pub const NUMBER_MAX: u64 = 1_000_000;
 
 /// Latency mode: samples by default, and the time bound.
 const LATENCY_CALL_COUNT_DEFAULT: u64 = 100_000;
@@ -104,6 +106,11 @@ pub struct BenchArgs {
     /// such workload is measured at each size, smallest first, the table growing in between.
     #[arg(long, value_delimiter = ',', default_value = "10000")]
     pub partitions: Vec<u64>,
+    /// Sizes of hmsbench's sized benchmarks, its `-N` (comma-separated): the objects a
+    /// sample works on (partitions, tables, transactions). Each such workload is measured at
+    /// each size, smallest first.
+    #[arg(long, short = 'N', value_delimiter = ',', default_value = "100")]
+    pub number: Vec<u64>,
     /// Report format on standard output.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -127,6 +134,8 @@ pub struct Step {
     /// For a partition workload: the size of the partitioned table (and of an
     /// `add_partitions` measurement).
     pub partition_count: Option<u64>,
+    /// For a sized hmsbench workload: its `N`.
+    pub object_count: Option<u64>,
     /// Its bounds.
     pub budget: Budget,
 }
@@ -201,17 +210,35 @@ impl Plan {
         for partition_count in &partition_counts {
             check("partitions", *partition_count, 1, PARTITION_COUNT_MAX)?;
         }
+        let mut numbers = dedup(&args.number);
+        numbers.sort_unstable();
+        for number in &numbers {
+            check("number", *number, 1, NUMBER_MAX)?;
+        }
         let workloads = dedup(&args.workload);
+        let (sized, workloads): (Vec<Workload>, Vec<Workload>) = workloads
+            .into_iter()
+            .partition(|workload| workload.is_sized());
         let (partitioned, unpartitioned): (Vec<Workload>, Vec<Workload>) = workloads
             .into_iter()
             .partition(|workload| workload.is_partitioned());
         let mut steps = Vec::new();
         for workload in unpartitioned {
-            steps.extend(workload_steps(args, workload, None)?);
+            steps.extend(workload_steps(args, workload, None, None)?);
         }
         for partition_count in partition_counts {
             for workload in &partitioned {
-                steps.extend(workload_steps(args, *workload, Some(partition_count))?);
+                steps.extend(workload_steps(
+                    args,
+                    *workload,
+                    Some(partition_count),
+                    None,
+                )?);
+            }
+        }
+        for number in numbers {
+            for workload in &sized {
+                steps.extend(workload_steps(args, *workload, None, Some(number))?);
             }
         }
         if steps.is_empty() {
@@ -245,6 +272,7 @@ fn workload_steps(
     args: &BenchArgs,
     workload: Workload,
     partition_count: Option<u64>,
+    object_count: Option<u64>,
 ) -> Result<Vec<Step>, Error> {
     let mut steps = Vec::new();
     for mode in dedup(&args.mode) {
@@ -263,6 +291,7 @@ fn workload_steps(
             mode,
             connection_count,
             partition_count,
+            object_count,
             budget,
         }));
     }

@@ -49,10 +49,32 @@ pub enum Error {
 }
 
 /// A Thrift error as a person needs it: a declared exception with its message (its `Display`
-/// names only its type), anything else as Thrift words it.
+/// names only its type), an application exception with the server's message (its `Display`
+/// words only its kind), anything else as Thrift words it.
 pub fn describe(error: &thrift::Error) -> String {
     match error {
         thrift::Error::User(exception) => format!("{exception:?}"),
+        thrift::Error::Application(application) if !application.message.is_empty() => {
+            format!("{error}: {}", application.message)
+        }
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn application_exceptions_keep_the_servers_message() {
+        let error = thrift::Error::Application(thrift::ApplicationError::new(
+            thrift::ApplicationErrorKind::InternalError,
+            "open_txns asks for 10000 transactions",
+        ));
+        let described = describe(&error);
+        assert!(
+            described.ends_with(": open_txns asks for 10000 transactions"),
+            "{described}"
+        );
     }
 }

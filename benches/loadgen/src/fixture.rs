@@ -6,16 +6,20 @@
 use std::collections::BTreeMap;
 
 use hivestore_idl::hive_metastore::{
-    Database, FieldSchema, NoSuchObjectException, SerDeInfo, StorageDescriptor,
-    TThriftHiveMetastoreSyncClient, Table,
+    ColumnStatistics, Database, FieldSchema, NoSuchObjectException, Partition, SerDeInfo,
+    SetPartitionsStatsRequest, StorageDescriptor, TThriftHiveMetastoreSyncClient, Table,
 };
 
 use crate::endpoint::{Client, Endpoint};
 use crate::error::Error;
+use crate::hmsbench::own_database_pattern;
+use crate::hmsbench_data::{self, HMSBENCH_FILTER_TABLE, HMSBENCH_TABLE};
 use crate::partition_table::{
-    add_batch_partition_count, partition, partitioned_table, PARTITIONED_TABLE,
+    add_batch_partition_count, partition, partition_column_stats, partitioned_table,
+    selected_partitions, PARTITIONED_TABLE,
 };
 use crate::progress::Progress;
+use crate::workload::SharedTable;
 
 /// The database a run uses unless told otherwise.
 pub const DEFAULT_DATABASE: &str = "hivestore_bench";
@@ -28,7 +32,7 @@ pub const OWNER: &str = "hivestore-bench";
 /// Columns of every bench table: a typical wide-ish fact table.
 pub const COLUMN_COUNT: usize = 20;
 /// The column types, cycled through.
-const COLUMN_TYPES: [&str; 10] = [
+pub(crate) const COLUMN_TYPES: [&str; 10] = [
     "bigint",
     "string",
     "int",
@@ -195,8 +199,10 @@ pub struct FixtureShape {
 pub struct Fixture {
     endpoint: Endpoint,
     database: String,
-    /// Partitions of the partitioned table; `None` before it is created.
-    partition_count: Option<u64>,
+    /// Partitions of each shared table created so far.
+    partition_counts: BTreeMap<SharedTable, u64>,
+    /// The table size each shared table's statistics were last written for.
+    stats_sizes: BTreeMap<SharedTable, u64>,
 }
 
 fn call_error(endpoint: &Endpoint, call: String) -> impl FnOnce(thrift::Error) -> Error + '_ {
@@ -212,6 +218,9 @@ pub fn is_no_such_object(error: &thrift::Error) -> bool {
     matches!(error, thrift::Error::User(inner) if inner.downcast_ref::<NoSuchObjectException>().is_some())
 }
 
+/// The most partitions one `set_aggr_stats_for` call of the setup carries.
+const STATS_BATCH_PARTITION_COUNT: u64 = 500;
+
 impl Fixture {
     /// Creates the database (after removing a previous run's leftover, which carries the
     /// mark) and the tables of `shape`. Refuses a database bench did not create.
@@ -224,12 +233,14 @@ impl Fixture {
         let fixture = Fixture {
             endpoint: endpoint.clone(),
             database: database.to_string(),
-            partition_count: None,
+            partition_counts: BTreeMap::new(),
+            stats_sizes: BTreeMap::new(),
         };
         if fixture.exists_and_is_ours(client)? {
             tracing::warn!(database, "removing a previous bench run's database");
             fixture.drop_database(client)?;
         }
+        fixture.drop_own_databases(client)?;
         let marker = BTreeMap::from([(MARKER_PARAMETER.to_string(), MARKER_VALUE.to_string())]);
         let marked = new_database(database, marker);
         client
@@ -262,50 +273,127 @@ impl Fixture {
         &self.database
     }
 
-    /// Partitions of the partitioned table, if it was created.
+    /// Partitions of bench's partitioned table, if it was created.
     pub fn partition_count(&self) -> Option<u64> {
-        self.partition_count
+        self.shared_partition_count(SharedTable::Bench)
     }
 
-    /// Grows the partitioned table (creating it first) to `partition_count` partitions with
-    /// `add_partitions` of 1,000 at a time, showing progress on standard error. A table that
-    /// is as big already stays as it is. Partial growth stays too, and is counted.
+    /// Partitions of a shared table, if it was created.
+    pub fn shared_partition_count(&self, shared: SharedTable) -> Option<u64> {
+        self.partition_counts.get(&shared).copied()
+    }
+
+    /// Grows bench's partitioned table to `partition_count` partitions; see [`Fixture::grow`].
     pub fn grow_partitioned_table(
         &mut self,
         client: &mut Client,
         partition_count: u64,
     ) -> Result<(), Error> {
+        self.grow(client, SharedTable::Bench, partition_count)
+    }
+
+    /// Grows a shared table (creating it first) to `partition_count` partitions with
+    /// `add_partitions` of 1,000 at a time, showing progress on standard error. A table that
+    /// is as big already stays as it is. Partial growth stays too, and is counted.
+    pub fn grow(
+        &mut self,
+        client: &mut Client,
+        shared: SharedTable,
+        partition_count: u64,
+    ) -> Result<(), Error> {
         let database = self.database.clone();
-        let table = partitioned_table(&database, PARTITIONED_TABLE);
-        if self.partition_count.is_none() {
-            let call = format!("create_table {database}.{PARTITIONED_TABLE}");
+        let table = shared_table(&database, shared);
+        let name = table.table_name.clone().unwrap_or_default();
+        if !self.partition_counts.contains_key(&shared) {
+            let call = format!("create_table {database}.{name}");
             client
                 .create_table(table.clone())
                 .map_err(call_error(&self.endpoint, call))?;
-            self.partition_count = Some(0);
+            self.partition_counts.insert(shared, 0);
         }
-        let mut done = self.partition_count.unwrap_or(0);
+        let mut done = self.shared_partition_count(shared).unwrap_or(0);
         if done >= partition_count {
             return Ok(());
         }
         let what = format!(
-            "adding partitions to {database}.{PARTITIONED_TABLE} on {}",
+            "adding partitions to {database}.{name} on {}",
             self.endpoint.uri
         );
         let mut progress = Progress::start(what, done, partition_count);
         let batch = add_batch_partition_count(partition_count);
         while done < partition_count {
             let end = partition_count.min(done + batch);
-            let partitions = (done..end).map(|index| partition(&table, index)).collect();
-            let call = format!("add_partitions {database}.{PARTITIONED_TABLE} [{done}, {end})");
+            let partitions = (done..end)
+                .map(|index| shared_partition(&table, shared, index))
+                .collect();
+            let call = format!("add_partitions {database}.{name} [{done}, {end})");
             client
                 .add_partitions(partitions)
                 .map_err(call_error(&self.endpoint, call))?;
             done = end;
-            self.partition_count = Some(done);
+            self.partition_counts.insert(shared, done);
             progress.update(done);
         }
         progress.finish(done);
+        Ok(())
+    }
+
+    /// Writes the column statistics the workloads on a shared table of `partition_count`
+    /// partitions read, with `set_aggr_stats_for`: for bench's table, its 20 columns (those
+    /// of a type with statistics) on the partitions the planners select; for hmsbench's,
+    /// column `name` on every partition. Nothing is written twice for one size.
+    pub fn write_stats(
+        &mut self,
+        client: &mut Client,
+        shared: SharedTable,
+        partition_count: u64,
+    ) -> Result<(), Error> {
+        let written = self.stats_sizes.get(&shared).copied();
+        if written == Some(partition_count) {
+            return Ok(());
+        }
+        let indexes = match shared {
+            SharedTable::Bench => selected_partitions(partition_count),
+            // hmsbench's statistics of a smaller size stay valid for a bigger one.
+            _ => written.unwrap_or(0).min(partition_count)..partition_count,
+        };
+        let database = self.database.clone();
+        let mut first = indexes.start;
+        while first < indexes.end {
+            let end = indexes.end.min(first + STATS_BATCH_PARTITION_COUNT);
+            let col_stats = (first..end)
+                .filter_map(|index| shared_partition_stats(&database, shared, index))
+                .collect();
+            let call = format!("set_aggr_stats_for {database} partitions [{first}, {end})");
+            let request = SetPartitionsStatsRequest::new(col_stats, None, None, None, None);
+            client
+                .set_aggr_stats_for(request)
+                .map_err(call_error(&self.endpoint, call))?;
+            first = end;
+        }
+        self.stats_sizes.insert(shared, partition_count);
+        Ok(())
+    }
+
+    /// Drops the databases of a previous run's hmsbench callers (`listTables.N`,
+    /// `dropDatabase.N`) that a failure left behind: those that carry the mark.
+    fn drop_own_databases(&self, client: &mut Client) -> Result<(), Error> {
+        let pattern = own_database_pattern(&self.database);
+        let names = client.get_databases(pattern.clone()).map_err(call_error(
+            &self.endpoint,
+            format!("get_databases {pattern}"),
+        ))?;
+        for name in names {
+            let leftover = Fixture {
+                endpoint: self.endpoint.clone(),
+                database: name,
+                partition_counts: BTreeMap::new(),
+                stats_sizes: BTreeMap::new(),
+            };
+            if leftover.exists_and_is_ours(client).unwrap_or(false) {
+                leftover.drop_database(client)?;
+            }
+        }
         Ok(())
     }
 
@@ -343,11 +431,47 @@ impl Fixture {
             ))
     }
 
-    /// Drops the database with everything in it, after checking it still carries the mark.
+    /// Drops the database with everything in it, after checking it still carries the mark,
+    /// and what hmsbench callers left beside it.
     pub fn tear_down(self, client: &mut Client) -> Result<(), Error> {
         if self.exists_and_is_ours(client)? {
             self.drop_database(client)?;
         }
-        Ok(())
+        self.drop_own_databases(client)
+    }
+}
+
+/// A shared table as created, without partitions.
+fn shared_table(database: &str, shared: SharedTable) -> Table {
+    match shared {
+        SharedTable::Bench => partitioned_table(database, PARTITIONED_TABLE),
+        SharedTable::Hmsbench => hmsbench_data::partitioned_table(database, HMSBENCH_TABLE),
+        SharedTable::HmsbenchFilter => hmsbench_data::filter_table(database, HMSBENCH_FILTER_TABLE),
+    }
+}
+
+/// Partition `index` of a shared table.
+fn shared_partition(table: &Table, shared: SharedTable, index: u64) -> Partition {
+    match shared {
+        SharedTable::Bench => partition(table, index),
+        SharedTable::Hmsbench => hmsbench_data::partition(table, index),
+        SharedTable::HmsbenchFilter => hmsbench_data::filter_partition(table, index),
+    }
+}
+
+/// The statistics of partition `index` of a shared table, if it has any.
+fn shared_partition_stats(
+    database: &str,
+    shared: SharedTable,
+    index: u64,
+) -> Option<ColumnStatistics> {
+    match shared {
+        SharedTable::Bench => Some(partition_column_stats(database, PARTITIONED_TABLE, index)),
+        SharedTable::Hmsbench => Some(hmsbench_data::partition_stats(
+            database,
+            HMSBENCH_TABLE,
+            index,
+        )),
+        SharedTable::HmsbenchFilter => None,
     }
 }

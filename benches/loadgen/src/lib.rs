@@ -39,6 +39,8 @@ pub mod endpoint;
 mod error;
 pub mod fixture;
 pub mod histogram;
+pub mod hmsbench;
+pub mod hmsbench_data;
 pub mod loopback;
 pub mod partition_table;
 mod progress;
@@ -46,6 +48,7 @@ pub mod report;
 pub mod runner;
 pub mod workload;
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hivestore_idl::fb303::TFacebookServiceSyncClient;
@@ -61,7 +64,7 @@ use crate::fixture::{Fixture, FixtureShape};
 use crate::loopback::{LoopbackRate, Shape};
 use crate::report::Row;
 use crate::runner::{Measurement, Outcome};
-use crate::workload::Target;
+use crate::workload::{SharedTable, Target};
 
 /// The longest a loopback limit is measured for, after each listing.
 const LOOPBACK_DURATION_MAX: Duration = Duration::from_secs(1);
@@ -138,8 +141,8 @@ fn measure_all(
     fixture: &mut Fixture,
     server: &str,
 ) -> Vec<Row> {
-    // Once the partitioned table could not be grown, no bigger size is tried.
-    let mut setup_failure: Option<Outcome> = None;
+    // Once a shared table could not be grown, no bigger size of it is tried.
+    let mut setup_failures = BTreeMap::new();
     let mut rows = Vec::with_capacity(plan.steps.len());
     for step in &plan.steps {
         tracing::info!(
@@ -148,10 +151,11 @@ fn measure_all(
             mode = step.mode.name(),
             connections = step.connection_count,
             partitions = step.partition_count,
+            number = step.object_count,
             "measuring"
         );
-        let not_ready = prepare_partitioned_table(endpoint, fixture, step, &mut setup_failure);
-        let measurement = match not_ready {
+        let not_ready = prepare_shared_table(endpoint, fixture, step, &mut setup_failures);
+        let mut measurement = match not_ready {
             Some(outcome) => Measurement::not_made(
                 step.workload,
                 step.connection_count,
@@ -163,6 +167,7 @@ fn measure_all(
                     database: fixture.database().to_string(),
                     read_table_count: plan.read_table_count,
                     partition_count: step.partition_count,
+                    object_count: step.object_count,
                 };
                 runner::measure(
                     endpoint,
@@ -173,6 +178,7 @@ fn measure_all(
                 )
             }
         };
+        measurement.object_count = step.object_count;
         let loopback = loopback_limit(step, &measurement);
         rows.push(Row {
             endpoint_index,
@@ -186,29 +192,32 @@ fn measure_all(
     rows
 }
 
-/// Grows the partitioned table to the step's size if the step reads it. The outcome of a
-/// step that cannot be measured: `unsupported` if the server lacks a setup call, `failed`
-/// otherwise.
-fn prepare_partitioned_table(
+/// Grows the shared table the step reads to the step's size, with the column statistics it
+/// reads. The outcome of a step that cannot be measured: `unsupported` if the server lacks a
+/// setup call, `failed` otherwise.
+fn prepare_shared_table(
     endpoint: &Endpoint,
     fixture: &mut Fixture,
     step: &Step,
-    setup_failure: &mut Option<Outcome>,
+    setup_failures: &mut BTreeMap<(SharedTable, bool), Outcome>,
 ) -> Option<Outcome> {
-    let partition_count = step
-        .partition_count
-        .filter(|_| step.workload.lists_partitions())?;
-    if let Some(failure) = setup_failure {
+    let (shared, with_stats) = step.workload.shared_table()?;
+    let partition_count = step.partition_count.or(step.object_count)?;
+    if let Some(failure) = setup_failures.get(&(shared, with_stats)) {
         return Some(failure.clone());
     }
-    if fixture.partition_count() >= Some(partition_count) {
-        return None;
-    }
-    let grown = endpoint
-        .connect_admin()
-        .and_then(|mut admin| fixture.grow_partitioned_table(&mut admin, partition_count));
-    let error = grown.err()?;
-    tracing::warn!(endpoint = %endpoint.uri, %error, "the partitioned table could not be set up");
+    let grown_enough = fixture.shared_partition_count(shared) >= Some(partition_count);
+    let prepared = endpoint.connect_admin().and_then(|mut admin| {
+        if !grown_enough {
+            fixture.grow(&mut admin, shared, partition_count)?;
+        }
+        if with_stats {
+            fixture.write_stats(&mut admin, shared, partition_count)?;
+        }
+        Ok(())
+    });
+    let error = prepared.err()?;
+    tracing::warn!(endpoint = %endpoint.uri, %error, "a shared table could not be set up");
     let failure = match &error {
         Error::Call { source, .. } => match runner::classify(source) {
             Outcome::Unsupported(message) => Outcome::Unsupported(message),
@@ -216,7 +225,7 @@ fn prepare_partitioned_table(
         },
         _ => Outcome::Failed(format!("setting up {partition_count} partitions: {error}")),
     };
-    *setup_failure = Some(failure.clone());
+    setup_failures.insert((shared, with_stats), failure.clone());
     Some(failure)
 }
 

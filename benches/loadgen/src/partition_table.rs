@@ -6,9 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use hivestore_idl::hive_metastore::{FieldSchema, Partition, StorageDescriptor, Table};
+use hivestore_idl::hive_metastore::{
+    BooleanColumnStatsData, ColumnStatistics, ColumnStatisticsData, ColumnStatisticsObj,
+    DoubleColumnStatsData, FieldSchema, LongColumnStatsData, Partition, StorageDescriptor,
+    StringColumnStatsData, Table,
+};
+use thrift::OrderedFloat;
 
-use crate::fixture::bench_table;
+use crate::fixture::{bench_table, column_names, COLUMN_TYPES};
+use crate::hmsbench_data::column_statistics;
 
 /// The table the listing and planner workloads read.
 pub const PARTITIONED_TABLE: &str = "bench_partitioned";
@@ -142,6 +148,61 @@ pub fn selected_days(partition_count: u64) -> (u64, u64) {
     let selected = (days / SELECTED_DAY_DIVISOR).max(1);
     let first = (days - selected) / 2;
     (first, first + selected)
+}
+
+/// The partitions `[first, end)` of the selected days: those the planners read, whose column
+/// statistics the setup writes.
+pub fn selected_partitions(partition_count: u64) -> std::ops::Range<u64> {
+    let (first, end) = selected_days(partition_count);
+    let first = first * HOURS_PER_DAY;
+    first.min(partition_count)..(end * HOURS_PER_DAY).min(partition_count)
+}
+
+/// The column statistics of partition `index` of bench's table, as `ANALYZE` writes them: one
+/// object per column whose type every metastore since Hive 2.3 keeps statistics for (the
+/// integers, strings, doubles and booleans: half of the 20 columns); the others have none.
+pub fn partition_column_stats(database: &str, table: &str, index: u64) -> ColumnStatistics {
+    let rows = (1000 + index % 997) as i64;
+    let objects = column_names()
+        .into_iter()
+        .zip(COLUMN_TYPES.iter().cycle())
+        .filter_map(|(name, type_name)| {
+            let data = match *type_name {
+                "bigint" | "int" => ColumnStatisticsData::LongStats(LongColumnStatsData::new(
+                    0i64,
+                    rows * 10,
+                    index as i64 % 5,
+                    rows / 2,
+                    None,
+                    None,
+                )),
+                "string" => ColumnStatisticsData::StringStats(StringColumnStatsData::new(
+                    64,
+                    OrderedFloat(17.5),
+                    index as i64 % 3,
+                    rows / 4,
+                    None,
+                )),
+                "double" => ColumnStatisticsData::DoubleStats(DoubleColumnStatsData::new(
+                    OrderedFloat(-1.5),
+                    OrderedFloat(rows as f64),
+                    0,
+                    rows,
+                    None,
+                    None,
+                )),
+                "boolean" => ColumnStatisticsData::BooleanStats(BooleanColumnStatsData::new(
+                    rows / 3,
+                    rows - rows / 3,
+                    0,
+                    None,
+                )),
+                _ => return None,
+            };
+            Some(ColumnStatisticsObj::new(name, type_name.to_string(), data))
+        })
+        .collect();
+    column_statistics(database, table, &partition_name(index), objects)
 }
 
 /// The leading-key filter as Spark sends it: `ds >= "…" and ds < "…"`, 1% of the days.

@@ -31,7 +31,9 @@ pub struct Row {
     pub loopback: Option<LoopbackRate>,
 }
 
-const COLUMN_COUNT: usize = 24;
+const COLUMN_COUNT: usize = 26;
+/// The one string column among the optional ones: hmsbench's name of the measurement.
+const BENCHMARK_COLUMN: usize = 24;
 /// The first column that may be empty.
 const FIRST_OPTIONAL_COLUMN: usize = 15;
 
@@ -60,9 +62,12 @@ const COLUMNS: [&str; COLUMN_COUNT] = [
     "loopback_ratio",
     "client_cpu_us_per_call",
     "server_us_per_call",
+    "benchmark",
+    "objects",
 ];
 
 const _: () = assert!(COLUMN_COUNT > FIRST_OPTIONAL_COLUMN);
+const _: () = assert!(BENCHMARK_COLUMN > FIRST_OPTIONAL_COLUMN && BENCHMARK_COLUMN < COLUMN_COUNT);
 
 /// A ratio with three significant digits (0.000476, 0.0312, 0.875), and at least three
 /// decimals: a server far from the socket still shows how far.
@@ -140,6 +145,12 @@ impl Row {
             measurement
                 .server_time_per_sample()
                 .map_or_else(String::new, micros),
+            measurement
+                .workload
+                .benchmark_name(measurement.object_count),
+            measurement
+                .object_count
+                .map_or_else(String::new, |count| count.to_string()),
         ]
     }
 
@@ -154,6 +165,9 @@ impl Row {
         );
         if let Some(count) = measurement.table_partition_count {
             let _ = write!(step, " @{count} partitions");
+        }
+        if let Some(count) = measurement.object_count {
+            let _ = write!(step, " N={count}");
         }
         step
     }
@@ -207,9 +221,9 @@ fn json_string(value: &str) -> String {
     out
 }
 
-/// Columns 4 to 12 are numbers, and those after `detail`; the rest strings.
+/// Columns 4 to 12 are numbers, and those after `detail` but `benchmark`; the rest strings.
 fn is_numeric_column(index: usize) -> bool {
-    (4..=12).contains(&index) || index >= FIRST_OPTIONAL_COLUMN
+    (4..=12).contains(&index) || (index >= FIRST_OPTIONAL_COLUMN && index != BENCHMARK_COLUMN)
 }
 
 fn jsonl(rows: &[Row]) -> String {

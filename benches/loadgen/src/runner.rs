@@ -47,6 +47,8 @@ pub struct Measurement {
     pub connection_count: usize,
     /// For a partition workload: the partitions of the table it read (or added).
     pub table_partition_count: Option<u64>,
+    /// For a sized hmsbench workload: its `N`.
+    pub object_count: Option<u64>,
     /// The latency of every measured sample.
     pub histogram: Histogram,
     /// Thrift calls of the measured samples (a planner sample makes several).
@@ -79,6 +81,7 @@ impl Measurement {
             workload,
             connection_count,
             table_partition_count,
+            object_count: None,
             histogram: Histogram::default(),
             call_count: 0,
             partition_count: 0,
@@ -237,6 +240,7 @@ pub fn measure(
         target.partition_count,
         Outcome::Measured,
     );
+    measurement.object_count = target.object_count;
     combine(&mut measurement, reports);
     let server_time_after = counters.as_mut().and_then(ServerTime::read);
     measurement.server_time = server_time_before
@@ -328,20 +332,22 @@ fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
     let deadline = start + run.budget.duration;
     let mut now = start;
     while now < deadline && run.issued.fetch_add(1, Ordering::Relaxed) < run.budget.call_count_max {
-        let began = now;
-        let result = caller.call(&mut client);
-        now = Instant::now();
-        match result {
-            Ok(sample) => {
+        match sample(&mut caller, &mut client) {
+            Ok((sample, latency)) => {
                 count.call_count += sample.call_count;
                 count.partition_count += sample.partition_count;
+                histogram.record(latency);
             }
             Err(error) => {
                 outcome = classify(&error);
                 break;
             }
         }
-        histogram.record(now.duration_since(began));
+        now = Instant::now();
+    }
+    // What the caller made outside the bench database goes now; a failure costs no figure.
+    if let Err(error) = caller.finish(&mut client) {
+        tracing::warn!(workload = run.workload.name(), error = %describe(&error), "cleaning up after a measurement");
     }
     ConnectionReport {
         histogram,
@@ -353,6 +359,17 @@ fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
         span: Some((start, now)),
         outcome,
     }
+}
+
+/// One measured sample: what it needs first and what it leaves undone after are outside the
+/// time, as in hmsbench (both still count against the measurement's duration).
+fn sample(caller: &mut Caller, client: &mut Client) -> thrift::Result<(SampleCount, Duration)> {
+    caller.before_sample(client)?;
+    let began = Instant::now();
+    let count = caller.call(client)?;
+    let latency = began.elapsed();
+    caller.after_sample(client)?;
+    Ok((count, latency))
 }
 
 /// Connects, prepares the caller's tables, and makes the unmeasured warm-up samples, within
@@ -370,7 +387,9 @@ fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<(Client, ReplyBytes), O
         if Instant::now() >= deadline {
             break;
         }
-        caller.call(&mut client).map_err(|error| classify(&error))?;
+        caller
+            .warm_up(&mut client)
+            .map_err(|error| classify(&error))?;
     }
     Ok((client, reply_bytes))
 }

@@ -12,6 +12,7 @@ use crate::endpoint::Client;
 use crate::fixture::{
     bench_table, column_names, commit_table_name, read_table_name, scratch_table_name,
 };
+use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
     add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
     partition, partitioned_table, second_key_filter, selected_days, PARTITIONED_TABLE,
@@ -69,9 +70,102 @@ pub enum Workload {
     /// `ds` range.
     #[value(name = "spark_plan")]
     SparkPlan,
+    /// hmsbench `getNid`: `get_current_notificationEventId`.
+    #[value(name = "getNid")]
+    GetNid,
+    /// hmsbench `listDatabases`: `get_all_databases`.
+    #[value(name = "listDatabases")]
+    ListDatabases,
+    /// hmsbench `getTable`: `get_table_req` of a table partitioned by `d`.
+    #[value(name = "getTable")]
+    HmsbenchGetTable,
+    /// hmsbench `createTable`: `create_table` of an unpartitioned table (dropped after, unmeasured).
+    #[value(name = "createTable")]
+    CreateTable,
+    /// hmsbench `dropTable`: `drop_table` (the table created before, unmeasured).
+    #[value(name = "dropTable")]
+    DropTable,
+    /// hmsbench-style `commitTxn`: `commit_txn` of a transaction opened before, unmeasured.
+    #[value(name = "commitTxn")]
+    CommitTxn,
+    /// hmsbench `listTables.N`: `get_all_tables` of a database of N tables.
+    #[value(name = "listTables")]
+    ListTables,
+    /// hmsbench `dropTableWithPartitions.N`: `drop_table(deleteData = true)` of a table of N partitions.
+    #[value(name = "dropTableWithPartitions")]
+    DropTableWithPartitions,
+    /// hmsbench `dropTableMetaOnlyWithPartitions.N`: the same with `deleteData = false`.
+    #[value(name = "dropTableMetaOnlyWithPartitions")]
+    DropTableMetaOnlyWithPartitions,
+    /// hmsbench `addPartition.N`: N `add_partition` calls, one partition each.
+    #[value(name = "addPartition")]
+    AddPartition,
+    /// hmsbench `addPartitions.N`: one `add_partitions` call of N partitions.
+    #[value(name = "addPartitions")]
+    HmsbenchAddPartitions,
+    /// hmsbench `dropPartition.N`: `get_partition_names`, then N `drop_partition_by_name` calls.
+    #[value(name = "dropPartition")]
+    DropPartition,
+    /// hmsbench `dropPartitions.N`: `get_partition_names`, then one `drop_partitions_req` of the N names.
+    #[value(name = "dropPartitions")]
+    DropPartitions,
+    /// hmsbench `alterPartitions.N`: `get_partitions`, then one `alter_partitions` of the N with a parameter and a column added.
+    #[value(name = "alterPartitions")]
+    AlterPartitions,
+    /// hmsbench `listPartitions.N`: `get_partitions(max_parts = -1)` of N partitions.
+    #[value(name = "listPartitions")]
+    ListPartitions,
+    /// hmsbench `getPartitions.N`: the same call as `listPartitions.N`, kept under its name.
+    #[value(name = "getPartitions")]
+    HmsbenchGetPartitions,
+    /// hmsbench `getPartitionNames.N`: `get_partition_names(max_parts = -1)`.
+    #[value(name = "getPartitionNames")]
+    HmsbenchGetPartitionNames,
+    /// hmsbench `getPartitionsByNames.N`: `get_partitions_by_names` of all N names.
+    #[value(name = "getPartitionsByNames")]
+    HmsbenchGetPartitionsByNames,
+    /// hmsbench `getPartitionsByFilter#simple.N`: `p_b = "b0"` over N partitions.
+    #[value(name = "getPartitionsByFilter#simple")]
+    GetPartitionsByFilterSimple,
+    /// hmsbench `getPartitionsByFilter#multiOr.N`: a four-way OR on `p_b` and `p_c`.
+    #[value(name = "getPartitionsByFilter#multiOr")]
+    GetPartitionsByFilterMultiOr,
+    /// hmsbench `getPartitionsByFilter#multiAnd.N`: all three keys bound.
+    #[value(name = "getPartitionsByFilter#multiAnd")]
+    GetPartitionsByFilterMultiAnd,
+    /// hmsbench `getPartitionsByPs.N`: `get_partitions_ps_with_auth(["a0"])`, which all N match.
+    #[value(name = "getPartitionsByPs")]
+    GetPartitionsByPs,
+    /// hmsbench `getPartitionsStat.N`: `get_partitions_statistics_req` of column `name` over N partitions.
+    #[value(name = "getPartitionsStat")]
+    GetPartitionsStat,
+    /// hmsbench `updatePartitionsStat.N`: N `update_partition_column_statistics` calls.
+    #[value(name = "updatePartitionsStat")]
+    UpdatePartitionsStat,
+    /// hmsbench `renameTable.N`: two `alter_table` renames (there and back) of a table of N partitions.
+    #[value(name = "renameTable")]
+    RenameTable,
+    /// hmsbench `dropDatabase.N`: `drop_database(cascade)` of a database of N tables.
+    #[value(name = "dropDatabase")]
+    DropDatabase,
+    /// hmsbench ACID `openTxn` (N): `open_txns` of N transactions (aborted after, unmeasured).
+    #[value(name = "openTxns")]
+    OpenTxns,
+    /// `abortTxns.N`: `abort_txns` of N transactions opened before.
+    #[value(name = "abortTxns")]
+    AbortTxns,
+    /// hmsbench ACID `lock` (N): one `lock` of N shared-read partition components (10 per table, with a table-level one each) in a transaction opened before.
+    #[value(name = "lock")]
+    Lock,
+    /// hmsbench ACID `getValidWriteIds` (N): `get_valid_write_ids` of N tables.
+    #[value(name = "getValidWriteIds")]
+    GetValidWriteIds,
+    /// hmsbench ACID `allocateTableWriteIds` (N): write ids on one table for N transactions opened before.
+    #[value(name = "allocateTableWriteIds")]
+    AllocateTableWriteIds,
 }
 
-/// Every workload, in report order.
+/// bench's own workloads (hmsbench's are [`HMSBENCH_WORKLOADS`]), in report order.
 pub const ALL_WORKLOADS: [Workload; 14] = [
     Workload::GetTable,
     Workload::GetTableReq,
@@ -87,6 +181,71 @@ pub const ALL_WORKLOADS: [Workload; 14] = [
     Workload::GetPartitionsByNames,
     Workload::TrinoPlan,
     Workload::SparkPlan,
+];
+
+/// hmsbench's benchmarks (and its ACID ones), by its names: those with a size run at each
+/// `--number` (hmsbench's `-N`), the others once.
+pub const HMSBENCH_WORKLOADS: [Workload; 31] = [
+    Workload::GetNid,
+    Workload::ListDatabases,
+    Workload::HmsbenchGetTable,
+    Workload::CreateTable,
+    Workload::DropTable,
+    Workload::CommitTxn,
+    Workload::ListTables,
+    Workload::DropTableWithPartitions,
+    Workload::DropTableMetaOnlyWithPartitions,
+    Workload::AddPartition,
+    Workload::HmsbenchAddPartitions,
+    Workload::DropPartition,
+    Workload::DropPartitions,
+    Workload::AlterPartitions,
+    Workload::ListPartitions,
+    Workload::HmsbenchGetPartitions,
+    Workload::HmsbenchGetPartitionNames,
+    Workload::HmsbenchGetPartitionsByNames,
+    Workload::GetPartitionsByFilterSimple,
+    Workload::GetPartitionsByFilterMultiOr,
+    Workload::GetPartitionsByFilterMultiAnd,
+    Workload::GetPartitionsByPs,
+    Workload::GetPartitionsStat,
+    Workload::UpdatePartitionsStat,
+    Workload::RenameTable,
+    Workload::DropDatabase,
+    Workload::OpenTxns,
+    Workload::AbortTxns,
+    Workload::Lock,
+    Workload::GetValidWriteIds,
+    Workload::AllocateTableWriteIds,
+];
+
+/// hmsbench's benchmarks that take a size (`.N`).
+pub const SIZED_HMSBENCH_WORKLOADS: [Workload; 25] = [
+    Workload::ListTables,
+    Workload::DropTableWithPartitions,
+    Workload::DropTableMetaOnlyWithPartitions,
+    Workload::AddPartition,
+    Workload::HmsbenchAddPartitions,
+    Workload::DropPartition,
+    Workload::DropPartitions,
+    Workload::AlterPartitions,
+    Workload::ListPartitions,
+    Workload::HmsbenchGetPartitions,
+    Workload::HmsbenchGetPartitionNames,
+    Workload::HmsbenchGetPartitionsByNames,
+    Workload::GetPartitionsByFilterSimple,
+    Workload::GetPartitionsByFilterMultiOr,
+    Workload::GetPartitionsByFilterMultiAnd,
+    Workload::GetPartitionsByPs,
+    Workload::GetPartitionsStat,
+    Workload::UpdatePartitionsStat,
+    Workload::RenameTable,
+    Workload::DropDatabase,
+    Workload::OpenTxns,
+    Workload::AbortTxns,
+    Workload::Lock,
+    Workload::GetValidWriteIds,
+    Workload::AllocateTableWriteIds,
 ];
 
 /// The workloads measured at each `--partitions` size.
@@ -119,6 +278,37 @@ impl Workload {
             Workload::GetPartitionsByNames => "get_partitions_by_names",
             Workload::TrinoPlan => "trino_plan",
             Workload::SparkPlan => "spark_plan",
+            Workload::GetNid => "getNid",
+            Workload::ListDatabases => "listDatabases",
+            Workload::HmsbenchGetTable => "getTable",
+            Workload::CreateTable => "createTable",
+            Workload::DropTable => "dropTable",
+            Workload::CommitTxn => "commitTxn",
+            Workload::ListTables => "listTables",
+            Workload::DropTableWithPartitions => "dropTableWithPartitions",
+            Workload::DropTableMetaOnlyWithPartitions => "dropTableMetaOnlyWithPartitions",
+            Workload::AddPartition => "addPartition",
+            Workload::HmsbenchAddPartitions => "addPartitions",
+            Workload::DropPartition => "dropPartition",
+            Workload::DropPartitions => "dropPartitions",
+            Workload::AlterPartitions => "alterPartitions",
+            Workload::ListPartitions => "listPartitions",
+            Workload::HmsbenchGetPartitions => "getPartitions",
+            Workload::HmsbenchGetPartitionNames => "getPartitionNames",
+            Workload::HmsbenchGetPartitionsByNames => "getPartitionsByNames",
+            Workload::GetPartitionsByFilterSimple => "getPartitionsByFilter#simple",
+            Workload::GetPartitionsByFilterMultiOr => "getPartitionsByFilter#multiOr",
+            Workload::GetPartitionsByFilterMultiAnd => "getPartitionsByFilter#multiAnd",
+            Workload::GetPartitionsByPs => "getPartitionsByPs",
+            Workload::GetPartitionsStat => "getPartitionsStat",
+            Workload::UpdatePartitionsStat => "updatePartitionsStat",
+            Workload::RenameTable => "renameTable",
+            Workload::DropDatabase => "dropDatabase",
+            Workload::OpenTxns => "openTxns",
+            Workload::AbortTxns => "abortTxns",
+            Workload::Lock => "lock",
+            Workload::GetValidWriteIds => "getValidWriteIds",
+            Workload::AllocateTableWriteIds => "allocateTableWriteIds",
         }
     }
 
@@ -140,6 +330,56 @@ impl Workload {
     pub fn lists_partitions(self) -> bool {
         self.is_partitioned() && self != Workload::AddPartitions
     }
+
+    /// Whether it is one of hmsbench's benchmarks.
+    pub fn is_hmsbench(self) -> bool {
+        HMSBENCH_WORKLOADS.contains(&self)
+    }
+
+    /// Whether it is measured at each size of `--number` (hmsbench's `.N`).
+    pub fn is_sized(self) -> bool {
+        SIZED_HMSBENCH_WORKLOADS.contains(&self)
+    }
+
+    /// The table shared by every connection that it reads, which the run grows to each size
+    /// first; and whether that table's partitions need column statistics.
+    pub fn shared_table(self) -> Option<(SharedTable, bool)> {
+        match self {
+            Workload::TrinoPlan => Some((SharedTable::Bench, true)),
+            _ if self.lists_partitions() => Some((SharedTable::Bench, false)),
+            Workload::GetPartitionsStat => Some((SharedTable::Hmsbench, true)),
+            Workload::ListPartitions
+            | Workload::HmsbenchGetPartitions
+            | Workload::HmsbenchGetPartitionNames
+            | Workload::HmsbenchGetPartitionsByNames
+            | Workload::UpdatePartitionsStat => Some((SharedTable::Hmsbench, false)),
+            Workload::GetPartitionsByFilterSimple
+            | Workload::GetPartitionsByFilterMultiOr
+            | Workload::GetPartitionsByFilterMultiAnd
+            | Workload::GetPartitionsByPs => Some((SharedTable::HmsbenchFilter, false)),
+            _ => None,
+        }
+    }
+
+    /// The name with its size, as hmsbench reports it (`listPartitions.1000`); bench's own
+    /// workloads keep their name.
+    pub fn benchmark_name(self, size: Option<u64>) -> String {
+        match size {
+            Some(size) if self.is_sized() => format!("{}.{size}", self.name()),
+            _ => self.name().to_string(),
+        }
+    }
+}
+
+/// A table every connection of a measurement reads, set up once per size by the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SharedTable {
+    /// bench's own partitioned table (`ds`, `hr`; 20 columns).
+    Bench,
+    /// hmsbench's table partitioned by `d`.
+    Hmsbench,
+    /// hmsbench's table partitioned by `p_a`, `p_b`, `p_c`.
+    HmsbenchFilter,
 }
 
 /// What a measurement's calls address.
@@ -152,6 +392,8 @@ pub struct Target {
     /// For a partition workload: the partitions of the partitioned table, and how many an
     /// `add_partitions` measurement adds.
     pub partition_count: Option<u64>,
+    /// For a sized hmsbench workload: its `N`.
+    pub object_count: Option<u64>,
 }
 
 /// What one sample did, besides taking its time.
@@ -164,7 +406,7 @@ pub struct SampleCount {
 }
 
 impl SampleCount {
-    fn calls(call_count: u64) -> SampleCount {
+    pub(crate) fn calls(call_count: u64) -> SampleCount {
         SampleCount {
             call_count,
             partition_count: 0,
@@ -172,9 +414,14 @@ impl SampleCount {
     }
 
     fn listed(call_count: u64, partition_count: usize) -> SampleCount {
+        SampleCount::counted(call_count, partition_count as u64)
+    }
+
+    /// `call_count` calls, which listed (or added, or dropped) `partition_count` partitions.
+    pub(crate) fn counted(call_count: u64, partition_count: u64) -> SampleCount {
         SampleCount {
             call_count,
-            partition_count: partition_count as u64,
+            partition_count,
         }
     }
 }
@@ -182,6 +429,11 @@ impl SampleCount {
 /// Numbers the scratch tables of `add_partitions` callers, so that no two measurements of a
 /// run add to the same table.
 static SCRATCH_TABLE_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// A number no other caller of this process has had: scratch objects are named after it.
+pub(crate) fn next_scratch_serial() -> u64 {
+    SCRATCH_TABLE_SERIAL.fetch_add(1, Ordering::Relaxed)
+}
 
 /// The table an `add_partitions` caller adds to.
 pub fn add_table_name(serial: u64) -> String {
@@ -201,6 +453,8 @@ pub struct Caller {
     sample: u64,
     /// What the partition workloads send, built once.
     queries: PartitionQueries,
+    /// The state of an hmsbench workload.
+    hmsbench: Option<HmsbenchCaller>,
 }
 
 /// The arguments of the partition workloads' calls, built before the first sample so that
@@ -261,30 +515,81 @@ impl Caller {
                 PartitionQueries::default()
             }
         };
+        let hmsbench = workload.is_hmsbench().then(|| {
+            let size = target.object_count.filter(|_| workload.is_sized());
+            assert!(
+                size.is_some() == workload.is_sized(),
+                "{} needs a size, and only it",
+                workload.name()
+            );
+            HmsbenchCaller::new(workload, &target.database, size.unwrap_or(1))
+        });
         Caller {
             workload,
             target: target.clone(),
             connection,
             sample: 0,
             queries,
+            hmsbench,
         }
     }
 
-    /// Makes what the samples need, unmeasured: the scratch table of `add_partitions`.
+    /// Makes what the samples need, unmeasured: the scratch table of `add_partitions`, the
+    /// tables of an hmsbench workload.
     pub fn prepare(&mut self, client: &mut Client) -> thrift::Result<()> {
+        if let Some(hmsbench) = &mut self.hmsbench {
+            return hmsbench.prepare(client);
+        }
         if self.workload != Workload::AddPartitions {
             return Ok(());
         }
-        let serial = SCRATCH_TABLE_SERIAL.fetch_add(1, Ordering::Relaxed);
+        let serial = next_scratch_serial();
         let table = partitioned_table(&self.target.database, &add_table_name(serial));
         client.create_table(table.clone())?;
         self.queries.add_table = Some(table);
         Ok(())
     }
 
+    /// Makes what the next sample needs, unmeasured (hmsbench's `pre`): e.g. the table that
+    /// `dropTable` drops.
+    pub fn before_sample(&mut self, client: &mut Client) -> thrift::Result<()> {
+        match &mut self.hmsbench {
+            Some(hmsbench) => hmsbench.before_sample(client),
+            None => Ok(()),
+        }
+    }
+
+    /// Undoes what the sample did, unmeasured (hmsbench's `post`): e.g. drops the table that
+    /// `createTable` created.
+    pub fn after_sample(&mut self, client: &mut Client) -> thrift::Result<()> {
+        match &mut self.hmsbench {
+            Some(hmsbench) => hmsbench.after_sample(client),
+            None => Ok(()),
+        }
+    }
+
+    /// Removes what `prepare` made outside the bench database, unmeasured, once the
+    /// measurement is over (the database's own content goes with it at teardown).
+    pub fn finish(&mut self, client: &mut Client) -> thrift::Result<()> {
+        match &mut self.hmsbench {
+            Some(hmsbench) => hmsbench.finish(client),
+            None => Ok(()),
+        }
+    }
+
+    /// A whole unmeasured sample: before, call, after (a warm-up).
+    pub fn warm_up(&mut self, client: &mut Client) -> thrift::Result<()> {
+        self.before_sample(client)?;
+        self.call(client)?;
+        self.after_sample(client)
+    }
+
     /// Makes one sample's calls.
     pub fn call(&mut self, client: &mut Client) -> thrift::Result<SampleCount> {
         self.sample += 1;
+        if let Some(hmsbench) = &mut self.hmsbench {
+            return hmsbench.call(client);
+        }
         let database = self.target.database.clone();
         match self.workload {
             Workload::GetTable => client
