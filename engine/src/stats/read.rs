@@ -330,7 +330,14 @@ impl Store {
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
         self.read_partitions_at_version(table.id, |version| {
-            self.read_partitions(Some(version), &table, &names, &columns, engine, with_sketches)
+            self.read_partitions(
+                Some(version),
+                &table,
+                &names,
+                &columns,
+                engine,
+                with_sketches,
+            )
         })
     }
 

@@ -45,7 +45,7 @@ use crate::values;
 
 /// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
 pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
-/// The most transactions open or aborted at once (Hive's `metastore.max.open.txns`).
+/// The most transactions open at once (Hive's `metastore.max.open.txns`).
 pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
 /// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
 /// may name.
@@ -202,11 +202,20 @@ impl Store {
         let now = now_ms();
         self.with_acid(now, |acid, changes| {
             let count = usize::try_from(request.count).unwrap_or(usize::MAX);
+            // Hive counts open transactions only; aborted ones stay listed until cleaned, so
+            // they are counted only when the cheap bound (all of them) is over the limit.
             if acid.txns.txns.len().saturating_add(count) > OPEN_TXN_COUNT_MAX {
-                return Err(Error::Refused(format!(
-                    "Maximum allowed number of open transactions ({OPEN_TXN_COUNT_MAX}) has been reached. Current number of open transactions: {}",
-                    acid.txns.txns.len()
-                )));
+                let open = acid
+                    .txns
+                    .txns
+                    .values()
+                    .filter(|txn| txn.record.state == TxnState::Open)
+                    .count();
+                if open.saturating_add(count) > OPEN_TXN_COUNT_MAX {
+                    return Err(Error::Refused(format!(
+                        "Maximum allowed number of open transactions ({OPEN_TXN_COUNT_MAX}) has been reached. Current number of open transactions: {open}"
+                    )));
+                }
             }
             let mut opened = Vec::with_capacity(count);
             for _ in 0..request.count {

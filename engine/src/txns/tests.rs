@@ -311,3 +311,17 @@ fn a_seed_moves_the_next_transaction_id_forward_only() {
     store.seed_txn_id(100).unwrap();
     assert_eq!(open(&store, 1), vec![100]);
 }
+
+#[test]
+fn aborted_transactions_do_not_count_toward_the_open_limit() {
+    let store = store();
+    let batch = crate::txns::OPEN_TXN_BATCH_MAX;
+    let rounds = crate::txns::OPEN_TXN_COUNT_MAX / batch as usize;
+    for _ in 0..rounds {
+        let txns = open(&store, batch);
+        store.abort_txns(&txns).unwrap();
+    }
+    // As many aborted as may be open: opening more is still allowed, as in Hive.
+    let more = open(&store, batch);
+    assert_eq!(more.len(), batch as usize);
+}
