@@ -96,16 +96,6 @@ fn every_hmsbench_benchmark_runs_once_with_its_shape_and_leaves_nothing_behind()
         let measurement = &row.measurement;
         let workload = measurement.workload;
         let name = workload.benchmark_name(measurement.object_count);
-        if workload == Workload::GetNid {
-            // hivestore keeps no notification log yet: the call is not implemented.
-            assert!(
-                matches!(&measurement.outcome, Outcome::Unsupported(message)
-                    if message.contains("get_current_notificationEventId")),
-                "{name}: {:?}",
-                measurement.outcome
-            );
-            continue;
-        }
         assert_eq!(measurement.outcome, Outcome::Measured, "{name}");
         assert_eq!(
             measurement.histogram.count(),
@@ -139,10 +129,7 @@ fn hmsbench_benchmarks_on_several_connections_use_objects_of_their_own() {
         rows.len(),
         HMSBENCH_WORKLOADS.len() + (HMSBENCH_WORKLOADS.len() - 6)
     );
-    for row in rows
-        .iter()
-        .filter(|row| row.measurement.workload != Workload::GetNid)
-    {
+    for row in &rows {
         let measurement = &row.measurement;
         let name = measurement
             .workload
