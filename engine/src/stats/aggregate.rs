@@ -471,14 +471,14 @@ impl Store {
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
         self.read_partitions_at_version(table.id, |version| {
-            self.fold_partitions(Some(version), &table, partition_names, &columns, engine)
+            self.fold_partitions(version, &table, partition_names, &columns, engine)
         })
     }
 
     /// [`Store::aggregate_column_statistics`] once `columns` are normalised and not empty.
     fn fold_partitions(
         &self,
-        version: Option<u64>,
+        version: u64,
         table: &PartitionedTable,
         partition_names: &[String],
         columns: &[String],

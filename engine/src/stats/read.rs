@@ -77,22 +77,20 @@ fn normalized_name(name: &str) -> Cow<'_, str> {
 /// at: a cached slot index of that version is used, and a scanned one is cached.
 pub(crate) fn resolve_slots(
     store: &Store,
-    version: Option<u64>,
+    version: u64,
     table: &PartitionedTable,
     names: &[String],
 ) -> Result<Vec<(usize, u32)>> {
     let reader = store.reader();
-    let mut index = version.and_then(|version| store.stats_slots.get(table.id, version));
+    let mut index = store.stats_slots.get(table.id, version);
     if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
             let scanned = Arc::new(SlotIndex {
-                version: version.unwrap_or(u64::MAX),
+                version,
                 by_name: scan_slot_index(reader, table)?,
             });
-            if version.is_some() {
-                store.stats_slots.insert(table.id, scanned.clone());
-            }
+            store.stats_slots.insert(table.id, scanned.clone());
             index = Some(scanned);
         }
     }
@@ -330,21 +328,14 @@ impl Store {
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
         self.read_partitions_at_version(table.id, |version| {
-            self.read_partitions(
-                Some(version),
-                &table,
-                &names,
-                &columns,
-                engine,
-                with_sketches,
-            )
+            self.read_partitions(version, &table, &names, &columns, engine, with_sketches)
         })
     }
 
     /// [`Store::partition_column_statistics`] once names and columns are normalised.
     fn read_partitions(
         &self,
-        version: Option<u64>,
+        version: u64,
         table: &PartitionedTable,
         names: &[String],
         columns: &[String],
