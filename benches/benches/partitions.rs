@@ -196,10 +196,11 @@ fn bench_listings(criterion: &mut Criterion) {
                     // once, each record read in place.
                     let mut location_bytes = 0usize;
                     let mut last_descriptor = None;
-                    for view in &views.partitions {
-                        let record = view.record().unwrap();
+                    for view in views.iter() {
+                        let view = view.unwrap();
+                        let record = view.record();
                         location_bytes += record.location.as_ref().map_or(0, |l| l.len());
-                        let descriptor = view.descriptor_id().unwrap();
+                        let descriptor = view.descriptor_id();
                         if descriptor != last_descriptor {
                             black_box(view.descriptor().unwrap());
                             last_descriptor = descriptor;

@@ -64,6 +64,7 @@ mod partition_filter;
 mod partition_filter_eval;
 mod partition_list;
 pub mod partition_name;
+mod partition_views;
 mod partition_write;
 mod pattern;
 mod principal;
@@ -91,9 +92,7 @@ pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
-pub use partition::{
-    ArchivedPartitionRecord, Partition, PartitionRecord, PartitionView, PartitionViews,
-};
+pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{
@@ -106,6 +105,7 @@ pub use partition_name::{
     partition_name_to_spec, partition_name_to_values, unescape_path_name, PartitionNameWhitelist,
     DEFAULT_PARTITION_NAME,
 };
+pub use partition_views::{PartitionIter, PartitionView, PartitionViews};
 pub use partition_write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,

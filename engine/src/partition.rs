@@ -420,56 +420,6 @@ pub(crate) fn assemble(
     Ok(partition)
 }
 
-/// One stored partition, read in place: its values (from the key), its
-/// record and its shared descriptor (archived, zero-copy).
-pub struct PartitionView {
-    values: Vec<String>,
-    record: ValueView<PartitionRecord>,
-    descriptor: Option<Arc<ValueView<StorageDescriptor>>>,
-}
-
-impl PartitionView {
-    /// The partition values, in key order.
-    pub fn values(&self) -> &[String] {
-        &self.values
-    }
-
-    /// The stored record, validated, in place.
-    pub fn record(&self) -> Result<&ArchivedPartitionRecord> {
-        self.record.archived()
-    }
-
-    /// The shared storage descriptor (location in [`Self::record`]), if the
-    /// partition has one.
-    pub fn descriptor(&self) -> Result<Option<&rkyv::Archived<StorageDescriptor>>> {
-        self.descriptor
-            .as_ref()
-            .map(|descriptor| descriptor.archived())
-            .transpose()
-    }
-
-    /// The id of the shared descriptor, if any: partitions with the same id
-    /// share it, so a caller writing many partitions validates and writes
-    /// each shared descriptor once ([`Self::descriptor`] validates on every
-    /// call).
-    pub fn descriptor_id(&self) -> Result<Option<u64>> {
-        let record = self.record.archived()?;
-        Ok(record.descriptor_id.as_ref().map(|id| id.to_native()))
-    }
-
-    /// The partition, deserialised, as a member of `table`.
-    pub fn to_partition(&self, table: &Table, skip_columns: bool) -> Result<Partition> {
-        let record = self.record.to_owned()?;
-        let location = record.location.clone();
-        let mut partition = partition_of(table, self.values.clone(), record);
-        if let Some(descriptor) = &self.descriptor {
-            let shared = ValueView::to_owned(descriptor.as_ref())?;
-            partition.sd = Some(descriptor_with(&shared, location, skip_columns));
-        }
-        Ok(partition)
-    }
-}
-
 /// The partition of `table` with `values` and `record`, without its
 /// storage descriptor.
 fn partition_of(table: &Table, values: Vec<String>, record: PartitionRecord) -> Partition {
@@ -486,54 +436,6 @@ fn partition_of(table: &Table, values: Vec<String>, record: PartitionRecord) -> 
         write_id: record.write_id,
         file_metadata: record.file_metadata,
     }
-}
-
-/// Partitions of one table read in place, in key order, with the table.
-pub struct PartitionViews {
-    /// The table they belong to.
-    pub table: Table,
-    /// The partitions.
-    pub partitions: Vec<PartitionView>,
-}
-
-/// Builds views of `entries` (key, stored record, values) of `table`,
-/// sharing each descriptor view.
-pub(crate) fn views_of(
-    reader: &dyn KvBackend,
-    table: TableId,
-    entries: Vec<(KvBytes, KvBytes, Vec<String>)>,
-) -> Result<Vec<PartitionView>> {
-    let mut descriptors: HashMap<u64, Arc<ValueView<StorageDescriptor>>> = HashMap::new();
-    let mut views = Vec::with_capacity(entries.len());
-    for (key, stored, values) in entries {
-        let record = ValueView::<PartitionRecord>::new(key, stored)?;
-        let descriptor_id = record
-            .archived()?
-            .descriptor_id
-            .as_ref()
-            .map(|id| id.to_native());
-        let descriptor = match descriptor_id {
-            Some(id) => Some(match descriptors.get(&id) {
-                Some(view) => view.clone(),
-                None => {
-                    let key = keys::partition_descriptor_key(table, id);
-                    let view = read_view::<StorageDescriptor>(reader, &key)?.ok_or_else(|| {
-                        Error::corruption(&key, "a partition refers to this missing descriptor")
-                    })?;
-                    let view = Arc::new(view);
-                    descriptors.insert(id, view.clone());
-                    view
-                }
-            }),
-            None => None,
-        };
-        views.push(PartitionView {
-            values,
-            record,
-            descriptor,
-        });
-    }
-    Ok(views)
 }
 
 /// Iterates over the partitions in `range`: key, stored record, values.

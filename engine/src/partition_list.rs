@@ -17,13 +17,14 @@ use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::name_listing::{push_name_of_key, NameListing, PartitionNames};
 use crate::partition::{
-    assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range, views_of,
-    DescriptorCache, Partition, PartitionRecord, PartitionViews, PartitionedTable,
+    assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range,
+    DescriptorCache, Partition, PartitionRecord, PartitionedTable,
 };
-use crate::partition_filter::{PartitionFilter, ValueRange};
+use crate::partition_filter::{CompiledFilter, PartitionFilter, ValueRange};
 use crate::partition_name::{
     escape_path_name, is_plain, make_partition_name, partition_name_to_spec, push_escaped,
 };
+use crate::partition_views::PartitionViews;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 use crate::values::ValueView;
 
@@ -46,14 +47,45 @@ pub enum PartitionSelection<'a> {
 type Entry = (KvBytes, KvBytes, Vec<String>);
 
 /// The test a scanned partition's values must pass.
-type Keep = Box<dyn Fn(&[String]) -> bool>;
+enum Keep {
+    Every,
+    /// Values for leading keys; an empty one matches any.
+    Partial(Vec<String>),
+    Filter(CompiledFilter),
+}
+
+impl Keep {
+    fn keeps<V: AsRef<str>>(&self, values: &[V]) -> bool {
+        match self {
+            Keep::Every => true,
+            Keep::Partial(partial) => partial
+                .iter()
+                .zip(values)
+                .all(|(wanted, value)| wanted.is_empty() || wanted == value.as_ref()),
+            Keep::Filter(filter) => filter.matches(values),
+        }
+    }
+}
 
 /// What a selection scans and what it keeps of the scan.
 struct Plan {
     /// Disjoint ranges in key order.
     ranges: Vec<KeyRange>,
     keep: Keep,
+    /// Whether `ranges` is the whole table: the selection bounds no leading key, so a kept
+    /// name listing tells which partitions pass faster than a scan of every key.
+    whole_table: bool,
 }
+
+/// Whether a listing needs the stored records or only the partitions' keys and values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Records,
+    KeysOnly,
+}
+
+/// Visits selected partitions: key, stored record (`None` when only keys are read), values.
+type Visit<'v> = dyn FnMut(KvBytes, Option<KvBytes>, Vec<String>) -> Result<()> + 'v;
 
 impl Store {
     /// Partition `values` of table `catalog.database.name`; Hive's
@@ -115,11 +147,7 @@ impl Store {
     ) -> Result<PartitionViews> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
         let entries = self.select(&table, selection, max_parts)?;
-        let partitions = views_of(self.reader(), table.id, entries)?;
-        Ok(PartitionViews {
-            table: table.table,
-            partitions,
-        })
+        PartitionViews::new(table.table, table.id, entries, self.backend().clone())
     }
 
     /// The partitions of `selection`, at most `max_parts` (below zero: all),
@@ -196,9 +224,10 @@ impl Store {
             _ => false,
         };
         if !every_name {
-            let names = self.read_partitions_consistently(table.id, || {
+            let names = self.read_partitions_at_version(table.id, |version| {
                 let mut names = PartitionNames::new();
-                self.visit(&table, selection, max_parts, &mut |_, _, values| {
+                let read = (version, Read::KeysOnly);
+                self.visit(&table, selection, max_parts, read, &mut |_, _, values| {
                     names.push_with(|text| {
                         push_joined_name(text, &key_parts, &values);
                         Ok(())
@@ -208,36 +237,63 @@ impl Store {
             })?;
             return Ok(NameListing::new(Arc::new(names), usize::MAX));
         }
-        let (cache, versions) = self.name_cache();
-        if let Some(version) = versions.stable_version(table.id) {
+        let names = self.read_partitions_at_version(table.id, |version| {
+            if max_parts < 0 {
+                return self.every_name_at(&table, &key_parts, version);
+            }
+            // A short listing is read as asked, unless a kept one answers it.
+            let (cache, _) = self.name_cache();
             if let Some(names) = cache.get(table.id, version, &key_parts) {
-                return Ok(NameListing::new(names, limit));
+                return Ok(names);
             }
-        }
-        // Only a full listing is worth keeping; a short one is read as asked.
-        let read_limit = if max_parts < 0 { usize::MAX } else { limit };
-        let (names, version) = self.read_partitions_at_version(table.id, |version| {
-            let mut names = PartitionNames::new();
-            let mut scratch = Vec::new();
-            for entry in kv::scan(self.reader(), table.all_partitions(), SCAN_PAGE_ENTRY_COUNT)
-                .take(read_limit)
-            {
-                let (key, _) = entry?;
-                names.push_with(|text| push_name_of_key(text, &key_parts, &key, &mut scratch))?;
-            }
-            Ok((names, version))
+            Ok(Arc::new(self.read_names(&table, &key_parts, limit)?))
         })?;
-        let names = Arc::new(names);
-        if max_parts < 0 {
+        Ok(NameListing::new(names, limit))
+    }
+
+    /// Every partition name of `table` at `version` (the stripe version of the read this is
+    /// part of), from the kept listing, else read from the keys and kept.
+    fn every_name_at(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+        version: u64,
+    ) -> Result<Arc<PartitionNames>> {
+        let (cache, versions) = self.name_cache();
+        if let Some(names) = cache.get(table.id, version, key_parts) {
+            return Ok(names);
+        }
+        let names = Arc::new(self.read_names(table, key_parts, usize::MAX)?);
+        // Kept only if no batch moved the table during the read: a listing must never be
+        // kept at a version it does not show.
+        if versions.unchanged(table.id, version) {
             cache.keep(
                 table.id,
                 version,
-                &key_parts,
+                key_parts,
                 names.clone(),
                 |table, version| versions.unchanged(table, version),
             );
         }
-        Ok(NameListing::new(names, limit))
+        Ok(names)
+    }
+
+    /// The first `limit` partition names of `table`, read from its keys.
+    fn read_names(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+        limit: usize,
+    ) -> Result<PartitionNames> {
+        let mut names = PartitionNames::new();
+        let mut scratch = Vec::new();
+        for entry in
+            kv::scan(self.reader(), table.all_partitions(), SCAN_PAGE_ENTRY_COUNT).take(limit)
+        {
+            let (key, _) = entry?;
+            names.push_with(|text| push_name_of_key(text, key_parts, &key, &mut scratch))?;
+        }
+        Ok(names)
     }
 
     /// How many partitions `selection` holds; only keys are read.
@@ -249,9 +305,10 @@ impl Store {
         selection: PartitionSelection<'_>,
     ) -> Result<u64> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
-        let count = self.read_partitions_consistently(table.id, || {
+        let count = self.read_partitions_at_version(table.id, |version| {
             let mut count = 0u64;
-            self.visit(&table, selection, -1, &mut |_, _, _| {
+            let read = (version, Read::KeysOnly);
+            self.visit(&table, selection, -1, read, &mut |_, _, _| {
                 count += 1;
                 Ok(())
             })?;
@@ -370,24 +427,36 @@ impl Store {
         selection: PartitionSelection<'_>,
         max_parts: i32,
     ) -> Result<Vec<Entry>> {
-        self.read_partitions_consistently(table.id, || {
+        self.read_partitions_at_version(table.id, |version| {
             let mut entries = Vec::new();
-            self.visit(table, selection, max_parts, &mut |key, stored, values| {
-                entries.push((key, stored, values));
-                Ok(())
-            })?;
+            let read = (version, Read::Records);
+            self.visit(
+                table,
+                selection,
+                max_parts,
+                read,
+                &mut |key, stored, values| {
+                    let stored = stored.ok_or_else(|| {
+                        Error::Internal("a listing of records visited a key alone".to_string())
+                    })?;
+                    entries.push((key, stored, values));
+                    Ok(())
+                },
+            )?;
             Ok(entries)
         })
     }
 
-    /// Calls `visit` on each selected partition in key order, at most
-    /// `max_parts` times (below zero: no limit).
+    /// Calls `visit` on each selected partition in key order, at most `max_parts` times
+    /// (below zero: no limit). `version` is the table's stripe version of the read this is
+    /// part of ([`Store::read_partitions_at_version`]).
     fn visit(
         &self,
         table: &PartitionedTable,
         selection: PartitionSelection<'_>,
         max_parts: i32,
-        visit: &mut dyn FnMut(KvBytes, KvBytes, Vec<String>) -> Result<()>,
+        (version, read): (u64, Read),
+        visit: &mut Visit<'_>,
     ) -> Result<()> {
         let mut remaining = usize::try_from(max_parts).unwrap_or(usize::MAX);
         if remaining == 0 {
@@ -397,17 +466,75 @@ impl Store {
             return self.visit_names(table, names, &mut remaining, visit);
         }
         let plan = plan(table, selection)?;
+        if plan.whole_table && !matches!(plan.keep, Keep::Every) {
+            if let Some(key_parts) = plain_key_parts(table) {
+                let names = self.every_name_at(table, &key_parts, version)?;
+                return self.visit_listed(
+                    table, &plan.keep, &key_parts, &names, read, remaining, visit,
+                );
+            }
+        }
         for range in plan.ranges {
             for entry in scan_range(self.reader(), range) {
                 let (key, stored, values) = entry?;
-                if !(plan.keep)(&values) {
+                if !plan.keep.keeps(&values) {
                     continue;
                 }
-                visit(key, stored, values)?;
+                visit(key, Some(stored), values)?;
                 remaining -= 1;
                 if remaining == 0 {
                     return Ok(());
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Store::visit`] over the partitions of a name listing of the whole table that `keep`
+    /// keeps: the test runs on values sliced from the names, and only the kept partitions'
+    /// records are read.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_listed(
+        &self,
+        table: &PartitionedTable,
+        keep: &Keep,
+        key_parts: &[String],
+        names: &PartitionNames,
+        read: Read,
+        mut remaining: usize,
+        visit: &mut Visit<'_>,
+    ) -> Result<()> {
+        let mut sliced: Vec<&str> = Vec::with_capacity(key_parts.len());
+        for index in 0..names.len() {
+            let name = names.get(index);
+            let values: Vec<String> = if slice_plain_values(key_parts, name, &mut sliced) {
+                if !keep.keeps(&sliced) {
+                    continue;
+                }
+                sliced.iter().map(|value| (*value).to_string()).collect()
+            } else {
+                let values = values_of_name(table, name).ok_or_else(|| {
+                    Error::Internal(format!("a kept partition name {name:?} does not parse"))
+                })?;
+                if !keep.keeps(&values) {
+                    continue;
+                }
+                values
+            };
+            let key = keys::partition_key(table.id, &values);
+            let stored = match read {
+                Read::KeysOnly => None,
+                // Missing only if a batch removed it since the listing, and then the read
+                // this is part of sees the version move and starts again.
+                Read::Records => match self.reader().get(&key)? {
+                    Some(stored) => Some(stored),
+                    None => continue,
+                },
+            };
+            visit(KvBytes::from_shared(key.into()), stored, values)?;
+            remaining -= 1;
+            if remaining == 0 {
+                break;
             }
         }
         Ok(())
@@ -418,7 +545,7 @@ impl Store {
         table: &PartitionedTable,
         names: &[String],
         remaining: &mut usize,
-        visit: &mut dyn FnMut(KvBytes, KvBytes, Vec<String>) -> Result<()>,
+        visit: &mut Visit<'_>,
     ) -> Result<()> {
         let plain_parts = plain_key_parts(table);
         // Sorted by key, which is value order, and read in that order.
@@ -441,7 +568,7 @@ impl Store {
             let Some(stored) = self.reader().get(&key)? else {
                 continue;
             };
-            visit(KvBytes::from_shared(key.into()), stored, values)?;
+            visit(KvBytes::from_shared(key.into()), Some(stored), values)?;
             *remaining -= 1;
             if *remaining == 0 {
                 break;
@@ -476,6 +603,17 @@ fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
 /// escaping is read by slicing it; anything else is left to [`values_of_name`].
 fn plain_values_of_name(key_parts: &[String], name: &str) -> PlainName {
     let mut values = Vec::with_capacity(key_parts.len());
+    if slice_plain_values(key_parts, name, &mut values) {
+        PlainName::Values(values.into_iter().map(str::to_string).collect())
+    } else {
+        PlainName::Unsure
+    }
+}
+
+/// Sets `values` to the values of plain name `name` (see [`plain_values_of_name`]), sliced
+/// from it; false if it is not a plain name of these keys.
+fn slice_plain_values<'n>(key_parts: &[String], name: &'n str, values: &mut Vec<&'n str>) -> bool {
+    values.clear();
     let mut rest = name;
     for (index, key_part) in key_parts.iter().enumerate() {
         let component = if index == 0 {
@@ -485,21 +623,17 @@ fn plain_values_of_name(key_parts: &[String], name: &str) -> PlainName {
         };
         let Some(after_key) = component.and_then(|text| text.strip_prefix(key_part.as_str()))
         else {
-            return PlainName::Unsure;
+            return false;
         };
         let end = after_key.find('/').unwrap_or(after_key.len());
         let value = &after_key[..end];
         if !is_plain(value) {
-            return PlainName::Unsure;
+            return false;
         }
-        values.push(value.to_string());
+        values.push(value);
         rest = &after_key[end..];
     }
-    if rest.is_empty() {
-        PlainName::Values(values)
-    } else {
-        PlainName::Unsure
-    }
+    rest.is_empty()
 }
 
 /// Appends the name of the partition of `values` to `text`, from the table's `k=` prefixes.
@@ -539,23 +673,28 @@ fn plan(table: &PartitionedTable, selection: PartitionSelection<'_>) -> Result<P
     match selection {
         PartitionSelection::All | PartitionSelection::Names(_) => Ok(Plan {
             ranges: vec![table.all_partitions()],
-            keep: Box::new(|_| true),
+            keep: Keep::Every,
+            whole_table: true,
         }),
         PartitionSelection::PartialValues(partial) => plan_partial(table, partial),
         PartitionSelection::Filter(text) => {
             let filter = PartitionFilter::parse(text)?.compile(&table.table.partition_keys)?;
-            let ranges = match filter.value_ranges() {
-                Some(ranges) => merge_ranges(
-                    ranges
-                        .iter()
-                        .map(|range| key_range(table.id, range))
-                        .collect(),
+            let (ranges, whole_table) = match filter.value_ranges() {
+                Some(ranges) => (
+                    merge_ranges(
+                        ranges
+                            .iter()
+                            .map(|range| key_range(table.id, range))
+                            .collect(),
+                    ),
+                    false,
                 ),
-                None => vec![table.all_partitions()],
+                None => (vec![table.all_partitions()], true),
             };
             Ok(Plan {
                 ranges,
-                keep: Box::new(move |values| filter.matches(values)),
+                keep: Keep::Filter(filter),
+                whole_table,
             })
         }
     }
@@ -575,7 +714,7 @@ pub(crate) fn partitions_matching_values(
     for range in plan.ranges {
         for entry in scan_range(reader, range) {
             let (_, _, values) = entry?;
-            if (plan.keep)(&values) {
+            if plan.keep.keeps(&values) {
                 matching.push(values);
             }
         }
@@ -598,20 +737,21 @@ fn plan_partial(table: &PartitionedTable, partial: &[String]) -> Result<Plan> {
         .take_while(|value| !value.is_empty())
         .cloned()
         .collect();
-    let range = if leading.is_empty() {
+    let whole_table = leading.is_empty();
+    let range = if whole_table {
         table.all_partitions()
     } else {
         KeyRange::prefix(&keys::partition_key(table.id, &leading))
     };
-    let partial = partial.to_vec();
+    let keep = if partial.iter().all(String::is_empty) {
+        Keep::Every
+    } else {
+        Keep::Partial(partial.to_vec())
+    };
     Ok(Plan {
         ranges: vec![range],
-        keep: Box::new(move |values| {
-            partial
-                .iter()
-                .zip(values)
-                .all(|(wanted, value)| wanted.is_empty() || wanted == value)
-        }),
+        keep,
+        whole_table,
     })
 }
 

@@ -277,18 +277,9 @@ impl Store {
 
     /// Runs `scan`, a read of `table`'s partitions, so that it sees every batch whole: again
     /// while a batch touching the table was applied during it, and at last holding the writer
-    /// lock (see `consistent.rs`).
-    pub(crate) fn read_partitions_consistently<R>(
-        &self,
-        table: keys::TableId,
-        mut scan: impl FnMut() -> Result<R>,
-    ) -> Result<R> {
-        self.read_partitions_at_version(table, |_| scan())
-    }
-
-    /// [`Store::read_partitions_consistently`], telling `scan` the version of the table's
-    /// stripe it reads at, for caches keyed by it: a result is only returned if no batch
-    /// touching the table was applied during its scan.
+    /// lock (see `consistent.rs`). `scan` is told the version of the table's stripe it reads
+    /// at, for caches keyed by it: a result is only returned if no batch touching the table
+    /// was applied during its scan.
     pub(crate) fn read_partitions_at_version<R>(
         &self,
         table: keys::TableId,

@@ -373,8 +373,9 @@ fn repeated_descriptors_are_stored_once() {
     let views = store
         .partition_views("hive", "db", "events", PartitionSelection::All, -1)
         .unwrap();
-    assert_eq!(views.partitions.len(), 50);
-    let descriptor = views.partitions[0].descriptor().unwrap().unwrap();
+    assert_eq!(views.len(), 50);
+    let first = views.iter().next().unwrap().unwrap();
+    let descriptor = first.descriptor().unwrap().unwrap();
     assert_eq!(descriptor.cols.len(), 2);
     let skipped = store
         .list_partitions_selected("hive", "db", "events", PartitionSelection::All, 1, true)
@@ -590,7 +591,7 @@ fn listings_never_show_part_of_a_batch() {
                     let views = store
                         .partition_views("hive", "db", "events", selection, -1)
                         .unwrap();
-                    assert_eq!(views.partitions.len() % BATCH_LEN, 0);
+                    assert_eq!(views.len() % BATCH_LEN, 0);
                     listings += 1;
                 }
             });
@@ -737,4 +738,77 @@ fn kept_name_listings_follow_every_change() {
     store.drop_table("hive", "db", "events").unwrap();
     partitioned_table(&store, "events");
     assert!(names(-1).is_empty());
+}
+
+/// Selections that bound no leading key (a filter on the second key, partial values with the
+/// first one empty) are answered from the table's name listing, kept or read: their answers
+/// follow every change as a scan's would.
+#[test]
+fn selections_on_later_keys_follow_every_change() {
+    let store = metadata_only_store(Arc::new(MemoryBackend::new()));
+    create_db(&store);
+    partitioned_table(&store, "events");
+    let by_filter = |filter: &str| -> Vec<Vec<String>> {
+        let partitions = store
+            .list_partitions_by_filter("hive", "db", "events", filter, -1)
+            .unwrap();
+        let names = store
+            .list_partition_names_by_filter("hive", "db", "events", filter, -1)
+            .unwrap();
+        let count = store
+            .get_num_partitions_by_filter("hive", "db", "events", filter)
+            .unwrap();
+        assert_eq!(names.len(), partitions.len(), "{filter}");
+        assert_eq!(count as usize, partitions.len(), "{filter}");
+        partitions.into_iter().map(|p| p.values).collect()
+    };
+    let by_partial = |partial: &[&str]| -> Vec<Vec<String>> {
+        store
+            .list_partitions_ps("hive", "db", "events", &strings(partial), -1)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.values)
+            .collect()
+    };
+    add(
+        &store,
+        vec![
+            partition(&["b", "1"]),
+            partition(&["a", "2"]),
+            partition(&["a/x", "1"]),
+        ],
+    );
+    // Not kept yet: this one reads the names from the keys and keeps them.
+    assert_eq!(
+        by_filter("hr = 1"),
+        [strings(&["a/x", "1"]), strings(&["b", "1"])]
+    );
+    assert_eq!(by_partial(&["", "2"]), [strings(&["a", "2"])]);
+    add(&store, vec![partition(&["c", "1"]), partition(&["c", ""])]);
+    assert_eq!(
+        by_filter("hr = 1"),
+        [
+            strings(&["a/x", "1"]),
+            strings(&["b", "1"]),
+            strings(&["c", "1"])
+        ]
+    );
+    assert_eq!(
+        by_partial(&["", "__HIVE_DEFAULT_PARTITION__"]),
+        [strings(&["c", "__HIVE_DEFAULT_PARTITION__"])]
+    );
+    store
+        .drop_partition("hive", "db", "events", &strings(&["b", "1"]), false)
+        .unwrap();
+    assert_eq!(
+        by_filter("hr = 1"),
+        [strings(&["a/x", "1"]), strings(&["c", "1"])]
+    );
+    // A limit still applies, and the records read are the partitions' own.
+    let first = store
+        .list_partitions_by_filter("hive", "db", "events", "hr = 1", 1)
+        .unwrap();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].values, strings(&["a/x", "1"]));
+    assert!(first[0].sd.is_some());
 }

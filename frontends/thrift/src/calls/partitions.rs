@@ -711,10 +711,8 @@ pub fn values(
         .partition_views(&table.catalog, &table.database, &table.name, selection, -1)
         .map_err(|error| to_thrift(error, throws::GET))?;
     let mut rows: Vec<(Vec<String>, Vec<String>)> = views
-        .partitions
-        .iter()
-        .map(|partition| {
-            let values = partition.values();
+        .values()
+        .map(|values| {
             let pick = |positions: &[usize]| -> Vec<String> {
                 positions
                     .iter()

@@ -231,9 +231,9 @@ impl<'t> PartitionWriter<'t> {
     pub(crate) fn write(
         &mut self,
         o: &mut Encoder<'_>,
-        partition: &engine::PartitionView,
+        partition: &engine::PartitionView<'_>,
     ) -> thrift::Result<()> {
-        let record = partition.record().map_err(engine_error)?;
+        let record = partition.record();
         o.struct_begin();
         o.field(TType::List, 1);
         o.list_begin(TType::String, partition.values().len())?;
@@ -244,7 +244,7 @@ impl<'t> PartitionWriter<'t> {
         o.string_field(3, &self.table.table_name);
         o.i32_field(4, record.create_time.to_native());
         o.i32_field(5, record.last_access_time.to_native());
-        if let Some(id) = record.descriptor_id.as_ref().map(|id| id.to_native()) {
+        if let Some(id) = partition.descriptor_id() {
             let descriptor = match self.descriptors.entry(id) {
                 Entry::Occupied(entry) => entry.into_mut(),
                 Entry::Vacant(entry) => {
@@ -279,7 +279,7 @@ impl<'t> PartitionWriter<'t> {
 
 /// An engine failure while writing (a corrupt stored value): the call fails as the generated
 /// processor fails a handler error it cannot declare.
-fn engine_error(error: engine::Error) -> thrift::Error {
+pub(crate) fn engine_error(error: engine::Error) -> thrift::Error {
     thrift::Error::Application(thrift::ApplicationError::new(
         thrift::ApplicationErrorKind::InternalError,
         error.to_string(),
@@ -573,8 +573,8 @@ mod tests {
             let mut direct = Vec::new();
             let o = &mut Encoder::new(&mut direct, protocol);
             let mut writer = super::PartitionWriter::new(&views.table, protocol);
-            for view in &views.partitions {
-                writer.write(o, view).unwrap();
+            for view in views.iter() {
+                writer.write(o, &view.unwrap()).unwrap();
             }
             let mut generated = Vec::new();
             for partition in owned.iter().cloned().map(crate::convert::partition_to_idl) {

@@ -8,7 +8,7 @@ use hivestore_engine::{PartitionSelection, PartitionViews};
 use hivestore_idl::hive_metastore::{GetPartitionsByNamesRequest, PartitionsRequest};
 use thrift::protocol::{TInputProtocol, TType};
 
-use super::encode::PartitionWriter;
+use super::encode::{engine_error, PartitionWriter};
 use super::wire::Encoder;
 use super::{read_struct_argument, write_success, Answer};
 use crate::calls::{catalog_or_default, require_database_name};
@@ -93,14 +93,14 @@ fn write_partitions(
     protocol: Protocol,
     views: &PartitionViews,
 ) -> thrift::Result<()> {
-    o.list_begin(TType::Struct, views.partitions.len())?;
+    o.list_begin(TType::Struct, views.len())?;
     let mut writer = PartitionWriter::new(&views.table, protocol);
-    let mut partitions = views.partitions.iter();
+    let mut partitions = views.iter();
     if let Some(first) = partitions.next() {
         // Partitions of a table are about the same size: room for all of them at once, so
         // that a reply of many megabytes is not grown (and copied) a doubling at a time.
         let start = o.written();
-        writer.write(o, first)?;
+        writer.write(o, &first.map_err(engine_error)?)?;
         let first_len = o.written() - start;
         o.reserve(
             first_len
@@ -109,7 +109,7 @@ fn write_partitions(
         );
     }
     for partition in partitions {
-        writer.write(o, partition)?;
+        writer.write(o, &partition.map_err(engine_error)?)?;
     }
     Ok(())
 }
