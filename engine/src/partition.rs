@@ -235,7 +235,7 @@ pub(crate) struct DescriptorInterner {
 }
 
 /// Whether `a` and `b` are the same shared descriptor: equal but for their locations.
-fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool {
+pub(crate) fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool {
     a.cols == b.cols
         && a.input_format == b.input_format
         && a.output_format == b.output_format

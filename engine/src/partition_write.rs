@@ -85,7 +85,11 @@ fn set_ddl_time_if_absent(partition: &mut Partition, now: i32) {
 
 fn lowercase_columns(sd: &mut StorageDescriptor) {
     for column in &mut sd.cols {
-        column.name = column.name.to_lowercase();
+        // Names nearly always arrive in lower-case ASCII: rewritten only when they do not.
+        let name = &column.name;
+        if !name.is_ascii() || name.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            column.name = name.to_lowercase();
+        }
     }
 }
 

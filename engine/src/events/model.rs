@@ -6,7 +6,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::database::Database;
-use crate::partition::{Partition, PartitionRecord};
+use crate::partition::{same_shared, Partition, PartitionRecord};
 use crate::stats::ColumnStatistics;
 use crate::table::{StorageDescriptor, Table};
 use crate::values::{stored_value, ValueKind};
@@ -197,10 +197,12 @@ impl PartitionImages {
     /// Adds `partition`, sharing its descriptor with an equal one already held.
     pub fn push(&mut self, partition: &Partition) {
         let descriptor = partition.sd.as_ref().map(|sd| {
-            let mut shared = sd.clone();
-            shared.location = None;
-            let found = self.descriptors.iter().position(|held| *held == shared);
+            // Compared in place: a batch's partitions nearly always share one descriptor, and
+            // a copy of its columns per partition cost more than the rest of the event.
+            let found = self.descriptors.iter().position(|held| same_shared(held, sd));
             let index = found.unwrap_or_else(|| {
+                let mut shared = sd.clone();
+                shared.location = None;
                 self.descriptors.push(shared);
                 self.descriptors.len() - 1
             });

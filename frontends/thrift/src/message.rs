@@ -7,7 +7,7 @@
 //! complete, bounded buffer: a bad message can cost its connection, never the server's memory,
 //! and a call the server does not know is skipped whole, so the stream stays in step.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 use crate::detect::{Protocol, Transport, WireFormat, BINARY_VERSION_HIGH, BINARY_VERSION_LOW};
 use crate::limits::{Limits, METHOD_NAME_BYTES_MAX, NESTING_DEPTH_MAX};
@@ -30,7 +30,7 @@ pub enum ReadError {
 }
 
 /// Reads one message into `message` (cleared first).
-pub fn read_message<R: Read>(
+pub fn read_message<R: BufRead>(
     reader: &mut R,
     format: WireFormat,
     limits: &Limits,
@@ -133,7 +133,7 @@ struct Scanner<'a, R> {
     limits: &'a Limits,
 }
 
-impl<R: Read> Scanner<'_, R> {
+impl<R: BufRead> Scanner<'_, R> {
     /// Copies the next `count` bytes of the stream into the message and returns where they start.
     fn take(&mut self, count: usize) -> Result<usize, ReadError> {
         let start = self.out.len();
@@ -142,6 +142,20 @@ impl<R: Read> Scanner<'_, R> {
                 "message exceeds the limit of {} bytes",
                 self.limits.message_bytes_max
             )));
+        }
+        if count == 0 {
+            // Asking the reader would wait for bytes of the next message.
+            return Ok(start);
+        }
+        // Most values sit whole in the reader's buffer: copied from there in one go, without
+        // zeroing room for them first.
+        // A failed fill is left to the reads below, which retry interruptions and name errors.
+        if let Ok(buffered) = self.reader.fill_buf() {
+            if buffered.len() >= count {
+                self.out.extend_from_slice(&buffered[..count]);
+                self.reader.consume(count);
+                return Ok(start);
+            }
         }
         if count <= EAGER_READ_BYTES_MAX {
             self.out.resize(start + count, 0);
