@@ -103,6 +103,7 @@ fn thrift_loopback(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
     let target = Target {
         database: fixture.database().to_string(),
         read_table_count: TABLE_COUNT,
+        partition_parameter_count: 0,
         partition_count: None,
         object_count: None,
     };

@@ -33,6 +33,8 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         tables: 2,
         partitions: vec![48],
         number: vec![TINY_NUMBER],
+        // The drop-table benchmarks' partitions carry hmsbench's `--params`.
+        params: 2,
         format: Format::Csv,
         csv_out: None,
         compare: None,

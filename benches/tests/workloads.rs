@@ -50,6 +50,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         tables: 2,
         partitions: vec![TINY_PARTITION_COUNT],
         number: vec![3],
+        params: 0,
         format: Format::Table,
         csv_out: None,
         compare: None,
@@ -245,6 +246,7 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
     let target = Target {
         database: "bench_test".to_string(),
         read_table_count: 1,
+        partition_parameter_count: 0,
         partition_count: None,
         object_count: None,
     };

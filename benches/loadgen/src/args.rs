@@ -22,6 +22,8 @@ pub const WARMUP_CALL_COUNT_MAX: u64 = 1_000_000;
 pub const READ_TABLE_COUNT_MAX: usize = 10_000;
 /// The largest partitioned table a run sets up.
 pub const PARTITION_COUNT_MAX: u64 = 10_000_000;
+/// The most parameters per partition (`--params`).
+pub const PARAMS_MAX: u64 = 1_000;
 /// The largest hmsbench size (`--number`).
 pub const NUMBER_MAX: u64 = 1_000_000;
 
@@ -111,6 +113,10 @@ pub struct BenchArgs {
     /// each size, smallest first.
     #[arg(long, short = 'N', value_delimiter = ',', default_value = "100")]
     pub number: Vec<u64>,
+    /// hmsbench's `--params`: parameters (`parameter_<i>` = `value_<i>`) on each partition of
+    /// `dropTableWithPartitions` and `dropTableMetaOnlyWithPartitions`.
+    #[arg(long, default_value_t = 0)]
+    pub params: u64,
     /// Report format on standard output.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -149,6 +155,8 @@ pub struct Plan {
     pub database: String,
     /// Read-only tables to create.
     pub read_table_count: usize,
+    /// hmsbench's `--params`.
+    pub partition_parameter_count: u64,
     /// The measurements, in order.
     pub steps: Vec<Step>,
     /// The report format.
@@ -202,6 +210,7 @@ impl Plan {
             return Err(Error::Argument("--database must name a database".into()));
         }
         let read_table_count = check("tables", args.tables, 1, READ_TABLE_COUNT_MAX)?;
+        let partition_parameter_count = check("params", args.params, 0, PARAMS_MAX)?;
         for connections in &args.connections {
             check("connections", *connections, 1, CONNECTION_COUNT_MAX)?;
         }
@@ -250,6 +259,7 @@ impl Plan {
             endpoints,
             database: args.database.trim().to_lowercase(),
             read_table_count,
+            partition_parameter_count,
             steps,
             format: args.format,
             csv_out: args.csv_out.clone(),

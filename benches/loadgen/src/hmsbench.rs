@@ -16,9 +16,9 @@ use hivestore_idl::hive_metastore::{
 use crate::endpoint::Client;
 use crate::fixture::{new_database, MARKER_PARAMETER, MARKER_VALUE, OWNER};
 use crate::hmsbench_data::{
-    partition, partition_names, partition_stats, partitioned_table, plain_table, tmp_table_name,
-    FILTER_MULTI_AND, FILTER_MULTI_OR, FILTER_SIMPLE, HMSBENCH_FILTER_TABLE, HMSBENCH_TABLE,
-    PARTIAL_SPEC, STATS_COLUMN,
+    partition, partition_names, partition_stats, partition_with_parameters, partitioned_table,
+    plain_table, tmp_table_name, FILTER_MULTI_AND, FILTER_MULTI_OR, FILTER_SIMPLE,
+    HMSBENCH_FILTER_TABLE, HMSBENCH_TABLE, PARTIAL_SPEC, STATS_COLUMN,
 };
 use crate::partition_table::ADD_BATCH_PARTITION_COUNT_MAX;
 use crate::workload::{next_scratch_serial, SampleCount, Workload};
@@ -57,6 +57,8 @@ pub(crate) struct HmsbenchCaller {
     sample: u64,
     /// The transaction snapshot `getValidWriteIds` sends.
     valid_txn_list: String,
+    /// hmsbench's `--params`: parameters on each partition of the drop-table benchmarks.
+    partition_parameter_count: u64,
 }
 
 impl HmsbenchCaller {
@@ -72,7 +74,15 @@ impl HmsbenchCaller {
             txn_ids: Vec::new(),
             sample: 0,
             valid_txn_list: String::new(),
+            partition_parameter_count: 0,
         }
+    }
+
+    /// Gives each partition the drop-table benchmarks add `count` parameters, as hmsbench's
+    /// `--params` does.
+    pub(crate) fn with_partition_parameters(mut self, count: u64) -> HmsbenchCaller {
+        self.partition_parameter_count = count;
+        self
     }
 
     fn own_table_name(&self) -> String {
@@ -120,10 +130,20 @@ impl HmsbenchCaller {
         let Some(table) = &self.table else {
             unreachable!("the caller's table is created before its partitions are added");
         };
+        // hmsbench gives only the drop-table benchmarks' partitions its `--params`.
+        let parameter_count = match self.workload {
+            Workload::DropTableWithPartitions | Workload::DropTableMetaOnlyWithPartitions => {
+                self.partition_parameter_count
+            }
+            _ => 0,
+        };
         let mut done = 0;
         while done < self.size {
             let end = self.size.min(done + ADD_BATCH_PARTITION_COUNT_MAX);
-            client.add_partitions((done..end).map(|index| partition(table, index)).collect())?;
+            let batch = (done..end)
+                .map(|index| partition_with_parameters(table, index, parameter_count))
+                .collect();
+            client.add_partitions(batch)?;
             done = end;
         }
         Ok(())

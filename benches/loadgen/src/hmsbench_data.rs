@@ -3,7 +3,8 @@
 //! (partitions `d0 .. d{N-1}`, one `add_partitions` call of them all), the filter table
 //! partitioned by `p_a`, `p_b`, `p_c` (partition `i` is `[a0, b<i>, c<i>]`), the filters and
 //! partial specification it sends, and the `name` column's statistics. Tables and partitions
-//! carry no parameters (hmsbench's `--params` default, 0).
+//! carry no parameters, but for `--params`, which gives the partitions of the drop-table
+//! benchmarks that many (hmsbench's default is 0).
 
 use std::collections::BTreeMap;
 
@@ -93,6 +94,18 @@ pub fn partition(table: &Table, index: u64) -> Partition {
     partition_with_values(table, vec![format!("d{index}")])
 }
 
+/// [`partition`] with `count` parameters `parameter_<i>` = `value_<i>` (hmsbench's
+/// `--params`).
+pub fn partition_with_parameters(table: &Table, index: u64, count: u64) -> Partition {
+    let mut partition = partition(table, index);
+    partition.parameters = Some(
+        (0..count)
+            .map(|i| (format!("parameter_{i}"), format!("value_{i}")))
+            .collect(),
+    );
+    partition
+}
+
 /// Its name, `d=d<index>`.
 pub fn partition_name(index: u64) -> String {
     format!("d=d{index}")
@@ -173,5 +186,21 @@ mod tests {
         let values = filter_partition(&filter, 4).values;
         assert_eq!(values, Some(vec!["a0".into(), "b4".into(), "c4".into()]));
         assert_eq!(plain_table("db", "p").partition_keys, Some(Vec::new()));
+    }
+
+    #[test]
+    fn params_are_named_as_hmsbench_names_them() {
+        let table = partitioned_table("db", "t");
+        let parameters = partition_with_parameters(&table, 2, 2).parameters.unwrap();
+        let expected: BTreeMap<String, String> =
+            [("parameter_0", "value_0"), ("parameter_1", "value_1")]
+                .into_iter()
+                .map(|(key, value)| (key.to_string(), value.to_string()))
+                .collect();
+        assert_eq!(parameters, expected);
+        assert_eq!(
+            partition_with_parameters(&table, 2, 0).parameters,
+            Some(BTreeMap::new())
+        );
     }
 }

@@ -166,6 +166,7 @@ fn measure_all(
                 let target = Target {
                     database: fixture.database().to_string(),
                     read_table_count: plan.read_table_count,
+                    partition_parameter_count: plan.partition_parameter_count,
                     partition_count: step.partition_count,
                     object_count: step.object_count,
                 };

@@ -389,6 +389,8 @@ pub struct Target {
     pub database: String,
     /// Read tables in it (`bench_table_<i>`); at least one.
     pub read_table_count: usize,
+    /// hmsbench's `--params`: parameters on each partition of its drop-table benchmarks.
+    pub partition_parameter_count: u64,
     /// For a partition workload: the partitions of the partitioned table, and how many an
     /// `add_partitions` measurement adds.
     pub partition_count: Option<u64>,
@@ -523,6 +525,7 @@ impl Caller {
                 workload.name()
             );
             HmsbenchCaller::new(workload, &target.database, size.unwrap_or(1))
+                .with_partition_parameters(target.partition_parameter_count)
         });
         Caller {
             workload,

@@ -199,7 +199,10 @@ impl PartitionImages {
         let descriptor = partition.sd.as_ref().map(|sd| {
             // Compared in place: a batch's partitions nearly always share one descriptor, and
             // a copy of its columns per partition cost more than the rest of the event.
-            let found = self.descriptors.iter().position(|held| same_shared(held, sd));
+            let found = self
+                .descriptors
+                .iter()
+                .position(|held| same_shared(held, sd));
             let index = found.unwrap_or_else(|| {
                 let mut shared = sd.clone();
                 shared.location = None;
