@@ -9,7 +9,9 @@ a no-op when repeated; `add_write_ids_to_min_history` is refused for a transacti
 open and for a malformed table name; `get_latest_txnid_in_conflict` names the latest committed
 transaction that updated what an open one updates; `commit_txn` with `writeEventInfos` records
 them as `add_write_notification_log` does (`get_all_write_event_info`, `ACID_WRITE` events)
-and, when one names a missing table, changes nothing and leaves the transaction open.
+and, when one names a missing table, changes nothing and leaves the transaction open;
+`commit_txn` with `keyValue` sets an existing `_meta` table parameter with the commit, and
+refuses any other key (changing nothing).
 
 Method: names and transactions are unique per test. Hive 2.3 has none of these calls (write
 ids came with Hive 3, the rest with Hive 4): against the reference every test skips on its
@@ -18,10 +20,14 @@ UNKNOWN_METHOD answer.
 
 import json
 
+import pytest
+
 from hive_metastore.ttypes import (
     AbortTxnRequest,
     AllocateTableWriteIdsRequest,
+    CommitTxnKeyValue,
     CommitTxnRequest,
+    Database,
     DataOperationType,
     FieldSchema,
     GetAllWriteEventInfoRequest,
@@ -179,7 +185,6 @@ def test_latest_txnid_in_conflict_names_a_later_committed_update(server):
 def test_commit_records_its_write_event_infos(server):
     db = unique_name("wid")
     with connected(server) as client:
-        from hive_metastore.ttypes import Database
         client.create_database(Database(name=db, description="", locationUri=None,
                                         parameters={}))
         client.create_table(make_table(db, "w", columns=COLUMNS, partition_keys=KEYS))
@@ -212,3 +217,35 @@ def test_commit_records_its_write_event_infos(server):
         commit = json.loads(events[1].message)
         assert (commit["txnid"], commit["writeIds"], commit["tables"]) == (
             txn, [pair.writeId], ["w"])
+
+
+def test_commit_sets_a_meta_table_parameter_with_the_transaction(server):
+    if server.external:
+        pytest.skip("Hive 2.3's CommitTxnRequest has no keyValue: it would ignore the field")
+    db = unique_name("wid")
+    with connected(server) as client:
+        client.create_database(Database(name=db, description="", locationUri=None,
+                                        parameters={}))
+        table = make_table(db, "k", columns=COLUMNS)
+        table.parameters = {"_meta.snapshot": "1", "plain": "p"}
+        client.create_table(table)
+        table_id = client.get_table(db, "k").id
+        txn = open_txn(client)
+
+        def commit(key):
+            value = CommitTxnKeyValue(tableId=table_id, key=key, value="2")
+            client.commit_txn(CommitTxnRequest(txnid=txn, keyValue=value))
+
+        for refused, text in (("plain", "key should start with _meta"),
+                              ("_meta.missing", "has no parameter _meta.missing")):
+            try:
+                commit(refused)
+                raise AssertionError(f"key {refused} was committed")
+            except TApplicationException as error:
+                assert text in error.message
+        assert client.get_table(db, "k").parameters["_meta.snapshot"] == "1"
+        assert txn in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
+        commit("_meta.snapshot")
+        parameters = client.get_table(db, "k").parameters
+        assert (parameters["_meta.snapshot"], parameters["plain"]) == ("2", "p")
+        assert txn not in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns

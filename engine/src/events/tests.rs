@@ -259,6 +259,14 @@ fn open_one(store: &Store) -> u64 {
     store.open_txns(request).unwrap()[0]
 }
 
+fn commit_with(store: &Store, txn_id: u64, writes: Vec<WriteNotification>) -> Result<()> {
+    let extras = crate::txns::CommitExtras {
+        writes,
+        key_value: None,
+    };
+    store.commit_txn_with(txn_id, extras)
+}
+
 #[test]
 fn a_commit_records_its_writes_with_their_events_in_its_batch() {
     let store = store_with_partition();
@@ -267,19 +275,17 @@ fn a_commit_records_its_writes_with_their_events_in_its_batch() {
     // A write to a missing partition fails the whole commit: nothing logged, still open.
     let missing = write(txn_id, Some("9"), "f0");
     assert!(matches!(
-        store.commit_txn_with_writes(txn_id, vec![missing]),
+        commit_with(&store, txn_id, vec![missing]),
         Err(Error::NoSuchObject(_))
     ));
     assert_eq!(store.current_event_id().unwrap(), start);
     assert!(store.write_events(txn_id, None, None).unwrap().is_empty());
     assert!(matches!(
-        store.commit_txn_with_writes(txn_id, vec![write(txn_id + 1, None, "f")]),
+        commit_with(&store, txn_id, vec![write(txn_id + 1, None, "f")]),
         Err(Error::InvalidInput(_))
     ));
 
-    store
-        .commit_txn_with_writes(txn_id, vec![write(txn_id, Some("1"), "f1")])
-        .unwrap();
+    commit_with(&store, txn_id, vec![write(txn_id, Some("1"), "f1")]).unwrap();
     let kinds_logged: Vec<&str> = kinds(&store, start).iter().map(|(_, k)| *k).collect();
     assert_eq!(kinds_logged, vec!["ACID_WRITE", "COMMIT_TXN"]);
     let recorded = store.write_events(txn_id, Some("db"), None).unwrap();

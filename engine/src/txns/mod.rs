@@ -16,6 +16,7 @@
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
 
+mod commit_extras;
 mod compaction_cleanup;
 mod compactions;
 mod min_history;
@@ -27,6 +28,7 @@ mod state;
 
 use std::collections::BTreeSet;
 
+pub use commit_extras::{CommitExtras, TxnKeyValue, TXN_KEY_PREFIX};
 pub use compaction_cleanup::{CompactionAbortOutcome, COMPACTION_ABORTED_MESSAGE};
 pub use compactions::{
     Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
@@ -264,18 +266,16 @@ impl Store {
     /// Hive's `commit_txn`: the transaction's writes become valid and its locks go.
     /// Committing a committed transaction again is harmless, as in Hive 4 (a retry).
     pub fn commit_txn(&self, txn_id: u64) -> Result<()> {
-        self.commit_txn_with_writes(txn_id, Vec::new())
+        self.commit_txn_with(txn_id, CommitExtras::default())
     }
 
-    /// Hive's `commit_txn` with `writeEventInfos`: as [`Store::commit_txn`], and each of
-    /// `writes` (of this transaction) is recorded as `add_write_notification_log` records it,
-    /// with its `ACID_WRITE` event, in the batch of the commit. The tables and partitions
-    /// must exist; otherwise nothing changes and the transaction stays open.
-    pub fn commit_txn_with_writes(
-        &self,
-        txn_id: u64,
-        writes: Vec<WriteNotification>,
-    ) -> Result<()> {
+    /// Hive's `commit_txn` with `writeEventInfos` and `keyValue`: as [`Store::commit_txn`],
+    /// and in the batch of the commit each write of `extras` (of this transaction) is recorded
+    /// as `add_write_notification_log` records it, with its `ACID_WRITE` event, and the table
+    /// parameter of its key/value is set. The tables, partitions and parameter must exist;
+    /// otherwise nothing changes and the transaction stays open.
+    pub fn commit_txn_with(&self, txn_id: u64, extras: CommitExtras) -> Result<()> {
+        let CommitExtras { writes, key_value } = extras;
         if writes.len() > crate::events::WRITE_NOTIFICATION_COUNT_MAX {
             return Err(Error::InvalidInput(format!(
                 "commit_txn reports {} writes; at most {} are allowed",
@@ -314,7 +314,12 @@ impl Store {
                 abort_in_memory(acid, txn_id, changes);
                 return Err(Error::TxnAborted(message));
             }
+            let table_put = key_value
+                .as_ref()
+                .map(|key_value| self.key_value_put(txn_id, key_value))
+                .transpose()?;
             let writes = self.record_commit_writes(txn_id, &writes, changes)?;
+            changes.puts.extend(table_put);
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());
             };

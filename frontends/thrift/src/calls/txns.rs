@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 
 use hivestore_engine::events::{InsertData, WriteNotification};
 use hivestore_engine::locks::DataOperation;
-use hivestore_engine::txns::{OpenTxnRequest, OpenTxns, ReplWriteIdState, TxnState, TxnType};
+use hivestore_engine::txns::{
+    CommitExtras, OpenTxnRequest, OpenTxns, ReplWriteIdState, TxnKeyValue, TxnState, TxnType,
+};
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
 
@@ -48,16 +50,13 @@ pub fn open(
 }
 
 /// `commit_txn`. Its `writeEventInfos` are recorded as `add_write_notification_log` does,
-/// in the batch of the commit; replication (`replPolicy`, `replLastIdInfo`) and
-/// Iceberg-style key/value commits are refused, not ignored.
+/// and its `keyValue` sets a `_meta` table parameter, in the batch of the commit;
+/// replication (`replPolicy`, `replLastIdInfo`) is refused, not ignored.
 pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
     if request.repl_policy.is_some() || request.repl_last_id_info.is_some() {
         return Err(undeclared(
             "commit_txn for replication (replPolicy, replLastIdInfo) is not supported",
         ));
-    }
-    if request.key_value.is_some() {
-        return Err(undeclared("commit_txn with keyValue is not supported yet"));
     }
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
     let writes = request
@@ -66,9 +65,14 @@ pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Resu
         .into_iter()
         .map(|info| commit_write(txn_id, info))
         .collect();
+    let key_value = request.key_value.map(|key_value| TxnKeyValue {
+        table_id: key_value.table_id,
+        key: key_value.key,
+        value: key_value.value,
+    });
     session
         .store()
-        .commit_txn_with_writes(txn_id, writes)
+        .commit_txn_with(txn_id, CommitExtras { writes, key_value })
         .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
 }
 
