@@ -258,6 +258,15 @@ impl CompactionQueue {
     }
 }
 
+/// Whether `asked` names `state` as Hive's `CompactionState.fromString` reads it: any case,
+/// words separated by spaces or underscores.
+fn state_names_match(asked: &str, state: CompactionState) -> bool {
+    asked
+        .trim()
+        .replace('_', " ")
+        .eq_ignore_ascii_case(state.hive_name())
+}
+
 /// Normalises the names of `request`; a database and a table are required.
 pub(crate) fn normalise_request(mut request: Compaction) -> Result<Compaction> {
     request.database = names::normalize(&request.database);
@@ -324,7 +333,7 @@ impl Store {
                 && filter
                     .state
                     .as_deref()
-                    .is_none_or(|state| state.eq_ignore_ascii_case(entry.state.hive_name()))
+                    .is_none_or(|state| state_names_match(state, entry.state))
                 && filter
                     .pool_name
                     .as_ref()
@@ -430,6 +439,14 @@ mod tests {
         assert!(store.submit_for_cleanup(request("t", None), -1, 9).is_err());
         let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
         assert_eq!(listed.len(), 3);
+        for asked in ["ready for cleaning", "READY_FOR_CLEANING", "initiated"] {
+            let filter = ShowCompactFilter {
+                state: Some(asked.into()),
+                ..ShowCompactFilter::default()
+            };
+            let count = store.show_compact(&filter).unwrap().len();
+            assert_eq!(count, if asked == "initiated" { 0 } else { 3 }, "{asked}");
+        }
         assert!(listed
             .iter()
             .all(|entry| entry.state == CompactionState::ReadyForCleaning));
