@@ -158,6 +158,28 @@ fn find_write_conflict(txns: &TxnSpace, txn_id: u64) -> Option<(u64, u64, WriteC
     None
 }
 
+/// Hive's message for a transaction aborted on commit by `conflict` (see
+/// [`find_write_conflict`]).
+fn write_conflict_message(
+    txn_id: u64,
+    commit_id: u64,
+    conflict: (u64, u64, WriteComponent, bool),
+) -> String {
+    let (committed_id, committed_commit_id, write, current_is_update) = conflict;
+    let mut resource = format!("{}/{}", write.database, write.table);
+    if let Some(partition) = &write.partition {
+        resource.push('/');
+        resource.push_str(partition);
+    }
+    format!(
+        "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
+        txn_id_text(txn_id),
+        txn_id_text(committed_id),
+        operation_letter(current_is_update),
+        operation_letter(write.is_update)
+    )
+}
+
 fn operation_letter(is_update: bool) -> char {
     if is_update {
         'u'
@@ -297,19 +319,7 @@ impl Store {
             require_open(&acid.txns, txn_id)?;
             let commit_id = acid.txns.next_txn_id.saturating_sub(1);
             if let Some(conflict) = find_write_conflict(&acid.txns, txn_id) {
-                let (committed_id, committed_commit_id, write, current_is_update) = conflict;
-                let mut resource = format!("{}/{}", write.database, write.table);
-                if let Some(partition) = &write.partition {
-                    resource.push('/');
-                    resource.push_str(partition);
-                }
-                let message = format!(
-                    "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
-                    txn_id_text(txn_id),
-                    txn_id_text(committed_id),
-                    operation_letter(current_is_update),
-                    operation_letter(write.is_update)
-                );
+                let message = write_conflict_message(txn_id, commit_id, conflict);
                 tracing::info!(txn_id, %message, "write conflict");
                 abort_in_memory(acid, txn_id, changes);
                 return Err(Error::TxnAborted(message));
