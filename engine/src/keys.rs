@@ -668,6 +668,32 @@ pub fn decode_write_id_key(key: &[u8]) -> Result<u64> {
     decode().map_err(|error: KeyError| error.at(key))
 }
 
+/// `0x17 + ID(txn)`: the prefix of an open transaction's minimum history write ids.
+pub fn min_history_prefix(txn_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_MIN_HISTORY, txn_id)
+}
+
+/// `0x17 + ID(txn) + component(database) + component(table)`.
+pub fn min_history_key(txn_id: u64, database: &str, table: &str) -> Vec<u8> {
+    let mut key = min_history_prefix(txn_id);
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
+/// The transaction, database and table of a minimum history key.
+pub fn decode_min_history_key(key: &[u8]) -> Result<(u64, String, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_MIN_HISTORY)?;
+        let (txn_id, rest) = take_id(rest)?;
+        let (database, rest) = take_name(rest)?;
+        let (table, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((txn_id, database, table))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x11 + component(name)`.
 pub fn acid_counter_key(name: &str) -> Vec<u8> {
     let mut key = vec![KEYSPACE_ACID_COUNTER];
@@ -675,7 +701,13 @@ pub fn acid_counter_key(name: &str) -> Vec<u8> {
     key
 }
 
-// The notification log (`crate::events`): keyspaces 0x18 to 0x1A; 0x17 is left for others.
+/// The write ids an open transaction's reader saw as lowest open, per table (Hive's
+/// `MIN_HISTORY_WRITE_ID`, from `add_write_ids_to_min_history`): `0x17 + ID(txn) +
+/// component(database) + component(table)` → write id, 8 bytes BE. Removed when the
+/// transaction commits or aborts.
+pub const KEYSPACE_MIN_HISTORY: u8 = 0x17;
+
+// The notification log (`crate::events`): keyspaces 0x18 to 0x1A.
 
 /// Notification events by id: `0x18 + ID(event)` → event value.
 pub const KEYSPACE_EVENT: u8 = 0x18;
@@ -687,7 +719,8 @@ pub const KEYSPACE_EVENT_COUNTER: u8 = 0x19;
 /// write event value.
 pub const KEYSPACE_WRITE_EVENT: u8 = 0x1A;
 
-const _: () = assert!(KEYSPACE_COMPACTION < 0x17 && 0x17 < KEYSPACE_EVENT);
+const _: () =
+    assert!(KEYSPACE_COMPACTION < KEYSPACE_MIN_HISTORY && KEYSPACE_MIN_HISTORY < KEYSPACE_EVENT);
 const _: () = assert!(
     KEYSPACE_EVENT < KEYSPACE_EVENT_COUNTER && KEYSPACE_EVENT_COUNTER < KEYSPACE_WRITE_EVENT
 );

@@ -73,8 +73,11 @@ pub enum ValueKind {
     Txn = 17,
     /// A committed transaction's write set (`crate::txns`).
     WriteSet = 18,
-    /// A queued compaction request (`crate::txns`).
+    /// A queued compaction request (`crate::txns`), as written before requests had states;
+    /// read as an initiated [`ValueKind::CompactionEntry`].
     Compaction = 19,
+    /// A compaction request with its state (`crate::txns`); replaces kind 19.
+    CompactionEntry = 20,
     /// A notification event (`crate::events`); kinds 32-39 belong to the notification log.
     Event = 32,
     /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).

@@ -264,6 +264,43 @@ def test_the_cleaner_deletes_events_older_than_the_ttl(tmp_path):
         stop_hivestore(server)
 
 
+def test_the_cleaner_also_drops_expired_writes_and_empty_aborted_transactions(tmp_path):
+    """With a one-second time-to-live, the write recorded by add_write_notification_log goes
+    with its ACID_WRITE event, and of two aborted transactions the one that wrote nothing is
+    purged while the one with a write id stays listed (its write id stays invalid)."""
+    server = start_hivestore(hivestore_binary(), tmp_path,
+                             ["--event-ttl-secs", "1", "--event-clean-interval-secs", "1"])
+    try:
+        with connected(server) as client:
+            db = unique_name(DB_PREFIX)
+            client.create_database(Database(name=db))
+            client.create_table(make_table(db, "w", columns=COLUMNS))
+            writer, idle = client.open_txns(OpenTxnRequest(num_txns=2, user="u",
+                                                           hostname="h")).txn_ids
+            client.allocate_table_write_ids(
+                AllocateTableWriteIdsRequest(dbName=db, tableName="w", txnIds=[writer]))
+            client.add_write_notification_log(WriteNotificationLogRequest(
+                txnId=writer, writeId=1, db=db, table="w",
+                fileInfo=InsertEventRequestData(filesAdded=["file:/w/delta_1/b0"])))
+            for txn in (writer, idle):
+                client.abort_txn(AbortTxnRequest(txnid=txn))
+
+            def write_infos():
+                return client.get_all_write_event_info(GetAllWriteEventInfoRequest(txnId=writer))
+
+            def listed():
+                return {txn.id for txn in client.get_open_txns_info().open_txns}
+
+            assert len(write_infos()) == 1 and {writer, idle} <= listed()
+            deadline = time.monotonic() + TTL_WAIT_S
+            while (write_infos() or idle in listed()) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert write_infos() == []
+            assert writer in listed() and idle not in listed()
+    finally:
+        stop_hivestore(server)
+
+
 def test_hive_23s_own_deserializer_reads_the_messages(client, tmp_path):
     """Hive 2.3's JSONMessageDeserializer (from the pyspark jars) reads every message it has a
     class for, with the Thrift objects inside (tests/java/EventMessages.java)."""

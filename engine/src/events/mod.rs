@@ -25,8 +25,10 @@ pub use model::{
     ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
     PartitionImage, PartitionImages, WriteEvent,
 };
-pub(crate) use writes::read_write_events;
-pub use writes::{InsertEvent, WriteNotification};
+pub(crate) use writes::{build_write_event, read_write_events, write_event_record};
+pub use writes::{
+    InsertEvent, WriteNotification, INSERT_EVENT_COUNT_MAX, WRITE_NOTIFICATION_COUNT_MAX,
+};
 
 /// At most this many events are answered by one read.
 pub const EVENT_READ_COUNT_MAX: usize = 100_000;
@@ -166,10 +168,13 @@ impl Store {
     }
 
     /// Deletes events written before `cutoff` (seconds since the epoch), oldest first, at
-    /// most `max_count`; returns how many went. The retention cleaner calls it until it
-    /// deletes fewer than it asked for.
+    /// most `max_count`; returns how many went. The write recorded with an expiring
+    /// `ACID_WRITE` event goes with it (Hive's cleaner deletes `TXN_WRITE_NOTIFICATION_LOG`
+    /// rows by the same time-to-live), unless a later write replaced it. The retention
+    /// cleaner calls it until it deletes fewer than it asked for.
     pub fn delete_events_before(&self, cutoff: i32, max_count: usize) -> Result<usize> {
         let mut doomed = Vec::new();
+        let mut doomed_writes = Vec::new();
         let range = KeyRange::prefix(&keys::event_prefix());
         for entry in self.scan(range) {
             let (key, stored) = entry?;
@@ -177,8 +182,14 @@ impl Store {
                 break;
             }
             let view = ValueView::<EventRecord>::new(key.clone(), stored)?;
-            if view.archived()?.event_time.to_native() >= cutoff {
+            let archived = view.archived()?;
+            if archived.event_time.to_native() >= cutoff {
                 break;
+            }
+            if archived.event_kind() == EventKind::AcidWrite {
+                if let EventBody::AcidWrite(write) = view.to_owned()?.body {
+                    doomed_writes.extend(self.unreplaced_write_key(&write)?);
+                }
             }
             doomed.push(key.to_vec());
         }
@@ -189,11 +200,23 @@ impl Store {
         // fsync of its own (a crash may bring some back, to be deleted again).
         let mut batch = WriteBatch::new();
         let count = doomed.len();
-        for key in doomed {
+        for key in doomed.into_iter().chain(doomed_writes) {
             batch.delete(key);
         }
         self.backend().apply(batch)?;
         Ok(count)
+    }
+
+    /// The key of the stored write `write`, if it is still the one stored there.
+    fn unreplaced_write_key(&self, write: &WriteEvent) -> Result<Option<Vec<u8>>> {
+        let partition = write.partition.as_deref().unwrap_or("");
+        let key = keys::write_event_key(write.txn_id, &write.database, &write.table, partition);
+        let Some(stored) = self.reader().get(&key)? else {
+            return Ok(None);
+        };
+        let shared = crate::kv::KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
+        let current = ValueView::<WriteEvent>::new(shared, stored)?.to_owned()?;
+        Ok((current == *write).then_some(key))
     }
 
     /// Calls `visit` with each event after `after_event_id` that `filter` accepts, in id

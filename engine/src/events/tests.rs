@@ -220,3 +220,114 @@ fn the_cleaner_deletes_old_events_in_bounded_batches() {
     store.create_database(database).unwrap();
     assert_eq!(kinds(&store, 0), vec![(4, "CREATE_DATABASE")]);
 }
+
+fn store_with_partition() -> Store {
+    let store = store_over(&Arc::new(MemoryBackend::new()));
+    let database = Database {
+        name: "db".to_string(),
+        ..Database::default()
+    };
+    store.create_database(database).unwrap();
+    store.create_table(partitioned("w")).unwrap();
+    let options = AddPartitionsOptions::default();
+    store
+        .add_partitions("hive", "db", "w", vec![partition("1")], &options)
+        .unwrap();
+    store
+}
+
+fn write(txn_id: u64, values: Option<&str>, file: &str) -> WriteNotification {
+    WriteNotification {
+        txn_id,
+        write_id: 1,
+        catalog: String::new(),
+        database: "DB".to_string(),
+        table: "W".to_string(),
+        partition_values: values.map(|value| vec![value.to_string()]),
+        files: InsertData {
+            files_added: vec![file.to_string()],
+            ..InsertData::default()
+        },
+    }
+}
+
+fn open_one(store: &Store) -> u64 {
+    let request = OpenTxnRequest {
+        count: 1,
+        ..OpenTxnRequest::default()
+    };
+    store.open_txns(request).unwrap()[0]
+}
+
+fn commit_with(store: &Store, txn_id: u64, writes: Vec<WriteNotification>) -> Result<()> {
+    let extras = crate::txns::CommitExtras {
+        writes,
+        key_value: None,
+    };
+    store.commit_txn_with(txn_id, extras)
+}
+
+#[test]
+fn a_commit_records_its_writes_with_their_events_in_its_batch() {
+    let store = store_with_partition();
+    let txn_id = open_one(&store);
+    let start = store.current_event_id().unwrap();
+    // A write to a missing partition fails the whole commit: nothing logged, still open.
+    let missing = write(txn_id, Some("9"), "f0");
+    assert!(matches!(
+        commit_with(&store, txn_id, vec![missing]),
+        Err(Error::NoSuchObject(_))
+    ));
+    assert_eq!(store.current_event_id().unwrap(), start);
+    assert!(store.write_events(txn_id, None, None).unwrap().is_empty());
+    assert!(matches!(
+        commit_with(&store, txn_id, vec![write(txn_id + 1, None, "f")]),
+        Err(Error::InvalidInput(_))
+    ));
+
+    commit_with(&store, txn_id, vec![write(txn_id, Some("1"), "f1")]).unwrap();
+    let kinds_logged: Vec<&str> = kinds(&store, start).iter().map(|(_, k)| *k).collect();
+    assert_eq!(kinds_logged, vec!["ACID_WRITE", "COMMIT_TXN"]);
+    let recorded = store.write_events(txn_id, Some("db"), None).unwrap();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].partition.as_deref(), Some("ds=1"));
+    let events = store
+        .next_events(start, 10, &EventFilter::default())
+        .unwrap();
+    match &events[1].record.body {
+        EventBody::Commit { writes, .. } => assert_eq!(writes, &recorded),
+        other => panic!("a commit event carries {other:?}"),
+    }
+}
+
+#[test]
+fn the_cleaner_deletes_writes_with_their_events_unless_replaced() {
+    let store = store_with_partition();
+    let txn_id = open_one(&store);
+    store
+        .record_writes(vec![write(txn_id, Some("1"), "first")])
+        .unwrap();
+    let first_event = store.current_event_id().unwrap();
+    store
+        .record_writes(vec![write(txn_id, Some("1"), "second")])
+        .unwrap();
+    store
+        .record_writes(vec![write(txn_id, None, "table")])
+        .unwrap();
+    let future = crate::store::now_seconds() + 10;
+    // Up to the first write's event: the stored write of that partition is the second one.
+    let up_to_first = usize::try_from(first_event).unwrap();
+    assert_eq!(
+        store.delete_events_before(future, up_to_first).unwrap(),
+        up_to_first
+    );
+    let left = store.write_events(txn_id, None, None).unwrap();
+    let files: Vec<&str> = left
+        .iter()
+        .map(|w| w.files.files_added[0].as_str())
+        .collect();
+    assert_eq!(files, vec!["table", "second"]);
+    // The rest: both writes go with their events.
+    assert_eq!(store.delete_events_before(future, 1000).unwrap(), 2);
+    assert!(store.write_events(txn_id, None, None).unwrap().is_empty());
+}

@@ -4,10 +4,12 @@
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::kv::KeyRange;
-use crate::partition::{normalize_values, resolve_table, PartitionedTable};
-use crate::partition_write::read_partition;
-use crate::store::{Store, WriteTxn};
+use crate::kv::{KeyRange, KvBackend};
+use crate::partition::{
+    assemble, normalize_values, read_view, resolve_table, DescriptorCache, PartitionRecord,
+    PartitionedTable,
+};
+use crate::store::Store;
 use crate::values::ValueView;
 
 use super::model::{EventBody, EventKind, EventRecord, InsertData, PartitionImages, WriteEvent};
@@ -51,7 +53,7 @@ pub struct WriteNotification {
 
 /// The table and, with `values`, its existing partition, for an event about them.
 fn table_and_partition(
-    txn: &WriteTxn<'_>,
+    reader: &dyn KvBackend,
     table: &PartitionedTable,
     values: Option<&Vec<String>>,
 ) -> Result<Option<PartitionImages>> {
@@ -59,15 +61,67 @@ fn table_and_partition(
         return Ok(None);
     };
     let values = normalize_values(values);
-    let partition = read_partition(txn, table, &values)?.ok_or_else(|| {
-        Error::NoSuchObject(format!(
+    let key = keys::partition_key(table.id, &values);
+    let record = read_view::<PartitionRecord>(reader, &key)?;
+    let Some(record) = record else {
+        return Err(Error::NoSuchObject(format!(
             "Partition {} of table {}.{} not found",
             table.partition_name(&values),
             table.table.db_name,
             table.table.table_name
-        ))
-    })?;
+        )));
+    };
+    let mut cache = DescriptorCache::new(table.id);
+    let partition = assemble(
+        reader,
+        &mut cache,
+        &table.table,
+        values,
+        record.to_owned()?,
+        false,
+    )?;
     Ok(Some(PartitionImages::of([&partition])))
+}
+
+/// Builds the record of `write` from the table and partition as stored now; both must
+/// exist. Answers its key in the write-event keyspace and the record.
+pub(crate) fn build_write_event(
+    reader: &dyn KvBackend,
+    write: &WriteNotification,
+) -> Result<(Vec<u8>, WriteEvent)> {
+    let table = resolve_table(reader, &write.catalog, &write.database, &write.table)?;
+    let partition = table_and_partition(reader, &table, write.partition_values.as_ref())?;
+    let partition_name = partition
+        .as_ref()
+        .and_then(|images| images.partitions.first())
+        .map(|image| table.partition_name(&image.values));
+    let key = keys::write_event_key(
+        write.txn_id,
+        &table.table.db_name,
+        &table.table.table_name,
+        partition_name.as_deref().unwrap_or(""),
+    );
+    let recorded = WriteEvent {
+        txn_id: write.txn_id,
+        write_id: write.write_id,
+        catalog: table.table.cat_name.clone(),
+        database: table.table.db_name.clone(),
+        table: table.table.table_name.clone(),
+        partition: partition_name,
+        files: write.files.clone(),
+        table_object: table.table,
+        partition_object: partition,
+    };
+    Ok((key, recorded))
+}
+
+/// The `ACID_WRITE` event of a recorded write.
+pub(crate) fn write_event_record(recorded: &WriteEvent) -> EventRecord {
+    EventRecord::of_table(
+        EventKind::AcidWrite,
+        &recorded.table_object,
+        EventBody::AcidWrite(recorded.clone()),
+    )
 }
 
 impl Store {
@@ -84,7 +138,7 @@ impl Store {
             let table = resolve_table(txn.reader(), &event.catalog, &event.database, &event.table)?;
             let mut event_ids = Vec::with_capacity(event.inserts.len());
             for (values, data) in &event.inserts {
-                let partition = table_and_partition(txn, &table, values.as_ref())?;
+                let partition = table_and_partition(txn.reader(), &table, values.as_ref())?;
                 let body = EventBody::Insert {
                     table: table.table.clone(),
                     partition,
@@ -109,37 +163,9 @@ impl Store {
         }
         self.write(|txn| {
             for write in &writes {
-                let table =
-                    resolve_table(txn.reader(), &write.catalog, &write.database, &write.table)?;
-                let partition = table_and_partition(txn, &table, write.partition_values.as_ref())?;
-                let partition_name = partition
-                    .as_ref()
-                    .and_then(|images| images.partitions.first())
-                    .map(|image| table.partition_name(&image.values));
-                let recorded = WriteEvent {
-                    txn_id: write.txn_id,
-                    write_id: write.write_id,
-                    catalog: table.table.cat_name.clone(),
-                    database: table.table.db_name.clone(),
-                    table: table.table.table_name.clone(),
-                    partition: partition_name.clone(),
-                    files: write.files.clone(),
-                    table_object: table.table.clone(),
-                    partition_object: partition,
-                };
-                let key = keys::write_event_key(
-                    write.txn_id,
-                    &recorded.database,
-                    &recorded.table,
-                    partition_name.as_deref().unwrap_or(""),
-                );
+                let (key, recorded) = build_write_event(txn.reader(), write)?;
                 txn.put_value(key, &recorded)?;
-                let body = EventBody::AcidWrite(recorded);
-                txn.emit(EventRecord::of_table(
-                    EventKind::AcidWrite,
-                    &table.table,
-                    body,
-                ))?;
+                txn.emit(write_event_record(&recorded))?;
             }
             Ok(())
         })

@@ -1,18 +1,20 @@
 //! Hive's compaction queue: `compact`, `compact2`, `show_compact`.
 //!
 //! hivestore stores and reports compaction requests, and runs none: there is no compactor.
-//! A request stays `initiated`; a second one for the same table or partition while the first
-//! is queued is not accepted, as in Hive.
+//! A request stays `initiated` until `abort_Compactions` aborts it; one submitted by
+//! `submit_for_cleanup` is `ready for cleaning` (see `compaction_cleanup.rs`). A second
+//! request for the same table or partition while one is initiated (or ready for cleaning at
+//! the table's current write id) is not accepted, as in Hive.
 
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::kv::KeyRange;
+use crate::kv::{KeyRange, KvBackend};
 use crate::locks::now_ms;
 use crate::names;
 use crate::store::Store;
-use crate::values::{self, stored_value, ValueKind};
+use crate::values::{self, stored_value, ValueKind, VALUE_HEADER_LEN};
 
 /// The state every queued request keeps: hivestore runs no compactions.
 pub const COMPACTION_STATE_INITIATED: &str = "initiated";
@@ -64,6 +66,61 @@ pub struct Compaction {
 
 stored_value!(Compaction, ValueKind::Compaction);
 
+/// Where a queued request is (Hive's `CompactionState`, of which hivestore reaches three).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub enum CompactionState {
+    /// Queued, waiting for a compactor (which hivestore does not have).
+    Initiated,
+    /// Compacted elsewhere and handed over for cleaning (`submit_for_cleanup`).
+    ReadyForCleaning,
+    /// Aborted by `abort_Compactions`.
+    Aborted,
+}
+
+impl CompactionState {
+    /// Hive's name, as `show_compact` reports it.
+    pub fn hive_name(self) -> &'static str {
+        match self {
+            CompactionState::Initiated => COMPACTION_STATE_INITIATED,
+            CompactionState::ReadyForCleaning => "ready for cleaning",
+            CompactionState::Aborted => "aborted",
+        }
+    }
+}
+
+/// A compaction request as stored, with its state.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct CompactionEntry {
+    /// The request.
+    pub request: Compaction,
+    /// Where it is.
+    pub state: CompactionState,
+    /// The highest write id it covers (`submit_for_cleanup`).
+    pub highest_write_id: Option<u64>,
+    /// The transaction that compacted (`submit_for_cleanup`).
+    pub txn_id: Option<u64>,
+    /// Why it ended, when aborted.
+    pub error_message: Option<String>,
+    /// When it was aborted, milliseconds since the epoch.
+    pub ended_at_ms: Option<i64>,
+}
+
+stored_value!(CompactionEntry, ValueKind::CompactionEntry);
+
+impl CompactionEntry {
+    /// A request just queued in `state`.
+    pub(crate) fn queued(request: Compaction, state: CompactionState) -> CompactionEntry {
+        CompactionEntry {
+            request,
+            state,
+            highest_write_id: None,
+            txn_id: None,
+            error_message: None,
+            ended_at_ms: None,
+        }
+    }
+}
+
 /// What `compact2` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactionResponse {
@@ -90,7 +147,7 @@ pub struct ShowCompactFilter {
     pub partition: Option<String>,
     /// Only this type.
     pub compaction_type: Option<CompactionType>,
-    /// Only this state.
+    /// Only this state (Hive's name).
     pub state: Option<String>,
     /// Only this pool.
     pub pool_name: Option<String>,
@@ -98,63 +155,169 @@ pub struct ShowCompactFilter {
     pub limit: Option<usize>,
 }
 
-impl Store {
-    /// Hive's `compact2`: queues `request` unless one for the same table and partition is
-    /// queued already.
-    pub fn compact(&self, request: Compaction) -> Result<CompactionResponse> {
-        let mut request = request;
-        request.database = names::normalize(&request.database);
-        request.table = names::normalize(&request.table);
-        if request.database.is_empty() || request.table.is_empty() {
-            return Err(Error::InvalidInput(
-                "a compaction request needs a database and a table name".to_string(),
-            ));
+/// The compaction queue as read under the lock table's mutex, with what a change to it
+/// writes.
+pub(crate) struct CompactionQueue {
+    pub entries: Vec<CompactionEntry>,
+    pub next_id: u64,
+    pub counter_moved: bool,
+}
+
+impl CompactionQueue {
+    pub(crate) fn load(reader: &dyn KvBackend) -> Result<CompactionQueue> {
+        let next_id = crate::locks::read_counter(reader, keys::ACID_COUNTER_NEXT_COMPACTION_ID)?;
+        Ok(CompactionQueue {
+            entries: read_compactions(reader)?,
+            next_id,
+            counter_moved: false,
+        })
+    }
+
+    /// Queues `entry` (its request normalised and checked) under a new id.
+    pub(crate) fn push(
+        &mut self,
+        mut entry: CompactionEntry,
+        puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<CompactionEntry> {
+        if self.entries.len() >= COMPACTION_COUNT_MAX {
+            return Err(Error::Refused(format!(
+                "{COMPACTION_COUNT_MAX} compaction requests are kept; no more are taken"
+            )));
         }
-        let _acid = self.acid()?;
-        let queued = self.compactions()?;
-        let same = queued.iter().find(|queued| {
-            queued.database == request.database
-                && queued.table == request.table
-                && queued.partition == request.partition
+        entry.request.id = self.next_id;
+        entry.request.enqueued_at_ms = now_ms();
+        self.next_id += 1;
+        self.counter_moved = true;
+        self.put(&entry, puts)?;
+        self.entries.push(entry.clone());
+        Ok(entry)
+    }
+
+    /// Adds the id counter to `puts` if requests were queued.
+    pub(crate) fn finish(&self, puts: &mut Vec<(Vec<u8>, Vec<u8>)>) {
+        if self.counter_moved {
+            let key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_COMPACTION_ID);
+            puts.push((key, self.next_id.to_be_bytes().to_vec()));
+        }
+    }
+
+    /// Writes `entry` again (a change of state).
+    pub(crate) fn put(
+        &self,
+        entry: &CompactionEntry,
+        puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<()> {
+        let key = keys::compaction_key(entry.request.id);
+        puts.push((key, values::encode(entry)?));
+        Ok(())
+    }
+
+    /// Hive's `compact2` on this queue: refused (not an error) while a request for the same
+    /// table and partition is initiated, or ready for cleaning at the table's
+    /// `high_water_mark`.
+    pub(crate) fn compact(
+        &mut self,
+        request: Compaction,
+        high_water_mark: u64,
+        puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<CompactionResponse> {
+        let request = normalise_request(request)?;
+        let same = self.entries.iter().find(|queued| {
+            let pending = match queued.state {
+                CompactionState::Initiated => true,
+                CompactionState::ReadyForCleaning => {
+                    queued.highest_write_id == Some(high_water_mark)
+                }
+                CompactionState::Aborted => false,
+            };
+            pending
+                && queued.request.database == request.database
+                && queued.request.table == request.table
+                && queued.request.partition == request.partition
         });
         if let Some(earlier) = same {
+            let state = earlier.state.hive_name();
             return Ok(CompactionResponse {
-                id: earlier.id,
-                state: COMPACTION_STATE_INITIATED.to_string(),
+                id: earlier.request.id,
+                state: state.to_string(),
                 accepted: false,
                 error_message: Some(format!(
-                    "Compaction is already scheduled with state='{COMPACTION_STATE_INITIATED}' and id={}",
-                    earlier.id
+                    "Compaction is already scheduled with state='{state}' and id={}",
+                    earlier.request.id
                 )),
             });
         }
-        if queued.len() >= COMPACTION_COUNT_MAX {
-            return Err(Error::Refused(format!(
-                "{COMPACTION_COUNT_MAX} compaction requests are queued; no more are taken"
-            )));
-        }
-        let counter_key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_COMPACTION_ID);
-        let id = crate::locks::read_counter(self.reader(), keys::ACID_COUNTER_NEXT_COMPACTION_ID)?;
-        request.id = id;
-        request.enqueued_at_ms = now_ms();
-        self.write(|txn| {
-            txn.put_value(keys::compaction_key(id), &request)?;
-            txn.put_raw(counter_key, (id + 1).to_be_bytes().to_vec());
-            Ok(())
-        })?;
+        let queued = CompactionEntry::queued(request, CompactionState::Initiated);
+        let entry = self.push(queued, puts)?;
         Ok(CompactionResponse {
-            id,
+            id: entry.request.id,
             state: COMPACTION_STATE_INITIATED.to_string(),
             accepted: true,
             error_message: None,
         })
     }
+}
 
-    /// Hive's `show_compact`: the queued requests `filter` matches, by id.
-    pub fn show_compact(&self, filter: &ShowCompactFilter) -> Result<Vec<Compaction>> {
+/// Whether `asked` names `state` as Hive's `CompactionState.fromString` reads it: any case,
+/// words separated by spaces or underscores.
+fn state_names_match(asked: &str, state: CompactionState) -> bool {
+    asked
+        .trim()
+        .replace('_', " ")
+        .eq_ignore_ascii_case(state.hive_name())
+}
+
+/// Normalises the names of `request`; a database and a table are required.
+pub(crate) fn normalise_request(mut request: Compaction) -> Result<Compaction> {
+    request.database = names::normalize(&request.database);
+    request.table = names::normalize(&request.table);
+    if request.database.is_empty() || request.table.is_empty() {
+        return Err(Error::InvalidInput(
+            "a compaction request needs a database and a table name".to_string(),
+        ));
+    }
+    Ok(request)
+}
+
+/// Every stored request, by id; those written before states existed read as initiated.
+fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
+    let range = KeyRange::prefix(&keys::compaction_prefix());
+    let mut entries = Vec::new();
+    for entry in crate::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        let kind = stored.get(1).copied();
+        let is_old = stored.len() >= VALUE_HEADER_LEN && kind == Some(ValueKind::Compaction as u8);
+        if is_old {
+            let request = values::decode::<Compaction>(key, stored)?;
+            entries.push(CompactionEntry::queued(request, CompactionState::Initiated));
+        } else {
+            entries.push(values::decode::<CompactionEntry>(key, stored)?);
+        }
+    }
+    Ok(entries)
+}
+
+impl Store {
+    /// Hive's `compact2`: queues `request` unless one for the same table and partition is
+    /// pending already.
+    pub fn compact(&self, request: Compaction) -> Result<CompactionResponse> {
+        let request = normalise_request(request)?;
+        let _acid = self.acid()?;
+        let mut queue = CompactionQueue::load(self.reader())?;
+        let high_water_mark = self.table_high_water_mark(&request.database, &request.table)?;
+        let mut puts = Vec::new();
+        let response = queue.compact(request, high_water_mark, &mut puts)?;
+        queue.finish(&mut puts);
+        self.write_puts(puts)?;
+        Ok(response)
+    }
+
+    /// Hive's `show_compact`: the requests `filter` matches, by id.
+    pub fn show_compact(&self, filter: &ShowCompactFilter) -> Result<Vec<CompactionEntry>> {
         let database = filter.database.as_deref().map(names::normalize);
         let table = filter.table.as_deref().map(names::normalize);
-        let matches = |compaction: &Compaction| {
+        let matches = |entry: &CompactionEntry| {
+            let compaction = &entry.request;
             filter.id.is_none_or(|id| id == compaction.id)
                 && database
                     .as_ref()
@@ -170,27 +333,42 @@ impl Store {
                 && filter
                     .state
                     .as_deref()
-                    .is_none_or(|state| state == COMPACTION_STATE_INITIATED)
+                    .is_none_or(|state| state_names_match(state, entry.state))
                 && filter
                     .pool_name
                     .as_ref()
                     .is_none_or(|pool| Some(pool) == compaction.pool_name.as_ref())
         };
-        let mut listed: Vec<Compaction> = self.compactions()?.into_iter().filter(matches).collect();
+        let mut listed: Vec<CompactionEntry> = read_compactions(self.reader())?
+            .into_iter()
+            .filter(matches)
+            .collect();
         if let Some(limit) = filter.limit {
             listed.truncate(limit);
         }
         Ok(listed)
     }
 
-    fn compactions(&self) -> Result<Vec<Compaction>> {
-        let range = KeyRange::prefix(&keys::compaction_prefix());
-        self.scan(range)
-            .map(|entry| {
-                let (key, stored) = entry?;
-                values::decode::<Compaction>(key, stored)
-            })
-            .collect()
+    /// The highest write id handed out on `database.table`, 0 before the first.
+    pub(crate) fn table_high_water_mark(&self, database: &str, table: &str) -> Result<u64> {
+        let key = keys::write_id_counter_key(database, table);
+        match self.reader().get(&key)? {
+            Some(stored) => Ok(keys::decode_id_value(&key, &stored)?.saturating_sub(1)),
+            None => Ok(0),
+        }
+    }
+
+    /// Writes `puts` in one batch.
+    pub(crate) fn write_puts(&self, puts: Vec<(Vec<u8>, Vec<u8>)>) -> Result<()> {
+        if puts.is_empty() {
+            return Ok(());
+        }
+        self.write(|txn| {
+            for (key, value) in puts {
+                txn.put_raw(key, value);
+            }
+            Ok(())
+        })
     }
 }
 
@@ -231,13 +409,120 @@ mod tests {
         let partition = store.compact(request("t", Some("p=1"))).unwrap();
         assert_eq!((partition.id, partition.accepted), (2, true));
         let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
-        assert_eq!(listed.iter().map(|c| c.id).collect::<Vec<_>>(), vec![1, 2]);
-        assert_eq!(listed[0].database, "db");
+        let ids: Vec<u64> = listed.iter().map(|c| c.request.id).collect();
+        assert_eq!(ids, vec![1, 2]);
+        assert_eq!(listed[0].request.database, "db");
+        assert_eq!(listed[0].state, CompactionState::Initiated);
         let filter = ShowCompactFilter {
             partition: Some("p=1".into()),
             ..ShowCompactFilter::default()
         };
         assert_eq!(store.show_compact(&filter).unwrap().len(), 1);
         assert!(store.compact(request("", None)).is_err());
+    }
+
+    fn store() -> Store {
+        let mut options = StoreOptions::new("/warehouse").metadata_only();
+        options.durability = Durability::Memory;
+        let backend = std::sync::Arc::new(crate::kv::MemoryBackend::new());
+        Store::open_with_backend(backend, options).unwrap()
+    }
+
+    #[test]
+    fn cleanups_are_ready_for_cleaning_and_the_latest_per_partition_is_reported() {
+        let store = store();
+        for (partition, highest) in [("p=1", 3), ("p=2", 4), ("p=1", 5)] {
+            assert!(store
+                .submit_for_cleanup(request("t", Some(partition)), highest, 9)
+                .unwrap());
+        }
+        assert!(store.submit_for_cleanup(request("t", None), -1, 9).is_err());
+        let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
+        assert_eq!(listed.len(), 3);
+        for asked in ["ready for cleaning", "READY_FOR_CLEANING", "initiated"] {
+            let filter = ShowCompactFilter {
+                state: Some(asked.into()),
+                ..ShowCompactFilter::default()
+            };
+            let count = store.show_compact(&filter).unwrap().len();
+            assert_eq!(count, if asked == "initiated" { 0 } else { 3 }, "{asked}");
+        }
+        assert!(listed
+            .iter()
+            .all(|entry| entry.state == CompactionState::ReadyForCleaning));
+        assert_eq!(listed[2].highest_write_id, Some(5));
+        let ids = |entries: Vec<CompactionEntry>| -> Vec<u64> {
+            entries.iter().map(|entry| entry.request.id).collect()
+        };
+        let latest = store.latest_committed_compactions("DB", "T", &[], None);
+        assert_eq!(ids(latest.unwrap()), vec![3, 2]);
+        let only = store.latest_committed_compactions("db", "t", &["p=2".into()], None);
+        assert_eq!(ids(only.unwrap()), vec![2]);
+        let after = store.latest_committed_compactions("db", "t", &[], Some(2));
+        assert_eq!(ids(after.unwrap()), vec![3]);
+        assert!(store
+            .latest_committed_compactions("", "t", &[], None)
+            .is_err());
+        // A request ready for cleaning at the table's write id blocks a new one.
+        let blocked = store.compact(request("t", Some("p=9"))).unwrap();
+        assert!(blocked.accepted);
+    }
+
+    #[test]
+    fn only_initiated_requests_abort_and_then_stop_blocking() {
+        let store = store();
+        let queued = store.compact(request("t", None)).unwrap();
+        store
+            .submit_for_cleanup(request("t", Some("p=1")), 0, 1)
+            .unwrap();
+        let outcomes = store.abort_compactions(&[1, 2, 7]).unwrap();
+        let statuses: Vec<(&str, &str)> = outcomes
+            .iter()
+            .map(|o| (o.status.as_str(), o.message.as_str()))
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![
+                ("Success", "Successfully aborted compaction"),
+                (
+                    "Error",
+                    "Error while aborting compaction as compaction is in state-ready for cleaning"
+                ),
+                ("Error", "No Such Compaction Id Available"),
+            ]
+        );
+        let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
+        assert_eq!(listed[0].state, CompactionState::Aborted);
+        assert!(listed[0].ended_at_ms.is_some());
+        let again = store.compact(request("t", None)).unwrap();
+        assert!(again.accepted && again.id > queued.id);
+        // Ready for cleaning at the current write id (0) blocks the partition.
+        let blocked = store.compact(request("t", Some("p=1"))).unwrap();
+        assert_eq!(
+            (blocked.accepted, blocked.state.as_str()),
+            (false, "ready for cleaning")
+        );
+    }
+
+    #[test]
+    fn requests_stored_before_states_read_as_initiated() {
+        let store = store();
+        let mut old = request("t", None);
+        old = normalise_request(old).unwrap();
+        old.id = 1;
+        let key = keys::compaction_key(1);
+        let value = values::encode(&old).unwrap();
+        store
+            .write(|txn| {
+                txn.put_raw(key, value);
+                Ok(())
+            })
+            .unwrap();
+        let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].state, CompactionState::Initiated);
+        assert_eq!(listed[0].request, old);
+        let outcome = store.abort_compactions(&[1]).unwrap();
+        assert_eq!(outcome[0].status, "Success");
     }
 }

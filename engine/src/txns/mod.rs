@@ -16,24 +16,34 @@
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
 
+mod commit_extras;
+mod compaction_cleanup;
 mod compactions;
+mod min_history;
 mod model;
+mod purge;
+mod replication;
 mod snapshot;
 mod state;
 
 use std::collections::BTreeSet;
 
+pub use commit_extras::{CommitExtras, TxnKeyValue, TXN_KEY_PREFIX};
+pub use compaction_cleanup::{CompactionAbortOutcome, COMPACTION_ABORTED_MESSAGE};
 pub use compactions::{
-    Compaction, CompactionResponse, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
-    COMPACTION_STATE_INITIATED,
+    Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
+    ShowCompactFilter, COMPACTION_NOT_RUN_NOTE, COMPACTION_STATE_INITIATED,
 };
+pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
 pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
+pub use purge::OPEN_TXN_WINDOW_MS;
+pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
 pub(crate) use state::TxnSpace;
 use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus, WriteComponent, WriteSet};
 
 use crate::error::{Error, Result};
-use crate::events::{EventBody, EventKind, EventRecord};
+use crate::events::{EventBody, EventKind, EventRecord, WriteEvent, WriteNotification};
 use crate::keys;
 use crate::kv::{KeyRange, KvBackend};
 use crate::locks::{
@@ -81,6 +91,7 @@ pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
             .write_sets
             .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
     }
+    space.min_history = min_history::load(backend)?;
     Ok(space)
 }
 
@@ -147,6 +158,28 @@ fn find_write_conflict(txns: &TxnSpace, txn_id: u64) -> Option<(u64, u64, WriteC
     None
 }
 
+/// Hive's message for a transaction aborted on commit by `conflict` (see
+/// [`find_write_conflict`]).
+fn write_conflict_message(
+    txn_id: u64,
+    commit_id: u64,
+    conflict: (u64, u64, WriteComponent, bool),
+) -> String {
+    let (committed_id, committed_commit_id, write, current_is_update) = conflict;
+    let mut resource = format!("{}/{}", write.database, write.table);
+    if let Some(partition) = &write.partition {
+        resource.push('/');
+        resource.push_str(partition);
+    }
+    format!(
+        "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
+        txn_id_text(txn_id),
+        txn_id_text(committed_id),
+        operation_letter(current_is_update),
+        operation_letter(write.is_update)
+    )
+}
+
 fn operation_letter(is_update: bool) -> char {
     if is_update {
         'u'
@@ -187,6 +220,7 @@ pub(crate) fn abort_in_memory(acid: &mut AcidState, txn_id: u64, changes: &mut A
             .events
             .push(EventRecord::new(EventKind::AbortTxn, "", "", "", body));
     }
+    min_history::forget(&mut acid.txns, txn_id, changes);
     acid.release_txn_locks(txn_id, changes);
 }
 
@@ -254,6 +288,30 @@ impl Store {
     /// Hive's `commit_txn`: the transaction's writes become valid and its locks go.
     /// Committing a committed transaction again is harmless, as in Hive 4 (a retry).
     pub fn commit_txn(&self, txn_id: u64) -> Result<()> {
+        self.commit_txn_with(txn_id, CommitExtras::default())
+    }
+
+    /// Hive's `commit_txn` with `writeEventInfos` and `keyValue`: as [`Store::commit_txn`],
+    /// and in the batch of the commit each write of `extras` (of this transaction) is recorded
+    /// as `add_write_notification_log` records it, with its `ACID_WRITE` event, and the table
+    /// parameter of its key/value is set. The tables, partitions and parameter must exist;
+    /// otherwise nothing changes and the transaction stays open.
+    pub fn commit_txn_with(&self, txn_id: u64, extras: CommitExtras) -> Result<()> {
+        let CommitExtras { writes, key_value } = extras;
+        if writes.len() > crate::events::WRITE_NOTIFICATION_COUNT_MAX {
+            return Err(Error::InvalidInput(format!(
+                "commit_txn reports {} writes; at most {} are allowed",
+                writes.len(),
+                crate::events::WRITE_NOTIFICATION_COUNT_MAX
+            )));
+        }
+        if let Some(other) = writes.iter().find(|write| write.txn_id != txn_id) {
+            return Err(Error::InvalidInput(format!(
+                "commit_txn of {} reports a write of {}",
+                txn_id_text(txn_id),
+                txn_id_text(other.txn_id)
+            )));
+        }
         self.with_acid(now_ms(), |acid, changes| {
             if acid.txns.status(txn_id) == TxnStatus::Committed {
                 return Ok(());
@@ -261,29 +319,23 @@ impl Store {
             require_open(&acid.txns, txn_id)?;
             let commit_id = acid.txns.next_txn_id.saturating_sub(1);
             if let Some(conflict) = find_write_conflict(&acid.txns, txn_id) {
-                let (committed_id, committed_commit_id, write, current_is_update) = conflict;
-                let mut resource = format!("{}/{}", write.database, write.table);
-                if let Some(partition) = &write.partition {
-                    resource.push('/');
-                    resource.push_str(partition);
-                }
-                let message = format!(
-                    "Aborting [{},{commit_id}] due to a write conflict on {resource} committed by [{},{committed_commit_id}] {}/{}",
-                    txn_id_text(txn_id),
-                    txn_id_text(committed_id),
-                    operation_letter(current_is_update),
-                    operation_letter(write.is_update)
-                );
+                let message = write_conflict_message(txn_id, commit_id, conflict);
                 tracing::info!(txn_id, %message, "write conflict");
                 abort_in_memory(acid, txn_id, changes);
                 return Err(Error::TxnAborted(message));
             }
+            let table_put = key_value
+                .as_ref()
+                .map(|key_value| self.key_value_put(txn_id, key_value))
+                .transpose()?;
+            let writes = self.record_commit_writes(txn_id, &writes, changes)?;
+            changes.puts.extend(table_put);
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());
             };
             changes.txns_removed.push(txn_id);
+            min_history::forget(&mut acid.txns, txn_id, changes);
             acid.release_txn_locks(txn_id, changes);
-            let writes = crate::events::read_write_events(self.reader(), txn_id)?;
             let body = EventBody::Commit { txn_id, writes };
             changes
                 .events
@@ -300,6 +352,71 @@ impl Store {
             }
             prune_write_sets(&mut acid.txns, changes);
             Ok(())
+        })
+    }
+
+    /// Records `writes` of committing transaction `txn_id` in `changes` (entries and their
+    /// `ACID_WRITE` events) and answers all its writes, for its `COMMIT_TXN` event.
+    fn record_commit_writes(
+        &self,
+        txn_id: u64,
+        writes: &[WriteNotification],
+        changes: &mut AcidChanges,
+    ) -> Result<Vec<WriteEvent>> {
+        let mut all: std::collections::BTreeMap<Vec<u8>, WriteEvent> =
+            crate::events::read_write_events(self.reader(), txn_id)?
+                .into_iter()
+                .map(|write| {
+                    let partition = write.partition.as_deref().unwrap_or("");
+                    let key =
+                        keys::write_event_key(txn_id, &write.database, &write.table, partition);
+                    (key, write)
+                })
+                .collect();
+        // Everything is built before `changes` grows: a failed body must leave no event
+        // behind (`with_acid` writes the events of a failed body, for its timeouts).
+        let mut built = Vec::with_capacity(writes.len());
+        for write in writes {
+            let (key, recorded) = crate::events::build_write_event(self.reader(), write)?;
+            let encoded = values::encode(&recorded)?;
+            built.push((key, encoded, recorded));
+        }
+        for (key, encoded, recorded) in built {
+            changes.puts.push((key.clone(), encoded));
+            changes
+                .events
+                .push(crate::events::write_event_record(&recorded));
+            all.insert(key, recorded);
+        }
+        Ok(all.into_values().collect())
+    }
+
+    /// Hive's `get_latest_txnid_in_conflict`: the highest id of the transactions that
+    /// committed after `txn_id` started and updated or deleted a table or partition that
+    /// `txn_id` updates or deletes (its whole table, when it names no partition); 0 when
+    /// there is none, or `txn_id` names no open or aborted transaction.
+    pub fn latest_txn_id_in_conflict(&self, txn_id: u64) -> Result<u64> {
+        self.with_acid(now_ms(), |acid, _| {
+            let Some(txn) = acid.txns.txns.get(&txn_id) else {
+                return Ok(0);
+            };
+            let current = &txn.record.writes;
+            let overlaps = |committed: &WriteComponent| {
+                current.iter().any(|write| {
+                    write.database == committed.database
+                        && write.table == committed.table
+                        && (write.partition.is_none() || write.partition == committed.partition)
+                })
+            };
+            let latest = acid
+                .txns
+                .write_sets
+                .iter()
+                .filter(|(_, set)| set.commit_id >= txn_id)
+                .filter(|(_, set)| set.writes.iter().any(overlaps))
+                .map(|(committed_id, _)| *committed_id)
+                .max();
+            Ok(latest.unwrap_or(0))
         })
     }
 
@@ -553,12 +670,14 @@ impl Store {
             let txn_id = keys::decode_id_value(&key, &value)?;
             allocated.push((write_id, txn_id));
         }
+        let next_write_id = self.stored_counter(&keys::write_id_counter_key(&database, &table))?;
         let high_water_mark = allocated
             .iter()
             .filter(|(_, txn_id)| *txn_id <= snapshot.high_water_mark)
             .map(|(write_id, _)| *write_id)
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .max(highest_unmapped_write_id(&allocated, next_write_id));
         let mut result = TableValidWriteIds {
             full_table_name: format!("{database}.{table}"),
             high_water_mark,
@@ -633,6 +752,22 @@ fn prune_write_sets(txns: &mut TxnSpace, changes: &mut AcidChanges) {
         txns.write_sets.remove(&txn_id);
         changes.deletes.push(keys::write_set_key(txn_id));
     }
+}
+
+/// The highest write id below `next_write_id` that no transaction was given: one that
+/// `seed_write_id` or `repl_tbl_writeid_state` declared committed before any transaction
+/// here (0 when there is none). `allocated` is ascending by write id.
+fn highest_unmapped_write_id(allocated: &[(u64, u64)], next_write_id: u64) -> u64 {
+    let mut candidate = next_write_id.saturating_sub(1);
+    for (write_id, _) in allocated.iter().rev() {
+        if *write_id < candidate {
+            break;
+        }
+        if *write_id == candidate {
+            candidate -= 1;
+        }
+    }
+    candidate
 }
 
 /// The snapshot of a reader that starts now.

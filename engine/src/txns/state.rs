@@ -79,6 +79,8 @@ pub(crate) struct TxnSpace {
     pub txns: BTreeMap<u64, HeldTxn>,
     /// Write sets of committed transactions, by transaction id.
     pub write_sets: BTreeMap<u64, WriteSet>,
+    /// Minimum history write ids of open transactions (`add_write_ids_to_min_history`).
+    pub min_history: BTreeMap<u64, super::min_history::MinHistory>,
 }
 
 impl TxnSpace {

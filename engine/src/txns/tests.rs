@@ -325,3 +325,189 @@ fn aborted_transactions_do_not_count_toward_the_open_limit() {
     let more = open(&store, batch);
     assert_eq!(more.len(), batch as usize);
 }
+
+#[test]
+fn the_latest_conflicting_commit_is_named_for_an_open_update() {
+    use crate::locks::DataOperation::{Insert, Update};
+    let store = store();
+    let txns = open(&store, 4);
+    assert_eq!(store.latest_txn_id_in_conflict(txns[1]).unwrap(), 0);
+    store.lock(write_lock(txns[0], Update, "p=1")).unwrap();
+    store.lock(write_lock(txns[1], Update, "p=1")).unwrap();
+    store.lock(write_lock(txns[2], Update, "p=2")).unwrap();
+    store.lock(write_lock(txns[3], Insert, "p=1")).unwrap();
+    store.commit_txn(txns[0]).unwrap();
+    assert_eq!(store.latest_txn_id_in_conflict(txns[1]).unwrap(), txns[0]);
+    assert_eq!(store.latest_txn_id_in_conflict(txns[2]).unwrap(), 0);
+    assert_eq!(
+        store.latest_txn_id_in_conflict(txns[3]).unwrap(),
+        0,
+        "inserts never conflict"
+    );
+    assert_eq!(
+        store.latest_txn_id_in_conflict(txns[0]).unwrap(),
+        0,
+        "committed"
+    );
+    assert_eq!(store.latest_txn_id_in_conflict(999).unwrap(), 0, "unknown");
+}
+
+#[test]
+fn seeded_write_ids_follow_the_seed_and_a_second_seed_changes_nothing() {
+    let store = store();
+    store.seed_write_id("DB", "T", 41).unwrap();
+    assert_eq!(store.max_allocated_table_write_id("db", "t").unwrap(), 41);
+    let valid = &store.valid_write_ids(&["db.t".into()], None).unwrap()[0];
+    assert_eq!(
+        (valid.high_water_mark, valid.invalid_write_ids.len()),
+        (41, 0)
+    );
+    let txns = open(&store, 1);
+    assert_eq!(
+        store.allocate_table_write_ids("db", "t", &txns).unwrap(),
+        vec![(txns[0], 42)]
+    );
+    assert!(matches!(
+        store.seed_write_id("db", "t", 7),
+        Err(Error::Refused(message)) if message.contains("db.t already has write ids")
+    ));
+    assert!(matches!(
+        store.seed_write_id("db", "u", -1),
+        Err(Error::InvalidInput(_))
+    ));
+    assert_eq!(store.max_allocated_table_write_id("db", "t").unwrap(), 42);
+    assert_eq!(store.max_allocated_table_write_id("db", "u").unwrap(), 0);
+}
+
+fn repl_state(list: &str) -> ReplWriteIdState {
+    ReplWriteIdState {
+        valid_write_id_list: list.to_string(),
+        user: "repl".into(),
+        hostname: "h".into(),
+        database: "db".into(),
+        table: "r".into(),
+        partitions: vec!["p=1".into()],
+    }
+}
+
+#[test]
+fn replicated_write_id_state_aborts_its_aborted_write_ids_once() {
+    let store = store();
+    let before = store.current_event_id().unwrap();
+    assert!(store
+        .repl_tbl_writeid_state(repl_state("db.r:x:1::"))
+        .is_err());
+    assert_eq!(
+        store.current_event_id().unwrap(),
+        before,
+        "a bad list changes nothing"
+    );
+    store
+        .repl_tbl_writeid_state(repl_state("db.r:6:3:3:5,2"))
+        .unwrap();
+    let valid = &store.valid_write_ids(&["db.r".into()], None).unwrap()[0];
+    assert_eq!(valid.high_water_mark, 6);
+    assert_eq!(valid.invalid_write_ids, vec![2, 5]);
+    assert_eq!(valid.aborted, vec![true, true]);
+    let listed = store.open_txns_info(&[]).unwrap();
+    assert_eq!(listed.txns.len(), 2);
+    assert!(listed.txns.iter().all(|txn| txn.state == TxnState::Aborted));
+    let queued = store.show_compact(&ShowCompactFilter::default()).unwrap();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].request.partition.as_deref(), Some("p=1"));
+    let events = store
+        .next_events(before, 10, &crate::events::EventFilter::default())
+        .unwrap();
+    let logged: Vec<&str> = events.iter().map(|e| e.record.kind.hive_name()).collect();
+    assert_eq!(logged, vec!["OPEN_TXN"]);
+
+    // A retry is a no-op.
+    store
+        .repl_tbl_writeid_state(repl_state("db.r:9:3::1"))
+        .unwrap();
+    assert_eq!(store.max_allocated_table_write_id("db", "r").unwrap(), 6);
+    assert_eq!(store.open_txns_info(&[]).unwrap().txns.len(), 2);
+    let txns = open(&store, 1);
+    assert_eq!(
+        store.allocate_table_write_ids("db", "r", &txns).unwrap(),
+        vec![(txns[0], 7)]
+    );
+}
+
+#[test]
+fn min_history_lives_while_its_transaction_is_open() {
+    let backend = Arc::new(MemoryBackend::new());
+    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let txns = open(&store, 2);
+    let write_ids = vec![("DB.T".to_string(), 3), ("db.u".to_string(), 1)];
+    store
+        .add_write_ids_to_min_history(txns[0], &write_ids)
+        .unwrap();
+    assert!(store
+        .add_write_ids_to_min_history(txns[0], &[("nodot".to_string(), 1)])
+        .is_err());
+    assert!(store
+        .add_write_ids_to_min_history(txns[0], &[("db.t".to_string(), 0)])
+        .is_err());
+    assert!(matches!(
+        store.add_write_ids_to_min_history(99, &write_ids),
+        Err(Error::Refused(_))
+    ));
+    drop(store);
+    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let expected = vec![("db".into(), "t".into(), 3), ("db".into(), "u".into(), 1)];
+    assert_eq!(store.min_history_write_ids(txns[0]).unwrap(), expected);
+    store
+        .add_write_ids_to_min_history(txns[1], &write_ids)
+        .unwrap();
+    store.commit_txn(txns[0]).unwrap();
+    store.abort_txn(txns[1]).unwrap();
+    assert!(store.min_history_write_ids(txns[0]).unwrap().is_empty());
+    drop(store);
+    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    assert!(store.min_history_write_ids(txns[1]).unwrap().is_empty());
+    let range = KeyRange::prefix(&[keys::KEYSPACE_MIN_HISTORY]);
+    assert_eq!(
+        store.scan(range).count(),
+        0,
+        "commit and abort deleted the entries"
+    );
+}
+
+#[test]
+fn aborted_transactions_without_writes_are_purged_after_the_window() {
+    let store = store();
+    let txns = open(&store, 3);
+    store
+        .allocate_table_write_ids("db", "t", &txns[1..2])
+        .unwrap();
+    store.abort_txns(&txns).unwrap();
+    assert_eq!(
+        store.purge_empty_aborted_txns(10).unwrap(),
+        0,
+        "inside the window"
+    );
+    let later = now_ms() + OPEN_TXN_WINDOW_MS + 1;
+    assert_eq!(
+        store
+            .purge_empty_aborted_txns_started_before(later, 1)
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .purge_empty_aborted_txns_started_before(later, 10)
+            .unwrap(),
+        1
+    );
+    let listed: Vec<u64> = store
+        .open_txns_info(&[])
+        .unwrap()
+        .txns
+        .iter()
+        .map(|txn| txn.txn_id)
+        .collect();
+    assert_eq!(listed, vec![txns[1]], "the one with a write id stays");
+    let valid = &store.valid_write_ids(&["db.t".into()], None).unwrap()[0];
+    assert_eq!(valid.invalid_write_ids, vec![1]);
+}

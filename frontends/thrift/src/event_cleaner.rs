@@ -1,11 +1,16 @@
 //! The retention of the notification log: a background thread deletes events older than the
-//! time-to-live (Hive's `hive.metastore.event.db.listener.timetolive`), as Hive's
-//! `DbNotificationListener` cleaner does, in bounded batches so that writers never wait long.
+//! time-to-live (Hive's `hive.metastore.event.db.listener.timetolive`), and the transaction
+//! writes recorded with them, as Hive's `DbNotificationListener` cleaner does, in bounded
+//! batches so that writers never wait long. The same round purges aborted transactions that
+//! wrote nothing (Hive's housekeeping, `cleanEmptyAbortedAndCommittedTxns`).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::events::EVENT_CLEAN_BATCH_COUNT;
+
+/// How many empty aborted transactions one purge batch removes.
+const TXN_PURGE_BATCH_COUNT: usize = 10_000;
 
 use crate::service::ServerState;
 
@@ -19,6 +24,7 @@ pub fn spawn(state: Arc<ServerState>, ttl: Duration, interval: Duration) {
         .spawn(move || loop {
             std::thread::sleep(interval);
             clean_once(&state, ttl);
+            purge_empty_aborted_txns(&state);
         });
     if let Err(error) = spawned {
         tracing::error!(%error, "cannot start the notification event cleaner");
@@ -55,4 +61,31 @@ pub fn clean_once(state: &ServerState, ttl: Duration) -> usize {
         tracing::info!(deleted, "expired notification events deleted");
     }
     deleted
+}
+
+/// One round of transaction housekeeping: purges aborted transactions that wrote nothing,
+/// batch by batch, bounded; returns how many went.
+pub fn purge_empty_aborted_txns(state: &ServerState) -> usize {
+    let mut purged = 0;
+    for _ in 0..CLEAN_BATCH_COUNT_PER_ROUND_MAX {
+        match state
+            .store()
+            .purge_empty_aborted_txns(TXN_PURGE_BATCH_COUNT)
+        {
+            Ok(count) => {
+                purged += count;
+                if count < TXN_PURGE_BATCH_COUNT {
+                    break;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "purging empty aborted transactions failed; retried next round");
+                break;
+            }
+        }
+    }
+    if purged > 0 {
+        tracing::info!(purged, "aborted transactions without writes purged");
+    }
+    purged
 }

@@ -28,6 +28,7 @@ pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// their arguments (Hive's client takes that as "older metastore" and falls back where it can).
 /// Keep it sorted; the README's compatibility table follows it.
 pub const IMPLEMENTED_METHODS: &[&str] = &[
+    "abort_Compactions",
     "abort_txn",
     "abort_txns",
     "add_dynamic_partitions",
@@ -36,6 +37,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "add_partitions",
     "add_partitions_pspec",
     "add_partitions_req",
+    "add_write_ids_to_min_history",
     "add_write_notification_log",
     "add_write_notification_log_in_batch",
     "aliveSince",
@@ -108,6 +110,8 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "get_fields",
     "get_fields_req",
     "get_fields_with_environment_context",
+    "get_latest_committed_compaction_info",
+    "get_latest_txnid_in_conflict",
     "get_max_allocated_table_write_id",
     "get_next_notification",
     "get_notification_events_count",
@@ -166,13 +170,16 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "reinitialize",
     "rename_partition",
     "rename_partition_req",
+    "repl_tbl_writeid_state",
     "seed_txn_id",
+    "seed_write_id",
     "setOption",
     "set_aggr_stats_for",
     "set_ugi",
     "show_compact",
     "show_locks",
     "shutdown",
+    "submit_for_cleanup",
     "truncate_table",
     "truncate_table_req",
     "unlock",
@@ -1227,6 +1234,26 @@ impl Handler for Session {
         txns::seed_txn_id(self, rqst)
     }
 
+    fn seed_write_id(&self, rqst: idl::SeedTableWriteIdsRequest) -> thrift::Result<()> {
+        txns::seed_write_id(self, rqst)
+    }
+
+    fn get_latest_txnid_in_conflict(&self, txn_id: i64) -> thrift::Result<i64> {
+        txns::latest_in_conflict(self, txn_id)
+    }
+
+    fn repl_tbl_writeid_state(&self, rqst: idl::ReplTblWriteIdStateRequest) -> thrift::Result<()> {
+        txns::repl_write_id_state(self, rqst)
+    }
+
+    fn add_write_ids_to_min_history(
+        &self,
+        txn_id: i64,
+        write_ids: std::collections::BTreeMap<String, i64>,
+    ) -> thrift::Result<()> {
+        txns::add_min_history(self, txn_id, write_ids)
+    }
+
     // The compaction queue (issue 6): stored and reported, never run.
 
     fn compact(&self, rqst: idl::CompactionRequest) -> thrift::Result<()> {
@@ -1242,6 +1269,29 @@ impl Handler for Session {
         rqst: idl::ShowCompactRequest,
     ) -> thrift::Result<idl::ShowCompactResponse> {
         compactions::show(self, rqst)
+    }
+
+    fn submit_for_cleanup(
+        &self,
+        o1: idl::CompactionRequest,
+        o2: i64,
+        o3: i64,
+    ) -> thrift::Result<bool> {
+        compactions::submit_for_cleanup(self, o1, o2, o3)
+    }
+
+    fn get_latest_committed_compaction_info(
+        &self,
+        rqst: idl::GetLatestCommittedCompactionInfoRequest,
+    ) -> thrift::Result<idl::GetLatestCommittedCompactionInfoResponse> {
+        compactions::latest_committed(self, rqst)
+    }
+
+    fn abort_compactions(
+        &self,
+        rqst: idl::AbortCompactionRequest,
+    ) -> thrift::Result<idl::AbortCompactResponse> {
+        compactions::abort(self, rqst)
     }
 
     // Column statistics (calls/stats.rs).

@@ -1,21 +1,20 @@
-//! The compaction queue: `compact`, `compact2`, `show_compact`. Requests are stored and
+//! The compaction queue: `compact`, `compact2`, `show_compact`, `submit_for_cleanup`,
+//! `get_latest_committed_compaction_info`, `abort_Compactions`. Requests are stored and
 //! reported; hivestore runs no compactions, and `show_compact` says so in each entry's
 //! `metaInfo`.
 
+use std::collections::BTreeMap;
+
 use hivestore_engine::txns::{
-    Compaction, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
+    Compaction, CompactionEntry, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
 };
 use hivestore_idl::hive_metastore as idl;
 
 use crate::errors::{throws, to_thrift, undeclared};
 use crate::service::Session;
 
-/// `compact2`.
-pub fn compact(
-    session: &Session,
-    request: idl::CompactionRequest,
-) -> thrift::Result<idl::CompactionResponse> {
-    let compaction = Compaction {
+fn compaction_from_idl(request: idl::CompactionRequest) -> thrift::Result<Compaction> {
+    Ok(Compaction {
         id: 0,
         database: request.dbname,
         table: request.tablename,
@@ -27,7 +26,15 @@ pub fn compact(
         initiator_version: request.initiator_version,
         pool_name: request.pool_name,
         enqueued_at_ms: 0,
-    };
+    })
+}
+
+/// `compact2`.
+pub fn compact(
+    session: &Session,
+    request: idl::CompactionRequest,
+) -> thrift::Result<idl::CompactionResponse> {
+    let compaction = compaction_from_idl(request)?;
     let response = session
         .store()
         .compact(compaction)
@@ -67,22 +74,104 @@ pub fn show(
     })
 }
 
-fn element(compaction: Compaction) -> idl::ShowCompactResponseElement {
+/// `submit_for_cleanup`: queued as ready for cleaning; always true, as in Hive.
+pub fn submit_for_cleanup(
+    session: &Session,
+    request: idl::CompactionRequest,
+    highest_write_id: i64,
+    txn_id: i64,
+) -> thrift::Result<bool> {
+    let compaction = compaction_from_idl(request)?;
+    session
+        .store()
+        .submit_for_cleanup(compaction, highest_write_id, txn_id)
+        .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// `get_latest_committed_compaction_info`.
+pub fn latest_committed(
+    session: &Session,
+    request: idl::GetLatestCommittedCompactionInfoRequest,
+) -> thrift::Result<idl::GetLatestCommittedCompactionInfoResponse> {
+    let partitions = request.partitionnames.unwrap_or_default();
+    let latest = session
+        .store()
+        .latest_committed_compactions(
+            &request.dbname,
+            &request.tablename,
+            &partitions,
+            request.last_compaction_id,
+        )
+        .map_err(|error| to_thrift(error, throws::NONE))?;
+    let compactions = latest
+        .into_iter()
+        .map(|entry| idl::CompactionInfoStruct {
+            id: i64::try_from(entry.request.id).unwrap_or(i64::MAX),
+            dbname: entry.request.database,
+            tablename: entry.request.table,
+            partitionname: entry.request.partition,
+            type_: compaction_type_to_idl(entry.request.compaction_type),
+            runas: None,
+            properties: None,
+            toomanyaborts: None,
+            state: None,
+            worker_id: None,
+            start: None,
+            highest_write_id: None,
+            error_message: None,
+            hasoldabort: None,
+            enqueue_time: None,
+            retry_retention: None,
+            poolname: None,
+            number_of_buckets: None,
+            order_by_clause: None,
+        })
+        .collect();
+    Ok(idl::GetLatestCommittedCompactionInfoResponse { compactions })
+}
+
+/// `abort_Compactions`: an answer per id asked for. The request's `type` and `poolName`
+/// select nothing, as in Hive.
+pub fn abort(
+    session: &Session,
+    request: idl::AbortCompactionRequest,
+) -> thrift::Result<idl::AbortCompactResponse> {
+    let outcomes = session
+        .store()
+        .abort_compactions(&request.compaction_ids)
+        .map_err(|error| to_thrift(error, throws::NONE))?;
+    let abortedcompacts: BTreeMap<i64, idl::AbortCompactionResponseElement> = outcomes
+        .into_iter()
+        .map(|outcome| {
+            let element = idl::AbortCompactionResponseElement {
+                compaction_id: outcome.id,
+                status: Some(outcome.status),
+                message: Some(outcome.message),
+            };
+            (outcome.id, element)
+        })
+        .collect();
+    Ok(idl::AbortCompactResponse { abortedcompacts })
+}
+
+fn element(entry: CompactionEntry) -> idl::ShowCompactResponseElement {
+    let state = entry.state.hive_name().to_string();
+    let compaction = entry.request;
     idl::ShowCompactResponseElement {
         dbname: compaction.database,
         tablename: compaction.table,
         partitionname: compaction.partition,
         type_: compaction_type_to_idl(compaction.compaction_type),
-        state: hivestore_engine::txns::COMPACTION_STATE_INITIATED.to_string(),
+        state,
         workerid: None,
         start: None,
         run_as: compaction.run_as,
         hightest_txn_id: None,
         meta_info: Some(COMPACTION_NOT_RUN_NOTE.to_string()),
-        end_time: None,
+        end_time: entry.ended_at_ms,
         hadoop_job_id: None,
         id: Some(i64::try_from(compaction.id).unwrap_or(i64::MAX)),
-        error_message: None,
+        error_message: entry.error_message,
         enqueue_time: Some(compaction.enqueued_at_ms),
         worker_version: None,
         initiator_id: compaction.initiator_id,
@@ -90,9 +179,11 @@ fn element(compaction: Compaction) -> idl::ShowCompactResponseElement {
         cleaner_start: None,
         pool_name: compaction.pool_name,
         next_txn_id: None,
-        txn_id: None,
+        txn_id: entry.txn_id.map(|id| i64::try_from(id).unwrap_or(i64::MAX)),
         commit_time: None,
-        hightest_write_id: None,
+        hightest_write_id: entry
+            .highest_write_id
+            .map(|id| i64::try_from(id).unwrap_or(i64::MAX)),
     }
 }
 

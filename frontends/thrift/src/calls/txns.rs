@@ -1,11 +1,16 @@
 //! Transactions and write ids: `open_txns`, `commit_txn`, `abort_txn(s)`, `get_open_txns`,
 //! `get_open_txns_req`, `get_open_txns_info`, `heartbeat_txn_range`,
-//! `allocate_table_write_ids`, `get_valid_write_ids`, `get_max_allocated_table_write_id`.
+//! `get_latest_txnid_in_conflict`, `allocate_table_write_ids`, `get_valid_write_ids`,
+//! `get_max_allocated_table_write_id`, `add_dynamic_partitions`, `seed_txn_id`,
+//! `seed_write_id`, `repl_tbl_writeid_state`, `add_write_ids_to_min_history`.
 
 use std::collections::BTreeSet;
 
+use hivestore_engine::events::{InsertData, WriteNotification};
 use hivestore_engine::locks::DataOperation;
-use hivestore_engine::txns::{OpenTxnRequest, OpenTxns, TxnState, TxnType};
+use hivestore_engine::txns::{
+    CommitExtras, OpenTxnRequest, OpenTxns, ReplWriteIdState, TxnKeyValue, TxnState, TxnType,
+};
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
 
@@ -44,24 +49,70 @@ pub fn open(
     })
 }
 
-/// `commit_txn`. Replication and Iceberg-style key/value commits are refused, not ignored.
+/// `commit_txn`. Its `writeEventInfos` are recorded as `add_write_notification_log` does,
+/// and its `keyValue` sets a `_meta` table parameter, in the batch of the commit;
+/// replication (`replPolicy`, `replLastIdInfo`) is refused, not ignored.
 pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
-    if request.repl_policy.is_some()
-        || request.write_event_infos.is_some()
-        || request.repl_last_id_info.is_some()
-    {
+    if request.repl_policy.is_some() || request.repl_last_id_info.is_some() {
         return Err(undeclared(
-            "commit_txn for replication (replPolicy, writeEventInfos, replLastIdInfo) is not supported",
+            "commit_txn for replication (replPolicy, replLastIdInfo) is not supported",
         ));
     }
-    if request.key_value.is_some() {
-        return Err(undeclared("commit_txn with keyValue is not supported yet"));
-    }
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    let writes = request
+        .write_event_infos
+        .unwrap_or_default()
+        .into_iter()
+        .map(|info| commit_write(txn_id, info))
+        .collect();
+    let key_value = request.key_value.map(|key_value| TxnKeyValue {
+        table_id: key_value.table_id,
+        key: key_value.key,
+        value: key_value.value,
+    });
     session
         .store()
-        .commit_txn(txn_id)
+        .commit_txn_with(txn_id, CommitExtras { writes, key_value })
         .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
+}
+
+/// A `WriteEventInfo` of a commit as the write it reports: `files` is comma separated, as
+/// `get_all_write_event_info` answers it; the table and partition objects are read here.
+fn commit_write(txn_id: u64, info: idl::WriteEventInfo) -> WriteNotification {
+    let partition_values = info
+        .partition
+        .filter(|name| !name.is_empty())
+        .map(|name| hivestore_engine::partition_name_to_values(&name));
+    let files_added = info
+        .files
+        .split(',')
+        .filter(|file| !file.is_empty())
+        .map(str::to_string)
+        .collect();
+    WriteNotification {
+        txn_id,
+        write_id: info.write_id,
+        catalog: hivestore_engine::DEFAULT_CATALOG_NAME.to_string(),
+        database: info.database,
+        table: info.table,
+        partition_values,
+        files: InsertData {
+            files_added,
+            ..InsertData::default()
+        },
+    }
+}
+
+/// `get_latest_txnid_in_conflict`: 0 when nothing conflicts, as Hive answers.
+pub fn latest_in_conflict(session: &Session, txn_id: i64) -> thrift::Result<i64> {
+    let Ok(txn_id) = u64::try_from(txn_id) else {
+        return Ok(0);
+    };
+    let latest = session
+        .store()
+        .latest_txn_id_in_conflict(txn_id)
+        .map_err(|error| to_thrift(error, throws::LIST))?;
+    Ok(wire_id(latest))
 }
 
 /// `abort_txn`.
@@ -292,6 +343,58 @@ pub fn seed_txn_id(session: &Session, request: idl::SeedTxnIdRequest) -> thrift:
     session
         .store()
         .seed_txn_id(seed)
+        .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// `seed_write_id`: write ids of a table that has none continue after the seed.
+pub fn seed_write_id(
+    session: &Session,
+    request: idl::SeedTableWriteIdsRequest,
+) -> thrift::Result<()> {
+    session
+        .store()
+        .seed_write_id(&request.db_name, &request.table_name, request.seed_write_id)
+        .map_err(|error| to_thrift(error, throws::LIST))
+}
+
+/// `repl_tbl_writeid_state`: a replicated table takes the source's write id state.
+pub fn repl_write_id_state(
+    session: &Session,
+    request: idl::ReplTblWriteIdStateRequest,
+) -> thrift::Result<()> {
+    let state = ReplWriteIdState {
+        valid_write_id_list: request.valid_write_idlist,
+        user: request.user,
+        hostname: request.host_name,
+        database: request.db_name,
+        table: request.table_name,
+        partitions: request.part_names.unwrap_or_default(),
+    };
+    session
+        .store()
+        .repl_tbl_writeid_state(state)
+        .map_err(|error| to_thrift(error, throws::NONE))
+}
+
+/// `add_write_ids_to_min_history`.
+pub fn add_min_history(
+    session: &Session,
+    txn_id: i64,
+    write_ids: std::collections::BTreeMap<String, i64>,
+) -> thrift::Result<()> {
+    let txn_id = u64::try_from(txn_id)
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| {
+            crate::errors::exception(
+                Declared::Meta,
+                format!("add_write_ids_to_min_history: no such transaction txnid:{txn_id}"),
+            )
+        })?;
+    let write_ids: Vec<(String, i64)> = write_ids.into_iter().collect();
+    session
+        .store()
+        .add_write_ids_to_min_history(txn_id, &write_ids)
         .map_err(|error| to_thrift(error, throws::LIST))
 }
 
