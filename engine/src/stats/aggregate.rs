@@ -22,17 +22,20 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::{SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_TAG_BIT_VECTORS};
+use super::chunk::{
+    SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK, SKETCH_TAG_BIT_VECTORS,
+};
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
+use super::sketch_chunk::SketchChunks;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend};
+use crate::kv::KvBackend;
 use crate::partition::PartitionedTable;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::Store;
 
 /// Statistics aggregated over partitions.
 #[derive(Debug, Clone, PartialEq)]
@@ -201,8 +204,9 @@ struct Accumulator {
     max_length: Option<Extremes<i64>>,
     avg_length: Option<Extremes<f64>>,
     bounds: BoundFold,
-    /// The slots counted, while every one of them has a sketch; `None` once one has none.
-    sketched_slots: Option<Vec<u32>>,
+    /// The slots counted, while every one of them has a sketch (with whether it is in its
+    /// chunk's sketch value); `None` once one has none.
+    sketched_slots: Option<Vec<(u32, bool)>>,
 }
 
 impl Accumulator {
@@ -229,10 +233,11 @@ impl Accumulator {
             return false;
         }
         self.count += 1;
-        if slot.flags() & HAS_BIT_VECTORS == 0 {
+        let flags = slot.flags();
+        if flags & HAS_BIT_VECTORS == 0 {
             self.sketched_slots = None;
         } else if let Some(sketched) = &mut self.sketched_slots {
-            sketched.push(slot_number);
+            sketched.push((slot_number, flags & SKETCH_IN_CHUNK != 0));
         }
         self.nulls_sum = self.nulls_sum.saturating_add(slot.num_nulls());
         self.trues_sum = self.trues_sum.saturating_add(slot.num_trues());
@@ -398,51 +403,41 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
     }
 }
 
-/// The NDV of the sketches of `slots` (of `column` for `engine`) merged as Hive merges them;
-/// `None` if one is missing or they do not merge. One scan over the slots' sketch keys.
+/// The NDV of the sketches of `slots` (of `column` for `engine`, in chunks `range`) merged
+/// as Hive merges them; `None` if one is missing or they do not merge. Each slot comes with
+/// whether its sketch is in its chunk's sketch value (one scan over the range reads them) or
+/// at its own key (written before sketch chunks).
 fn merged_sketches(
     reader: &dyn KvBackend,
     table: TableId,
     column: &str,
     engine: &str,
-    slots: &[u32],
+    range: (u32, u32),
+    slots: &[(u32, bool)],
 ) -> Result<Option<i64>> {
-    let mut wanted = slots.to_vec();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let (Some(first), Some(last)) = (wanted.first(), wanted.last()) else {
-        return Ok(None);
+    let any_in_chunk = slots.iter().any(|(_, in_chunk)| *in_chunk);
+    let loaded = match any_in_chunk {
+        true => Some(SketchChunks::load(reader, table, column, engine, range)?),
+        false => None,
     };
-    let start = keys::stats_sketch_key(table, column, engine, *first, 0);
-    let last_key = keys::stats_sketch_key(table, column, engine, *last, u8::MAX);
-    let end = kv::prefix_successor(&last_key)
-        .ok_or_else(|| Error::Internal("a sketch key has no successor".to_string()))?;
+    let archived = loaded.as_ref().map(SketchChunks::archived).transpose()?;
     let mut merge = SketchMerge::default();
-    let mut merged_count = 0;
-    for entry in kv::scan(
-        reader,
-        KeyRange::between(&start, &end),
-        SCAN_PAGE_ENTRY_COUNT,
-    ) {
-        let (key, value) = entry?;
-        let (_, _, _, rest) = keys::decode_stats_column_key(&key)?;
-        let Some((&tag, slot)) = rest.split_last() else {
-            return Err(Error::corruption(&key, "a sketch key without slot and tag"));
-        };
-        let slot: [u8; 4] = slot
-            .try_into()
-            .map_err(|_| Error::corruption(&key, "a sketch key without its 4-byte slot"))?;
-        let slot = u32::from_be_bytes(slot);
-        if tag != SKETCH_TAG_BIT_VECTORS || wanted.binary_search(&slot).is_err() {
-            continue;
+    // Hive merges one sketch per requested partition; a name requested twice merges the
+    // same sketch twice, which changes nothing.
+    for (slot, in_chunk) in slots {
+        match (&archived, in_chunk) {
+            (Some(chunks), true) => merge.add(chunks.sketch(*slot)),
+            _ => {
+                let key = keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
+                match reader.get(&key)? {
+                    Some(bytes) => merge.add(&bytes),
+                    None => return Ok(None),
+                }
+            }
         }
-        // Hive merges one sketch per requested partition; a name requested twice merges the
-        // same sketch twice, which changes nothing.
-        merge.add(&value);
-        merged_count += 1;
-    }
-    if merged_count != wanted.len() {
-        return Ok(None);
+        if merge.has_failed() {
+            return Ok(None);
+        }
     }
     Ok(merge.estimate())
 }
@@ -510,7 +505,7 @@ impl Store {
                 let requested = partition_names.len();
                 let sketch_ndv = match &accumulator.sketched_slots {
                     Some(slots) if accumulator.merges_sketches(requested) => {
-                        merged_sketches(self.reader(), table.id, column, engine, slots)?
+                        merged_sketches(self.reader(), table.id, column, engine, range, slots)?
                     }
                     _ => None,
                 };

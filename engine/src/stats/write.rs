@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 use super::chunk::{
-    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS,
-    SKETCH_TAG_HISTOGRAM,
+    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
+    SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
 use super::merge::merge;
 use super::packed::{pack, unpacked_chunk};
+use super::sketch_chunk::SketchChunk;
 use super::slots::{find_slot, SlotAllocator};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
@@ -109,13 +110,6 @@ pub(crate) fn existing_partition(
     match crate::partition::read_view::<PartitionRecord>(reader, &key)? {
         Some(view) => Ok(Some((values, view.to_owned()?))),
         None => Ok(None),
-    }
-}
-
-fn put_sketch(txn: &mut WriteTxn<'_>, key: Vec<u8>, bytes: &Option<Vec<u8>>) {
-    match bytes {
-        Some(bytes) => txn.put_raw(key, bytes.clone()),
-        None => txn.delete(key),
     }
 }
 
@@ -404,11 +398,13 @@ fn table_record_statistics(record: &TableStatsRecord, column: &str) -> Option<Co
 }
 
 /// The chunks one write changes, loaded once and written once: the write's own staged
-/// changes are not visible to its reads, so two partitions of one chunk must share it.
+/// changes are not visible to its reads, so two partitions of one chunk must share it. The
+/// same for the chunks' sketch values, loaded only when a sketch is written or removed.
 struct ChunkWriter<'a> {
     table: TableId,
     engine: &'a str,
     chunks: HashMap<(String, u32), StatsChunk>,
+    sketches: HashMap<(String, u32), Vec<Vec<u8>>>,
 }
 
 impl<'a> ChunkWriter<'a> {
@@ -417,6 +413,7 @@ impl<'a> ChunkWriter<'a> {
             table,
             engine,
             chunks: HashMap::new(),
+            sketches: HashMap::new(),
         }
     }
 
@@ -433,6 +430,44 @@ impl<'a> ChunkWriter<'a> {
         self.chunks
             .get_mut(&entry)
             .ok_or_else(|| Error::Internal("a loaded chunk is missing".to_string()))
+    }
+
+    /// Stores `bytes` (empty: none) as the sketch of `offset` in chunk `chunk` of `column`.
+    fn set_sketch(
+        &mut self,
+        txn: &WriteTxn<'_>,
+        column: &str,
+        (chunk, offset): (u32, usize),
+        bytes: &[u8],
+    ) -> Result<()> {
+        let entry = (column.to_string(), chunk);
+        if !self.sketches.contains_key(&entry) {
+            let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
+            let loaded = match txn.view::<SketchChunk>(&key)? {
+                Some(view) => {
+                    let archived = view.archived()?;
+                    if !archived.is_consistent() {
+                        return Err(Error::corruption(
+                            &key,
+                            "sketch ends that do not fit their bytes",
+                        ));
+                    }
+                    archived.to_sketches()
+                }
+                None => Vec::new(),
+            };
+            self.sketches.insert(entry.clone(), loaded);
+        }
+        let sketches = self
+            .sketches
+            .get_mut(&entry)
+            .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))?;
+        if sketches.len() <= offset {
+            sketches.resize(offset + 1, Vec::new());
+        }
+        sketches[offset].clear();
+        sketches[offset].extend_from_slice(bytes);
+        Ok(())
     }
 
     /// The statistics at `slot` (sketches not read: merges drop them).
@@ -454,44 +489,65 @@ impl<'a> ChunkWriter<'a> {
         stats: &ColumnStatistics,
         last_analyzed: i64,
     ) -> Result<()> {
-        let (chunk, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk)?;
-        // Sketch keys are touched only when there is a sketch to write or one to remove, so
-        // a write without sketches stages nothing but its chunks.
+        let (chunk_number, offset) = chunk_of(slot);
+        let chunk = self.chunk(txn, column, chunk_number)?;
         let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
         chunk.set(offset, stats, last_analyzed);
-        let sketch = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-        let stored = [
-            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS, &stats.bit_vectors),
-            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM, &stats.histogram),
-        ];
-        for (tag, flag, bytes) in stored {
-            if bytes.is_some() || old_flags & flag != 0 {
-                put_sketch(txn, sketch(tag), bytes);
-            }
+        if stats.bit_vectors.is_some() {
+            chunk.flags[offset] |= SKETCH_IN_CHUNK;
+        }
+        self.forget_slot_sketch(txn, column, slot, old_flags, stats.histogram.is_some());
+        // The sketch value is touched only when there is a sketch to write or one to
+        // remove, so a write without sketches stages nothing but its chunks.
+        if stats.bit_vectors.is_some() || old_flags & SKETCH_IN_CHUNK != 0 {
+            let bytes = stats.bit_vectors.as_deref().unwrap_or_default();
+            self.set_sketch(txn, column, (chunk_number, offset), bytes)?;
+        }
+        if let Some(histogram) = &stats.histogram {
+            let key = keys::stats_sketch_key(
+                self.table,
+                column,
+                self.engine,
+                slot,
+                SKETCH_TAG_HISTOGRAM,
+            );
+            txn.put_raw(key, histogram.clone());
         }
         Ok(())
+    }
+
+    /// Stages the removal of the slot's own sketch keys its `old_flags` say exist: the
+    /// `bitVectors` of the form before sketch chunks, and the histogram unless `replaced`.
+    fn forget_slot_sketch(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        column: &str,
+        slot: u32,
+        old_flags: u8,
+        replaced: bool,
+    ) {
+        let key = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
+        if old_flags & HAS_BIT_VECTORS != 0 && old_flags & SKETCH_IN_CHUNK == 0 {
+            txn.delete(key(SKETCH_TAG_BIT_VECTORS));
+        }
+        if old_flags & HAS_HISTOGRAM != 0 && !replaced {
+            txn.delete(key(SKETCH_TAG_HISTOGRAM));
+        }
     }
 
     fn clear(&mut self, txn: &mut WriteTxn<'_>, column: &str, slot: u32) -> Result<()> {
-        let (chunk, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk)?;
+        let (chunk_number, offset) = chunk_of(slot);
+        let chunk = self.chunk(txn, column, chunk_number)?;
         let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
         chunk.clear(offset);
-        let stored = [
-            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS),
-            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM),
-        ];
-        for (tag, flag) in stored {
-            if old_flags & flag != 0 {
-                let key = keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-                txn.delete(key);
-            }
+        self.forget_slot_sketch(txn, column, slot, old_flags, false);
+        if old_flags & SKETCH_IN_CHUNK != 0 {
+            self.set_sketch(txn, column, (chunk_number, offset), &[])?;
         }
         Ok(())
     }
 
-    /// Stages every changed chunk; an empty one is deleted.
+    /// Stages every changed chunk and sketch value; an empty one is deleted.
     fn finish(self, txn: &mut WriteTxn<'_>) -> Result<()> {
         for ((column, chunk), value) in self.chunks {
             let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
@@ -499,6 +555,13 @@ impl<'a> ChunkWriter<'a> {
                 txn.delete(key);
             } else {
                 txn.put_value(key, &pack(&value))?;
+            }
+        }
+        for ((column, chunk), sketches) in self.sketches {
+            let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
+            match SketchChunk::from_sketches(&sketches)? {
+                Some(value) => txn.put_value(key, &value)?,
+                None => txn.delete(key),
             }
         }
         Ok(())
