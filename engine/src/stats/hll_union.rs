@@ -93,9 +93,10 @@ impl HllUnion {
         if entry_count < 0 || entry_count as usize > reader.bytes.len() - reader.position {
             return Err(SketchError("more sparse entries than bytes"));
         }
+        let (bytes, mut position) = (reader.bytes, reader.position);
         let mut previous: i32 = 0;
         for index in 0..entry_count {
-            let read = reader.read()? as i32;
+            let read = read_varint(bytes, &mut position)? as i32;
             let entry = if index == 0 {
                 read
             } else {
@@ -176,6 +177,31 @@ impl HllUnion {
         };
         count.max(1)
     }
+}
+
+/// Hive's varint at `position` (then moved past it): one- and two-byte ones, which sparse
+/// entries' deltas mostly are, read inline; longer ones by [`VarintReader`].
+#[inline(always)]
+fn read_varint(bytes: &[u8], position: &mut usize) -> Result<i64, SketchError> {
+    if let Some(&first) = bytes.get(*position) {
+        if first < 0x80 {
+            *position += 1;
+            return Ok(i64::from(first));
+        }
+        if let Some(&second) = bytes.get(*position + 1) {
+            if second < 0x80 {
+                *position += 2;
+                return Ok(i64::from(first & 0x7F) | i64::from(second) << 7);
+            }
+        }
+    }
+    let mut reader = VarintReader {
+        bytes,
+        position: *position,
+    };
+    let value = reader.read()?;
+    *position = reader.position;
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@
 mod accurate;
 mod aggregate;
 mod chunk;
+#[cfg(test)]
+mod compat_tests;
 mod fm;
 mod hll;
 mod hll_bias;

@@ -212,6 +212,11 @@ pub(crate) struct ArchivedChunks<'a> {
 }
 
 impl<'a> ArchivedChunks<'a> {
+    /// The chunks, indexed by chunk number minus the first of the loaded range.
+    pub(crate) fn chunks(&self) -> &[Option<&'a ArchivedPackedStatsChunk>] {
+        &self.chunks
+    }
+
     /// The slot `slot`, if it holds statistics.
     pub(crate) fn slot(&self, slot: u32) -> Option<SlotView<'a>> {
         let (chunk, offset) = chunk_of(slot);
@@ -382,7 +387,7 @@ impl Store {
         for (index, slot) in slots {
             let mut partition = PartitionStatistics {
                 partition_name: names[index].clone(),
-                stats: Vec::new(),
+                stats: Vec::with_capacity(readers.len()),
                 last_analyzed: 0,
             };
             for column in &readers {

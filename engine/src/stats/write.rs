@@ -403,8 +403,9 @@ fn table_record_statistics(record: &TableStatsRecord, column: &str) -> Option<Co
 struct ChunkWriter<'a> {
     table: TableId,
     engine: &'a str,
-    chunks: HashMap<(String, u32), StatsChunk>,
-    sketches: HashMap<(String, u32), Vec<Vec<u8>>>,
+    /// By column, then chunk number: looked up by `&str`, so a hit allocates nothing.
+    chunks: HashMap<String, HashMap<u32, StatsChunk>>,
+    sketches: HashMap<String, HashMap<u32, Vec<Vec<u8>>>>,
 }
 
 impl<'a> ChunkWriter<'a> {
@@ -418,17 +419,23 @@ impl<'a> ChunkWriter<'a> {
     }
 
     fn chunk(&mut self, txn: &WriteTxn<'_>, column: &str, chunk: u32) -> Result<&mut StatsChunk> {
-        let entry = (column.to_string(), chunk);
-        if !self.chunks.contains_key(&entry) {
+        if !self.chunks.contains_key(column) {
+            self.chunks.insert(column.to_string(), HashMap::new());
+        }
+        let by_number = self
+            .chunks
+            .get_mut(column)
+            .ok_or_else(|| Error::Internal("a column's chunks are missing".to_string()))?;
+        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
             let loaded = match txn.get(&key)? {
                 Some(stored) => unpacked_chunk(&key, stored)?,
                 None => StatsChunk::default(),
             };
-            self.chunks.insert(entry.clone(), loaded);
+            entry.insert(loaded);
         }
-        self.chunks
-            .get_mut(&entry)
+        by_number
+            .get_mut(&chunk)
             .ok_or_else(|| Error::Internal("a loaded chunk is missing".to_string()))
     }
 
@@ -440,8 +447,14 @@ impl<'a> ChunkWriter<'a> {
         (chunk, offset): (u32, usize),
         bytes: &[u8],
     ) -> Result<()> {
-        let entry = (column.to_string(), chunk);
-        if !self.sketches.contains_key(&entry) {
+        if !self.sketches.contains_key(column) {
+            self.sketches.insert(column.to_string(), HashMap::new());
+        }
+        let by_number = self
+            .sketches
+            .get_mut(column)
+            .ok_or_else(|| Error::Internal("a column's sketches are missing".to_string()))?;
+        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
             let loaded = match txn.view::<SketchChunk>(&key)? {
                 Some(view) => {
@@ -456,11 +469,10 @@ impl<'a> ChunkWriter<'a> {
                 }
                 None => Vec::new(),
             };
-            self.sketches.insert(entry.clone(), loaded);
+            entry.insert(loaded);
         }
-        let sketches = self
-            .sketches
-            .get_mut(&entry)
+        let sketches = by_number
+            .get_mut(&chunk)
             .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))?;
         if sketches.len() <= offset {
             sketches.resize(offset + 1, Vec::new());
@@ -549,19 +561,23 @@ impl<'a> ChunkWriter<'a> {
 
     /// Stages every changed chunk and sketch value; an empty one is deleted.
     fn finish(self, txn: &mut WriteTxn<'_>) -> Result<()> {
-        for ((column, chunk), value) in self.chunks {
-            let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
-            if value.is_empty() {
-                txn.delete(key);
-            } else {
-                txn.put_value(key, &pack(&value))?;
+        for (column, by_number) in self.chunks {
+            for (chunk, value) in by_number {
+                let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
+                if value.is_empty() {
+                    txn.delete(key);
+                } else {
+                    txn.put_value(key, &pack(&value))?;
+                }
             }
         }
-        for ((column, chunk), sketches) in self.sketches {
-            let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
-            match SketchChunk::from_sketches(&sketches)? {
-                Some(value) => txn.put_value(key, &value)?,
-                None => txn.delete(key),
+        for (column, by_number) in self.sketches {
+            for (chunk, sketches) in by_number {
+                let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
+                match SketchChunk::from_sketches(&sketches)? {
+                    Some(value) => txn.put_value(key, &value)?,
+                    None => txn.delete(key),
+                }
             }
         }
         Ok(())
