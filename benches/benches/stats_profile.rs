@@ -7,7 +7,7 @@
 //!     --toggle-collect='*profiled_call*' target/release/deps/stats_profile-<hash> aggr_hll
 //! ```
 //!
-//! Calls: `aggr`, `aggr_hll`, `read`, `write`. Sizes: `STATS_PROFILE_PARTITIONS` (default
+//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs). Sizes: `STATS_PROFILE_PARTITIONS` (default
 //! 10,000) and `STATS_PROFILE_COLUMNS` (default 50); `STATS_PROFILE_RUNS` repeats (default 1).
 
 use std::hint::black_box;
@@ -32,10 +32,19 @@ fn env_count(name: &str, default: usize) -> usize {
 
 /// The measured call; its name is what callgrind's `--toggle-collect` matches.
 #[inline(never)]
-fn profiled_call(store: &hivestore_engine::Store, call: &str, names: &[String], columns: &[String]) {
+fn profiled_call(
+    store: &hivestore_engine::Store,
+    call: &str,
+    names: &[String],
+    columns: &[String],
+) {
     match call {
         "aggr" | "aggr_hll" => {
-            let table = if call == "aggr" { PLAIN_TABLE } else { SKETCHED_TABLE };
+            let table = if call == "aggr" {
+                PLAIN_TABLE
+            } else {
+                SKETCHED_TABLE
+            };
             let aggregate = store
                 .aggregate_column_statistics("hive", "bench", table, names, columns, "hive")
                 .expect("aggregate");
@@ -47,21 +56,36 @@ fn profiled_call(store: &hivestore_engine::Store, call: &str, names: &[String], 
             let read_columns = &columns[..READ_COLUMN_COUNT.min(columns.len())];
             let found = store
                 .partition_column_statistics(
-                    "hive", "bench", PLAIN_TABLE, read_names, read_columns, "hive", false,
+                    "hive",
+                    "bench",
+                    PLAIN_TABLE,
+                    read_names,
+                    read_columns,
+                    "hive",
+                    false,
                 )
                 .expect("read");
             black_box(found);
         }
         "write" => {
             let batch = WRITE_BATCH_LEN.min(names.len());
-            write_batch(store, PLAIN_TABLE, 0..batch, READ_COLUMN_COUNT.min(columns.len()));
+            write_batch(
+                store,
+                PLAIN_TABLE,
+                0..batch,
+                READ_COLUMN_COUNT.min(columns.len()),
+            );
         }
         other => panic!("unknown call {other}: aggr, aggr_hll, read or write"),
     }
 }
 
 fn main() {
-    let call = std::env::args().nth(1).unwrap_or_else(|| "aggr".to_string());
+    // `cargo bench` passes `--bench`: without a call named, there is nothing to profile.
+    let Some(call) = std::env::args().skip(1).find(|arg| !arg.starts_with("--")) else {
+        eprintln!("stats_profile: name a call (aggr, aggr_hll, read or write)");
+        return;
+    };
     let partition_count = env_count("STATS_PROFILE_PARTITIONS", PARTITION_COUNT);
     let column_count = env_count("STATS_PROFILE_COLUMNS", COLUMN_COUNT);
     let run_count = env_count("STATS_PROFILE_RUNS", 1).min(RUN_COUNT_MAX);

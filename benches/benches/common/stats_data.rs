@@ -98,7 +98,11 @@ pub fn write_batch(store: &Store, table: &str, partitions: std::ops::Range<usize
 
 /// A store with both tables, `partition_count` partitions of `column_count` columns each, all
 /// with statistics.
-pub fn build_store(directory: &std::path::Path, partition_count: usize, column_count: usize) -> Store {
+pub fn build_store(
+    directory: &std::path::Path,
+    partition_count: usize,
+    column_count: usize,
+) -> Store {
     let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
     options.durability = Durability::Memory;
     let store = Store::open(directory, options).expect("open the store");
@@ -145,4 +149,3 @@ pub fn build_store(directory: &std::path::Path, partition_count: usize, column_c
     }
     store
 }
-

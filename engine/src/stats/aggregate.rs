@@ -440,7 +440,8 @@ fn merged_sketches(
         match (&archived, in_chunk) {
             (Some(chunks), true) => merge.add(chunks.sketch(*slot)),
             _ => {
-                let key = keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
+                let key =
+                    keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
                 match reader.get(&key)? {
                     Some(bytes) => merge.add(&bytes),
                     None => return Ok(None),

@@ -99,14 +99,16 @@ fn downgrade(store: &Store) {
             let chunk_key = keys::stats_chunk_key(table, "l", "hive", 0);
             let mut chunk = unpacked_chunk(&chunk_key, txn.get(&chunk_key)?.unwrap())?;
             let sketch_key = keys::stats_sketch_chunk_key(table, "l", "hive", 0);
-            assert!(txn.get(&sketch_key)?.is_some(), "this build stores sketch chunks");
+            assert!(
+                txn.get(&sketch_key)?.is_some(),
+                "this build stores sketch chunks"
+            );
             txn.delete(sketch_key);
             for index in 0..PARTITION_COUNT {
                 let slot = find_slot(txn.reader(), table, &[index.to_string()])?.unwrap();
                 let (_, offset) = chunk_of(slot);
                 chunk.flags[offset] &= !SKETCH_IN_CHUNK;
-                let key =
-                    keys::stats_sketch_key(table, "l", "hive", slot, SKETCH_TAG_BIT_VECTORS);
+                let key = keys::stats_sketch_key(table, "l", "hive", slot, SKETCH_TAG_BIT_VECTORS);
                 txn.put_raw(key, sparse_hll(index as u32 + 1));
             }
             txn.put_value(chunk_key, &chunk)?;
@@ -116,7 +118,9 @@ fn downgrade(store: &Store) {
 }
 
 fn names() -> Vec<String> {
-    (0..PARTITION_COUNT).map(|index| format!("ds={index}")).collect()
+    (0..PARTITION_COUNT)
+        .map(|index| format!("ds={index}"))
+        .collect()
 }
 
 fn merged_ndv(store: &Store) -> i64 {
@@ -163,10 +167,16 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write(
     let reader = store.reader();
     let table = resolve_table(reader, "hive", "db", "p").unwrap().id;
     for index in 0..PARTITION_COUNT {
-        let slot = find_slot(reader, table, &[index.to_string()]).unwrap().unwrap();
+        let slot = find_slot(reader, table, &[index.to_string()])
+            .unwrap()
+            .unwrap();
         let key = keys::stats_sketch_key(table, "l", "hive", slot, SKETCH_TAG_BIT_VECTORS);
         let moved = index < PARTITION_COUNT / 2;
-        assert_eq!(reader.get(&key).unwrap().is_none(), moved, "partition {index}");
+        assert_eq!(
+            reader.get(&key).unwrap().is_none(),
+            moved,
+            "partition {index}"
+        );
     }
 
     // Dropping every statistic of the partitions clears both forms.

@@ -185,7 +185,11 @@ pub(crate) fn sparse_count(entry_count: usize) -> i64 {
 
 /// Hive's count of dense registers of [`BIAS_PRECISION`] bits (one register per value).
 pub(crate) fn dense_count(registers: &[i8]) -> i64 {
-    assert_eq!(registers.len(), 1 << BIAS_PRECISION, "bias tables are for p = 10");
+    assert_eq!(
+        registers.len(),
+        1 << BIAS_PRECISION,
+        "bias tables are for p = 10"
+    );
     let register_count = registers.len();
     let sum: f64 = registers
         .iter()

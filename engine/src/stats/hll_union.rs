@@ -12,9 +12,8 @@
 //! `hll.rs`'s [`Hll::merge`] stays the reference the tests compare with.
 
 use super::hll::{
-    dense_count, sparse_count, Hll, SketchError, VarintReader, ENCODING_SPARSE,
-    ENCODING_UNPACKED, HLL_MAGIC, MERGE_PRECISION, PRECISION_MAX, PRECISION_MIN,
-    SPARSE_VALUE_BITS,
+    dense_count, sparse_count, Hll, SketchError, VarintReader, ENCODING_SPARSE, ENCODING_UNPACKED,
+    HLL_MAGIC, MERGE_PRECISION, PRECISION_MAX, PRECISION_MIN, SPARSE_VALUE_BITS,
 };
 
 /// Registers of the merged sketch.
@@ -129,8 +128,8 @@ impl HllUnion {
                 // Four registers in every three bytes.
                 let groups = packed[..REGISTER_COUNT * 6 / 8].chunks_exact(3);
                 for (group, registers) in groups.zip(self.registers.chunks_exact_mut(4)) {
-                    let bits = u32::from(group[0]) << 16 | u32::from(group[1]) << 8
-                        | u32::from(group[2]);
+                    let bits =
+                        u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
                     for (index, register) in registers.iter_mut().enumerate() {
                         let value = (bits >> (18 - 6 * index) & 0x3F) as i8;
                         *register = (*register).max(value);

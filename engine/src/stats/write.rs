@@ -516,13 +516,8 @@ impl<'a> ChunkWriter<'a> {
             self.set_sketch(txn, column, (chunk_number, offset), bytes)?;
         }
         if let Some(histogram) = &stats.histogram {
-            let key = keys::stats_sketch_key(
-                self.table,
-                column,
-                self.engine,
-                slot,
-                SKETCH_TAG_HISTOGRAM,
-            );
+            let key =
+                keys::stats_sketch_key(self.table, column, self.engine, slot, SKETCH_TAG_HISTOGRAM);
             txn.put_raw(key, histogram.clone());
         }
         Ok(())
