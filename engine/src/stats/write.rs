@@ -126,6 +126,42 @@ fn merge_duplicate_columns(stats: Vec<ColumnStatistics>) -> BTreeMap<String, Col
     by_column
 }
 
+/// Partitions of one write mostly share their `COLUMN_STATS_ACCURATE` value and the columns
+/// written to them, so the value parsed and rewritten for one partition is reused for the next
+/// (parsing a 50-column value cost more than writing the partition's statistics).
+#[derive(Default)]
+struct AccuracyMemo {
+    /// The last stored value parsed, and what it says.
+    parsed: Option<(Option<String>, StatsAccuracy)>,
+    /// The last rewrite: the stored value, the columns marked, the value written.
+    rewritten: Option<(Option<String>, Vec<String>, String)>,
+}
+
+impl AccuracyMemo {
+    /// What the stored value `stored` says is accurate.
+    fn parse(&mut self, stored: Option<&str>) -> &StatsAccuracy {
+        let parsed = match self.parsed.take() {
+            Some((old, accuracy)) if old.as_deref() == stored => (old, accuracy),
+            _ => (stored.map(str::to_string), StatsAccuracy::parse(stored)),
+        };
+        &self.parsed.insert(parsed).1
+    }
+
+    /// The stored value `stored` with `columns` marked accurate.
+    fn rewrite(&mut self, stored: Option<&str>, columns: &[String]) -> String {
+        if let Some((old, marked, value)) = &self.rewritten {
+            if old.as_deref() == stored && marked.as_slice() == columns {
+                return value.clone();
+            }
+        }
+        let mut accuracy = self.parse(stored).clone();
+        accuracy.columns.extend(columns.iter().cloned());
+        let value = accuracy.to_json();
+        self.rewritten = Some((stored.map(str::to_string), columns.to_vec(), value.clone()));
+        value
+    }
+}
+
 /// Hive's `getMergableCols`: when merging over stored statistics, only the columns the target
 /// marks accurate are written.
 fn mergeable(
@@ -226,33 +262,42 @@ impl Store {
             }
             let mut writer = ChunkWriter::new(table.id, &options.engine);
             let mut slots = SlotAllocator::load(txn, table.id)?;
+            let mut memo = AccuracyMemo::default();
             for (values, (mut record, stats)) in requested {
                 let sent = stats.clone();
                 let stats = merge_duplicate_columns(stats);
                 let slot = slots.slot_for(txn, &values)?;
-                let mut accuracy = StatsAccuracy::parse(
-                    record
-                        .parameters
-                        .get(COLUMN_STATS_ACCURATE)
-                        .map(String::as_str),
-                );
                 let mut stored = BTreeMap::new();
                 for column in stats.keys().filter(|_| options.merge) {
                     if let Some(old) = writer.stored(txn, column, slot)? {
                         stored.insert(column.clone(), old);
                     }
                 }
-                let stats = mergeable(stats, &accuracy, !stored.is_empty(), options);
+                let stats = match options.merge {
+                    true => {
+                        let parameters = &record.parameters;
+                        let accuracy =
+                            memo.parse(parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str));
+                        mergeable(stats, accuracy, !stored.is_empty(), options)
+                    }
+                    false => stats,
+                };
+                let mut written = Vec::with_capacity(stats.len());
                 for (column, mut stat) in stats {
                     if let Some(old) = stored.remove(&column).filter(|_| options.merge) {
                         stat = merge(old, stat);
                     }
                     writer.set(txn, &column, slot, &stat, options.last_analyzed)?;
-                    accuracy.columns.insert(column);
+                    written.push(column);
                 }
+                let parameters = &record.parameters;
+                let accuracy = memo.rewrite(
+                    parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str),
+                    &written,
+                );
                 record
                     .parameters
-                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
                 txn.put_value(keys::partition_key(table.id, &values), &record)?;
                 let engine = &options.engine;
                 let partition = Some(values);
