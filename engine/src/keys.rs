@@ -44,7 +44,10 @@ pub const KEYSPACE_STATS_SLOT: u8 = 0x08;
 /// component(engine) + chunk (u32, big-endian)` → statistics chunk value.
 pub const KEYSPACE_STATS_CHUNK: u8 = 0x09;
 /// Sketches apart from the arrays: `0x0A + table id + component(column) +
-/// component(engine) + slot (u32, big-endian) + tag` → raw bytes.
+/// component(engine) + FF FF FF FF + chunk (u32, big-endian)` → the `bitVectors`
+/// of a chunk's slots (a sketch chunk value); `0x0A + table id +
+/// component(column) + component(engine) + slot (u32, big-endian) + tag` → raw
+/// bytes (histograms, and `bitVectors` written before sketch chunks).
 pub const KEYSPACE_STATS_SKETCH: u8 = 0x0A;
 /// Table-level statistics: `0x0B + table id + component(column) +
 /// component(engine)` → table column statistics value.
@@ -486,6 +489,20 @@ pub fn stats_sketch_key(table: TableId, column: &str, engine: &str, slot: u32, t
     let mut key = stats_column_engine_prefix(KEYSPACE_STATS_SKETCH, table, column, engine);
     key.extend_from_slice(&slot.to_be_bytes());
     key.push(tag);
+    key
+}
+
+/// What a sketch chunk key holds after column and engine, before the chunk:
+/// `u32::MAX` as a slot, which is never handed out (the slot counter would
+/// overflow), so sketch chunk keys sort after every slot's sketch keys.
+pub const STATS_SKETCH_CHUNK_MARK: [u8; 4] = u32::MAX.to_be_bytes();
+
+/// `0x0A + table id + component(column) + component(engine) + FF FF FF FF +
+/// chunk`: the `bitVectors` of one chunk's slots.
+pub fn stats_sketch_chunk_key(table: TableId, column: &str, engine: &str, chunk: u32) -> Vec<u8> {
+    let mut key = stats_column_engine_prefix(KEYSPACE_STATS_SKETCH, table, column, engine);
+    key.extend_from_slice(&STATS_SKETCH_CHUNK_MARK);
+    key.extend_from_slice(&chunk.to_be_bytes());
     key
 }
 

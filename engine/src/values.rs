@@ -67,6 +67,8 @@ pub enum ValueKind {
     TableStats = 7,
     /// A chunk of a column's partition statistics, packed (`crate::stats`); replaces kind 6.
     StatsPackedChunk = 8,
+    /// The `bitVectors` of a chunk's partitions (`crate::stats`).
+    StatsSketchChunk = 9,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

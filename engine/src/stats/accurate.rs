@@ -66,6 +66,15 @@ impl StatsAccuracy {
 
 fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
+    // Column names rarely need escaping: copy them whole.
+    if !text
+        .bytes()
+        .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+    {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     for character in text.chars() {
         match character {
             '"' => out.push_str("\\\""),
@@ -204,6 +213,16 @@ impl Parser<'_> {
             return None;
         }
         self.position += 1;
+        // Without escapes (column names), the string is the bytes up to the quote.
+        let rest = &self.bytes[self.position..];
+        let end = rest
+            .iter()
+            .position(|byte| *byte == b'"' || *byte == b'\\')?;
+        if rest[end] == b'"' {
+            let text = std::str::from_utf8(&rest[..end]).ok()?.to_string();
+            self.position += end + 1;
+            return Some(text);
+        }
         let mut out = Vec::new();
         loop {
             let byte = *self.bytes.get(self.position)?;

@@ -22,17 +22,21 @@
 
 use std::cmp::Ordering;
 
-use super::chunk::{SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_TAG_BIT_VECTORS};
+use super::chunk::{
+    chunk_of, SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK, SKETCH_TAG_BIT_VECTORS,
+};
 use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
+use super::packed::{double_in, integer_in, ArchivedPackedStatsChunk, ChunkArrays};
 use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
+use super::sketch_chunk::SketchChunks;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsKind, StatsValue};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend};
+use crate::kv::KvBackend;
 use crate::partition::PartitionedTable;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::Store;
 
 /// Statistics aggregated over partitions.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,29 +133,38 @@ impl BoundFold {
         }
     }
 
-    fn add(&mut self, slot: &SlotView<'_>, index: usize) {
-        let flags = slot.flags();
+    /// Adds the bounds at `offset` of `chunk` (of kind `kind`, with `flags`).
+    #[inline]
+    fn add(&mut self, chunk: &ArchivedPackedStatsChunk, at: &SlotAt<'_>, kind: StatsKind) {
+        let (arrays, offset, index) = (at.arrays, at.offset, at.index);
+        let flags = arrays.flags[offset];
         let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
-        let (chunk, offset) = (slot.chunk, slot.offset);
         match self {
             BoundFold::Integer { low, high } => {
                 if has_low {
-                    add_extreme(low, chunk.low_at(offset), index, integer_order);
+                    add_extreme(low, integer_in(arrays.lows, offset), index, integer_order);
                 }
                 if has_high {
-                    add_extreme(high, chunk.high_at(offset), index, integer_order);
+                    add_extreme(high, integer_in(arrays.highs, offset), index, integer_order);
                 }
             }
             BoundFold::Double { low, high } => {
                 let double = |bits: i64| f64::from_bits(bits as u64);
                 if has_low {
-                    add_extreme(low, double(chunk.low_at(offset)), index, double_order);
+                    let value = double(integer_in(arrays.lows, offset));
+                    add_extreme(low, value, index, double_order);
                 }
                 if has_high {
-                    add_extreme(high, double(chunk.high_at(offset)), index, double_order);
+                    let value = double(integer_in(arrays.highs, offset));
+                    add_extreme(high, value, index, double_order);
                 }
             }
             BoundFold::Decimal { low, high } => {
+                let slot = SlotView {
+                    chunk,
+                    offset,
+                    kind,
+                };
                 if let Some(value) = slot.low() {
                     add_extreme(low, value, index, compare_values);
                 }
@@ -189,6 +202,14 @@ impl BoundFold {
     }
 }
 
+/// Where one requested partition's statistics are: its chunk's arrays, its offset there, and
+/// its position in the request.
+struct SlotAt<'a> {
+    arrays: &'a ChunkArrays<'a>,
+    offset: usize,
+    index: usize,
+}
+
 /// One column's fold over the requested partitions.
 struct Accumulator {
     kind: StatsKind,
@@ -197,16 +218,19 @@ struct Accumulator {
     nulls_sum: i64,
     trues_sum: i64,
     falses_sum: i64,
-    distinct: Option<Extremes<i64>>,
-    max_length: Option<Extremes<i64>>,
-    avg_length: Option<Extremes<f64>>,
+    distinct: Extremes<i64>,
+    max_length: Extremes<i64>,
+    avg_length: Extremes<f64>,
     bounds: BoundFold,
-    /// The slots counted, while every one of them has a sketch; `None` once one has none.
-    sketched_slots: Option<Vec<u32>>,
+    /// The slots counted, while every one of them has a sketch (with whether it is in its
+    /// chunk's sketch value); `None` once one has none.
+    sketched_slots: Option<Vec<(u32, bool)>>,
 }
 
 impl Accumulator {
-    fn new(slot: &SlotView<'_>) -> Self {
+    /// The fold of a column whose first partition with statistics, at request position
+    /// `index`, is `slot` (which [`Accumulator::add`] then adds, changing no extreme).
+    fn new(slot: &SlotView<'_>, index: usize) -> Self {
         Accumulator {
             kind: slot.kind,
             column_type: slot.column_type().to_string(),
@@ -214,43 +238,42 @@ impl Accumulator {
             nulls_sum: 0,
             trues_sum: 0,
             falses_sum: 0,
-            distinct: None,
-            max_length: None,
-            avg_length: None,
+            distinct: Extremes::new(slot.num_distinct_values(), index),
+            max_length: Extremes::new(slot.max_length(), index),
+            avg_length: Extremes::new(slot.avg_length(), index),
             bounds: BoundFold::new(slot.kind),
             sketched_slots: Some(Vec::new()),
         }
     }
 
-    /// Adds the partition at request position `index`. Statistics of another kind than the
-    /// first seen (the column was written with two types) are not counted.
-    fn add(&mut self, slot: &SlotView<'_>, slot_number: u32, index: usize) -> bool {
-        if slot.kind != self.kind {
+    /// Adds the partition `at`, slot `slot_number`. Statistics of another kind than the
+    /// first seen (the column was written with two types), or none, are not counted.
+    #[inline]
+    fn add(&mut self, chunk: &ArchivedPackedStatsChunk, at: &SlotAt<'_>, slot_number: u32) -> bool {
+        let (arrays, offset, index) = (at.arrays, at.offset, at.index);
+        if arrays.kinds.get(offset) != Some(&(self.kind as u8)) {
             return false;
         }
         self.count += 1;
-        if slot.flags() & HAS_BIT_VECTORS == 0 {
+        let flags = arrays.flags[offset];
+        if flags & HAS_BIT_VECTORS == 0 {
             self.sketched_slots = None;
         } else if let Some(sketched) = &mut self.sketched_slots {
-            sketched.push(slot_number);
+            sketched.push((slot_number, flags & SKETCH_IN_CHUNK != 0));
         }
-        self.nulls_sum = self.nulls_sum.saturating_add(slot.num_nulls());
-        self.trues_sum = self.trues_sum.saturating_add(slot.num_trues());
-        self.falses_sum = self.falses_sum.saturating_add(slot.num_falses());
-        add_extreme(
-            &mut self.distinct,
-            slot.num_distinct_values(),
-            index,
-            integer_order,
-        );
-        add_extreme(
-            &mut self.max_length,
-            slot.max_length(),
-            index,
-            integer_order,
-        );
-        add_extreme(&mut self.avg_length, slot.avg_length(), index, double_order);
-        self.bounds.add(slot, index);
+        let nulls = integer_in(arrays.num_nulls, offset);
+        self.nulls_sum = self.nulls_sum.saturating_add(nulls);
+        let trues = integer_in(arrays.num_trues, offset);
+        self.trues_sum = self.trues_sum.saturating_add(trues);
+        let falses = integer_in(arrays.num_falses, offset);
+        self.falses_sum = self.falses_sum.saturating_add(falses);
+        let distinct = integer_in(arrays.num_distinct_values, offset);
+        self.distinct.add(distinct, index, integer_order);
+        let max_length = integer_in(arrays.max_lengths, offset);
+        self.max_length.add(max_length, index, integer_order);
+        let avg_length = double_in(arrays.avg_lengths, offset);
+        self.avg_length.add(avg_length, index, double_order);
+        self.bounds.add(chunk, at, self.kind);
         true
     }
 
@@ -281,24 +304,18 @@ impl Accumulator {
             stats.num_nulls = scale(self.nulls_sum);
             stats.num_trues = scale(self.trues_sum);
             stats.num_falses = scale(self.falses_sum);
-            stats.num_distinct_values = self
-                .distinct
-                .map_or(0, |ndv| linear_integer(&ndv, Aim::Max, border));
-            stats.max_length = self
-                .max_length
-                .map_or(0, |length| linear_integer(&length, Aim::Max, border));
-            stats.avg_length = self
-                .avg_length
-                .map_or(0.0, |length| linear_double(&length, Aim::Max, border));
+            stats.num_distinct_values = linear_integer(&self.distinct, Aim::Max, border);
+            stats.max_length = linear_integer(&self.max_length, Aim::Max, border);
+            stats.avg_length = linear_double(&self.avg_length, Aim::Max, border);
             stats.low_value = low.map(|low| linear_value(&low, Aim::Min, border));
             stats.high_value = high.map(|high| linear_value(&high, Aim::Max, border));
         } else {
             stats.num_nulls = self.nulls_sum;
             stats.num_trues = self.trues_sum;
             stats.num_falses = self.falses_sum;
-            stats.num_distinct_values = self.distinct.map_or(0, |ndv| ndv.max);
-            stats.max_length = self.max_length.map_or(0, |length| length.max);
-            stats.avg_length = self.avg_length.map_or(0.0, |length| length.max);
+            stats.num_distinct_values = self.distinct.max;
+            stats.max_length = self.max_length.max;
+            stats.avg_length = self.avg_length.max;
             stats.low_value = low.map(|low| low.min);
             stats.high_value = high.map(|high| high.max);
         }
@@ -398,51 +415,42 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
     }
 }
 
-/// The NDV of the sketches of `slots` (of `column` for `engine`) merged as Hive merges them;
-/// `None` if one is missing or they do not merge. One scan over the slots' sketch keys.
+/// The NDV of the sketches of `slots` (of `column` for `engine`, in chunks `range`) merged
+/// as Hive merges them; `None` if one is missing or they do not merge. Each slot comes with
+/// whether its sketch is in its chunk's sketch value (one scan over the range reads them) or
+/// at its own key (written before sketch chunks).
 fn merged_sketches(
     reader: &dyn KvBackend,
     table: TableId,
     column: &str,
     engine: &str,
-    slots: &[u32],
+    range: (u32, u32),
+    slots: &[(u32, bool)],
 ) -> Result<Option<i64>> {
-    let mut wanted = slots.to_vec();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let (Some(first), Some(last)) = (wanted.first(), wanted.last()) else {
-        return Ok(None);
+    let any_in_chunk = slots.iter().any(|(_, in_chunk)| *in_chunk);
+    let loaded = match any_in_chunk {
+        true => Some(SketchChunks::load(reader, table, column, engine, range)?),
+        false => None,
     };
-    let start = keys::stats_sketch_key(table, column, engine, *first, 0);
-    let last_key = keys::stats_sketch_key(table, column, engine, *last, u8::MAX);
-    let end = kv::prefix_successor(&last_key)
-        .ok_or_else(|| Error::Internal("a sketch key has no successor".to_string()))?;
+    let archived = loaded.as_ref().map(SketchChunks::archived).transpose()?;
     let mut merge = SketchMerge::default();
-    let mut merged_count = 0;
-    for entry in kv::scan(
-        reader,
-        KeyRange::between(&start, &end),
-        SCAN_PAGE_ENTRY_COUNT,
-    ) {
-        let (key, value) = entry?;
-        let (_, _, _, rest) = keys::decode_stats_column_key(&key)?;
-        let Some((&tag, slot)) = rest.split_last() else {
-            return Err(Error::corruption(&key, "a sketch key without slot and tag"));
-        };
-        let slot: [u8; 4] = slot
-            .try_into()
-            .map_err(|_| Error::corruption(&key, "a sketch key without its 4-byte slot"))?;
-        let slot = u32::from_be_bytes(slot);
-        if tag != SKETCH_TAG_BIT_VECTORS || wanted.binary_search(&slot).is_err() {
-            continue;
+    // Hive merges one sketch per requested partition; a name requested twice merges the
+    // same sketch twice, which changes nothing.
+    for (slot, in_chunk) in slots {
+        match (&archived, in_chunk) {
+            (Some(chunks), true) => merge.add(chunks.sketch(*slot)),
+            _ => {
+                let key =
+                    keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
+                match reader.get(&key)? {
+                    Some(bytes) => merge.add(&bytes),
+                    None => return Ok(None),
+                }
+            }
         }
-        // Hive merges one sketch per requested partition; a name requested twice merges the
-        // same sketch twice, which changes nothing.
-        merge.add(&value);
-        merged_count += 1;
-    }
-    if merged_count != wanted.len() {
-        return Ok(None);
+        if merge.has_failed() {
+            return Ok(None);
+        }
     }
     Ok(merge.estimate())
 }
@@ -493,24 +501,49 @@ impl Store {
             return Ok(result);
         };
         let mut columns_found = vec![0usize; partition_names.len()];
+        // (request position, chunk index in the range, offset, slot): the same for every
+        // column, computed once.
+        let positions: Vec<(usize, usize, usize, u32)> = slots
+            .iter()
+            .map(|&(index, slot)| {
+                let (chunk, offset) = chunk_of(slot);
+                (index, (chunk - range.0) as usize, offset, slot)
+            })
+            .collect();
         for column in columns {
             let loaded = ColumnChunks::load(self.reader(), table.id, column, engine, range)?;
             let chunks = loaded.archived()?;
+            let arrays: Vec<Option<(&ArchivedPackedStatsChunk, ChunkArrays<'_>)>> = chunks
+                .chunks()
+                .iter()
+                .map(|chunk| chunk.map(|chunk| (chunk, chunk.arrays())))
+                .collect();
             let mut accumulator: Option<Accumulator> = None;
-            for (index, slot) in &slots {
-                let Some(slot_view) = chunks.slot(*slot) else {
+            for &(index, chunk_index, offset, slot) in &positions {
+                let Some((chunk, chunk_arrays)) = &arrays[chunk_index] else {
                     continue;
                 };
-                let accumulator = accumulator.get_or_insert_with(|| Accumulator::new(&slot_view));
-                if accumulator.add(&slot_view, *slot, *index) {
-                    columns_found[*index] += 1;
+                let accumulator = match &mut accumulator {
+                    Some(accumulator) => accumulator,
+                    None => match chunk.slot(offset) {
+                        Some(view) => accumulator.insert(Accumulator::new(&view, index)),
+                        None => continue,
+                    },
+                };
+                let at = SlotAt {
+                    arrays: chunk_arrays,
+                    offset,
+                    index,
+                };
+                if accumulator.add(chunk, &at, slot) {
+                    columns_found[index] += 1;
                 }
             }
             if let Some(accumulator) = accumulator {
                 let requested = partition_names.len();
                 let sketch_ndv = match &accumulator.sketched_slots {
                     Some(slots) if accumulator.merges_sketches(requested) => {
-                        merged_sketches(self.reader(), table.id, column, engine, slots)?
+                        merged_sketches(self.reader(), table.id, column, engine, range, slots)?
                     }
                     _ => None,
                 };

@@ -15,10 +15,13 @@ pub const CHUNK_SLOT_COUNT: u32 = 128;
 /// Flags of a slot: which optional fields are present.
 pub(crate) const HAS_LOW: u8 = 1;
 pub(crate) const HAS_HIGH: u8 = 2;
-/// The slot's sketch is stored apart (keyspace 0x0A, tag [`SKETCH_TAG_BIT_VECTORS`]).
+/// The slot has a sketch, stored apart (keyspace 0x0A, see [`SKETCH_IN_CHUNK`]).
 pub(crate) const HAS_BIT_VECTORS: u8 = 4;
 /// The slot's histogram is stored apart (tag [`SKETCH_TAG_HISTOGRAM`]).
 pub(crate) const HAS_HISTOGRAM: u8 = 8;
+/// With [`HAS_BIT_VECTORS`]: the sketch is in its chunk's sketch value
+/// (`super::sketch_chunk`); without, at the slot's own key (written before sketch chunks).
+pub(crate) const SKETCH_IN_CHUNK: u8 = 16;
 
 /// The last byte of a sketch key: what the bytes are.
 pub(crate) const SKETCH_TAG_BIT_VECTORS: u8 = 1;

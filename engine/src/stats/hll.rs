@@ -30,16 +30,16 @@ use super::hll_bias::{
 /// The first bytes of a serialized HyperLogLog.
 pub(crate) const HLL_MAGIC: &[u8; 3] = b"HLL";
 /// The register index bits Hive accepts.
-const PRECISION_MIN: u8 = 4;
-const PRECISION_MAX: u8 = 16;
+pub(crate) const PRECISION_MIN: u8 = 4;
+pub(crate) const PRECISION_MAX: u8 = 16;
 /// The precision of the estimator Hive merges partitions' sketches into.
 pub(crate) const MERGE_PRECISION: u8 = 10;
 /// Sparse keys are the hash's low 25 bits (HLL++'s p'), run lengths 6 bits (q').
 const SPARSE_KEY_BITS: u32 = 25;
-const SPARSE_VALUE_BITS: u32 = 6;
+pub(crate) const SPARSE_VALUE_BITS: u32 = 6;
 /// Encoding values of the header's low three bits.
-const ENCODING_SPARSE: u8 = 0;
-const ENCODING_UNPACKED: u8 = 7;
+pub(crate) const ENCODING_SPARSE: u8 = 0;
+pub(crate) const ENCODING_UNPACKED: u8 = 7;
 /// A Java `HashMap`'s first table size and load factor (as a fraction).
 const JAVA_MAP_CAPACITY_MIN: usize = 16;
 
@@ -177,6 +177,44 @@ fn linear_count(registers: i64, zeros: i64) -> i64 {
     java_round(registers * (registers / zeros as f64).ln())
 }
 
+/// Hive's count of a sparse sketch of `entry_count` keys: linear counting over 2^25 registers.
+pub(crate) fn sparse_count(entry_count: usize) -> i64 {
+    let registers = 1i64 << SPARSE_KEY_BITS;
+    linear_count(registers, registers - entry_count as i64)
+}
+
+/// Hive's count of dense registers of [`BIAS_PRECISION`] bits (one register per value).
+pub(crate) fn dense_count(registers: &[i8]) -> i64 {
+    assert_eq!(
+        registers.len(),
+        1 << BIAS_PRECISION,
+        "bias tables are for p = 10"
+    );
+    let register_count = registers.len();
+    let sum: f64 = registers
+        .iter()
+        .map(|value| 2f64.powi(-i32::from(*value)))
+        .sum();
+    let zeros = registers.iter().filter(|value| **value == 0).count() as i64;
+    // Hive computes alpha·m² in single precision.
+    let alpha = 0.7213f32 / (1.0f32 + 1.079f32 / register_count as f32);
+    let alpha_m_squared = alpha * register_count as f32 * register_count as f32;
+    let mut count = (f64::from(alpha_m_squared) * (1.0 / sum)) as i64;
+    if count <= 5 * register_count as i64 {
+        count -= estimate_bias(count);
+    }
+    let linear = if zeros != 0 {
+        linear_count(register_count as i64, zeros)
+    } else {
+        count
+    };
+    if linear < LINEAR_COUNTING_THRESHOLD {
+        linear
+    } else {
+        count
+    }
+}
+
 impl Hll {
     /// An empty sketch as Hive builds one: sparse, bit-packed.
     pub(crate) fn new(precision: u8) -> Hll {
@@ -235,7 +273,7 @@ impl Hll {
     }
 
     /// This sketch reduced to `precision` bits, dense (Hive's `squash`).
-    fn squash(&self, precision: u8) -> Hll {
+    pub(crate) fn squash(&self, precision: u8) -> Hll {
         assert!(precision <= self.precision, "a squash only shrinks");
         if precision == self.precision {
             return self.clone();
@@ -329,43 +367,21 @@ impl Hll {
 
     fn count(&self) -> Option<i64> {
         match &self.registers {
-            Registers::Sparse(sparse) => {
-                let registers = 1i64 << SPARSE_KEY_BITS;
-                Some(linear_count(registers, registers - sparse.len() as i64))
-            }
+            Registers::Sparse(sparse) => Some(sparse_count(sparse.len())),
             Registers::Dense(dense) => {
                 if self.precision != BIAS_PRECISION {
                     return None;
                 }
-                Some(self.dense_count(dense))
+                Some(dense_count(&dense.values))
             }
         }
     }
 
-    fn dense_count(&self, dense: &DenseRegister) -> i64 {
-        let registers = self.register_count();
-        let sum: f64 = dense
-            .values
-            .iter()
-            .map(|value| 2f64.powi(-i32::from(*value)))
-            .sum();
-        let zeros = dense.values.iter().filter(|value| **value == 0).count() as i64;
-        // Hive computes alpha·m² in single precision.
-        let alpha = 0.7213f32 / (1.0f32 + 1.079f32 / registers as f32);
-        let alpha_m_squared = alpha * registers as f32 * registers as f32;
-        let mut count = (f64::from(alpha_m_squared) * (1.0 / sum)) as i64;
-        if count <= 5 * registers as i64 {
-            count -= estimate_bias(count);
-        }
-        let linear = if zeros != 0 {
-            linear_count(registers as i64, zeros)
-        } else {
-            count
-        };
-        if linear < LINEAR_COUNTING_THRESHOLD {
-            linear
-        } else {
-            count
+    /// The registers of a dense sketch.
+    pub(crate) fn dense_registers(&self) -> Option<&[i8]> {
+        match &self.registers {
+            Registers::Dense(dense) => Some(&dense.values),
+            Registers::Sparse(_) => None,
         }
     }
 
@@ -535,14 +551,15 @@ fn write_varint(bytes: &mut Vec<u8>, value: i64) {
     bytes.push(value as u8);
 }
 
-struct VarintReader<'a> {
-    bytes: &'a [u8],
-    position: usize,
+/// Reads Hive's varints from `bytes`, from `position` on.
+pub(crate) struct VarintReader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) position: usize,
 }
 
 impl VarintReader<'_> {
     /// Hive's `readVulong`; more than ten bytes is no varint.
-    fn read(&mut self) -> Result<i64, SketchError> {
+    pub(crate) fn read(&mut self) -> Result<i64, SketchError> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
             let Some(byte) = self.bytes.get(self.position) else {

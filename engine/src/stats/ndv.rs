@@ -1,6 +1,6 @@
 //! Distinct values from sketches: Hive's dispatch of `bitVectors` by their magic
 //! (`NumDistinctValueEstimatorFactory`) and the merge its aggregators do when every partition
-//! has a sketch: into a fresh estimator (an HLL of [`MERGE_PRECISION`] bits, or an FM sketch
+//! has a sketch: into a fresh estimator (an HLL of [`super::hll::MERGE_PRECISION`] bits, or an FM sketch
 //! of as many vectors as the first), whose estimate is the NDV.
 //!
 //! Where Hive would throw (an HLL of fewer than 10 bits, FM sketches of different sizes, bytes
@@ -8,39 +8,20 @@
 //! without sketches, rather than failing the call.
 
 use super::fm::{FmSketch, FM_MAGIC};
-use super::hll::{Hll, SketchError, MERGE_PRECISION};
+use super::hll::SketchError;
+use super::hll_union::HllUnion;
 
-/// A partition's sketch, decoded.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum NdvSketch {
-    Hll(Hll),
-    Fm(FmSketch),
-}
-
-impl NdvSketch {
-    /// Hive's dispatch: `FM` first, anything else must be an HLL.
-    pub(crate) fn decode(bytes: &[u8]) -> Result<NdvSketch, SketchError> {
-        if bytes.starts_with(FM_MAGIC) {
-            FmSketch::decode(bytes).map(NdvSketch::Fm)
-        } else {
-            Hll::decode(bytes).map(NdvSketch::Hll)
-        }
-    }
-
-    /// The estimate of this sketch, if this build can compute it.
-    pub(crate) fn estimate(&self) -> Option<i64> {
-        match self {
-            NdvSketch::Hll(hll) => hll.estimate(),
-            NdvSketch::Fm(fm) => Some(fm.estimate()),
-        }
-    }
-}
-
-/// Partitions' sketches merged as Hive's aggregators merge them.
-#[derive(Debug, Default)]
+/// Partitions' sketches merged as Hive's aggregators merge them: HLL sketches into one array
+/// of registers ([`HllUnion`]), FM sketches by OR.
+#[derive(Default)]
 pub(crate) struct SketchMerge {
-    merged: Option<NdvSketch>,
+    merged: Option<MergedSketch>,
     failed: bool,
+}
+
+enum MergedSketch {
+    Hll(HllUnion),
+    Fm(FmSketch),
 }
 
 impl SketchMerge {
@@ -49,22 +30,31 @@ impl SketchMerge {
         if self.failed {
             return;
         }
-        let merged = NdvSketch::decode(bytes).and_then(|sketch| self.merge(sketch));
-        if merged.is_err() {
+        if self.merge(bytes).is_err() {
             self.failed = true;
         }
     }
 
-    fn merge(&mut self, sketch: NdvSketch) -> Result<(), SketchError> {
-        let merged = self.merged.get_or_insert_with(|| match &sketch {
-            NdvSketch::Hll(_) => NdvSketch::Hll(Hll::new(MERGE_PRECISION)),
-            NdvSketch::Fm(fm) => NdvSketch::Fm(fm.empty_like()),
-        });
-        match (merged, &sketch) {
-            (NdvSketch::Hll(merged), NdvSketch::Hll(hll)) => merged.merge(hll),
-            (NdvSketch::Fm(merged), NdvSketch::Fm(fm)) => merged.merge(fm),
+    fn merge(&mut self, bytes: &[u8]) -> Result<(), SketchError> {
+        // Hive's dispatch: `FM` first, anything else must be an HLL.
+        let is_fm = bytes.starts_with(FM_MAGIC);
+        if self.merged.is_none() {
+            self.merged = Some(if is_fm {
+                MergedSketch::Fm(FmSketch::decode(bytes)?.empty_like())
+            } else {
+                MergedSketch::Hll(HllUnion::default())
+            });
+        }
+        match (&mut self.merged, is_fm) {
+            (Some(MergedSketch::Hll(union)), false) => union.add(bytes),
+            (Some(MergedSketch::Fm(merged)), true) => merged.merge(&FmSketch::decode(bytes)?),
             _ => Err(SketchError("HLL and FM sketches do not merge")),
         }
+    }
+
+    /// Whether a sketch would not merge (the estimate is then `None`).
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed
     }
 
     /// The merged estimate; `None` when nothing was merged or a sketch would not merge.
@@ -72,6 +62,28 @@ impl SketchMerge {
         if self.failed {
             return None;
         }
-        self.merged.as_ref()?.estimate()
+        match self.merged.as_ref()? {
+            MergedSketch::Hll(union) => Some(union.estimate()),
+            MergedSketch::Fm(fm) => Some(fm.estimate()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::hll::Hll;
+
+    #[test]
+    fn hll_and_fm_sketches_do_not_merge() {
+        let hll = Hll::new(10).encode().unwrap();
+        let mut fm = b"FM".to_vec();
+        fm.extend_from_slice(&1u16.to_le_bytes());
+        fm.extend_from_slice(&0b111u32.to_le_bytes());
+        let mut merge = SketchMerge::default();
+        merge.add(&fm);
+        assert!(merge.estimate().is_some());
+        merge.add(&hll);
+        assert_eq!(merge.estimate(), None);
     }
 }

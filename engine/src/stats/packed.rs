@@ -153,6 +153,35 @@ pub(crate) fn unpacked_chunk(key: &[u8], stored: KvBytes) -> Result<StatsChunk> 
     Ok(archived.unpack())
 }
 
+/// One archived chunk's arrays as plain slices: rkyv's relative pointers resolved once per
+/// chunk rather than once per read value, for the aggregation's per-slot loop. Arrays other
+/// than `kinds` and `flags` may be empty (zero everywhere), as stored.
+#[derive(Clone, Copy)]
+pub(crate) struct ChunkArrays<'a> {
+    pub(crate) kinds: &'a [u8],
+    pub(crate) flags: &'a [u8],
+    pub(crate) num_nulls: &'a [rkyv::rend::i64_le],
+    pub(crate) num_distinct_values: &'a [rkyv::rend::i64_le],
+    pub(crate) lows: &'a [rkyv::rend::i64_le],
+    pub(crate) highs: &'a [rkyv::rend::i64_le],
+    pub(crate) max_lengths: &'a [rkyv::rend::i64_le],
+    pub(crate) avg_lengths: &'a [rkyv::rend::f64_le],
+    pub(crate) num_trues: &'a [rkyv::rend::i64_le],
+    pub(crate) num_falses: &'a [rkyv::rend::i64_le],
+}
+
+/// `values[offset]`, or 0 past the end (an array stored empty).
+#[inline]
+pub(crate) fn integer_in(values: &[rkyv::rend::i64_le], offset: usize) -> i64 {
+    values.get(offset).map_or(0, |value| value.to_native())
+}
+
+/// `values[offset]`, or 0.0 past the end (an array stored empty).
+#[inline]
+pub(crate) fn double_in(values: &[rkyv::rend::f64_le], offset: usize) -> f64 {
+    values.get(offset).map_or(0.0, |value| value.to_native())
+}
+
 /// An archived `i64` array that may be stored empty (zero everywhere).
 fn integer_at(values: &rkyv::vec::ArchivedVec<rkyv::rend::i64_le>, offset: usize) -> i64 {
     values.get(offset).map_or(0, |value| value.to_native())
@@ -201,6 +230,22 @@ impl ArchivedPackedStatsChunk {
             .into_iter()
             .all(full_or_empty)
             && decimal_ends_fit
+    }
+
+    /// The arrays as plain slices.
+    pub(crate) fn arrays(&self) -> ChunkArrays<'_> {
+        ChunkArrays {
+            kinds: &self.kinds,
+            flags: &self.flags,
+            num_nulls: &self.num_nulls,
+            num_distinct_values: &self.num_distinct_values,
+            lows: &self.lows,
+            highs: &self.highs,
+            max_lengths: &self.max_lengths,
+            avg_lengths: &self.avg_lengths,
+            num_trues: &self.num_trues,
+            num_falses: &self.num_falses,
+        }
     }
 
     /// The kind at `offset`, if the offset holds statistics (of a kind this build knows).

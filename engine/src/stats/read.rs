@@ -6,10 +6,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::chunk::{
-    chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS,
-    SKETCH_TAG_HISTOGRAM,
+    chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
+    SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
 use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
+use super::sketch_chunk::{ArchivedSketchChunks, SketchChunks};
 use super::slot_cache::SlotIndex;
 use super::slots::find_slot;
 use super::write::{normalize_partition_name, resolve_stats_table};
@@ -211,6 +212,11 @@ pub(crate) struct ArchivedChunks<'a> {
 }
 
 impl<'a> ArchivedChunks<'a> {
+    /// The chunks, indexed by chunk number minus the first of the loaded range.
+    pub(crate) fn chunks(&self) -> &[Option<&'a ArchivedPackedStatsChunk>] {
+        &self.chunks
+    }
+
     /// The slot `slot`, if it holds statistics.
     pub(crate) fn slot(&self, slot: u32) -> Option<SlotView<'a>> {
         let (chunk, offset) = chunk_of(slot);
@@ -236,30 +242,41 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
     Some((first, last))
 }
 
-/// The statistics at `slot` read from `chunks` (sketches and histogram only `with_sketches`),
-/// and when they were written.
+/// One column's chunks, and its sketch chunks when sketches are read.
+struct ColumnReader<'a> {
+    column: &'a str,
+    chunks: ArchivedChunks<'a>,
+    sketches: Option<ArchivedSketchChunks<'a>>,
+}
+
+/// The statistics at `slot` read from `column`'s chunks (sketches and histogram only when
+/// its sketch chunks are loaded), and when they were written.
 fn slot_statistics(
     reader: &dyn KvBackend,
     table: TableId,
     engine: &str,
-    column: &str,
-    chunks: &ArchivedChunks<'_>,
+    column: &ColumnReader<'_>,
     slot: u32,
-    with_sketches: bool,
 ) -> Result<Option<(ColumnStatistics, i64)>> {
-    let Some(slot_view) = chunks.slot(slot) else {
+    let Some(slot_view) = column.chunks.slot(slot) else {
         return Ok(None);
     };
-    let mut stats = slot_view.to_statistics(column);
-    let sketch = |tag| -> Result<Option<Vec<u8>>> {
-        let key = keys::stats_sketch_key(table, column, engine, slot, tag);
-        Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
-    };
-    if with_sketches && slot_view.flags() & HAS_BIT_VECTORS != 0 {
-        stats.bit_vectors = sketch(SKETCH_TAG_BIT_VECTORS)?;
-    }
-    if with_sketches && slot_view.flags() & HAS_HISTOGRAM != 0 {
-        stats.histogram = sketch(SKETCH_TAG_HISTOGRAM)?;
+    let mut stats = slot_view.to_statistics(column.column);
+    if let Some(sketches) = &column.sketches {
+        let flags = slot_view.flags();
+        let own_key = |tag| -> Result<Option<Vec<u8>>> {
+            let key = keys::stats_sketch_key(table, column.column, engine, slot, tag);
+            Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
+        };
+        if flags & HAS_BIT_VECTORS != 0 {
+            stats.bit_vectors = match flags & SKETCH_IN_CHUNK {
+                0 => own_key(SKETCH_TAG_BIT_VECTORS)?,
+                _ => Some(sketches.sketch(slot).to_vec()),
+            };
+        }
+        if flags & HAS_HISTOGRAM != 0 {
+            stats.histogram = own_key(SKETCH_TAG_HISTOGRAM)?;
+        }
     }
     Ok(Some((stats, slot_view.last_analyzed())))
 }
@@ -350,21 +367,32 @@ impl Store {
             .iter()
             .map(|column| ColumnChunks::load(self.reader(), table.id, column, engine, range))
             .collect::<Result<_>>()?;
-        let archived: Vec<ArchivedChunks<'_>> = loaded
+        let loaded_sketches: Vec<Option<SketchChunks>> = columns
             .iter()
-            .map(ColumnChunks::archived)
+            .map(|column| {
+                with_sketches
+                    .then(|| SketchChunks::load(self.reader(), table.id, column, engine, range))
+                    .transpose()
+            })
             .collect::<Result<_>>()?;
+        let mut readers = Vec::with_capacity(columns.len());
+        for ((column, chunks), sketches) in columns.iter().zip(&loaded).zip(&loaded_sketches) {
+            readers.push(ColumnReader {
+                column,
+                chunks: chunks.archived()?,
+                sketches: sketches.as_ref().map(SketchChunks::archived).transpose()?,
+            });
+        }
         let mut result = Vec::new();
         for (index, slot) in slots {
             let mut partition = PartitionStatistics {
                 partition_name: names[index].clone(),
-                stats: Vec::new(),
+                stats: Vec::with_capacity(readers.len()),
                 last_analyzed: 0,
             };
-            for (column, chunks) in columns.iter().zip(&archived) {
-                let (reader, id) = (self.reader(), table.id);
+            for column in &readers {
                 if let Some((stats, analyzed)) =
-                    slot_statistics(reader, id, engine, column, chunks, slot, with_sketches)?
+                    slot_statistics(self.reader(), table.id, engine, column, slot)?
                 {
                     partition.last_analyzed = partition.last_analyzed.max(analyzed);
                     partition.stats.push(stats);

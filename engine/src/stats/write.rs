@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 use super::chunk::{
-    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_TAG_BIT_VECTORS,
-    SKETCH_TAG_HISTOGRAM,
+    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
+    SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
 use super::merge::merge;
 use super::packed::{pack, unpacked_chunk};
+use super::sketch_chunk::SketchChunk;
 use super::slots::{find_slot, SlotAllocator};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
@@ -112,13 +113,6 @@ pub(crate) fn existing_partition(
     }
 }
 
-fn put_sketch(txn: &mut WriteTxn<'_>, key: Vec<u8>, bytes: &Option<Vec<u8>>) {
-    match bytes {
-        Some(bytes) => txn.put_raw(key, bytes.clone()),
-        None => txn.delete(key),
-    }
-}
-
 /// Statistics of one request with duplicate columns merged, in column order.
 fn merge_duplicate_columns(stats: Vec<ColumnStatistics>) -> BTreeMap<String, ColumnStatistics> {
     let mut by_column: BTreeMap<String, ColumnStatistics> = BTreeMap::new();
@@ -130,6 +124,42 @@ fn merge_duplicate_columns(stats: Vec<ColumnStatistics>) -> BTreeMap<String, Col
         by_column.insert(merged.column_name.clone(), merged);
     }
     by_column
+}
+
+/// Partitions of one write mostly share their `COLUMN_STATS_ACCURATE` value and the columns
+/// written to them, so the value parsed and rewritten for one partition is reused for the next
+/// (parsing a 50-column value cost more than writing the partition's statistics).
+#[derive(Default)]
+struct AccuracyMemo {
+    /// The last stored value parsed, and what it says.
+    parsed: Option<(Option<String>, StatsAccuracy)>,
+    /// The last rewrite: the stored value, the columns marked, the value written.
+    rewritten: Option<(Option<String>, Vec<String>, String)>,
+}
+
+impl AccuracyMemo {
+    /// What the stored value `stored` says is accurate.
+    fn parse(&mut self, stored: Option<&str>) -> &StatsAccuracy {
+        let parsed = match self.parsed.take() {
+            Some((old, accuracy)) if old.as_deref() == stored => (old, accuracy),
+            _ => (stored.map(str::to_string), StatsAccuracy::parse(stored)),
+        };
+        &self.parsed.insert(parsed).1
+    }
+
+    /// The stored value `stored` with `columns` marked accurate.
+    fn rewrite(&mut self, stored: Option<&str>, columns: &[String]) -> String {
+        if let Some((old, marked, value)) = &self.rewritten {
+            if old.as_deref() == stored && marked.as_slice() == columns {
+                return value.clone();
+            }
+        }
+        let mut accuracy = self.parse(stored).clone();
+        accuracy.columns.extend(columns.iter().cloned());
+        let value = accuracy.to_json();
+        self.rewritten = Some((stored.map(str::to_string), columns.to_vec(), value.clone()));
+        value
+    }
 }
 
 /// Hive's `getMergableCols`: when merging over stored statistics, only the columns the target
@@ -232,33 +262,42 @@ impl Store {
             }
             let mut writer = ChunkWriter::new(table.id, &options.engine);
             let mut slots = SlotAllocator::load(txn, table.id)?;
+            let mut memo = AccuracyMemo::default();
             for (values, (mut record, stats)) in requested {
                 let sent = stats.clone();
                 let stats = merge_duplicate_columns(stats);
                 let slot = slots.slot_for(txn, &values)?;
-                let mut accuracy = StatsAccuracy::parse(
-                    record
-                        .parameters
-                        .get(COLUMN_STATS_ACCURATE)
-                        .map(String::as_str),
-                );
                 let mut stored = BTreeMap::new();
                 for column in stats.keys().filter(|_| options.merge) {
                     if let Some(old) = writer.stored(txn, column, slot)? {
                         stored.insert(column.clone(), old);
                     }
                 }
-                let stats = mergeable(stats, &accuracy, !stored.is_empty(), options);
+                let stats = match options.merge {
+                    true => {
+                        let parameters = &record.parameters;
+                        let accuracy =
+                            memo.parse(parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str));
+                        mergeable(stats, accuracy, !stored.is_empty(), options)
+                    }
+                    false => stats,
+                };
+                let mut written = Vec::with_capacity(stats.len());
                 for (column, mut stat) in stats {
                     if let Some(old) = stored.remove(&column).filter(|_| options.merge) {
                         stat = merge(old, stat);
                     }
                     writer.set(txn, &column, slot, &stat, options.last_analyzed)?;
-                    accuracy.columns.insert(column);
+                    written.push(column);
                 }
+                let parameters = &record.parameters;
+                let accuracy = memo.rewrite(
+                    parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str),
+                    &written,
+                );
                 record
                     .parameters
-                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
                 txn.put_value(keys::partition_key(table.id, &values), &record)?;
                 let engine = &options.engine;
                 let partition = Some(values);
@@ -404,11 +443,14 @@ fn table_record_statistics(record: &TableStatsRecord, column: &str) -> Option<Co
 }
 
 /// The chunks one write changes, loaded once and written once: the write's own staged
-/// changes are not visible to its reads, so two partitions of one chunk must share it.
+/// changes are not visible to its reads, so two partitions of one chunk must share it. The
+/// same for the chunks' sketch values, loaded only when a sketch is written or removed.
 struct ChunkWriter<'a> {
     table: TableId,
     engine: &'a str,
-    chunks: HashMap<(String, u32), StatsChunk>,
+    /// By column, then chunk number: looked up by `&str`, so a hit allocates nothing.
+    chunks: HashMap<String, HashMap<u32, StatsChunk>>,
+    sketches: HashMap<String, HashMap<u32, Vec<Vec<u8>>>>,
 }
 
 impl<'a> ChunkWriter<'a> {
@@ -417,22 +459,72 @@ impl<'a> ChunkWriter<'a> {
             table,
             engine,
             chunks: HashMap::new(),
+            sketches: HashMap::new(),
         }
     }
 
     fn chunk(&mut self, txn: &WriteTxn<'_>, column: &str, chunk: u32) -> Result<&mut StatsChunk> {
-        let entry = (column.to_string(), chunk);
-        if !self.chunks.contains_key(&entry) {
+        if !self.chunks.contains_key(column) {
+            self.chunks.insert(column.to_string(), HashMap::new());
+        }
+        let by_number = self
+            .chunks
+            .get_mut(column)
+            .ok_or_else(|| Error::Internal("a column's chunks are missing".to_string()))?;
+        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
             let loaded = match txn.get(&key)? {
                 Some(stored) => unpacked_chunk(&key, stored)?,
                 None => StatsChunk::default(),
             };
-            self.chunks.insert(entry.clone(), loaded);
+            entry.insert(loaded);
         }
-        self.chunks
-            .get_mut(&entry)
+        by_number
+            .get_mut(&chunk)
             .ok_or_else(|| Error::Internal("a loaded chunk is missing".to_string()))
+    }
+
+    /// Stores `bytes` (empty: none) as the sketch of `offset` in chunk `chunk` of `column`.
+    fn set_sketch(
+        &mut self,
+        txn: &WriteTxn<'_>,
+        column: &str,
+        (chunk, offset): (u32, usize),
+        bytes: &[u8],
+    ) -> Result<()> {
+        if !self.sketches.contains_key(column) {
+            self.sketches.insert(column.to_string(), HashMap::new());
+        }
+        let by_number = self
+            .sketches
+            .get_mut(column)
+            .ok_or_else(|| Error::Internal("a column's sketches are missing".to_string()))?;
+        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
+            let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
+            let loaded = match txn.view::<SketchChunk>(&key)? {
+                Some(view) => {
+                    let archived = view.archived()?;
+                    if !archived.is_consistent() {
+                        return Err(Error::corruption(
+                            &key,
+                            "sketch ends that do not fit their bytes",
+                        ));
+                    }
+                    archived.to_sketches()
+                }
+                None => Vec::new(),
+            };
+            entry.insert(loaded);
+        }
+        let sketches = by_number
+            .get_mut(&chunk)
+            .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))?;
+        if sketches.len() <= offset {
+            sketches.resize(offset + 1, Vec::new());
+        }
+        sketches[offset].clear();
+        sketches[offset].extend_from_slice(bytes);
+        Ok(())
     }
 
     /// The statistics at `slot` (sketches not read: merges drop them).
@@ -454,51 +546,78 @@ impl<'a> ChunkWriter<'a> {
         stats: &ColumnStatistics,
         last_analyzed: i64,
     ) -> Result<()> {
-        let (chunk, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk)?;
-        // Sketch keys are touched only when there is a sketch to write or one to remove, so
-        // a write without sketches stages nothing but its chunks.
+        let (chunk_number, offset) = chunk_of(slot);
+        let chunk = self.chunk(txn, column, chunk_number)?;
         let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
         chunk.set(offset, stats, last_analyzed);
-        let sketch = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-        let stored = [
-            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS, &stats.bit_vectors),
-            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM, &stats.histogram),
-        ];
-        for (tag, flag, bytes) in stored {
-            if bytes.is_some() || old_flags & flag != 0 {
-                put_sketch(txn, sketch(tag), bytes);
-            }
+        if stats.bit_vectors.is_some() {
+            chunk.flags[offset] |= SKETCH_IN_CHUNK;
+        }
+        self.forget_slot_sketch(txn, column, slot, old_flags, stats.histogram.is_some());
+        // The sketch value is touched only when there is a sketch to write or one to
+        // remove, so a write without sketches stages nothing but its chunks.
+        if stats.bit_vectors.is_some() || old_flags & SKETCH_IN_CHUNK != 0 {
+            let bytes = stats.bit_vectors.as_deref().unwrap_or_default();
+            self.set_sketch(txn, column, (chunk_number, offset), bytes)?;
+        }
+        if let Some(histogram) = &stats.histogram {
+            let key =
+                keys::stats_sketch_key(self.table, column, self.engine, slot, SKETCH_TAG_HISTOGRAM);
+            txn.put_raw(key, histogram.clone());
         }
         Ok(())
+    }
+
+    /// Stages the removal of the slot's own sketch keys its `old_flags` say exist: the
+    /// `bitVectors` of the form before sketch chunks, and the histogram unless `replaced`.
+    fn forget_slot_sketch(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        column: &str,
+        slot: u32,
+        old_flags: u8,
+        replaced: bool,
+    ) {
+        let key = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
+        if old_flags & HAS_BIT_VECTORS != 0 && old_flags & SKETCH_IN_CHUNK == 0 {
+            txn.delete(key(SKETCH_TAG_BIT_VECTORS));
+        }
+        if old_flags & HAS_HISTOGRAM != 0 && !replaced {
+            txn.delete(key(SKETCH_TAG_HISTOGRAM));
+        }
     }
 
     fn clear(&mut self, txn: &mut WriteTxn<'_>, column: &str, slot: u32) -> Result<()> {
-        let (chunk, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk)?;
+        let (chunk_number, offset) = chunk_of(slot);
+        let chunk = self.chunk(txn, column, chunk_number)?;
         let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
         chunk.clear(offset);
-        let stored = [
-            (SKETCH_TAG_BIT_VECTORS, HAS_BIT_VECTORS),
-            (SKETCH_TAG_HISTOGRAM, HAS_HISTOGRAM),
-        ];
-        for (tag, flag) in stored {
-            if old_flags & flag != 0 {
-                let key = keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-                txn.delete(key);
-            }
+        self.forget_slot_sketch(txn, column, slot, old_flags, false);
+        if old_flags & SKETCH_IN_CHUNK != 0 {
+            self.set_sketch(txn, column, (chunk_number, offset), &[])?;
         }
         Ok(())
     }
 
-    /// Stages every changed chunk; an empty one is deleted.
+    /// Stages every changed chunk and sketch value; an empty one is deleted.
     fn finish(self, txn: &mut WriteTxn<'_>) -> Result<()> {
-        for ((column, chunk), value) in self.chunks {
-            let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
-            if value.is_empty() {
-                txn.delete(key);
-            } else {
-                txn.put_value(key, &pack(&value))?;
+        for (column, by_number) in self.chunks {
+            for (chunk, value) in by_number {
+                let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
+                if value.is_empty() {
+                    txn.delete(key);
+                } else {
+                    txn.put_value(key, &pack(&value))?;
+                }
+            }
+        }
+        for (column, by_number) in self.sketches {
+            for (chunk, sketches) in by_number {
+                let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
+                match SketchChunk::from_sketches(&sketches)? {
+                    Some(value) => txn.put_value(key, &value)?,
+                    None => txn.delete(key),
+                }
             }
         }
         Ok(())

@@ -1,0 +1,101 @@
+//! One statistics call of the `stats` bench, run a few times without criterion, for
+//! instruction counts under callgrind (repeatable while other work loads the machine):
+//!
+//! ```sh
+//! cargo bench -p hivestore-benches --bench stats_profile --no-run
+//! STATS_PROFILE_PARTITIONS=10000 valgrind --tool=callgrind --collect-atstart=no \
+//!     --toggle-collect='*profiled_call*' target/release/deps/stats_profile-<hash> aggr_hll
+//! ```
+//!
+//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs). Sizes: `STATS_PROFILE_PARTITIONS` (default
+//! 10,000) and `STATS_PROFILE_COLUMNS` (default 50); `STATS_PROFILE_RUNS` repeats (default 1).
+
+use std::hint::black_box;
+
+#[path = "common/stats_data.rs"]
+mod stats_data;
+
+use stats_data::*;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The most runs asked for, to keep a mistyped count bounded.
+const RUN_COUNT_MAX: usize = 1000;
+
+fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The measured call; its name is what callgrind's `--toggle-collect` matches.
+#[inline(never)]
+fn profiled_call(
+    store: &hivestore_engine::Store,
+    call: &str,
+    names: &[String],
+    columns: &[String],
+) {
+    match call {
+        "aggr" | "aggr_hll" => {
+            let table = if call == "aggr" {
+                PLAIN_TABLE
+            } else {
+                SKETCHED_TABLE
+            };
+            let aggregate = store
+                .aggregate_column_statistics("hive", "bench", table, names, columns, "hive")
+                .expect("aggregate");
+            assert_eq!(aggregate.partitions_found, names.len() as i64);
+            black_box(aggregate);
+        }
+        "read" => {
+            let read_names = &names[..READ_PARTITION_COUNT.min(names.len())];
+            let read_columns = &columns[..READ_COLUMN_COUNT.min(columns.len())];
+            let found = store
+                .partition_column_statistics(
+                    "hive",
+                    "bench",
+                    PLAIN_TABLE,
+                    read_names,
+                    read_columns,
+                    "hive",
+                    false,
+                )
+                .expect("read");
+            black_box(found);
+        }
+        "write" => {
+            let batch = WRITE_BATCH_LEN.min(names.len());
+            write_batch(
+                store,
+                PLAIN_TABLE,
+                0..batch,
+                READ_COLUMN_COUNT.min(columns.len()),
+            );
+        }
+        other => panic!("unknown call {other}: aggr, aggr_hll, read or write"),
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`: without a call named, there is nothing to profile.
+    let Some(call) = std::env::args().skip(1).find(|arg| !arg.starts_with("--")) else {
+        eprintln!("stats_profile: name a call (aggr, aggr_hll, read or write)");
+        return;
+    };
+    let partition_count = env_count("STATS_PROFILE_PARTITIONS", PARTITION_COUNT);
+    let column_count = env_count("STATS_PROFILE_COLUMNS", COLUMN_COUNT);
+    let run_count = env_count("STATS_PROFILE_RUNS", 1).min(RUN_COUNT_MAX);
+    let directory = tempfile::tempdir().expect("temp dir");
+    let store = build_store(directory.path(), partition_count, column_count);
+    let names: Vec<String> = (0..partition_count).map(partition_name).collect();
+    let columns: Vec<String> = (0..column_count).map(column_name).collect();
+    for _ in 0..run_count {
+        let started = std::time::Instant::now();
+        profiled_call(&store, &call, &names, &columns);
+        eprintln!("{call}: {:?}", started.elapsed());
+    }
+}
