@@ -32,6 +32,7 @@
 mod accurate;
 mod aggregate;
 mod chunk;
+mod chunk_run;
 #[cfg(test)]
 mod compat_tests;
 mod fm;

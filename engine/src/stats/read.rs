@@ -9,6 +9,7 @@ use super::chunk::{
     chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
+use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
 use super::sketch_chunk::{ArchivedSketchChunks, SketchChunks};
 use super::slot_cache::SlotIndex;
@@ -22,7 +23,6 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
-use crate::values::ValueView;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,10 +144,7 @@ fn scan_slot_index(
 
 /// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in
 /// place.
-pub(crate) struct ColumnChunks {
-    first: u32,
-    views: Vec<Option<ValueView<PackedStatsChunk>>>,
-}
+pub(crate) struct ColumnChunks(ChunkRun<PackedStatsChunk>);
 
 impl ColumnChunks {
     /// The chunks `first..=last` of `column` for `engine` that are stored.
@@ -158,49 +155,22 @@ impl ColumnChunks {
         engine: &str,
         (first, last): (u32, u32),
     ) -> Result<ColumnChunks> {
-        assert!(first <= last, "a chunk range runs forward");
-        let start = keys::stats_chunk_key(table, column, engine, first);
-        let last_key = keys::stats_chunk_key(table, column, engine, last);
-        let end = kv::prefix_successor(&last_key)
-            .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
-        let mut views: Vec<Option<ValueView<PackedStatsChunk>>> = Vec::new();
-        views.resize_with((last - first) as usize + 1, || None);
-        for entry in kv::scan(
-            reader,
-            KeyRange::between(&start, &end),
-            SCAN_PAGE_ENTRY_COUNT,
-        ) {
-            let (key, value) = entry?;
-            let number = chunk_number(&key)?;
-            let index = number
-                .checked_sub(first)
-                .filter(|index| *index <= last - first)
-                .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
-            views[index as usize] = Some(packed_view(key, value)?);
-        }
-        Ok(ColumnChunks { first, views })
+        let keys = (
+            keys::stats_chunk_key(table, column, engine, first),
+            keys::stats_chunk_key(table, column, engine, last),
+        );
+        let run = ChunkRun::load(reader, keys, (first, last), chunk_number, packed_view)?;
+        Ok(ColumnChunks(run))
     }
 
     /// The chunks validated (each once), indexed by chunk number minus the first.
     pub(crate) fn archived(&self) -> Result<ArchivedChunks<'_>> {
-        let mut archived = Vec::with_capacity(self.views.len());
-        for view in &self.views {
-            let Some(view) = view else {
-                archived.push(None);
-                continue;
-            };
-            let chunk = view.archived()?;
-            if !chunk.is_consistent() {
-                return Err(Error::corruption(
-                    view.key(),
-                    "packed statistics arrays that do not fit",
-                ));
-            }
-            archived.push(Some(chunk));
-        }
+        let consistent = ArchivedPackedStatsChunk::is_consistent;
         Ok(ArchivedChunks {
-            first: self.first,
-            chunks: archived,
+            first: self.0.first(),
+            chunks: self
+                .0
+                .archived(consistent, "packed statistics arrays that do not fit")?,
         })
     }
 }

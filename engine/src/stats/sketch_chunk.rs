@@ -10,10 +10,10 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
+use super::chunk_run::ChunkRun;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend};
-use crate::store::SCAN_PAGE_ENTRY_COUNT;
+use crate::kv::KvBackend;
 use crate::values::{stored_value, ValueKind, ValueView};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
@@ -89,10 +89,7 @@ impl ArchivedSketchChunk {
 }
 
 /// One column's sketch chunks over a range of chunk numbers, read by one range scan.
-pub(crate) struct SketchChunks {
-    first: u32,
-    views: Vec<Option<ValueView<SketchChunk>>>,
-}
+pub(crate) struct SketchChunks(ChunkRun<SketchChunk>);
 
 impl SketchChunks {
     /// The sketch chunks `first..=last` of `column` for `engine` that are stored.
@@ -103,46 +100,28 @@ impl SketchChunks {
         engine: &str,
         (first, last): (u32, u32),
     ) -> Result<SketchChunks> {
-        assert!(first <= last, "a chunk range runs forward");
-        let start = keys::stats_sketch_chunk_key(table, column, engine, first);
-        let last_key = keys::stats_sketch_chunk_key(table, column, engine, last);
-        let end = kv::prefix_successor(&last_key)
-            .ok_or_else(|| Error::Internal("a sketch chunk key has no successor".to_string()))?;
-        let mut views: Vec<Option<ValueView<SketchChunk>>> = Vec::new();
-        views.resize_with((last - first) as usize + 1, || None);
-        let range = KeyRange::between(&start, &end);
-        for entry in kv::scan(reader, range, SCAN_PAGE_ENTRY_COUNT) {
-            let (key, value) = entry?;
-            let number = sketch_chunk_number(&key)?;
-            let index = number
-                .checked_sub(first)
-                .filter(|index| *index <= last - first)
-                .ok_or_else(|| Error::corruption(&key, "a sketch chunk outside its range"))?;
-            views[index as usize] = Some(ValueView::new(key, value)?);
-        }
-        Ok(SketchChunks { first, views })
+        let keys = (
+            keys::stats_sketch_chunk_key(table, column, engine, first),
+            keys::stats_sketch_chunk_key(table, column, engine, last),
+        );
+        let run = ChunkRun::load(
+            reader,
+            keys,
+            (first, last),
+            sketch_chunk_number,
+            ValueView::new,
+        )?;
+        Ok(SketchChunks(run))
     }
 
     /// The chunks validated (each once), indexed by chunk number minus the first.
     pub(crate) fn archived(&self) -> Result<ArchivedSketchChunks<'_>> {
-        let mut archived = Vec::with_capacity(self.views.len());
-        for view in &self.views {
-            let Some(view) = view else {
-                archived.push(None);
-                continue;
-            };
-            let chunk = view.archived()?;
-            if !chunk.is_consistent() {
-                return Err(Error::corruption(
-                    view.key(),
-                    "sketch ends that do not fit their bytes",
-                ));
-            }
-            archived.push(Some(chunk));
-        }
+        let consistent = ArchivedSketchChunk::is_consistent;
         Ok(ArchivedSketchChunks {
-            first: self.first,
-            chunks: archived,
+            first: self.0.first(),
+            chunks: self
+                .0
+                .archived(consistent, "sketch ends that do not fit their bytes")?,
         })
     }
 }

@@ -1,0 +1,68 @@
+//! One column's chunk values (packed statistics chunks, sketch chunks) over a range of chunk
+//! numbers: read by one range scan and kept in place, then validated once each.
+
+use crate::error::{Error, Result};
+use crate::kv::{self, KeyRange, KvBackend, KvBytes};
+use crate::store::SCAN_PAGE_ENTRY_COUNT;
+use crate::values::{StoredValue, ValueView};
+
+/// The stored values of chunks `first..=last`, indexed by chunk number minus `first`.
+pub(crate) struct ChunkRun<T: StoredValue> {
+    first: u32,
+    views: Vec<Option<ValueView<T>>>,
+}
+
+impl<T: StoredValue> ChunkRun<T> {
+    /// The values stored from key `start` through key `last_key` (the keys of chunks `first`
+    /// and `last`); `number` reads a chunk number from a key, `view` wraps a stored value.
+    pub(crate) fn load(
+        reader: &dyn KvBackend,
+        (start, last_key): (Vec<u8>, Vec<u8>),
+        (first, last): (u32, u32),
+        number: impl Fn(&[u8]) -> Result<u32>,
+        view: impl Fn(KvBytes, KvBytes) -> Result<ValueView<T>>,
+    ) -> Result<ChunkRun<T>> {
+        assert!(first <= last, "a chunk range runs forward");
+        let end = kv::prefix_successor(&last_key)
+            .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
+        let mut views: Vec<Option<ValueView<T>>> = Vec::new();
+        views.resize_with((last - first) as usize + 1, || None);
+        let range = KeyRange::between(&start, &end);
+        for entry in kv::scan(reader, range, SCAN_PAGE_ENTRY_COUNT) {
+            let (key, value) = entry?;
+            let index = number(&key)?
+                .checked_sub(first)
+                .filter(|index| *index <= last - first)
+                .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
+            views[index as usize] = Some(view(key, value)?);
+        }
+        Ok(ChunkRun { first, views })
+    }
+
+    /// The first chunk number of the run.
+    pub(crate) fn first(&self) -> u32 {
+        self.first
+    }
+
+    /// The values validated (each once) and passing `consistent` (else corruption, `what`
+    /// saying what does not fit), indexed by chunk number minus the first.
+    pub(crate) fn archived(
+        &self,
+        consistent: impl Fn(&T::Archived) -> bool,
+        what: &str,
+    ) -> Result<Vec<Option<&T::Archived>>> {
+        let mut archived = Vec::with_capacity(self.views.len());
+        for view in &self.views {
+            let Some(view) = view else {
+                archived.push(None);
+                continue;
+            };
+            let chunk = view.archived()?;
+            if !consistent(chunk) {
+                return Err(Error::corruption(view.key(), what));
+            }
+            archived.push(Some(chunk));
+        }
+        Ok(archived)
+    }
+}
