@@ -2,6 +2,7 @@
 """A chart comparing `hivestore bench` runs, as an SVG written by hand (no plotting library).
 
     scripts/bench-chart.py OUT.svg LABEL=RUN.csv[,RUN.csv...] [LABEL=...] [--metric p50_us] [--title T]
+        [--markdown OUT.md]
 
 Each RUN.csv is a report of `hivestore bench --csv-out` (or `--format csv`). The chart is a
 grouped horizontal bar chart: one group per measurement (its hmsbench name, e.g.
@@ -9,6 +10,10 @@ grouped horizontal bar chart: one group per measurement (its hmsbench name, e.g.
 that microseconds and seconds fit on one axis. A measurement a run could not make says why
 (`unsupported`, `failed`, `not run`) instead of a bar. Latency mode rows only, unless the metric
 is `calls_per_second` (then every row, with its connection count in the name).
+
+`--markdown` also writes the same figures as a Markdown table, one row per measurement and one
+column per run, with each later run's value as a multiple of the first run's (for latencies,
+how many times slower; for calls per second, how many times fewer), for a README.
 """
 
 import argparse
@@ -64,9 +69,10 @@ def size_of(name):
 def format_value(value, metric):
     if metric == "calls_per_second":
         return f"{value:,.0f}/s"
-    if value >= 1e6:
+    # Thresholds just under the unit, so that three significant digits never round to 1e+03.
+    if value >= 999.5e3:
         return f"{value / 1e6:.2f} s"
-    if value >= 1e3:
+    if value >= 999.5:
         return f"{value / 1e3:.3g} ms"
     return f"{value:.3g} µs"
 
@@ -132,7 +138,7 @@ def render(runs, metric, title):
             colour = COLOURS[index % len(COLOURS)]
             value = float(row[metric] or 0) if row else 0.0
             if row is None or row["status"] != "ok" or value <= 0:
-                why = "not run" if row is None else (row["status"] if row["status"] != "ok" else "no calls")
+                why = why_missing(row)
                 out.append(f'<text x="{LABEL_WIDTH + 4}" y="{y + 10}" fill="{colour}" font-style="italic">{why}</text>')
                 continue
             bar = max(x_of(value) - LABEL_WIDTH, 1.0)
@@ -143,12 +149,47 @@ def render(runs, metric, title):
     return "\n".join(out) + "\n"
 
 
+def why_missing(row):
+    if row is None:
+        return "not run"
+    return row["status"] if row["status"] != "ok" else "no calls"
+
+
+def markdown(runs, metric):
+    """The chart's figures as a Markdown table; later runs also as multiples of the first."""
+    names = sorted({name for _, found in runs for name in found}, key=size_of)
+    labels = [label for label, _ in runs]
+    ratios = [f"{label} / {labels[0]}" for label in labels[1:]]
+    if metric == "calls_per_second":
+        ratios = [f"{labels[0]} / {label}" for label in labels[1:]]
+    header = ["benchmark"] + [f"{label} {metric.removesuffix('_us')}" for label in labels] + ratios
+    out = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    for name in names:
+        values = []
+        cells = [f"`{name}`"]
+        for _, found in runs:
+            row = found.get(name)
+            value = float(row[metric] or 0) if row and row["status"] == "ok" else 0.0
+            values.append(value)
+            cells.append(format_value(value, metric) if value > 0 else why_missing(row))
+        for value in values[1:]:
+            first = values[0]
+            if value > 0 and first > 0:
+                ratio = value / first if metric != "calls_per_second" else first / value
+                cells.append(f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x")
+            else:
+                cells.append("")
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the SVG file to write")
     parser.add_argument("runs", nargs="+", help="LABEL=RUN.csv[,RUN.csv...], one per run")
     parser.add_argument("--metric", default="p50_us", choices=sorted(METRICS))
     parser.add_argument("--title", default="hivestore bench")
+    parser.add_argument("--markdown", metavar="OUT.md", help="also write the figures as a Markdown table")
     args = parser.parse_args()
     runs = []
     for spec in args.runs:
@@ -161,6 +202,9 @@ def main():
         runs.append((label, found))
     with open(args.out, "w") as file:
         file.write(render(runs, args.metric, args.title))
+    if args.markdown:
+        with open(args.markdown, "w") as file:
+            file.write(markdown(runs, args.metric))
 
 
 if __name__ == "__main__":

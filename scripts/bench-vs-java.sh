@@ -283,7 +283,8 @@ hmsbench_suite() {
   python3 "$ROOT/scripts/bench-chart.py" "$REPORT/hmsbench.svg" \
     "hivestore=$REPORT/hmsbench-hivestore.csv,$REPORT/hmsbench-hivestore-writes.csv" \
     "Java HMS 2.3.10=$REPORT/hmsbench-java.csv,$REPORT/hmsbench-java-writes.csv" \
-    --title "hmsbench's benchmarks: hivestore against the Java HMS 2.3.10 (one connection, p50)"
+    --title "hmsbench's benchmarks: hivestore against the Java HMS 2.3.10 (one connection, p50)" \
+    --markdown "$REPORT/hmsbench.md"
   echo "==> the Java HMS's get_table timed from Python too: $REPORT/python-check.txt"
   "$PYSPARK_VENV/bin/python" "$ROOT/scripts/bench-python-check.py" \
     --uri "thrift://127.0.0.1:$REFERENCE_PORT" --bench "$BIN" --calls 2000 --seconds "$((SECONDS_EACH * 4))" \

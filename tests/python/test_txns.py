@@ -89,6 +89,18 @@ def txn_lock(db, txn_id, lock_type=LockType.SHARED_WRITE, table="t"):
                        txnid=txn_id, user="txntester", hostname="localhost", agentInfo="test_txns")
 
 
+def test_open_txns_opens_at_most_one_batch_as_hive_does(server):
+    """Hive opens at most `hive.txn.max.open.batch` (1,000) transactions a call and answers a
+    larger request with that many ids; hmsbench's openTxns.10000 relies on it."""
+    with connected(server) as client:
+        opened = open_txns(client, 1500)
+        try:
+            assert len(opened) == 1000
+            assert opened == list(range(opened[0], opened[0] + 1000))
+        finally:
+            client.abort_txns(AbortTxnsRequest(txn_ids=opened))
+
+
 def test_open_lock_abort_commit_and_list_transactions(server):
     db = unique_name("txns")
     with connected(server) as client:

@@ -217,14 +217,23 @@ fn bad_requests_open_nothing() {
     let store = store();
     let zero = OpenTxnRequest::default();
     assert!(matches!(store.open_txns(zero), Err(Error::InvalidInput(_))));
-    let too_many = OpenTxnRequest {
-        count: OPEN_TXN_BATCH_MAX + 1,
-        ..OpenTxnRequest::default()
-    };
-    assert!(store.open_txns(too_many).is_err());
     assert!(store.allocate_table_write_ids("db", "t", &[]).is_err());
     assert!(store.allocate_table_write_ids("", "t", &[1]).is_err());
     assert_eq!(store.open_txns_info(&[]).unwrap(), OpenTxns::default());
+}
+
+#[test]
+fn open_txns_opens_at_most_a_batch_as_hive_does() {
+    let store = store();
+    let too_many = OpenTxnRequest {
+        count: OPEN_TXN_BATCH_MAX * 10,
+        ..OpenTxnRequest::default()
+    };
+    let opened = store.open_txns(too_many).unwrap();
+    assert_eq!(opened.len(), OPEN_TXN_BATCH_MAX as usize);
+    assert!(opened.windows(2).all(|pair| pair[1] == pair[0] + 1));
+    let info = store.open_txns_info(&[]).unwrap();
+    assert_eq!(info.txns.len(), OPEN_TXN_BATCH_MAX as usize);
 }
 
 fn write_lock(txn_id: u64, operation: crate::locks::DataOperation, partition: &str) -> LockRequest {
