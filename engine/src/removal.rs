@@ -3,7 +3,8 @@
 //! A drop commits one small batch: the table's name and value go, and a pending-removal marker
 //! for its id comes. From then on no lookup reaches its partitions (ids are never reused), so
 //! deleting them is housekeeping: done right after the commit, in batches of
-//! [`REMOVAL_BATCH_KEY_COUNT`] keys, each its own write, and the marker deleted last. One
+//! [`REMOVAL_BATCH_KEY_COUNT`] keys, each its own write, and the marker deleted with a table's
+//! last keys; one batch may finish many small tables. One
 //! batch for a million partitions would hold them all in memory and the writer lock for
 //! minutes; this way a drop costs the same memory whatever the table's size, and writers to
 //! other tables go on between batches. A crash in the middle leaves the marker, and the next
@@ -52,53 +53,59 @@ impl Store {
             .scan(markers)
             .map(|entry| entry.and_then(|(key, _)| keys::decode_pending_removal_key(&key)))
             .collect::<Result<_>>()?;
+        let mut done = 0;
         let mut deleted = 0;
-        for table in tables {
-            deleted += self.remove_partitions_of_dropped(table)?;
+        // Batches span tables: a database of a thousand small tables is removed in one write,
+        // not in a write per table and keyspace, each waiting for its flush.
+        while done < tables.len() {
+            deleted += self.write(|txn| remove_batch(txn, &tables, &mut done))?;
         }
         Ok(deleted)
     }
+}
 
-    /// Deletes a dropped table's partitions and their statistics, the marker last.
-    fn remove_partitions_of_dropped(&self, table: TableId) -> Result<u64> {
-        let stats = [
-            keys::KEYSPACE_STATS_SLOT,
-            keys::KEYSPACE_STATS_CHUNK,
-            keys::KEYSPACE_STATS_SKETCH,
-            keys::KEYSPACE_TABLE_STATS,
-        ]
-        .map(|keyspace| keys::stats_table_prefix(keyspace, table));
-        let mut deleted = 0;
-        for prefix in stats {
-            deleted += self.remove_range(table, KeyRange::prefix(&prefix), false)?;
-        }
-        let partitions = KeyRange::prefix(&keys::partition_prefix(table));
-        deleted += self.remove_range(table, partitions, true)?;
-        Ok(deleted)
-    }
+/// The ranges a dropped table's removal deletes: its statistics, then its partitions.
+fn ranges_of_dropped(table: TableId) -> [KeyRange; 5] {
+    let stats = |keyspace| KeyRange::prefix(&keys::stats_table_prefix(keyspace, table));
+    [
+        stats(keys::KEYSPACE_STATS_SLOT),
+        stats(keys::KEYSPACE_STATS_CHUNK),
+        stats(keys::KEYSPACE_STATS_SKETCH),
+        stats(keys::KEYSPACE_TABLE_STATS),
+        KeyRange::prefix(&keys::partition_prefix(table)),
+    ]
+}
 
-    /// Deletes `range` batch by batch; with `last`, the table's marker goes with the final batch.
-    fn remove_range(&self, table: TableId, range: KeyRange, last: bool) -> Result<u64> {
-        let mut deleted = 0;
-        loop {
-            let batch = self.write(|txn| {
-                let keys: Vec<_> = txn
-                    .scan(range.clone())
-                    .take(REMOVAL_BATCH_KEY_COUNT)
-                    .map(|entry| entry.map(|(key, _)| key))
-                    .collect::<Result<_>>()?;
-                for key in &keys {
-                    txn.delete(key.to_vec());
-                }
-                if last && keys.len() < REMOVAL_BATCH_KEY_COUNT {
-                    txn.delete(keys::pending_removal_key(table));
-                }
-                Ok(keys.len())
-            })?;
-            deleted += batch as u64;
-            if batch < REMOVAL_BATCH_KEY_COUNT {
+/// Stages the deletion of at most [`REMOVAL_BATCH_KEY_COUNT`] keys of `tables[*done..]`, in
+/// order; a table whose keys all go in this batch loses its marker in it too and advances
+/// `done`. A table cut short is scanned again by the next batch, which finds its emptied
+/// ranges empty. Returns the keys deleted, markers not counted.
+fn remove_batch(txn: &mut WriteTxn<'_>, tables: &[TableId], done: &mut usize) -> Result<u64> {
+    let mut room = REMOVAL_BATCH_KEY_COUNT;
+    let mut deleted = 0;
+    while let Some(&table) = tables.get(*done) {
+        for range in ranges_of_dropped(table) {
+            let keys: Vec<_> = txn
+                .scan(range)
+                .take(room)
+                .map(|entry| entry.map(|(key, _)| key))
+                .collect::<Result<_>>()?;
+            for key in &keys {
+                txn.delete(key.to_vec());
+            }
+            deleted += keys.len() as u64;
+            room -= keys.len();
+            if room == 0 {
                 return Ok(deleted);
             }
         }
+        txn.delete(keys::pending_removal_key(table));
+        *done += 1;
+        // The marker counts too, so that a batch stays bounded however many tables it ends.
+        room -= 1;
+        if room == 0 {
+            break;
+        }
     }
+    Ok(deleted)
 }

@@ -648,6 +648,38 @@ fn dropping_a_table_larger_than_a_removal_batch_deletes_every_partition() {
     assert!(store.backend().scan(&markers, 10).unwrap().is_empty());
 }
 
+/// Removal batches span tables: a database whose tables hold more partitions than one batch,
+/// and many tables with none, leaves no partition and no marker behind, whichever table a
+/// batch ends in.
+#[test]
+fn dropping_a_database_removes_the_partitions_of_all_its_tables() {
+    let store = metadata_only_store(Arc::new(MemoryBackend::new()));
+    create_db(&store);
+    let options = AddPartitionsOptions::default();
+    let mut ids = Vec::new();
+    for name in ["a", "b", "c"] {
+        ids.push(partitioned_table(&store, name).id);
+        for day in 0..150 {
+            let batch = (0..40)
+                .map(|hour| partition(&[&format!("d{day:04}"), &hour.to_string()]))
+                .collect();
+            store
+                .add_partitions("hive", "db", name, batch, &options)
+                .unwrap();
+        }
+    }
+    for index in 0..200 {
+        ids.push(partitioned_table(&store, &format!("empty_{index}")).id);
+    }
+    assert_eq!(partition_keys_of(&store, ids[0]), 6_000 + 1);
+    store.drop_database("hive", "db", true).unwrap();
+    for id in ids {
+        assert_eq!(partition_keys_of(&store, id), 0, "table {id}");
+    }
+    let markers = KeyRange::prefix(&[hivestore_engine::keys::KEYSPACE_PENDING_REMOVAL]);
+    assert!(store.backend().scan(&markers, 10).unwrap().is_empty());
+}
+
 /// A crash after a drop committed and before its partitions were deleted leaves the marker:
 /// the next open deletes them.
 #[test]
