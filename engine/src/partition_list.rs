@@ -552,13 +552,10 @@ impl Store {
         let mut wanted: Vec<(Vec<u8>, Vec<String>)> = names
             .iter()
             .filter_map(|name| {
-                let plain = plain_parts
+                plain_parts
                     .as_deref()
-                    .map(|parts| plain_values_of_name(parts, name));
-                match plain {
-                    Some(PlainName::Values(values)) => Some(values),
-                    Some(PlainName::Unsure) | None => values_of_name(table, name),
-                }
+                    .and_then(|parts| plain_values_of_name(parts, name))
+                    .or_else(|| values_of_name(table, name))
             })
             .map(|values| (keys::partition_key(table.id, &values), values))
             .collect();
@@ -578,15 +575,6 @@ impl Store {
     }
 }
 
-/// What [`plain_values_of_name`] makes of a name.
-#[derive(Debug, PartialEq, Eq)]
-enum PlainName {
-    /// The values, exactly as [`values_of_name`] reads them.
-    Values(Vec<String>),
-    /// Not a plain name: [`values_of_name`] decides.
-    Unsure,
-}
-
 /// The `k=` prefix of each key of `table` when every key is written unchanged in names
 /// (lower case, nothing escaped), as nearly always; `None` otherwise.
 fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
@@ -600,14 +588,12 @@ fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
 
 /// [`values_of_name`] for the names planners send, without parsing and rebuilding them: a name
 /// made of the keys' prefixes (`key_parts`, from [`plain_key_parts`]) and values that need no
-/// escaping is read by slicing it; anything else is left to [`values_of_name`].
-fn plain_values_of_name(key_parts: &[String], name: &str) -> PlainName {
+/// escaping is read by slicing it; anything else (`None`) is left to [`values_of_name`], which
+/// reads it exactly so whenever this reads it at all.
+fn plain_values_of_name(key_parts: &[String], name: &str) -> Option<Vec<String>> {
     let mut values = Vec::with_capacity(key_parts.len());
-    if slice_plain_values(key_parts, name, &mut values) {
-        PlainName::Values(values.into_iter().map(str::to_string).collect())
-    } else {
-        PlainName::Unsure
-    }
+    slice_plain_values(key_parts, name, &mut values)
+        .then(|| values.into_iter().map(str::to_string).collect())
 }
 
 /// Sets `values` to the values of plain name `name` (see [`plain_values_of_name`]), sliced
@@ -858,8 +844,7 @@ mod tests {
     #[test]
     fn plain_names_are_sliced_and_others_left_to_the_full_parse() {
         let parts = plain_key_parts(&table(&["ds", "hr"])).unwrap();
-        let values =
-            |list: &[&str]| PlainName::Values(list.iter().map(|v| v.to_string()).collect());
+        let values = |list: &[&str]| Some(list.iter().map(|v| v.to_string()).collect::<Vec<_>>());
         assert_eq!(
             plain_values_of_name(&parts, "ds=2024-01-01/hr=3"),
             values(&["2024-01-01", "3"])
@@ -872,11 +857,7 @@ mod tests {
             "hr=1/ds=a",
             "ds=a//hr=1",
         ] {
-            assert_eq!(
-                plain_values_of_name(&parts, unsure),
-                PlainName::Unsure,
-                "{unsure}"
-            );
+            assert_eq!(plain_values_of_name(&parts, unsure), None, "{unsure}");
         }
         assert!(plain_key_parts(&table(&["Ds"])).is_none());
         assert!(plain_key_parts(&table(&["d:s"])).is_none());
@@ -890,7 +871,7 @@ mod tests {
         ) {
             let table = table(&["ds", "hr"]);
             let parts = plain_key_parts(&table).unwrap();
-            if let PlainName::Values(values) = plain_values_of_name(&parts, &name) {
+            if let Some(values) = plain_values_of_name(&parts, &name) {
                 prop_assert_eq!(Some(values), values_of_name(&table, &name));
             }
         }
