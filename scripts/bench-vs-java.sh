@@ -40,6 +40,8 @@
 #                           slowly, so 100,000 take hours there
 #      BENCH_PARTITION_WARMUP  unmeasured samples before each partition measurement (default 3;
 #                           bounded by BENCH_SECONDS too)
+#      BENCH_CALL_TIMEOUT   seconds one measured call may take before it counts as failed
+#                           (default 600; bench's own default is 60)
 #      HMSBENCH_NUMBERS     hmsbench's -N sizes (default 100,1000,10000)
 #      JAVA_HMSBENCH_NUMBERS   the same for the Java HMS's reads (default HMSBENCH_NUMBERS)
 #      JAVA_WRITE_NUMBERS   the Java HMS's sizes for the writes (default 100,1000)
@@ -63,6 +65,8 @@ case "$SUITE" in
 esac
 
 SECONDS_EACH="${BENCH_SECONDS:-5}"
+# The Java HMS takes minutes for some single calls here (add_partitions of 1,000 under load).
+CALL_TIMEOUT="${BENCH_CALL_TIMEOUT:-600}"
 WARMUP="${BENCH_WARMUP:-500}"
 WORKLOADS="${BENCH_WORKLOADS:-get_table,get_table_req}"
 JVM_WARMUP_SECONDS="${JVM_WARMUP_SECONDS:-15}"
@@ -156,12 +160,12 @@ tables_suite() {
 
   if [ "$JVM_WARMUP_SECONDS" != 0 ]; then
     echo "==> warming the Java HMS up: ${WORKLOADS} on 4 connections, ${JVM_WARMUP_SECONDS} s each, not reported"
-    "$BIN" bench --uri "thrift://127.0.0.1:$REFERENCE_PORT" --workload "$WORKLOADS" \
+    "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$REFERENCE_PORT" --workload "$WORKLOADS" \
       --mode throughput --connections 4 --seconds "$JVM_WARMUP_SECONDS" --warmup 0 > /dev/null
   fi
 
   echo "==> measuring (${WORKLOADS}; latency, then throughput at 1, 4, 16 connections; ${SECONDS_EACH} s each)"
-  "$BIN" bench --uri "thrift://127.0.0.1:$HIVESTORE_PORT" --compare "thrift://127.0.0.1:$REFERENCE_PORT" \
+  "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$HIVESTORE_PORT" --compare "thrift://127.0.0.1:$REFERENCE_PORT" \
     --workload "$WORKLOADS" --mode latency,throughput --connections 1,4,16 \
     --seconds "$SECONDS_EACH" --warmup "$WARMUP" --csv-out "$REPORT/bench.csv" \
     | tee -a "$REPORT/bench.txt"
@@ -200,13 +204,13 @@ measure_partitions() {
   local name="$1" port="$2" pid="$3" sizes="$4" report="$REPORT/partitions.txt"
   echo "==> $name: partition listings at $sizes partitions (setup progress on stderr)"
   echo | tee -a "$report"
-  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$LISTINGS" --partitions "$sizes" \
+  "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$port" --workload "$LISTINGS" --partitions "$sizes" \
     --mode latency --seconds "$SECONDS_EACH" --warmup "$PARTITION_WARMUP" \
     --csv-out "$REPORT/partitions-$name.csv" | tee -a "$report"
   echo "$name after the listings (its table at the largest size, then dropped): $(memory_of "$pid")" \
     | tee -a "$report"
   echo "==> $name: add_partitions at $sizes partitions"
-  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload add_partitions --partitions "$sizes" \
+  "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$port" --workload add_partitions --partitions "$sizes" \
     --mode latency --seconds "$SECONDS_EACH" --warmup 1 \
     --csv-out "$REPORT/partitions-$name-add.csv" | tee -a "$report"
 }
@@ -256,11 +260,11 @@ PY
 measure_hmsbench() {
   local name="$1" port="$2" numbers="$3" write_numbers="$4" report="$REPORT/hmsbench.txt"
   echo "==> $name: hmsbench reads and the planners at N = $numbers" | tee -a "$report"
-  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_READS" --number "$numbers" \
+  "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_READS" --number "$numbers" \
     --partitions "$numbers" --mode latency --seconds "$SECONDS_EACH" --warmup "$HMSBENCH_WARMUP" \
     --csv-out "$REPORT/hmsbench-$name.csv" | tee -a "$report"
   echo "==> $name: hmsbench writes at N = $write_numbers" | tee -a "$report"
-  "$BIN" bench --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_WRITES" --number "$write_numbers" \
+  "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$port" --workload "$HMSBENCH_WRITES" --number "$write_numbers" \
     --mode latency --seconds "$SECONDS_EACH" --warmup "$HMSBENCH_WARMUP" \
     --csv-out "$REPORT/hmsbench-$name-writes.csv" | tee -a "$report"
 }

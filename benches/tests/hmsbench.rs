@@ -38,6 +38,7 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         format: Format::Csv,
         csv_out: None,
         compare: None,
+        call_timeout: 60,
     }
 }
 

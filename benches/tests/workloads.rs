@@ -54,6 +54,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         format: Format::Table,
         csv_out: None,
         compare: None,
+        call_timeout: 60,
     }
 }
 

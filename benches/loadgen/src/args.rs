@@ -26,6 +26,8 @@ pub const PARTITION_COUNT_MAX: u64 = 10_000_000;
 pub const PARAMS_MAX: u64 = 1_000;
 /// The largest hmsbench size (`--number`).
 pub const NUMBER_MAX: u64 = 1_000_000;
+/// The longest `--call-timeout`, in seconds: a day.
+pub const CALL_TIMEOUT_SECONDS_MAX: u64 = 86_400;
 
 /// Latency mode: samples by default, and the time bound.
 const LATENCY_CALL_COUNT_DEFAULT: u64 = 100_000;
@@ -126,6 +128,10 @@ pub struct BenchArgs {
     /// A second metastore to run the same suite against, reported side by side.
     #[arg(long)]
     pub compare: Option<String>,
+    /// Seconds one measured call may take before its connection is given up and the
+    /// measurement reported failed (setup and teardown calls may take 30 minutes).
+    #[arg(long, default_value_t = 60)]
+    pub call_timeout: u64,
 }
 
 /// One measurement to make on every endpoint.
@@ -202,9 +208,19 @@ impl Plan {
     /// Checks the arguments and lays out the steps: for each workload, each mode; the
     /// partition workloads after the others, for each partition count, smallest first.
     pub fn from_args(args: &BenchArgs) -> Result<Plan, Error> {
-        let mut endpoints = vec![Endpoint::parse(&args.uri, args.framed, args.compact)?];
+        let call_timeout = Duration::from_secs(check(
+            "call-timeout",
+            args.call_timeout,
+            1,
+            CALL_TIMEOUT_SECONDS_MAX,
+        )?);
+        let endpoint = |uri: &str| {
+            Endpoint::parse(uri, args.framed, args.compact)
+                .map(|endpoint| endpoint.with_call_timeout(call_timeout))
+        };
+        let mut endpoints = vec![endpoint(&args.uri)?];
         if let Some(other) = &args.compare {
-            endpoints.push(Endpoint::parse(other, args.framed, args.compact)?);
+            endpoints.push(endpoint(other)?);
         }
         if args.database.trim().is_empty() {
             return Err(Error::Argument("--database must name a database".into()));

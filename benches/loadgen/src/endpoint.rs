@@ -22,7 +22,8 @@ pub const URI_SCHEME: &str = "thrift://";
 pub const DEFAULT_PORT: u16 = 9083;
 /// How long a connection attempt may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long one call may take before the connection is given up: no run can hang.
+/// How long one measured call may take before the connection is given up, by default: no run
+/// can hang (`--call-timeout`).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The same for setup and teardown, whose calls may be long on a slow server: adding 1,000
 /// partitions, or dropping a database of a million.
@@ -46,6 +47,8 @@ pub struct Endpoint {
     pub framed: bool,
     /// Compact protocol rather than binary.
     pub compact: bool,
+    /// How long a measured call may take ([`CALL_TIMEOUT`] unless set).
+    pub call_timeout: Duration,
 }
 
 impl Endpoint {
@@ -75,7 +78,16 @@ impl Endpoint {
             authority,
             framed,
             compact,
+            call_timeout: CALL_TIMEOUT,
         })
+    }
+
+    /// The same endpoint, its measured calls allowed `call_timeout`.
+    pub fn with_call_timeout(self, call_timeout: Duration) -> Endpoint {
+        Endpoint {
+            call_timeout,
+            ..self
+        }
     }
 
     fn address(&self) -> Result<SocketAddr, Error> {
@@ -107,7 +119,7 @@ impl Endpoint {
 
     /// Opens a new connection, and counts the bytes its replies take on the wire.
     pub fn connect_counting(&self) -> Result<(Client, ReplyBytes), Error> {
-        self.open(CALL_TIMEOUT)
+        self.open(self.call_timeout)
     }
 
     fn open(&self, call_timeout: Duration) -> Result<(Client, ReplyBytes), Error> {
@@ -130,6 +142,7 @@ impl Endpoint {
         let read = CountingRead {
             inner: read,
             count: reply_bytes.clone(),
+            timeout: call_timeout,
         };
         let (input, output) = protocols(read, stream, self.framed, self.compact);
         Ok((
@@ -151,15 +164,32 @@ impl ReplyBytes {
     }
 }
 
-/// A reader that adds what it reads to a [`ReplyBytes`].
+/// A reader that adds what it reads to a [`ReplyBytes`], and says so when a reply took longer
+/// than the socket's read timeout (the OS says only "resource temporarily unavailable").
 struct CountingRead<R> {
     inner: R,
     count: ReplyBytes,
+    timeout: Duration,
 }
 
 impl<R: Read> Read for CountingRead<R> {
     fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        let read = self.inner.read(buffer)?;
+        let read = self.inner.read(buffer).map_err(|error| {
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) {
+                std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "no reply within {} s, the bench's call timeout (--call-timeout)",
+                        self.timeout.as_secs_f64()
+                    ),
+                )
+            } else {
+                error
+            }
+        })?;
         self.count.0.fetch_add(read as u64, Ordering::Relaxed);
         Ok(read)
     }
@@ -285,12 +315,33 @@ mod tests {
         assert!(error.to_string().contains("-1 bytes"), "{error}");
     }
 
+    /// A server that accepts and never answers costs a measured call its timeout, and the
+    /// error says that it was the bench's timeout.
+    #[test]
+    fn a_call_without_reply_fails_naming_the_call_timeout() {
+        use hivestore_idl::hive_metastore::TThriftHiveMetastoreSyncClient;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let uri = format!("thrift://{}", listener.local_addr().unwrap());
+        let endpoint = Endpoint::parse(&uri, false, false)
+            .unwrap()
+            .with_call_timeout(Duration::from_millis(200));
+        let (mut client, _) = endpoint.connect_counting().unwrap();
+        let _silent = listener.accept().unwrap();
+        let error = client.get_all_databases().unwrap_err();
+        let described = crate::error::describe(&error);
+        assert!(
+            described.contains("no reply within 0.2 s, the bench's call timeout"),
+            "{described}"
+        );
+    }
+
     #[test]
     fn counted_reads_add_up() {
         let count = ReplyBytes::default();
         let mut read = CountingRead {
             inner: &b"0123456789"[..],
             count: count.clone(),
+            timeout: CALL_TIMEOUT,
         };
         std::io::copy(&mut read, &mut std::io::sink()).unwrap();
         assert_eq!(count.total(), 10);

@@ -50,12 +50,16 @@ pub enum Error {
 
 /// A Thrift error as a person needs it: a declared exception with its message (its `Display`
 /// names only its type), an application exception with the server's message (its `Display`
-/// words only its kind), anything else as Thrift words it.
+/// words only its kind), a transport error with what the socket said (its `Display` says only
+/// "transport error"), anything else as Thrift words it.
 pub fn describe(error: &thrift::Error) -> String {
     match error {
         thrift::Error::User(exception) => format!("{exception:?}"),
         thrift::Error::Application(application) if !application.message.is_empty() => {
             format!("{error}: {}", application.message)
+        }
+        thrift::Error::Transport(transport) if !transport.message.is_empty() => {
+            format!("{error}: {}", transport.message)
         }
         other => other.to_string(),
     }
@@ -76,5 +80,12 @@ mod tests {
             described.ends_with(": open_txns asks for 10000 transactions"),
             "{described}"
         );
+    }
+
+    #[test]
+    fn transport_errors_keep_what_the_socket_said() {
+        let timed_out = std::io::Error::new(std::io::ErrorKind::TimedOut, "no reply within 2 s");
+        let described = describe(&thrift::Error::from(timed_out));
+        assert!(described.ends_with(": no reply within 2 s"), "{described}");
     }
 }
