@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use hivestore_idl::hive_metastore::TThriftHiveMetastoreSyncClient;
+use hivestore_idl::hive_metastore::{ShowLocksRequest, TThriftHiveMetastoreSyncClient};
 use hivestore_loadgen::args::Plan;
 use hivestore_loadgen::endpoint::Endpoint;
 use hivestore_loadgen::fixture::{
@@ -82,10 +82,15 @@ fn every_workload_runs_in_both_modes_and_leaves_nothing_behind() {
         let expected_connections = if row.mode == Mode::Latency { 1 } else { 2 };
         assert_eq!(measurement.connection_count, expected_connections, "{step}");
     }
-    let error = connect(&server)
+    let mut client = connect(&server);
+    let error = client
         .get_database("bench_test".to_string())
         .expect_err("teardown drops the bench database");
     assert!(is_no_such_object(&error), "{error}");
+    // pyiceberg_commit unlocks every lock it takes.
+    let request = ShowLocksRequest::new(None::<String>, None::<String>, None::<String>, None, None);
+    let locks = client.show_locks(request).expect("show_locks");
+    assert_eq!(locks.locks.unwrap_or_default(), Vec::new());
 }
 
 #[test]

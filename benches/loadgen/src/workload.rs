@@ -4,13 +4,14 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hivestore_idl::hive_metastore::{
-    EnvironmentContext, GetTableRequest, Partition, PartitionsStatsRequest,
-    TThriftHiveMetastoreSyncClient, Table,
+    CheckLockRequest, EnvironmentContext, GetTableRequest, LockComponent, LockLevel, LockRequest,
+    LockState, LockType, Partition, PartitionsStatsRequest, TThriftHiveMetastoreSyncClient, Table,
+    UnlockRequest,
 };
 
 use crate::endpoint::Client;
 use crate::fixture::{
-    bench_table, column_names, commit_table_name, read_table_name, scratch_table_name,
+    bench_table, column_names, commit_table_name, read_table_name, scratch_table_name, OWNER,
 };
 use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
@@ -37,9 +38,10 @@ pub enum Workload {
     /// `create_table` then `drop_table(deleteData=true)`: two durable writes.
     #[value(name = "create_drop_table")]
     CreateDropTable,
-    /// An Iceberg commit as PyIceberg's HiveCatalog makes it, without its lock: `get_table`,
-    /// then `alter_table_with_environment_context` swapping `metadata_location`. Each
-    /// connection commits to its own table.
+    /// An Iceberg commit as PyIceberg's HiveCatalog (0.12) makes it: `lock` (an exclusive
+    /// table lock outside any transaction; `check_lock` while it waits), `get_table`,
+    /// `alter_table_with_environment_context` swapping `metadata_location`, `unlock`. Each
+    /// connection commits to its own table, so its lock never waits on another's.
     #[value(name = "pyiceberg_commit")]
     PyicebergCommit,
     /// `add_partitions` of 1,000 new partitions (all N of a smaller table) into a table of the
@@ -706,7 +708,21 @@ impl Caller {
 
     fn commit(&self, client: &mut Client, database: String) -> thrift::Result<SampleCount> {
         let name = commit_table_name(self.connection);
-        let mut table = client.get_table(database.clone(), name.clone())?;
+        let (lock_id, lock_calls) = lock_for_commit(client, &database, &name)?;
+        let altered = self.alter_for_commit(client, &database, &name);
+        // Released whatever the commit did, as PyIceberg does in its `finally`.
+        client.unlock(UnlockRequest::new(lock_id))?;
+        altered?;
+        Ok(SampleCount::calls(lock_calls + 3))
+    }
+
+    fn alter_for_commit(
+        &self,
+        client: &mut Client,
+        database: &str,
+        name: &str,
+    ) -> thrift::Result<()> {
+        let mut table = client.get_table(database.to_string(), name.to_string())?;
         let parameters = table.parameters.get_or_insert_with(BTreeMap::new);
         let previous = parameters.remove(METADATA_LOCATION);
         let location = format!(
@@ -723,9 +739,59 @@ impl Caller {
                 "true".to_string(),
             )])),
         };
-        client.alter_table_with_environment_context(database, name, table, context)?;
-        Ok(SampleCount::calls(2))
+        client.alter_table_with_environment_context(
+            database.to_string(),
+            name.to_string(),
+            table,
+            context,
+        )
     }
+}
+
+/// The most `check_lock` calls a commit makes while its lock waits (PyIceberg retries a few
+/// times, with back-off; here nothing else locks the table, so a wait is an anomaly).
+const COMMIT_LOCK_CHECK_COUNT_MAX: u64 = 10;
+
+/// Takes PyIceberg's commit lock on `database.name`; returns its id and the calls it took.
+fn lock_for_commit(client: &mut Client, database: &str, name: &str) -> thrift::Result<(i64, u64)> {
+    let component = LockComponent::new(
+        LockType::EXCLUSIVE,
+        LockLevel::TABLE,
+        database.to_string(),
+        name.to_string(),
+        None,
+        None,
+        true,
+        None,
+    );
+    let request = LockRequest::new(
+        vec![component],
+        None,
+        OWNER.to_string(),
+        "localhost".to_string(),
+        None,
+        None,
+        None,
+        None,
+    );
+    let response = client.lock(request)?;
+    let (lock_id, mut state, mut calls) = (response.lockid, response.state, 1);
+    while state == LockState::WAITING && calls <= COMMIT_LOCK_CHECK_COUNT_MAX {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        state = client
+            .check_lock(CheckLockRequest::new(lock_id, None, None))?
+            .state;
+        calls += 1;
+    }
+    if state != LockState::ACQUIRED {
+        // Not left behind: the lock would block the next sample.
+        client.unlock(UnlockRequest::new(lock_id))?;
+        return Err(thrift::Error::Application(thrift::ApplicationError::new(
+            thrift::ApplicationErrorKind::Unknown,
+            format!("the commit lock on {database}.{name} is {state:?} after {calls} calls"),
+        )));
+    }
+    Ok((lock_id, calls))
 }
 
 /// `get_table_req` of a table, every optional field unset.
