@@ -18,7 +18,7 @@
 #             partitions-java.csv, and -add.csv of each.
 # hmsbench:   every benchmark of Apache's hmsbench (and its ACID ones) by its names, at its sizes
 #             -N = HMSBENCH_NUMBERS (default 100,1000,10000), in latency mode, on each server in
-#             turn, with the planners (trino_plan, spark_plan) at the same partition counts; the
+#             turn, with the planners (trino_plan, spark_plan, hive_plan) at the same partition counts; the
 #             Java HMS's writes at JAVA_WRITE_NUMBERS only (default 100,1000: each sample of a
 #             write at N sets up and removes N objects, minutes a sample at 10,000 there);
 #             then the chart (hmsbench.svg, median latency, log scale, scripts/bench-chart.py)
@@ -79,9 +79,9 @@ JAVA_WRITE_NUMBERS="${JAVA_WRITE_NUMBERS:-100,1000}"
 HMSBENCH_WARMUP="${HMSBENCH_WARMUP:-3}"
 # hmsbench's benchmarks that only read (or open and close transactions), with the planners,
 # and those whose samples write N objects (and set them up or remove them, unmeasured).
-HMSBENCH_READS='getNid,listDatabases,getTable,createTable,dropTable,commitTxn,listTables,listPartitions,getPartitions,getPartitionNames,getPartitionsByNames,getPartitionsByFilter#simple,getPartitionsByFilter#multiOr,getPartitionsByFilter#multiAnd,getPartitionsByPs,getPartitionsStat,openTxns,abortTxns,lock,getValidWriteIds,allocateTableWriteIds,trino_plan,spark_plan'
+HMSBENCH_READS='getNid,listDatabases,getTable,createTable,dropTable,commitTxn,listTables,listPartitions,getPartitions,getPartitionNames,getPartitionsByNames,getPartitionsByFilter#simple,getPartitionsByFilter#multiOr,getPartitionsByFilter#multiAnd,getPartitionsByPs,getPartitionsStat,openTxns,abortTxns,lock,getValidWriteIds,allocateTableWriteIds,trino_plan,spark_plan,hive_plan'
 HMSBENCH_WRITES='addPartition,addPartitions,dropPartition,dropPartitions,alterPartitions,updatePartitionsStat,renameTable,dropTableWithPartitions,dropTableMetaOnlyWithPartitions,dropDatabase'
-LISTINGS=get_partition_names,get_partitions,get_partitions_by_filter_leading_key,get_partitions_by_filter_second_key,get_partitions_by_names,trino_plan,spark_plan
+LISTINGS=get_partition_names,get_partitions,get_partitions_by_filter_leading_key,get_partitions_by_filter_second_key,get_partitions_by_names,trino_plan,spark_plan,hive_plan
 export HMS_HEAP="${HMS_HEAP:-4g}"
 START="${REFERENCE_HMS_START:-/work/shared/tools/reference-hms/start.sh}"
 export PYSPARK_VENV="${PYSPARK_VENV:-$ROOT/.venv}"

@@ -279,7 +279,10 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
 /// filter one hour of each day.
 fn tiny_partitions_per_call(workload: Workload) -> u64 {
     match workload {
-        Workload::GetPartitionsByFilterLeadingKey | Workload::TrinoPlan | Workload::SparkPlan => 24,
+        Workload::GetPartitionsByFilterLeadingKey
+        | Workload::TrinoPlan
+        | Workload::SparkPlan
+        | Workload::HivePlan => 24,
         Workload::GetPartitionsByFilterSecondKey => 2,
         _ => TINY_PARTITION_COUNT,
     }

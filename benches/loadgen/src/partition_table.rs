@@ -158,6 +158,20 @@ pub fn selected_partitions(partition_count: u64) -> std::ops::Range<u64> {
     first.min(partition_count)..(end * HOURS_PER_DAY).min(partition_count)
 }
 
+/// The types whose columns get statistics: those every metastore since Hive 2.3 keeps
+/// statistics for.
+const STATS_COLUMN_TYPES: [&str; 5] = ["bigint", "int", "string", "double", "boolean"];
+
+/// The columns of bench's table that the setup writes statistics for, in column order.
+pub fn stats_column_names() -> Vec<String> {
+    column_names()
+        .into_iter()
+        .zip(COLUMN_TYPES.iter().cycle())
+        .filter(|(_, type_name)| STATS_COLUMN_TYPES.contains(type_name))
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// The column statistics of partition `index` of bench's table, as `ANALYZE` writes them: one
 /// object per column whose type every metastore since Hive 2.3 keeps statistics for (the
 /// integers, strings, doubles and booleans: half of the 20 columns); the others have none.

@@ -16,8 +16,8 @@ use crate::fixture::{
 use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
     add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
-    partition, partitioned_table, second_key_filter, selected_days, PARTITIONED_TABLE,
-    TRINO_BATCH_PARTITION_COUNT,
+    partition, partitioned_table, second_key_filter, selected_days, stats_column_names,
+    PARTITIONED_TABLE, TRINO_BATCH_PARTITION_COUNT,
 };
 
 /// What a sample does. Every workload touches only the bench database.
@@ -72,6 +72,12 @@ pub enum Workload {
     /// `ds` range.
     #[value(name = "spark_plan")]
     SparkPlan,
+    /// Hive's cost-based optimiser planning the same query: `get_table`, the partitions of the
+    /// `ds` range (`get_partitions_by_filter`: hivestore answers Hive's serialised
+    /// `get_partitions_by_expr` with `UNKNOWN_METHOD`, and Hive falls back to listings), then
+    /// `get_aggr_stats_for` over those partitions of the 10 columns that have statistics.
+    #[value(name = "hive_plan")]
+    HivePlan,
     /// hmsbench `getNid`: `get_current_notificationEventId`.
     #[value(name = "getNid")]
     GetNid,
@@ -168,7 +174,7 @@ pub enum Workload {
 }
 
 /// bench's own workloads (hmsbench's are [`HMSBENCH_WORKLOADS`]), in report order.
-pub const ALL_WORKLOADS: [Workload; 14] = [
+pub const ALL_WORKLOADS: [Workload; 15] = [
     Workload::GetTable,
     Workload::GetTableReq,
     Workload::GetAllDatabases,
@@ -183,6 +189,7 @@ pub const ALL_WORKLOADS: [Workload; 14] = [
     Workload::GetPartitionsByNames,
     Workload::TrinoPlan,
     Workload::SparkPlan,
+    Workload::HivePlan,
 ];
 
 /// hmsbench's benchmarks (and its ACID ones), by its names: those with a size run at each
@@ -251,7 +258,7 @@ pub const SIZED_HMSBENCH_WORKLOADS: [Workload; 25] = [
 ];
 
 /// The workloads measured at each `--partitions` size.
-pub const PARTITION_WORKLOADS: [Workload; 8] = [
+pub const PARTITION_WORKLOADS: [Workload; 9] = [
     Workload::AddPartitions,
     Workload::GetPartitionNames,
     Workload::GetPartitions,
@@ -260,6 +267,7 @@ pub const PARTITION_WORKLOADS: [Workload; 8] = [
     Workload::GetPartitionsByNames,
     Workload::TrinoPlan,
     Workload::SparkPlan,
+    Workload::HivePlan,
 ];
 
 impl Workload {
@@ -280,6 +288,7 @@ impl Workload {
             Workload::GetPartitionsByNames => "get_partitions_by_names",
             Workload::TrinoPlan => "trino_plan",
             Workload::SparkPlan => "spark_plan",
+            Workload::HivePlan => "hive_plan",
             Workload::GetNid => "getNid",
             Workload::ListDatabases => "listDatabases",
             Workload::HmsbenchGetTable => "getTable",
@@ -347,7 +356,7 @@ impl Workload {
     /// first; and whether that table's partitions need column statistics.
     pub fn shared_table(self) -> Option<(SharedTable, bool)> {
         match self {
-            Workload::TrinoPlan => Some((SharedTable::Bench, true)),
+            Workload::TrinoPlan | Workload::HivePlan => Some((SharedTable::Bench, true)),
             _ if self.lists_partitions() => Some((SharedTable::Bench, false)),
             Workload::GetPartitionsStat => Some((SharedTable::Hmsbench, true)),
             Workload::ListPartitions
@@ -650,6 +659,7 @@ impl Caller {
                 let partitions = client.get_partitions_by_filter(database, table, filter, -1)?;
                 Ok(SampleCount::listed(2, partitions.len()))
             }
+            Workload::HivePlan => self.hive_plan(client, database),
             other => unreachable!("{} is not a partition workload", other.name()),
         }
     }
@@ -698,6 +708,46 @@ impl Caller {
             count.partition_count += partitions.len() as u64;
         }
         Ok(count)
+    }
+
+    /// What Hive's optimiser asks to plan `WHERE ds >= … AND ds < …` with column statistics.
+    fn hive_plan(&self, client: &mut Client, database: String) -> thrift::Result<SampleCount> {
+        let table = PARTITIONED_TABLE.to_string();
+        client.get_table(database.clone(), table.clone())?;
+        let filter = self.queries.leading_key_filter.clone();
+        let partitions =
+            client.get_partitions_by_filter(database.clone(), table.clone(), filter, -1)?;
+        let names: Vec<String> = partitions
+            .iter()
+            .filter_map(|partition| match partition.values.as_deref() {
+                Some([ds, hr]) => Some(format!("ds={ds}/hr={hr}")),
+                _ => None,
+            })
+            .collect();
+        // Only columns with statistics: Hive counts a partition found only if it has
+        // statistics for every requested column.
+        let aggregate = client.get_aggr_stats_for(PartitionsStatsRequest {
+            db_name: database,
+            tbl_name: table,
+            col_names: stats_column_names(),
+            part_names: names,
+            cat_name: None,
+            valid_write_id_list: None,
+            engine: None,
+        })?;
+        // Every selected partition has statistics (the setup wrote them): an answer covering
+        // fewer is a wrong answer, not a fast one.
+        if aggregate.parts_found != partitions.len() as i64 {
+            return Err(thrift::Error::Application(thrift::ApplicationError::new(
+                thrift::ApplicationErrorKind::Unknown,
+                format!(
+                    "get_aggr_stats_for found statistics for {} of {} partitions",
+                    aggregate.parts_found,
+                    partitions.len()
+                ),
+            )));
+        }
+        Ok(SampleCount::listed(3, partitions.len()))
     }
 
     /// Round robin over the read tables, each connection starting at its own.
