@@ -92,10 +92,12 @@ impl<R: Read> MessageReader<R> {
             Transport::Framed => FRAME_HEADER_BYTES,
             Transport::Buffered => 0,
         };
+        let bytes_max = limits.message_bytes_max + header_bytes;
         let mut walk = Walk {
             start: self.next,
             at: 0,
-            bytes_max: limits.message_bytes_max + header_bytes,
+            available: (self.filled - self.next).min(bytes_max),
+            bytes_max,
             limits,
             input: self,
         };
@@ -175,6 +177,23 @@ const COMPACT_VERSION: u8 = 1;
 const COMPACT_VERSION_MASK: u8 = 0x1f;
 const VARINT_BYTES_MAX: usize = 10;
 
+/// The size of a binary-protocol value of `value_type`, when fixed.
+#[inline]
+fn binary_fixed_size(value_type: u8) -> Option<usize> {
+    match value_type {
+        T_BOOL | T_BYTE => Some(1),
+        T_I16 => Some(2),
+        T_I32 => Some(4),
+        T_I64 | T_DOUBLE => Some(8),
+        T_UUID => Some(16),
+        _ => None,
+    }
+}
+
+#[cold]
+fn length_error(what: &str, length: i64, max: usize) -> ReadError {
+    ReadError::Invalid(format!("{what} length {length} is outside 0..={max}"))
+}
 
 /// The walk over one message in the reader's buffer.
 struct Walk<'a, R> {
@@ -183,6 +202,9 @@ struct Walk<'a, R> {
     start: usize,
     /// How many bytes of the message were walked.
     at: usize,
+    /// How many bytes of the message can be walked without reading: those buffered, up to the
+    /// limit.
+    available: usize,
     /// The most bytes the message may take, headers included.
     bytes_max: usize,
     limits: &'a Limits,
@@ -190,10 +212,10 @@ struct Walk<'a, R> {
 
 impl<R: Read> Walk<'_, R> {
     /// Makes sure the next `count` bytes of the message are in the buffer.
-    #[inline]
+    #[inline(always)]
     fn need(&mut self, count: usize) -> Result<(), ReadError> {
         let end = self.at + count;
-        if end <= self.bytes_max && self.start + end <= self.input.filled {
+        if end <= self.available {
             return Ok(());
         }
         self.fill(end)
@@ -220,6 +242,7 @@ impl<R: Read> Walk<'_, R> {
                 Err(error) => return Err(error.into()),
             }
         }
+        self.available = (self.input.filled - self.start).min(self.bytes_max);
         Ok(())
     }
 
@@ -242,14 +265,14 @@ impl<R: Read> Walk<'_, R> {
         assert!(input.buffer.len() > input.filled, "room to read into");
     }
 
-    #[inline]
+    #[inline(always)]
     fn skip(&mut self, count: usize) -> Result<(), ReadError> {
         self.need(count)?;
         self.at += count;
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8, ReadError> {
         self.need(1)?;
         let byte = self.input.buffer[self.start + self.at];
@@ -257,7 +280,7 @@ impl<R: Read> Walk<'_, R> {
         Ok(byte)
     }
 
-    #[inline]
+    #[inline(always)]
     fn i32_be(&mut self) -> Result<i32, ReadError> {
         self.need(4)?;
         let from = self.start + self.at;
@@ -266,11 +289,10 @@ impl<R: Read> Walk<'_, R> {
         Ok(i32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
+    #[inline(always)]
     fn check_length(&self, what: &str, length: i64, max: usize) -> Result<usize, ReadError> {
         if length < 0 || length as u64 > max as u64 {
-            return Err(ReadError::Invalid(format!(
-                "{what} length {length} is outside 0..={max}"
-            )));
+            return Err(length_error(what, length, max));
         }
         Ok(length as usize)
     }
@@ -319,24 +341,23 @@ impl<R: Read> Walk<'_, R> {
     }
 
     fn binary_value(&mut self, value_type: u8, depth: usize) -> Result<(), ReadError> {
+        if let Some(size) = binary_fixed_size(value_type) {
+            return self.skip(size);
+        }
         match value_type {
-            T_BOOL | T_BYTE => self.skip(1),
-            T_I16 => self.skip(2),
-            T_I32 => self.skip(4),
-            T_I64 | T_DOUBLE => self.skip(8),
-            T_UUID => self.skip(16),
-            T_STRING => {
-                let length = self.i32_be()?;
-                let length =
-                    self.check_length("string", length.into(), self.limits.string_bytes_max)?;
-                self.skip(length)
-            }
+            T_STRING => self.binary_string(),
             T_STRUCT => self.binary_struct(depth + 1),
             T_MAP => {
                 self.check_depth(depth + 1)?;
                 let key_type = self.byte()?;
                 let value_type = self.byte()?;
                 let count = self.binary_count("map")?;
+                if key_type == T_STRING && value_type == T_STRING {
+                    for _ in 0..count * 2 {
+                        self.binary_string()?;
+                    }
+                    return Ok(());
+                }
                 for _ in 0..count {
                     self.binary_value(key_type, depth + 1)?;
                     self.binary_value(value_type, depth + 1)?;
@@ -347,15 +368,43 @@ impl<R: Read> Walk<'_, R> {
                 self.check_depth(depth + 1)?;
                 let element_type = self.byte()?;
                 let count = self.binary_count("list")?;
-                for _ in 0..count {
-                    self.binary_value(element_type, depth + 1)?;
-                }
-                Ok(())
+                self.binary_elements(element_type, count, depth + 1)
             }
             other => Err(ReadError::Invalid(format!(
                 "unknown binary type code {other}"
             ))),
         }
+    }
+
+    /// The `count` elements of a list or set: fixed-size ones in one step, strings in a loop of
+    /// their own, the rest one by one.
+    fn binary_elements(
+        &mut self,
+        element_type: u8,
+        count: usize,
+        depth: usize,
+    ) -> Result<(), ReadError> {
+        if let Some(size) = binary_fixed_size(element_type) {
+            // At most a million elements of at most 16 bytes: no overflow.
+            return self.skip(count * size);
+        }
+        if element_type == T_STRING {
+            for _ in 0..count {
+                self.binary_string()?;
+            }
+            return Ok(());
+        }
+        for _ in 0..count {
+            self.binary_value(element_type, depth)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn binary_string(&mut self) -> Result<(), ReadError> {
+        let length = self.i32_be()?;
+        let length = self.check_length("string", length.into(), self.limits.string_bytes_max)?;
+        self.skip(length)
     }
 
     fn binary_struct(&mut self, depth: usize) -> Result<(), ReadError> {
@@ -366,7 +415,14 @@ impl<R: Read> Walk<'_, R> {
                 return Ok(());
             }
             self.skip(2)?; // field id
-            self.binary_value(field_type, depth)?;
+                           // Strings and numbers, most fields, without a call of their own.
+            if field_type == T_STRING {
+                self.binary_string()?;
+            } else if let Some(size) = binary_fixed_size(field_type) {
+                self.skip(size)?;
+            } else {
+                self.binary_value(field_type, depth)?;
+            }
         }
     }
 

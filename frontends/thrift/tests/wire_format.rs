@@ -135,7 +135,9 @@ fn round_trip(stream: &[u8], format: WireFormat, expected: &[u8]) {
     let mut reader = MessageReader::new(Cursor::new(stream.to_vec()));
     let message = reader.read_message(format, &Limits::default()).unwrap();
     assert_eq!(message, expected, "the reader returns exactly one message");
-    let after = reader.read_message(format, &Limits::default()).map(<[u8]>::to_vec);
+    let after = reader
+        .read_message(format, &Limits::default())
+        .map(<[u8]>::to_vec);
     assert!(matches!(after, Err(ReadError::Closed)), "{after:?}");
 }
 
@@ -320,10 +322,24 @@ fn read_all(source: Pieces, format: WireFormat, bodies: &[Vec<u8>]) -> Result<()
     let mut reader = MessageReader::new(source);
     for (index, body) in bodies.iter().enumerate() {
         let message = reader.read_message(format, &Limits::default());
-        prop_assert!(message.is_ok(), "message {} in {:?}: {:?}", index, format, message.err());
-        prop_assert_eq!(message.unwrap(), &body[..], "message {} in {:?}", index, format);
+        prop_assert!(
+            message.is_ok(),
+            "message {} in {:?}: {:?}",
+            index,
+            format,
+            message.err()
+        );
+        prop_assert_eq!(
+            message.unwrap(),
+            &body[..],
+            "message {} in {:?}",
+            index,
+            format
+        );
     }
-    let after = reader.read_message(format, &Limits::default()).map(<[u8]>::to_vec);
+    let after = reader
+        .read_message(format, &Limits::default())
+        .map(<[u8]>::to_vec);
     prop_assert!(matches!(after, Err(ReadError::Closed)), "{:?}", after);
     Ok(())
 }
@@ -386,7 +402,7 @@ proptest! {
             let first = message(protocol, true, "get_database", &[]);
             let second = message(protocol, true, "get_table", &fields);
             let whole = stream_of(&[first.clone(), second], transport);
-            let first_bytes = stream_of(&[first.clone()], transport).len();
+            let first_bytes = stream_of(std::slice::from_ref(&first), transport).len();
             let cut = first_bytes + ((whole.len() - first_bytes) as f64 * cut_fraction) as usize;
             let cut = cut.clamp(first_bytes + 1, whole.len() - 1);
             let mut reader = MessageReader::new(Cursor::new(whole[..cut].to_vec()));
@@ -407,29 +423,50 @@ fn a_buffer_grown_for_a_big_message_is_given_back_and_keeps_what_follows() {
         &[(1, Value::Text("x".repeat(3 << 20)))],
     );
     let small = message(Protocol::Binary, true, "get_table", &[]);
-    let bytes = stream_of(&[big.clone(), small.clone(), small.clone()], Transport::Buffered);
+    let bytes = stream_of(
+        &[big.clone(), small.clone(), small.clone()],
+        Transport::Buffered,
+    );
     let format = WireFormat {
         protocol: Protocol::Binary,
         transport: Transport::Buffered,
     };
     let mut reader = MessageReader::new(Cursor::new(bytes));
-    assert_eq!(reader.read_message(format, &Limits::default()).unwrap(), &big[..]);
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &big[..]
+    );
     assert!(reader.buffer_bytes() > IDLE_BUFFER_BYTES_MAX);
-    assert_eq!(reader.read_message(format, &Limits::default()).unwrap(), &small[..]);
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &small[..]
+    );
     assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
-    assert_eq!(reader.buffered(), &small[..], "the bytes after it were kept");
-    assert_eq!(reader.read_message(format, &Limits::default()).unwrap(), &small[..]);
+    assert_eq!(
+        reader.buffered(),
+        &small[..],
+        "the bytes after it were kept"
+    );
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &small[..]
+    );
 }
 
 #[test]
 fn a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() {
-    let body = message(Protocol::Binary, true, "get_table", &[(1, Value::Text("y".repeat(200)))]);
+    let body = message(
+        Protocol::Binary,
+        true,
+        "get_table",
+        &[(1, Value::Text("y".repeat(200)))],
+    );
     for transport in [Transport::Buffered, Transport::Framed] {
         let format = WireFormat {
             protocol: Protocol::Binary,
             transport,
         };
-        let stream = stream_of(&[body.clone()], transport);
+        let stream = stream_of(std::slice::from_ref(&body), transport);
         let exact = Limits {
             message_bytes_max: body.len(),
             ..Limits::default()
