@@ -260,7 +260,9 @@ impl<R: Read> Walk<'_, R> {
         if input.buffer.len() - input.filled < READ_CHUNK_BYTES {
             let doubled = (input.buffer.len() * 2).max(input.filled + READ_CHUNK_BYTES);
             let most = self.bytes_max + READ_CHUNK_BYTES;
-            input.buffer.resize(doubled.min(most), 0);
+            input
+                .buffer
+                .resize(doubled.min(most).max(input.buffer.len()), 0);
         }
         assert!(input.buffer.len() > input.filled, "room to read into");
     }

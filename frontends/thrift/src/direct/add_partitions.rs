@@ -19,7 +19,8 @@ use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::partition_decode::{partition, DescriptorMemo};
 use super::wire_reader::{
-    arguments_start, Read, Unusual, WireReader, T_BOOL, T_LIST, T_STRING, T_STRUCT,
+    arguments_start, Read, Unusual, WireReader, RESERVED_ELEMENTS_MAX, T_BOOL, T_LIST, T_STRING,
+    T_STRUCT,
 };
 use super::Answer;
 use crate::calls::partitions::{add_decoded, add_req_result, PartitionsToAdd, TableName};
@@ -150,7 +151,7 @@ fn add_partitions_request(reader: &mut WireReader<'_>) -> Read<Request> {
 
 fn partition_list(reader: &mut WireReader<'_>) -> Read<Vec<engine::Partition>> {
     let count = reader.list(T_STRUCT)?;
-    let mut partitions = Vec::with_capacity(count);
+    let mut partitions = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
     let mut memo: Option<DescriptorMemo<'_>> = None;
     for _ in 0..count {
         partitions.push(partition(reader, &mut memo)?);

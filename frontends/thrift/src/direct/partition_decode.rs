@@ -12,7 +12,8 @@
 use hivestore_engine as engine;
 
 use super::wire_reader::{
-    Read, Unusual, WireReader, T_BOOL, T_I32, T_I64, T_LIST, T_MAP, T_STRING, T_STRUCT,
+    Read, Unusual, WireReader, RESERVED_ELEMENTS_MAX, T_BOOL, T_I32, T_I64, T_LIST, T_MAP,
+    T_STRING, T_STRUCT,
 };
 
 /// The generated `SerdeType::SCHEMA_REGISTRY`.
@@ -186,7 +187,7 @@ fn list_of<'a, T>(
     element: fn(&mut WireReader<'a>) -> Read<T>,
 ) -> Read<Vec<T>> {
     let count = reader.list(T_STRUCT)?;
-    let mut elements = Vec::with_capacity(count);
+    let mut elements = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
     for _ in 0..count {
         elements.push(element(reader)?);
     }
@@ -248,7 +249,7 @@ fn skewed_info(reader: &mut WireReader<'_>) -> Read<engine::SkewedInfo> {
             (1, T_LIST) => skewed.skewed_col_names = reader.strings()?,
             (2, T_LIST) => {
                 let count = reader.list(T_LIST)?;
-                let mut tuples = Vec::with_capacity(count);
+                let mut tuples = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
                 for _ in 0..count {
                     tuples.push(reader.strings()?);
                 }

@@ -23,6 +23,10 @@ pub(crate) const T_STRUCT: u8 = 12;
 pub(crate) const T_MAP: u8 = 13;
 pub(crate) const T_LIST: u8 = 15;
 
+/// Elements reserved ahead for a list, at most: a count is bounded by the message's bytes,
+/// but one byte on the wire can become hundreds in memory, so bigger lists grow as they are read.
+pub(crate) const RESERVED_ELEMENTS_MAX: usize = 1024;
+
 /// A position in a binary-protocol message.
 pub(crate) struct WireReader<'a> {
     bytes: &'a [u8],
@@ -138,7 +142,7 @@ impl<'a> WireReader<'a> {
     /// A `list<string>`.
     pub(crate) fn strings(&mut self) -> Read<Vec<String>> {
         let count = self.list(T_STRING)?;
-        let mut strings = Vec::with_capacity(count);
+        let mut strings = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
         for _ in 0..count {
             strings.push(self.string()?);
         }
