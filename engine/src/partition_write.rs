@@ -182,14 +182,16 @@ impl Store {
         })
     }
 
+    /// Stages `partitions`, each under its key (from [`skip_existing`]).
     fn stage_added(
         &self,
         txn: &mut WriteTxn<'_>,
         table: &PartitionedTable,
-        partitions: Vec<Partition>,
+        partitions: Vec<(Vec<u8>, Partition)>,
     ) -> Result<Vec<Partition>> {
         let mut interner = DescriptorInterner::new(table.id);
-        for partition in &partitions {
+        let mut added = Vec::with_capacity(partitions.len());
+        for (key, partition) in partitions {
             if let Some(location) = partition.location() {
                 let made = self
                     .warehouse()
@@ -197,10 +199,11 @@ impl Store {
                     .map_err(Error::Refused)?;
                 txn.record_undo(made);
             }
-            let record = to_record(txn, &mut interner, partition)?;
-            txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
+            let record = to_record(txn, &mut interner, &partition)?;
+            txn.put_value(key, &record)?;
+            added.push(partition);
         }
-        Ok(partitions)
+        Ok(added)
     }
 
     /// Replaces the partitions of table `catalog.database.name` whose values
@@ -577,22 +580,21 @@ fn fill_descriptor(table: &PartitionedTable, partition: &mut Partition) -> Resul
 
 /// Drops from `prepared` the partitions that exist; without
 /// `if_not_exists`, any existing one fails the batch with Hive 4's message.
+/// The others come with their keys, built once for the lookup and the write.
 fn skip_existing(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
     prepared: Vec<Partition>,
     if_not_exists: bool,
-) -> Result<Vec<Partition>> {
+) -> Result<Vec<(Vec<u8>, Partition)>> {
     let mut added = Vec::with_capacity(prepared.len());
     let mut first_existing = None;
     for partition in prepared {
-        if txn
-            .get(&keys::partition_key(table.id, &partition.values))?
-            .is_some()
-        {
+        let key = keys::partition_key(table.id, &partition.values);
+        if txn.get(&key)?.is_some() {
             first_existing.get_or_insert(partition.values);
         } else {
-            added.push(partition);
+            added.push((key, partition));
         }
     }
     if let (Some(values), false) = (first_existing, if_not_exists) {

@@ -124,6 +124,7 @@ impl Dispatcher {
             let answer = direct::answer(
                 method.name,
                 sequence,
+                message,
                 &mut *input,
                 protocol,
                 reply,

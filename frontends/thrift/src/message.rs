@@ -1,13 +1,17 @@
 //! Reads exactly one whole Thrift message off a connection, within the limits, before anything
 //! decodes it.
 //!
-//! A framed message announces its length. An unframed one does not, so its structure is walked
-//! here — header, then every field, value and container — checking each length against
-//! [`Limits`] before reading it, and copying the bytes aside. Decoding then runs over a
-//! complete, bounded buffer: a bad message can cost its connection, never the server's memory,
-//! and a call the server does not know is skipped whole, so the stream stays in step.
+//! A [`MessageReader`] owns the connection's read buffer: it asks the socket for big chunks and
+//! hands out each message as a slice of that buffer, without copying it. A framed message
+//! announces its length. An unframed one does not, so its structure is walked here by index over
+//! the buffered bytes — header, then every field, value and container — checking each length
+//! against [`Limits`] before waiting for its bytes. Bytes read past the end of a message stay
+//! buffered for the next one: clients may send calls back to back without waiting for replies.
+//! Decoding then runs over a complete, bounded slice: a bad message can cost its connection,
+//! never the server's memory, and a call the server does not know is skipped whole, so the
+//! stream stays in step.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 use crate::detect::{Protocol, Transport, WireFormat, BINARY_VERSION_HIGH, BINARY_VERSION_LOW};
 use crate::limits::{Limits, METHOD_NAME_BYTES_MAX, NESTING_DEPTH_MAX};
@@ -29,65 +33,114 @@ pub enum ReadError {
     Io(#[from] io::Error),
 }
 
-/// Reads one message into `message` (cleared first).
-pub fn read_message<R: BufRead>(
-    reader: &mut R,
+/// Room asked of the socket at a time, at least, in bytes; also a new reader's buffer size.
+pub const READ_CHUNK_BYTES: usize = 64 * 1024;
+/// A buffer that grew past this for a big message is given back before the next message.
+pub const IDLE_BUFFER_BYTES_MAX: usize = 1024 * 1024;
+/// Bytes before a framed message's payload: its length.
+const FRAME_HEADER_BYTES: usize = 4;
+
+/// The messages of one connection, read through a buffer of its own.
+pub struct MessageReader<R> {
+    source: R,
+    /// Bytes read from the source; `buffer[next..filled]` were read but not handed out yet.
+    buffer: Vec<u8>,
+    /// Where the next message starts.
+    next: usize,
+    /// How much of `buffer` holds bytes read.
+    filled: usize,
+}
+
+impl<R: Read> MessageReader<R> {
+    /// A reader of the messages of `source`.
+    pub fn new(source: R) -> Self {
+        Self::with_prefix(source, &[])
+    }
+
+    /// A reader of a stream that starts with `prefix` (bytes already taken from `source`, such
+    /// as those format detection looked at) and goes on with `source`.
+    pub fn with_prefix(source: R, prefix: &[u8]) -> Self {
+        let mut buffer = vec![0; READ_CHUNK_BYTES.max(prefix.len())];
+        buffer[..prefix.len()].copy_from_slice(prefix);
+        MessageReader {
+            source,
+            buffer,
+            next: 0,
+            filled: prefix.len(),
+        }
+    }
+
+    /// The bytes read past the last message handed out.
+    pub fn buffered(&self) -> &[u8] {
+        &self.buffer[self.next..self.filled]
+    }
+
+    /// The size of the read buffer, in bytes.
+    pub fn buffer_bytes(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Reads the next message: for an unframed one, all its bytes; for a framed one, its frame's
+    /// payload. The slice lives until the next call.
+    pub fn read_message(
+        &mut self,
+        format: WireFormat,
+        limits: &Limits,
+    ) -> Result<&[u8], ReadError> {
+        self.reclaim();
+        let header_bytes = match format.transport {
+            Transport::Framed => FRAME_HEADER_BYTES,
+            Transport::Buffered => 0,
+        };
+        let bytes_max = limits.message_bytes_max + header_bytes;
+        let mut walk = Walk {
+            start: self.next,
+            at: 0,
+            available: (self.filled - self.next).min(bytes_max),
+            bytes_max,
+            limits,
+            input: self,
+        };
+        match (format.transport, format.protocol) {
+            (Transport::Framed, _) => walk.frame()?,
+            (Transport::Buffered, Protocol::Binary) => walk.binary_message()?,
+            (Transport::Buffered, Protocol::Compact) => walk.compact_message()?,
+        }
+        let (start, end) = (walk.start, walk.start + walk.at);
+        self.next = end;
+        Ok(&self.buffer[start + header_bytes..end])
+    }
+
+    /// Rewinds an emptied buffer, and gives back one that grew for a big message, keeping the
+    /// bytes not handed out yet.
+    fn reclaim(&mut self) {
+        let pending = self.filled - self.next;
+        if pending == 0 {
+            self.next = 0;
+            self.filled = 0;
+        }
+        if self.buffer.len() > IDLE_BUFFER_BYTES_MAX && pending <= READ_CHUNK_BYTES {
+            let mut buffer = vec![0; READ_CHUNK_BYTES];
+            buffer[..pending].copy_from_slice(&self.buffer[self.next..self.filled]);
+            self.buffer = buffer;
+            self.next = 0;
+            self.filled = pending;
+        }
+    }
+}
+
+/// Reads one message from `reader` into `message` (cleared first). Bytes that `reader` yields
+/// past the message are lost with the temporary buffer: for one-message streams (tests, tools);
+/// a connection keeps one [`MessageReader`] instead.
+pub fn read_one_message<R: Read>(
+    reader: R,
     format: WireFormat,
     limits: &Limits,
     message: &mut Vec<u8>,
 ) -> Result<(), ReadError> {
     message.clear();
-    match format.transport {
-        Transport::Framed => read_frame(reader, limits, message),
-        Transport::Buffered => {
-            let mut scanner = Scanner {
-                reader,
-                out: message,
-                limits,
-            };
-            match format.protocol {
-                Protocol::Binary => scanner.binary_message(),
-                Protocol::Compact => scanner.compact_message(),
-            }
-        }
-    }
-}
-
-fn read_frame<R: Read>(
-    reader: &mut R,
-    limits: &Limits,
-    message: &mut Vec<u8>,
-) -> Result<(), ReadError> {
-    let mut length_bytes = [0u8; 4];
-    read_first(reader, &mut length_bytes)?;
-    let length = i32::from_be_bytes(length_bytes);
-    if length <= 0 || length as usize > limits.message_bytes_max {
-        return Err(ReadError::Invalid(format!(
-            "frame length {length} is outside 1..={} bytes",
-            limits.message_bytes_max
-        )));
-    }
-    // Grow with what arrives rather than trusting the announced length up front.
-    let wanted = length as u64;
-    let got = reader.take(wanted).read_to_end(message)?;
-    if got as u64 != wanted {
-        return Err(ReadError::Truncated);
-    }
-    Ok(())
-}
-
-/// Fills `buffer`; a clean end of stream before the first byte is [`ReadError::Closed`].
-fn read_first<R: Read>(reader: &mut R, buffer: &mut [u8]) -> Result<(), ReadError> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match reader.read(&mut buffer[filled..]) {
-            Ok(0) if filled == 0 => return Err(ReadError::Closed),
-            Ok(0) => return Err(ReadError::Truncated),
-            Ok(count) => filled += count,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(error.into()),
-        }
-    }
+    let mut reader = MessageReader::new(reader);
+    message.extend_from_slice(reader.read_message(format, limits)?);
     Ok(())
 }
 
@@ -124,84 +177,124 @@ const COMPACT_VERSION: u8 = 1;
 const COMPACT_VERSION_MASK: u8 = 0x1f;
 const VARINT_BYTES_MAX: usize = 10;
 
-/// Below this size a value is read in one go; above it, as it arrives.
-const EAGER_READ_BYTES_MAX: usize = 64 * 1024;
+/// The size of a binary-protocol value of `value_type`, when fixed.
+#[inline]
+fn binary_fixed_size(value_type: u8) -> Option<usize> {
+    match value_type {
+        T_BOOL | T_BYTE => Some(1),
+        T_I16 => Some(2),
+        T_I32 => Some(4),
+        T_I64 | T_DOUBLE => Some(8),
+        T_UUID => Some(16),
+        _ => None,
+    }
+}
 
-struct Scanner<'a, R> {
-    reader: &'a mut R,
-    out: &'a mut Vec<u8>,
+#[cold]
+fn length_error(what: &str, length: i64, max: usize) -> ReadError {
+    ReadError::Invalid(format!("{what} length {length} is outside 0..={max}"))
+}
+
+/// The walk over one message in the reader's buffer.
+struct Walk<'a, R> {
+    input: &'a mut MessageReader<R>,
+    /// Where the message starts in the buffer (it moves when the buffer is compacted).
+    start: usize,
+    /// How many bytes of the message were walked.
+    at: usize,
+    /// How many bytes of the message can be walked without reading: those buffered, up to the
+    /// limit.
+    available: usize,
+    /// The most bytes the message may take, headers included.
+    bytes_max: usize,
     limits: &'a Limits,
 }
 
-impl<R: BufRead> Scanner<'_, R> {
-    /// Copies the next `count` bytes of the stream into the message and returns where they start.
-    fn take(&mut self, count: usize) -> Result<usize, ReadError> {
-        let start = self.out.len();
-        if start + count > self.limits.message_bytes_max {
+impl<R: Read> Walk<'_, R> {
+    /// Makes sure the next `count` bytes of the message are in the buffer.
+    #[inline(always)]
+    fn need(&mut self, count: usize) -> Result<(), ReadError> {
+        let end = self.at + count;
+        if end <= self.available {
+            return Ok(());
+        }
+        self.fill(end)
+    }
+
+    /// Reads from the source until the message's first `end` bytes are buffered.
+    #[cold]
+    fn fill(&mut self, end: usize) -> Result<(), ReadError> {
+        if end > self.bytes_max {
             return Err(ReadError::Invalid(format!(
                 "message exceeds the limit of {} bytes",
                 self.limits.message_bytes_max
             )));
         }
-        if count == 0 {
-            // Asking the reader would wait for bytes of the next message.
-            return Ok(start);
-        }
-        // Most values sit whole in the reader's buffer: copied from there in one go, without
-        // zeroing room for them first.
-        // A failed fill is left to the reads below, which retry interruptions and name errors.
-        if let Ok(buffered) = self.reader.fill_buf() {
-            if buffered.len() >= count {
-                self.out.extend_from_slice(&buffered[..count]);
-                self.reader.consume(count);
-                return Ok(start);
+        while self.start + end > self.input.filled {
+            self.make_room();
+            let input = &mut *self.input;
+            match input.source.read(&mut input.buffer[input.filled..]) {
+                // Nothing of this message arrived: the client left between two messages.
+                Ok(0) if input.filled == self.start => return Err(ReadError::Closed),
+                Ok(0) => return Err(ReadError::Truncated),
+                Ok(count) => input.filled += count,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error.into()),
             }
         }
-        if count <= EAGER_READ_BYTES_MAX {
-            self.out.resize(start + count, 0);
-            return match self.reader.read_exact(&mut self.out[start..]) {
-                Ok(()) => Ok(start),
-                Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
-                    Err(ReadError::Truncated)
-                }
-                Err(error) => Err(error.into()),
-            };
-        }
-        let got = (&mut *self.reader)
-            .take(count as u64)
-            .read_to_end(self.out)?;
-        if got != count {
-            return Err(ReadError::Truncated);
-        }
-        Ok(start)
+        self.available = (self.input.filled - self.start).min(self.bytes_max);
+        Ok(())
     }
 
+    /// Moves the message to the front of the buffer, then grows the buffer if little room is
+    /// left: by doubling as bytes arrive, never on a length's word alone, and never past the
+    /// message limit and one chunk.
+    fn make_room(&mut self) {
+        let input = &mut *self.input;
+        if self.start > 0 {
+            input.buffer.copy_within(self.start..input.filled, 0);
+            input.filled -= self.start;
+            input.next = 0;
+            self.start = 0;
+        }
+        if input.buffer.len() - input.filled < READ_CHUNK_BYTES {
+            let doubled = (input.buffer.len() * 2).max(input.filled + READ_CHUNK_BYTES);
+            let most = self.bytes_max + READ_CHUNK_BYTES;
+            input
+                .buffer
+                .resize(doubled.min(most).max(input.buffer.len()), 0);
+        }
+        assert!(input.buffer.len() > input.filled, "room to read into");
+    }
+
+    #[inline(always)]
+    fn skip(&mut self, count: usize) -> Result<(), ReadError> {
+        self.need(count)?;
+        self.at += count;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8, ReadError> {
-        let at = self.take(1)?;
-        Ok(self.out[at])
+        self.need(1)?;
+        let byte = self.input.buffer[self.start + self.at];
+        self.at += 1;
+        Ok(byte)
     }
 
+    #[inline(always)]
     fn i32_be(&mut self) -> Result<i32, ReadError> {
-        let at = self.take(4)?;
-        let bytes = &self.out[at..at + 4];
+        self.need(4)?;
+        let from = self.start + self.at;
+        let bytes = &self.input.buffer[from..from + 4];
+        self.at += 4;
         Ok(i32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
-    fn first_bytes<const N: usize>(&mut self) -> Result<[u8; N], ReadError> {
-        let mut bytes = [0u8; N];
-        read_first(self.reader, &mut bytes)?;
-        if self.out.len() + N > self.limits.message_bytes_max {
-            return Err(ReadError::Invalid("message limit too small".into()));
-        }
-        self.out.extend_from_slice(&bytes);
-        Ok(bytes)
-    }
-
+    #[inline(always)]
     fn check_length(&self, what: &str, length: i64, max: usize) -> Result<usize, ReadError> {
         if length < 0 || length as u64 > max as u64 {
-            return Err(ReadError::Invalid(format!(
-                "{what} length {length} is outside 0..={max}"
-            )));
+            return Err(length_error(what, length, max));
         }
         Ok(length as usize)
     }
@@ -215,8 +308,19 @@ impl<R: BufRead> Scanner<'_, R> {
         Ok(())
     }
 
+    fn frame(&mut self) -> Result<(), ReadError> {
+        let length = self.i32_be()?;
+        let message_bytes_max = self.limits.message_bytes_max;
+        if length <= 0 || length as usize > message_bytes_max {
+            return Err(ReadError::Invalid(format!(
+                "frame length {length} is outside 1..={message_bytes_max} bytes"
+            )));
+        }
+        self.skip(length as usize)
+    }
+
     fn binary_message(&mut self) -> Result<(), ReadError> {
-        let head: [u8; 4] = self.first_bytes()?;
+        let head = self.i32_be()?.to_be_bytes();
         if head[0] & 0x80 != 0 {
             if head[0] != BINARY_VERSION_HIGH || head[1] != BINARY_VERSION_LOW {
                 return Err(ReadError::Invalid(format!(
@@ -227,36 +331,35 @@ impl<R: BufRead> Scanner<'_, R> {
             let name_length = self.i32_be()?;
             let name_length =
                 self.check_length("method name", name_length.into(), METHOD_NAME_BYTES_MAX)?;
-            self.take(name_length)?;
+            self.skip(name_length)?;
         } else {
             let name_length = i32::from_be_bytes(head);
             let name_length =
                 self.check_length("method name", name_length.into(), METHOD_NAME_BYTES_MAX)?;
-            self.take(name_length + 1)?; // the name, then the message type
+            self.skip(name_length + 1)?; // the name, then the message type
         }
-        self.take(4)?; // sequence id
+        self.skip(4)?; // sequence id
         self.binary_value(T_STRUCT, 0)
     }
 
     fn binary_value(&mut self, value_type: u8, depth: usize) -> Result<(), ReadError> {
+        if let Some(size) = binary_fixed_size(value_type) {
+            return self.skip(size);
+        }
         match value_type {
-            T_BOOL | T_BYTE => self.take(1).map(drop),
-            T_I16 => self.take(2).map(drop),
-            T_I32 => self.take(4).map(drop),
-            T_I64 | T_DOUBLE => self.take(8).map(drop),
-            T_UUID => self.take(16).map(drop),
-            T_STRING => {
-                let length = self.i32_be()?;
-                let length =
-                    self.check_length("string", length.into(), self.limits.string_bytes_max)?;
-                self.take(length).map(drop)
-            }
+            T_STRING => self.binary_string(),
             T_STRUCT => self.binary_struct(depth + 1),
             T_MAP => {
                 self.check_depth(depth + 1)?;
                 let key_type = self.byte()?;
                 let value_type = self.byte()?;
                 let count = self.binary_count("map")?;
+                if key_type == T_STRING && value_type == T_STRING {
+                    for _ in 0..count * 2 {
+                        self.binary_string()?;
+                    }
+                    return Ok(());
+                }
                 for _ in 0..count {
                     self.binary_value(key_type, depth + 1)?;
                     self.binary_value(value_type, depth + 1)?;
@@ -267,15 +370,43 @@ impl<R: BufRead> Scanner<'_, R> {
                 self.check_depth(depth + 1)?;
                 let element_type = self.byte()?;
                 let count = self.binary_count("list")?;
-                for _ in 0..count {
-                    self.binary_value(element_type, depth + 1)?;
-                }
-                Ok(())
+                self.binary_elements(element_type, count, depth + 1)
             }
             other => Err(ReadError::Invalid(format!(
                 "unknown binary type code {other}"
             ))),
         }
+    }
+
+    /// The `count` elements of a list or set: fixed-size ones in one step, strings in a loop of
+    /// their own, the rest one by one.
+    fn binary_elements(
+        &mut self,
+        element_type: u8,
+        count: usize,
+        depth: usize,
+    ) -> Result<(), ReadError> {
+        if let Some(size) = binary_fixed_size(element_type) {
+            // At most a million elements of at most 16 bytes: no overflow.
+            return self.skip(count * size);
+        }
+        if element_type == T_STRING {
+            for _ in 0..count {
+                self.binary_string()?;
+            }
+            return Ok(());
+        }
+        for _ in 0..count {
+            self.binary_value(element_type, depth)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn binary_string(&mut self) -> Result<(), ReadError> {
+        let length = self.i32_be()?;
+        let length = self.check_length("string", length.into(), self.limits.string_bytes_max)?;
+        self.skip(length)
     }
 
     fn binary_struct(&mut self, depth: usize) -> Result<(), ReadError> {
@@ -285,8 +416,15 @@ impl<R: BufRead> Scanner<'_, R> {
             if field_type == T_STOP {
                 return Ok(());
             }
-            self.take(2)?; // field id
-            self.binary_value(field_type, depth)?;
+            self.skip(2)?; // field id
+                           // Strings and numbers, most fields, without a call of their own.
+            if field_type == T_STRING {
+                self.binary_string()?;
+            } else if let Some(size) = binary_fixed_size(field_type) {
+                self.skip(size)?;
+            } else {
+                self.binary_value(field_type, depth)?;
+            }
         }
     }
 
@@ -296,17 +434,17 @@ impl<R: BufRead> Scanner<'_, R> {
     }
 
     fn compact_message(&mut self) -> Result<(), ReadError> {
-        let head: [u8; 2] = self.first_bytes()?;
-        if head[1] & COMPACT_VERSION_MASK != COMPACT_VERSION {
+        self.skip(2)?;
+        let version = self.input.buffer[self.start + 1] & COMPACT_VERSION_MASK;
+        if version != COMPACT_VERSION {
             return Err(ReadError::Invalid(format!(
-                "unsupported compact protocol version {}",
-                head[1] & COMPACT_VERSION_MASK
+                "unsupported compact protocol version {version}"
             )));
         }
         self.varint()?; // sequence id
         let name_length = self.varint()?;
         let name_length = self.check_length("method name", name_length, METHOD_NAME_BYTES_MAX)?;
-        self.take(name_length)?;
+        self.skip(name_length)?;
         self.compact_struct(1)
     }
 
@@ -346,14 +484,14 @@ impl<R: BufRead> Scanner<'_, R> {
         match value_type {
             // In a field header the boolean is the type itself; in a container it is a byte.
             C_BOOL_TRUE | C_BOOL_FALSE if in_field => Ok(()),
-            C_BOOL_TRUE | C_BOOL_FALSE | C_BYTE => self.take(1).map(drop),
+            C_BOOL_TRUE | C_BOOL_FALSE | C_BYTE => self.skip(1),
             C_I16 | C_I32 | C_I64 => self.varint().map(drop),
-            C_DOUBLE => self.take(8).map(drop),
-            C_UUID => self.take(16).map(drop),
+            C_DOUBLE => self.skip(8),
+            C_UUID => self.skip(16),
             C_BINARY => {
                 let length = self.varint()?;
                 let length = self.check_length("string", length, self.limits.string_bytes_max)?;
-                self.take(length).map(drop)
+                self.skip(length)
             }
             C_STRUCT => self.compact_struct(depth + 1),
             C_LIST | C_SET => {

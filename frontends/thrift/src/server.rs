@@ -2,7 +2,7 @@
 //! a cap on how many, and a graceful stop.
 
 use std::collections::HashMap;
-use std::io::{self, BufReader, Cursor, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,13 +12,9 @@ use std::time::{Duration, Instant};
 use crate::detect::{detect, Detection, Transport, WireFormat, DETECT_BYTES};
 use crate::dispatch::{Dispatcher, Outcome};
 use crate::limits::Limits;
-use crate::message::{read_message, ReadError};
+use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX};
 use crate::service::{ServerState, Session};
 
-/// Bytes read from a socket at a time.
-const READ_BUFFER_BYTES: usize = 64 * 1024;
-/// A message buffer that grew past this is given back after its message.
-const IDLE_BUFFER_BYTES_MAX: usize = 1024 * 1024;
 /// Stack of a connection thread; decoding is bounded in depth, so this is ample.
 const CONNECTION_STACK_BYTES: usize = 2 * 1024 * 1024;
 /// How long a stop waits for calls in flight before it gives up on them.
@@ -212,28 +208,24 @@ pub fn serve_stream<R: Read, W: Write>(
         Err(reason) => return Err(reason),
     };
     tracing::debug!(%peer, ?format, "wire format detected");
-    let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, Cursor::new(prefix).chain(reader));
+    let mut messages = MessageReader::with_prefix(reader, &prefix);
     let dispatcher = Dispatcher::new(Session::new(Arc::clone(&state), peer), state, limits);
-    let mut message = Vec::new();
     let mut reply = Vec::new();
     loop {
-        match read_message(&mut reader, format, &limits, &mut message) {
-            Ok(()) => {}
+        let message = match messages.read_message(format, &limits) {
+            Ok(message) => message,
             Err(ReadError::Closed) => return Ok(()),
             Err(error) => return Err(error.to_string()),
-        }
+        };
         reply.clear();
         if format.transport == Transport::Framed {
             reply.extend_from_slice(&[0; 4]);
         }
         let outcome = dispatcher
-            .dispatch(&message, format.protocol, &mut reply)
+            .dispatch(message, format.protocol, &mut reply)
             .map_err(|error| error.to_string())?;
         if outcome == Outcome::Reply {
             send(&mut writer, format, &mut reply).map_err(|error| error.to_string())?;
-        }
-        if message.capacity() > IDLE_BUFFER_BYTES_MAX {
-            message = Vec::new();
         }
         if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
             reply = Vec::new();

@@ -5,7 +5,9 @@ use std::io::Cursor;
 
 use hivestore_thrift::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
 use hivestore_thrift::limits::Limits;
-use hivestore_thrift::message::{read_message, ReadError};
+use hivestore_thrift::message::{
+    read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_CHUNK_BYTES,
+};
 use proptest::prelude::*;
 use thrift::protocol::{
     TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TListIdentifier,
@@ -130,11 +132,12 @@ fn detected(stream: &[u8]) -> Detection {
 }
 
 fn round_trip(stream: &[u8], format: WireFormat, expected: &[u8]) {
-    let mut reader = Cursor::new(stream.to_vec());
-    let mut buffer = Vec::new();
-    read_message(&mut reader, format, &Limits::default(), &mut buffer).unwrap();
-    assert_eq!(buffer, expected, "the reader returns exactly one message");
-    let after = read_message(&mut reader, format, &Limits::default(), &mut buffer);
+    let mut reader = MessageReader::new(Cursor::new(stream.to_vec()));
+    let message = reader.read_message(format, &Limits::default()).unwrap();
+    assert_eq!(message, expected, "the reader returns exactly one message");
+    let after = reader
+        .read_message(format, &Limits::default())
+        .map(<[u8]>::to_vec);
     assert!(matches!(after, Err(ReadError::Closed)), "{after:?}");
 }
 
@@ -177,7 +180,7 @@ proptest! {
         let cut = cut.clamp(1, body.len() - 1);
         let format = WireFormat { protocol, transport: Transport::Buffered };
         let mut reader = Cursor::new(body[..cut].to_vec());
-        let result = read_message(&mut reader, format, &Limits::default(), &mut Vec::new());
+        let result = read_one_message(&mut reader, format, &Limits::default(), &mut Vec::new());
         prop_assert!(matches!(result, Err(ReadError::Truncated)), "{:?}", result);
     }
 
@@ -188,7 +191,7 @@ proptest! {
             for transport in [Transport::Buffered, Transport::Framed] {
                 let mut reader = Cursor::new(bytes.clone());
                 let mut buffer = Vec::new();
-                let _ = read_message(&mut reader, WireFormat { protocol, transport }, &limits, &mut buffer);
+                let _ = read_one_message(&mut reader, WireFormat { protocol, transport }, &limits, &mut buffer);
                 prop_assert!(buffer.len() <= 1024);
             }
         }
@@ -244,11 +247,11 @@ fn lengths_beyond_the_limits_are_refused_before_reading_them() {
     };
     // A frame that claims more than the limit.
     let mut reader = Cursor::new(vec![0x7f, 0xff, 0xff, 0xff, 0x80, 0x01]);
-    let result = read_message(&mut reader, framed_binary, &limits, &mut Vec::new());
+    let result = read_one_message(&mut reader, framed_binary, &limits, &mut Vec::new());
     assert!(matches!(result, Err(ReadError::Invalid(_))), "{result:?}");
     // A negative frame length.
     let mut reader = Cursor::new(vec![0xff, 0xff, 0xff, 0xf0, 0x80, 0x01]);
-    let result = read_message(&mut reader, framed_binary, &limits, &mut Vec::new());
+    let result = read_one_message(&mut reader, framed_binary, &limits, &mut Vec::new());
     assert!(matches!(result, Err(ReadError::Invalid(_))), "{result:?}");
     // A string argument longer than the string limit.
     let long = "x".repeat(101);
@@ -258,7 +261,7 @@ fn lengths_beyond_the_limits_are_refused_before_reading_them() {
         "get_database",
         &[(1, Value::Text(long))],
     );
-    let result = read_message(&mut Cursor::new(body), binary, &limits, &mut Vec::new());
+    let result = read_one_message(&mut Cursor::new(body), binary, &limits, &mut Vec::new());
     assert!(
         matches!(result, Err(ReadError::Invalid(ref reason)) if reason.contains("string")),
         "{result:?}"
@@ -267,9 +270,215 @@ fn lengths_beyond_the_limits_are_refused_before_reading_them() {
     let mut body = message(Protocol::Binary, true, "get_tables", &[]);
     body.pop(); // drop the struct's stop byte
     body.extend_from_slice(&[15, 0, 1, 11, 0x7f, 0xff, 0xff, 0xff]);
-    let result = read_message(&mut Cursor::new(body), binary, &limits, &mut Vec::new());
+    let result = read_one_message(&mut Cursor::new(body), binary, &limits, &mut Vec::new());
     assert!(
         matches!(result, Err(ReadError::Invalid(ref reason)) if reason.contains("list")),
         "{result:?}"
     );
+}
+
+/// A source that hands out its bytes in pieces ending at the given cuts, as a socket may.
+struct Pieces {
+    bytes: Vec<u8>,
+    cuts: Vec<usize>,
+    at: usize,
+}
+
+impl std::io::Read for Pieces {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let cut = self
+            .cuts
+            .iter()
+            .copied()
+            .find(|cut| *cut > self.at)
+            .unwrap_or(self.bytes.len());
+        let count = (cut - self.at).min(out.len());
+        out[..count].copy_from_slice(&self.bytes[self.at..self.at + count]);
+        self.at += count;
+        Ok(count)
+    }
+}
+
+const FORMATS: [(Protocol, Transport); 4] = [
+    (Protocol::Binary, Transport::Buffered),
+    (Protocol::Binary, Transport::Framed),
+    (Protocol::Compact, Transport::Buffered),
+    (Protocol::Compact, Transport::Framed),
+];
+
+/// The stream of `bodies` in one format, and the bytes each read must return.
+fn stream_of(bodies: &[Vec<u8>], transport: Transport) -> Vec<u8> {
+    bodies
+        .iter()
+        .flat_map(|body| match transport {
+            Transport::Buffered => body.clone(),
+            Transport::Framed => framed(body),
+        })
+        .collect()
+}
+
+/// Reads every message of `source` and checks each against `bodies`, then the clean end.
+fn read_all(source: Pieces, format: WireFormat, bodies: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    let mut reader = MessageReader::new(source);
+    for (index, body) in bodies.iter().enumerate() {
+        let message = reader.read_message(format, &Limits::default());
+        prop_assert!(
+            message.is_ok(),
+            "message {} in {:?}: {:?}",
+            index,
+            format,
+            message.err()
+        );
+        prop_assert_eq!(
+            message.unwrap(),
+            &body[..],
+            "message {} in {:?}",
+            index,
+            format
+        );
+    }
+    let after = reader
+        .read_message(format, &Limits::default())
+        .map(<[u8]>::to_vec);
+    prop_assert!(matches!(after, Err(ReadError::Closed)), "{:?}", after);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Goal: bytes read past the end of a message belong to the next one and are never lost,
+    /// however the stream is cut into reads. Method: messages back to back (as pipelining
+    /// clients send them), handed out in random pieces, read one by one.
+    #[test]
+    fn messages_back_to_back_are_read_one_by_one_whatever_the_pieces(
+        calls in prop::collection::vec(
+            ("[a-z_][a-z_]{0,20}", prop::collection::vec((1i16..300, value_strategy()), 0..5)),
+            1..6,
+        ),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+    ) {
+        for (protocol, transport) in FORMATS {
+            let bodies: Vec<Vec<u8>> = calls
+                .iter()
+                .map(|(name, fields)| message(protocol, true, name, fields))
+                .collect();
+            let bytes = stream_of(&bodies, transport);
+            let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len())).collect();
+            cuts.sort_unstable();
+            let source = Pieces { bytes, cuts, at: 0 };
+            read_all(source, WireFormat { protocol, transport }, &bodies)?;
+        }
+    }
+
+    /// Goal: a message split between two reads at any byte is read whole, and the message
+    /// after it too. Method: every cut position of a two-message stream, in every format.
+    #[test]
+    fn a_message_split_at_every_byte_is_read_whole(
+        fields in prop::collection::vec((1i16..300, value_strategy()), 0..4),
+    ) {
+        for (protocol, transport) in FORMATS {
+            let bodies = vec![
+                message(protocol, true, "add_partitions", &fields),
+                message(protocol, true, "get_table", &[(1, Value::Text("db".into()))]),
+            ];
+            let bytes = stream_of(&bodies, transport);
+            for cut in 1..bytes.len() {
+                let source = Pieces { bytes: bytes.clone(), cuts: vec![cut], at: 0 };
+                read_all(source, WireFormat { protocol, transport }, &bodies)?;
+            }
+        }
+    }
+
+    /// Goal: a stream that ends inside a message is `Truncated`, also when a whole message came
+    /// before it in the same read, and in framed streams.
+    #[test]
+    fn a_stream_ending_inside_a_message_is_truncated(
+        fields in prop::collection::vec((1i16..300, value_strategy()), 1..5),
+        cut_fraction in 0.0f64..1.0,
+    ) {
+        for (protocol, transport) in FORMATS {
+            let format = WireFormat { protocol, transport };
+            let first = message(protocol, true, "get_database", &[]);
+            let second = message(protocol, true, "get_table", &fields);
+            let whole = stream_of(&[first.clone(), second], transport);
+            let first_bytes = stream_of(std::slice::from_ref(&first), transport).len();
+            let cut = first_bytes + ((whole.len() - first_bytes) as f64 * cut_fraction) as usize;
+            let cut = cut.clamp(first_bytes + 1, whole.len() - 1);
+            let mut reader = MessageReader::new(Cursor::new(whole[..cut].to_vec()));
+            let message = reader.read_message(format, &Limits::default()).map(<[u8]>::to_vec);
+            prop_assert_eq!(message.ok(), Some(first));
+            let result = reader.read_message(format, &Limits::default()).map(<[u8]>::to_vec);
+            prop_assert!(matches!(result, Err(ReadError::Truncated)), "{:?}: {:?}", format, result);
+        }
+    }
+}
+
+#[test]
+fn a_buffer_grown_for_a_big_message_is_given_back_and_keeps_what_follows() {
+    let big = message(
+        Protocol::Binary,
+        true,
+        "alter_table",
+        &[(1, Value::Text("x".repeat(3 << 20)))],
+    );
+    let small = message(Protocol::Binary, true, "get_table", &[]);
+    let bytes = stream_of(
+        &[big.clone(), small.clone(), small.clone()],
+        Transport::Buffered,
+    );
+    let format = WireFormat {
+        protocol: Protocol::Binary,
+        transport: Transport::Buffered,
+    };
+    let mut reader = MessageReader::new(Cursor::new(bytes));
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &big[..]
+    );
+    assert!(reader.buffer_bytes() > IDLE_BUFFER_BYTES_MAX);
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &small[..]
+    );
+    assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+    assert_eq!(
+        reader.buffered(),
+        &small[..],
+        "the bytes after it were kept"
+    );
+    assert_eq!(
+        reader.read_message(format, &Limits::default()).unwrap(),
+        &small[..]
+    );
+}
+
+#[test]
+fn a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() {
+    let body = message(
+        Protocol::Binary,
+        true,
+        "get_table",
+        &[(1, Value::Text("y".repeat(200)))],
+    );
+    for transport in [Transport::Buffered, Transport::Framed] {
+        let format = WireFormat {
+            protocol: Protocol::Binary,
+            transport,
+        };
+        let stream = stream_of(std::slice::from_ref(&body), transport);
+        let exact = Limits {
+            message_bytes_max: body.len(),
+            ..Limits::default()
+        };
+        let mut reader = MessageReader::new(Cursor::new(stream.clone()));
+        assert_eq!(reader.read_message(format, &exact).unwrap(), &body[..]);
+        let short = Limits {
+            message_bytes_max: body.len() - 1,
+            ..Limits::default()
+        };
+        let mut reader = MessageReader::new(Cursor::new(stream));
+        let result = reader.read_message(format, &short).map(<[u8]>::to_vec);
+        assert!(matches!(result, Err(ReadError::Invalid(_))), "{result:?}");
+    }
 }

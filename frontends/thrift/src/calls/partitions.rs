@@ -48,7 +48,8 @@ mod throws {
 }
 
 /// A table named the way old-style calls name it (`db` or `@cat#db`).
-pub(super) struct TableName {
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TableName {
     pub(super) catalog: String,
     pub(super) database: String,
     pub(super) name: String,
@@ -64,7 +65,7 @@ impl TableName {
         })
     }
 
-    pub(super) fn request(catalog: Option<String>, database: String, name: String) -> TableName {
+    pub(crate) fn request(catalog: Option<String>, database: String, name: String) -> TableName {
         TableName {
             catalog: catalog_or_default(catalog),
             database,
@@ -95,29 +96,55 @@ pub fn add(session: &Session, partition: Partition) -> thrift::Result<Partition>
         .map_err(|error| to_thrift(error, throws::ADD))
 }
 
-/// Adds `partitions` to the table named by `table`, or by the first partition.
-fn add_batch(
+/// Partitions to add, as either decoder read them off the wire: converted to the engine's, a
+/// blank catalog name left empty for the table's.
+pub(crate) struct PartitionsToAdd {
+    /// The table the request names (`add_partitions_req`); none for the first partition's.
+    pub(crate) table: Option<TableName>,
+    /// The partitions.
+    pub(crate) partitions: Vec<hivestore_engine::Partition>,
+    /// Skip partitions that exist instead of failing.
+    pub(crate) if_not_exists: bool,
+}
+
+impl PartitionsToAdd {
+    /// The batch of partitions the generated decoder read.
+    fn from_idl(table: Option<TableName>, partitions: Vec<Partition>, if_not_exists: bool) -> Self {
+        let partitions = partitions
+            .into_iter()
+            .map(|partition| partition_from_idl(partition, ""))
+            .collect();
+        PartitionsToAdd {
+            table,
+            partitions,
+            if_not_exists,
+        }
+    }
+}
+
+/// Adds `batch` to the table it names, or to the first partition's; one atomic write.
+pub(crate) fn add_decoded(
     session: &Session,
-    table: Option<TableName>,
-    partitions: Vec<Partition>,
-    if_not_exists: bool,
+    batch: PartitionsToAdd,
 ) -> thrift::Result<Vec<hivestore_engine::Partition>> {
+    let mut partitions = batch.partitions;
     let Some(first) = partitions.first() else {
         return Ok(Vec::new());
     };
-    let table = table.unwrap_or_else(|| {
+    let table = batch.table.unwrap_or_else(|| {
         TableName::request(
-            first.cat_name.clone(),
-            first.db_name.clone().unwrap_or_default(),
-            first.table_name.clone().unwrap_or_default(),
+            Some(first.cat_name.clone()),
+            first.db_name.clone(),
+            first.table_name.clone(),
         )
     });
-    let partitions = partitions
-        .into_iter()
-        .map(|partition| partition_from_idl(partition, &table.catalog))
-        .collect();
+    for partition in &mut partitions {
+        if partition.cat_name.trim().is_empty() {
+            partition.cat_name.clone_from(&table.catalog);
+        }
+    }
     let options = AddPartitionsOptions {
-        if_not_exists,
+        if_not_exists: batch.if_not_exists,
         whitelist: None,
     };
     session
@@ -134,7 +161,7 @@ fn add_batch(
 
 /// `add_partitions`: the count added.
 pub fn add_many(session: &Session, partitions: Vec<Partition>) -> thrift::Result<i32> {
-    let added = add_batch(session, None, partitions, false)?;
+    let added = add_decoded(session, PartitionsToAdd::from_idl(None, partitions, false))?;
     Ok(i32::try_from(added.len()).unwrap_or(i32::MAX))
 }
 
@@ -166,16 +193,24 @@ pub fn add_req(
     request: AddPartitionsRequest,
 ) -> thrift::Result<AddPartitionsResult> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let asked = !request.parts.is_empty();
-    let added = add_batch(session, Some(table), request.parts, request.if_not_exists)?;
     // Hive answers a list whenever partitions were sent, empty when every one existed (Spark's
     // ADD IF NOT EXISTS iterates it), and none for an empty request.
-    let need_result = request.need_result.unwrap_or(true) && asked;
-    Ok(AddPartitionsResult {
+    let need_result = request.need_result.unwrap_or(true) && !request.parts.is_empty();
+    let batch = PartitionsToAdd::from_idl(Some(table), request.parts, request.if_not_exists);
+    let added = add_decoded(session, batch)?;
+    Ok(add_req_result(added, need_result))
+}
+
+/// The result of `add_partitions_req`: the partitions added when `need_result`.
+pub(crate) fn add_req_result(
+    added: Vec<hivestore_engine::Partition>,
+    need_result: bool,
+) -> AddPartitionsResult {
+    AddPartitionsResult {
         partitions: need_result.then(|| to_idl_list(added)),
         is_stats_compliant: None,
         partition_col_schema: None,
-    })
+    }
 }
 
 /// `append_partition*`: adds the partition of `values` with the table's storage.

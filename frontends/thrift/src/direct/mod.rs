@@ -1,17 +1,24 @@
 //! The hottest read calls, answered from the store's archived values written straight to the
-//! wire: no owned copy of the object, no IDL struct, no allocation per field.
+//! wire: no owned copy of the object, no IDL struct, no allocation per field. And the biggest
+//! requests, `add_partitions(_req)`, read from the message's bytes straight into the engine's
+//! partitions (`add_partitions.rs`).
 //!
 //! Only successes are answered here. When the store answers with an error (a missing table,
 //! say), the call is left to the generated processor and `calls/`, which make Hive's exception:
 //! one way to make each error. `encode.rs` writes the same bytes the generated code writes for
 //! what `convert.rs` builds; its tests hold the two together.
 
+mod add_partitions;
+#[cfg(test)]
+mod add_partitions_tests;
 mod encode;
 mod encoded_tables;
+mod partition_decode;
 mod partition_names;
 mod partitions;
 mod tables;
 mod wire;
+mod wire_reader;
 
 use thrift::protocol::{TInputProtocol, TType};
 
@@ -35,7 +42,9 @@ pub enum Answer {
 pub fn serves(method: &str) -> bool {
     matches!(
         method,
-        "get_table"
+        "add_partitions"
+            | "add_partitions_req"
+            | "get_table"
             | "get_table_req"
             | "get_partition_names"
             | "get_partition_names_ps"
@@ -48,16 +57,20 @@ pub fn serves(method: &str) -> bool {
     )
 }
 
-/// Answers a call of `method` whose header was read from `input`, appending the reply to
-/// `reply` in `protocol`, or declines it.
+/// Answers a call of `method` whose header was read from `input` (over `message`, the whole
+/// request), appending the reply to `reply` in `protocol`, or declines it.
 pub fn answer(
     method: &'static str,
     sequence: i32,
+    message: &[u8],
     input: &mut dyn TInputProtocol,
     protocol: Protocol,
     reply: &mut Vec<u8>,
     session: &Session,
 ) -> thrift::Result<Answer> {
+    if matches!(method, "add_partitions" | "add_partitions_req") {
+        return add_partitions::answer(method, sequence, message, protocol, reply, session);
+    }
     let output = &mut Encoder::new(reply, protocol);
     let answer = match method {
         "get_table" => tables::get_table(sequence, input, output, protocol, session)?,

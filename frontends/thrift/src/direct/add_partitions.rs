@@ -1,0 +1,229 @@
+//! `add_partitions` and `add_partitions_req`, the biggest requests, read from the message's
+//! bytes straight into the engine's partitions (`partition_decode.rs`) instead of into the
+//! generated structs first. `calls::partitions` then adds them as it adds those the generated
+//! decoder read, and the reply (success or Hive's exception) is written here as the generated
+//! processor writes it.
+//!
+//! Binary protocol only; a compact request, or one holding anything unusual, is declined before
+//! anything was done, and the generated processor answers it.
+
+use hivestore_engine as engine;
+use hivestore_idl::hive_metastore::{
+    AlreadyExistsException, InvalidObjectException, MetaException,
+};
+use thrift::protocol::{
+    TBinaryOutputProtocol, TFieldIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol,
+    TSerializable, TStructIdentifier, TType,
+};
+use thrift::{ApplicationError, ApplicationErrorKind};
+
+use super::partition_decode::{partition, DescriptorMemo};
+use super::wire_reader::{
+    arguments_start, Read, Unusual, WireReader, RESERVED_ELEMENTS_MAX, T_BOOL, T_LIST, T_STRING,
+    T_STRUCT,
+};
+use super::Answer;
+use crate::calls::partitions::{add_decoded, add_req_result, PartitionsToAdd, TableName};
+use crate::detect::Protocol;
+use crate::service::Session;
+
+/// Answers `add_partitions` or `add_partitions_req` from `message`, or declines it.
+pub(super) fn answer(
+    method: &'static str,
+    sequence: i32,
+    message: &[u8],
+    protocol: Protocol,
+    reply: &mut Vec<u8>,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    if protocol != Protocol::Binary {
+        return Ok(Answer::Declined);
+    }
+    let Ok(request) = decode(method, message) else {
+        return Ok(Answer::Declined);
+    };
+    let need_result = request.need_result;
+    let added = add_decoded(session, request.batch);
+    hivestore_idl::handler::Handler::observe(session, method, added.is_err());
+    let output = &mut TBinaryOutputProtocol::new(reply, true);
+    match (added, need_result) {
+        (Ok(added), None) => {
+            let count = i32::try_from(added.len()).unwrap_or(i32::MAX);
+            write_reply(output, method, sequence, |o| {
+                o.write_field_begin(&TFieldIdentifier::new("success", TType::I32, 0))?;
+                o.write_i32(count)
+            })?
+        }
+        (Ok(added), Some(need_result)) => {
+            let result = add_req_result(added, need_result);
+            write_reply(output, method, sequence, |o| {
+                o.write_field_begin(&TFieldIdentifier::new("success", TType::Struct, 0))?;
+                result.write_to_out_protocol(o)
+            })?
+        }
+        (Err(error), _) => write_error(output, method, sequence, error)?,
+    }
+    Ok(Answer::Written)
+}
+
+/// A decoded request: the partitions with their table, and for `add_partitions_req` whether the
+/// added partitions are asked back (`needResult`, and that some were sent).
+pub(super) struct Request {
+    pub(super) batch: PartitionsToAdd,
+    pub(super) need_result: Option<bool>,
+}
+
+/// Reads the arguments of a binary-protocol call of `method` (one of the two) in `message`.
+pub(super) fn decode(method: &str, message: &[u8]) -> Read<Request> {
+    let start = arguments_start(message)?;
+    let mut reader = WireReader::new(&message[start..]);
+    match method {
+        "add_partitions" => add_partitions_arguments(&mut reader),
+        _ => add_partitions_req_arguments(&mut reader),
+    }
+}
+
+/// `add_partitions(1: list<Partition> new_parts)`.
+fn add_partitions_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
+    let mut partitions = Vec::new();
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_LIST) => partitions = partition_list(reader)?,
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(Request {
+        batch: PartitionsToAdd {
+            table: None,
+            partitions,
+            if_not_exists: false,
+        },
+        need_result: None,
+    })
+}
+
+/// `add_partitions_req(1: AddPartitionsRequest request)`.
+fn add_partitions_req_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
+    let mut request = None;
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRUCT) => request = Some(add_partitions_request(reader)?),
+            _ => return Err(Unusual),
+        }
+    }
+    // An absent request is left to the generated code.
+    request.ok_or(Unusual)
+}
+
+/// An `AddPartitionsRequest`; a missing required field is left to the generated code.
+fn add_partitions_request(reader: &mut WireReader<'_>) -> Read<Request> {
+    let (mut database, mut table, mut partitions, mut if_not_exists) = (None, None, None, None);
+    let (mut need_result, mut catalog) = (None, None);
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRING) => database = Some(reader.string()?),
+            (2, T_STRING) => table = Some(reader.string()?),
+            (3, T_LIST) => partitions = Some(partition_list(reader)?),
+            (4, T_BOOL) => if_not_exists = Some(reader.bool()?),
+            (5, T_BOOL) => need_result = Some(reader.bool()?),
+            (6, T_STRING) => catalog = Some(reader.string()?),
+            // validWriteIdList and skipColumnSchemaForPartition: not used by the add.
+            (7, T_STRING) => drop(reader.str()?),
+            (8, T_BOOL) => drop(reader.bool()?),
+            _ => return Err(Unusual),
+        }
+    }
+    let (Some(database), Some(table), Some(partitions), Some(if_not_exists)) =
+        (database, table, partitions, if_not_exists)
+    else {
+        return Err(Unusual);
+    };
+    let asked = !partitions.is_empty();
+    Ok(Request {
+        batch: PartitionsToAdd {
+            table: Some(TableName::request(catalog, database, table)),
+            partitions,
+            if_not_exists,
+        },
+        need_result: Some(need_result.unwrap_or(true) && asked),
+    })
+}
+
+fn partition_list(reader: &mut WireReader<'_>) -> Read<Vec<engine::Partition>> {
+    let count = reader.list(T_STRUCT)?;
+    let mut partitions = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
+    let mut memo: Option<DescriptorMemo<'_>> = None;
+    for _ in 0..count {
+        partitions.push(partition(reader, &mut memo)?);
+    }
+    Ok(partitions)
+}
+
+/// A reply whose result struct holds the one field `field` writes.
+fn write_reply(
+    o: &mut dyn TOutputProtocol,
+    method: &str,
+    sequence: i32,
+    field: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+) -> thrift::Result<()> {
+    o.write_message_begin(&TMessageIdentifier::new(
+        method,
+        TMessageType::Reply,
+        sequence,
+    ))?;
+    o.write_struct_begin(&TStructIdentifier::new("result"))?;
+    field(o)?;
+    o.write_field_end()?;
+    o.write_field_stop()?;
+    o.write_struct_end()?;
+    o.write_message_end()?;
+    o.flush()
+}
+
+/// A failed add, as the generated processor answers it: a declared exception in its result
+/// field (`o1` InvalidObjectException, `o2` AlreadyExistsException, `o3` MetaException, the
+/// same for both calls), anything else as an application error.
+fn write_error(
+    o: &mut dyn TOutputProtocol,
+    method: &str,
+    sequence: i32,
+    error: thrift::Error,
+) -> thrift::Result<()> {
+    let application_error = match error {
+        thrift::Error::User(error) => {
+            if let Some(exception) = error.downcast_ref::<InvalidObjectException>() {
+                return write_exception(o, method, sequence, 1, exception);
+            }
+            if let Some(exception) = error.downcast_ref::<AlreadyExistsException>() {
+                return write_exception(o, method, sequence, 2, exception);
+            }
+            if let Some(exception) = error.downcast_ref::<MetaException>() {
+                return write_exception(o, method, sequence, 3, exception);
+            }
+            ApplicationError::new(ApplicationErrorKind::Unknown, error.to_string())
+        }
+        thrift::Error::Application(error) => error,
+        other => ApplicationError::new(ApplicationErrorKind::Unknown, other.to_string()),
+    };
+    o.write_message_begin(&TMessageIdentifier::new(
+        method,
+        TMessageType::Exception,
+        sequence,
+    ))?;
+    thrift::Error::write_application_error_to_out_protocol(&application_error, o)?;
+    o.write_message_end()?;
+    o.flush()
+}
+
+fn write_exception(
+    o: &mut dyn TOutputProtocol,
+    method: &str,
+    sequence: i32,
+    id: i16,
+    exception: &impl TSerializable,
+) -> thrift::Result<()> {
+    write_reply(o, method, sequence, |o| {
+        o.write_field_begin(&TFieldIdentifier::new("o", TType::Struct, id))?;
+        exception.write_to_out_protocol(o)
+    })
+}

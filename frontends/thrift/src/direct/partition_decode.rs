@@ -1,0 +1,275 @@
+//! Partitions read from binary-protocol bytes straight into the engine's `Partition`, giving
+//! what the generated decoder and `convert::partition_from_idl(partition, "")` give (a blank
+//! catalog name stays empty, for the caller to fill with the table's).
+//!
+//! The partitions of one request nearly always share their storage descriptor but for its
+//! location, so each descriptor is first compared, as bytes, with the previous one around the
+//! location field; when they match, the previous descriptor is reused with the new location
+//! instead of being decoded again. Fields the engine does not keep or that are rare here
+//! (privileges, column statistics, file metadata) are [`Unusual`]: the generated decoder reads
+//! those requests.
+
+use hivestore_engine as engine;
+
+use super::wire_reader::{
+    Read, Unusual, WireReader, RESERVED_ELEMENTS_MAX, T_BOOL, T_I32, T_I64, T_LIST, T_MAP,
+    T_STRING, T_STRUCT,
+};
+
+/// The generated `SerdeType::SCHEMA_REGISTRY`.
+const SERDE_TYPE_SCHEMA_REGISTRY: i32 = 2;
+
+/// The last storage descriptor decoded, and its bytes split around its location field.
+pub(crate) struct DescriptorMemo<'a> {
+    /// The descriptor's bytes up to its location field (all of them when it has none).
+    before_location: &'a [u8],
+    /// Its bytes after the location field, through its stop byte.
+    after_location: &'a [u8],
+    /// Whether it had a location field.
+    has_location: bool,
+    descriptor: engine::StorageDescriptor,
+}
+
+/// Reads one `Partition` struct (its fields through the stop byte).
+pub(crate) fn partition<'a>(
+    reader: &mut WireReader<'a>,
+    memo: &mut Option<DescriptorMemo<'a>>,
+) -> Read<engine::Partition> {
+    let mut partition = engine::Partition {
+        write_id: -1,
+        ..engine::Partition::default()
+    };
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_LIST) => partition.values = reader.strings()?,
+            (2, T_STRING) => partition.db_name = reader.string()?,
+            (3, T_STRING) => partition.table_name = reader.string()?,
+            (4, T_I32) => partition.create_time = reader.i32()?,
+            (5, T_I32) => partition.last_access_time = reader.i32()?,
+            (6, T_STRUCT) => partition.sd = Some(descriptor(reader, memo)?),
+            (7, T_MAP) => partition.parameters = reader.string_map()?,
+            (9, T_STRING) => partition.cat_name = non_blank(reader.str()?),
+            (10, T_I64) => partition.write_id = reader.i64()?,
+            // isStatsCompliant: the server computes it; read and dropped, as by the conversion.
+            (11, T_BOOL) => drop(reader.bool()?),
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(partition)
+}
+
+fn non_blank(name: &str) -> String {
+    if name.trim().is_empty() {
+        String::new()
+    } else {
+        name.to_string()
+    }
+}
+
+/// A storage descriptor: the previous one with a new location when their bytes match around
+/// it, else decoded.
+fn descriptor<'a>(
+    reader: &mut WireReader<'a>,
+    memo: &mut Option<DescriptorMemo<'a>>,
+) -> Read<engine::StorageDescriptor> {
+    if let Some(previous) = memo.as_ref() {
+        if let Some(location) = same_but_location(reader, previous)? {
+            let mut descriptor = previous.descriptor.clone();
+            descriptor.location = location;
+            return Ok(descriptor);
+        }
+    }
+    let start = reader.position();
+    let mut location_field = LocationField::None;
+    let descriptor = decode_descriptor(reader, start, &mut location_field)?;
+    let bytes = reader.since(start);
+    *memo = match location_field {
+        LocationField::Repeated => None,
+        LocationField::None => Some(DescriptorMemo {
+            before_location: bytes,
+            after_location: &[],
+            has_location: false,
+            descriptor: descriptor.clone(),
+        }),
+        LocationField::At(from, to) => Some(DescriptorMemo {
+            before_location: &bytes[..from],
+            after_location: &bytes[to..],
+            has_location: true,
+            descriptor: engine::StorageDescriptor {
+                location: None,
+                ..descriptor.clone()
+            },
+        }),
+    };
+    Ok(descriptor)
+}
+
+/// When the descriptor at `reader` has the bytes of `previous` around its location field,
+/// moves past it and returns its location (as the conversion keeps it: none when empty).
+/// Identical bytes before and after parse identically, so the descriptors are equal but for
+/// the location.
+fn same_but_location<'a>(
+    reader: &mut WireReader<'a>,
+    previous: &DescriptorMemo<'a>,
+) -> Read<Option<Option<String>>> {
+    let rest = reader.rest();
+    if !rest.starts_with(previous.before_location) {
+        return Ok(None);
+    }
+    if !previous.has_location {
+        reader.advance(previous.before_location.len())?;
+        return Ok(Some(None));
+    }
+    let mut probe = WireReader::new(&rest[previous.before_location.len()..]);
+    if probe.field() != Ok(Some((T_STRING, 2))) {
+        return Ok(None);
+    }
+    let Ok(location) = probe.str() else {
+        return Ok(None);
+    };
+    if !probe.rest().starts_with(previous.after_location) {
+        return Ok(None);
+    }
+    let length = previous.before_location.len() + probe.position() + previous.after_location.len();
+    reader.advance(length)?;
+    Ok(Some((!location.is_empty()).then(|| location.to_string())))
+}
+
+/// Where a descriptor's location field lies, relative to the descriptor's start.
+enum LocationField {
+    None,
+    At(usize, usize),
+    /// More than once: the bytes around it do not say what the decoder kept.
+    Repeated,
+}
+
+fn decode_descriptor(
+    reader: &mut WireReader<'_>,
+    start: usize,
+    location_field: &mut LocationField,
+) -> Read<engine::StorageDescriptor> {
+    let mut sd = engine::StorageDescriptor::default();
+    loop {
+        let field_start = reader.position() - start;
+        let Some((field_type, id)) = reader.field()? else {
+            return Ok(sd);
+        };
+        match (id, field_type) {
+            (1, T_LIST) => sd.cols = list_of(reader, column)?,
+            (2, T_STRING) => {
+                let location = reader.str()?;
+                sd.location = (!location.is_empty()).then(|| location.to_string());
+                *location_field = match *location_field {
+                    LocationField::None => {
+                        LocationField::At(field_start, reader.position() - start)
+                    }
+                    _ => LocationField::Repeated,
+                };
+            }
+            (3, T_STRING) => sd.input_format = Some(reader.string()?),
+            (4, T_STRING) => sd.output_format = Some(reader.string()?),
+            (5, T_BOOL) => sd.compressed = reader.bool()?,
+            (6, T_I32) => sd.num_buckets = reader.i32()?,
+            (7, T_STRUCT) => sd.serde_info = Some(serde_info(reader)?),
+            (8, T_LIST) => sd.bucket_cols = reader.strings()?,
+            (9, T_LIST) => sd.sort_cols = list_of(reader, order)?,
+            (10, T_MAP) => sd.parameters = reader.string_map()?,
+            (11, T_STRUCT) => sd.skewed_info = Some(skewed_info(reader)?),
+            (12, T_BOOL) => sd.stored_as_sub_directories = Some(reader.bool()?),
+            _ => return Err(Unusual),
+        }
+    }
+}
+
+/// A `list<struct>` whose elements `element` reads.
+fn list_of<'a, T>(
+    reader: &mut WireReader<'a>,
+    element: fn(&mut WireReader<'a>) -> Read<T>,
+) -> Read<Vec<T>> {
+    let count = reader.list(T_STRUCT)?;
+    let mut elements = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
+    for _ in 0..count {
+        elements.push(element(reader)?);
+    }
+    Ok(elements)
+}
+
+fn column(reader: &mut WireReader<'_>) -> Read<engine::FieldSchema> {
+    let mut column = engine::FieldSchema::default();
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRING) => column.name = reader.string()?,
+            (2, T_STRING) => column.type_name = reader.string()?,
+            (3, T_STRING) => column.comment = Some(reader.string()?),
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(column)
+}
+
+fn order(reader: &mut WireReader<'_>) -> Read<engine::Order> {
+    let mut order = engine::Order::default();
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRING) => order.col = reader.string()?,
+            (2, T_I32) => order.order = reader.i32()?,
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(order)
+}
+
+fn serde_info(reader: &mut WireReader<'_>) -> Read<engine::SerDeInfo> {
+    let mut serde = engine::SerDeInfo::default();
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRING) => serde.name = Some(reader.string()?),
+            (2, T_STRING) => serde.serialization_lib = Some(reader.string()?),
+            (3, T_MAP) => serde.parameters = reader.string_map()?,
+            (4, T_STRING) => serde.description = Some(reader.string()?),
+            (5, T_STRING) => serde.serializer_class = Some(reader.string()?),
+            (6, T_STRING) => serde.deserializer_class = Some(reader.string()?),
+            (7, T_I32) => {
+                serde.serde_type = Some(if reader.i32()? == SERDE_TYPE_SCHEMA_REGISTRY {
+                    engine::SerdeType::SchemaRegistry
+                } else {
+                    engine::SerdeType::Hive
+                })
+            }
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(serde)
+}
+
+fn skewed_info(reader: &mut WireReader<'_>) -> Read<engine::SkewedInfo> {
+    let mut skewed = engine::SkewedInfo::default();
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_LIST) => skewed.skewed_col_names = reader.strings()?,
+            (2, T_LIST) => {
+                let count = reader.list(T_LIST)?;
+                let mut tuples = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
+                for _ in 0..count {
+                    tuples.push(reader.strings()?);
+                }
+                skewed.skewed_col_values = tuples;
+            }
+            (3, T_MAP) => {
+                // Keyed by value tuple, ordered and deduplicated as the generated BTreeMap is.
+                let count = reader.map(T_LIST, T_STRING)?;
+                let mut locations = std::collections::BTreeMap::new();
+                for _ in 0..count {
+                    let values = reader.strings()?;
+                    locations.insert(values, reader.string()?);
+                }
+                skewed.skewed_col_value_location_maps = locations
+                    .into_iter()
+                    .map(|(values, location)| engine::SkewedValueLocation { values, location })
+                    .collect();
+            }
+            _ => return Err(Unusual),
+        }
+    }
+    Ok(skewed)
+}
