@@ -824,3 +824,22 @@ def test_a_partition_added_at_an_existing_directory_gets_its_files_counted(clien
     brought = client.get_partition(db, "p", ["06"]).parameters
     assert (brought["numFiles"], brought["totalSize"]) == ("9", "99")
     assert "numFiles" not in client.get_partition(db, "p", ["07"]).parameters
+
+
+def test_a_table_created_at_an_existing_directory_gets_its_files_counted(client, db):
+    """create_table of an unpartitioned table at a directory that already holds files lists
+    them into numFiles and totalSize, as Hive does; a DO_NOT_UPDATE_STATS=true parameter skips
+    that and is removed; a partitioned table is not counted."""
+    probe = client.get_database(db).locationUri
+    for name, size in (("t", 4), ("skipped", 4), ("p", 4)):
+        os.makedirs(os.path.join(local_dir(probe), name))
+        write_file(os.path.join(probe, name), "part-0", size)
+    client.create_table(make_table(db, "t", columns=COLUMNS))
+    params = client.get_table(db, "t").parameters
+    assert (params["numFiles"], params["totalSize"]) == ("1", "4")
+    client.create_table(make_table(db, "skipped", columns=COLUMNS,
+                                   parameters={"DO_NOT_UPDATE_STATS": "true"}))
+    params = client.get_table(db, "skipped").parameters
+    assert "numFiles" not in params and "DO_NOT_UPDATE_STATS" not in params
+    client.create_table(make_table(db, "p", columns=COLUMNS, partition_keys=KEYS))
+    assert "numFiles" not in client.get_table(db, "p").parameters

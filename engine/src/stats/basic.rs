@@ -136,6 +136,29 @@ pub(crate) fn update_table_stats_on_alter(
     update_basic_state(&mut table.parameters, context);
 }
 
+/// Hive's statistics work on `create_table` (`updateTableStatsForCreateTable`, then
+/// `updateTableStatsSlow` not forced): an unpartitioned table (not a view) whose directory
+/// already existed and that brings no fast statistics gets its files listed, and its
+/// `COLUMN_STATS_ACCURATE` dropped. A `DO_NOT_UPDATE_STATS` parameter is removed, and when
+/// `true` skips that.
+pub(crate) fn update_table_stats_on_create(store: &Store, table: &mut Table, made_dir: bool) {
+    if table.is_view() || !table.partition_keys.is_empty() {
+        return;
+    }
+    if let Some(value) = table.parameters.remove(DO_NOT_UPDATE_STATS) {
+        if value.eq_ignore_ascii_case("true") {
+            return;
+        }
+    }
+    if made_dir || has_all_fast_stats(&table.parameters) {
+        return;
+    }
+    if let Some(quick) = list_quick_stats(store, table.location()) {
+        put_quick_stats(&mut table.parameters, quick);
+        update_basic_state(&mut table.parameters, &StatsContext::default());
+    }
+}
+
 fn has_all_fast_stats(parameters: &BTreeMap<String, String>) -> bool {
     FAST_STATS.iter().all(|stat| parameters.contains_key(*stat))
 }

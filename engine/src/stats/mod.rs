@@ -62,7 +62,7 @@ pub(crate) use slot_cache::SlotCache;
 
 pub(crate) use basic::{
     reset_stats_for_truncate, update_added_partition_stats, update_partition_stats_on_alter,
-    update_table_stats_on_alter,
+    update_table_stats_on_alter, update_table_stats_on_create,
 };
 pub(crate) use write::{forget_altered_columns, forget_partitions, move_partition_slot};
 
