@@ -50,7 +50,8 @@ pub const KEYSPACE_STATS_CHUNK: u8 = 0x09;
 /// bytes (histograms, and `bitVectors` written before sketch chunks).
 pub const KEYSPACE_STATS_SKETCH: u8 = 0x0A;
 /// Table-level statistics: `0x0B + table id + component(column) +
-/// component(engine)` → table column statistics value.
+/// component(engine)` → table column statistics value; `0x0B + table id +
+/// 0x00 0x00` → the table's transaction statistics.
 pub const KEYSPACE_TABLE_STATS: u8 = 0x0B;
 
 /// The byte that starts an escape or a terminator inside a component.
@@ -509,6 +510,17 @@ pub fn stats_sketch_chunk_key(table: TableId, column: &str, engine: &str, chunk:
 /// `0x0B + table id + component(column) + component(engine)`.
 pub fn table_stats_key(table: TableId, column: &str, engine: &str) -> Vec<u8> {
     stats_column_engine_prefix(KEYSPACE_TABLE_STATS, table, column, engine)
+}
+
+/// `0x0B + table id + 0x00 0x00`: the rows transactions inserted, updated and
+/// deleted in the table (`update_transaction_statistics`). The mark never starts
+/// a column component (see [`PARTITION_DESCRIPTOR_MARK`]), so the key sorts
+/// before the table's column statistics and goes with them when the table is
+/// dropped; keyed by id, it follows a rename.
+pub fn transaction_statistics_key(table: TableId) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_TABLE_STATS, table.0);
+    key.extend_from_slice(&PARTITION_DESCRIPTOR_MARK);
+    key
 }
 
 /// The column, engine and trailing bytes (chunk, slot + tag, or nothing) of

@@ -114,8 +114,9 @@ pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use stats::{
     engine_or_default, normalize_partition_name, AggregateStatistics, ColumnStatistics,
-    PartitionStatistics, StatsAccuracy, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions,
-    TableStatistics, COLUMN_STATS_ACCURATE, DEFAULT_STATS_ENGINE,
+    PartitionStatistics, StatsAccuracy, StatsContext, StatsDecimal, StatsGenerated, StatsKind,
+    StatsValue, StatsWriteOptions, TableStatistics, TransactionStatistics, COLUMN_STATS_ACCURATE,
+    DEFAULT_STATS_ENGINE, DO_NOT_UPDATE_STATS, STATS_GENERATED,
 };
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{
@@ -129,4 +130,4 @@ pub use table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
 };
 pub use values::ValueView;
-pub use warehouse::{Filesystem, LocalFilesystem, WarehouseReport};
+pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};

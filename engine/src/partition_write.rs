@@ -13,6 +13,7 @@ use crate::partition::{
     DescriptorCache, DescriptorInterner, Partition, PartitionRecord, PartitionedTable,
 };
 use crate::partition_name::PartitionNameWhitelist;
+use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::{normalize_names, StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::values::ValueView;
@@ -191,13 +192,18 @@ impl Store {
     ) -> Result<Vec<Partition>> {
         let mut interner = DescriptorInterner::new(table.id);
         let mut added = Vec::with_capacity(partitions.len());
-        for (key, partition) in partitions {
+        for (key, mut partition) in partitions {
+            let mut existed = false;
             if let Some(location) = partition.location() {
                 let made = self
                     .warehouse()
                     .make_dir(location)
                     .map_err(Error::Refused)?;
+                existed = made.is_none();
                 txn.record_undo(made);
+            }
+            if existed {
+                crate::stats::update_added_partition_stats(self, &table.table, &mut partition);
             }
             let record = to_record(txn, &mut interner, &partition)?;
             txn.put_value(key, &record)?;
@@ -218,7 +224,27 @@ impl Store {
         name: &str,
         partitions: Vec<Partition>,
     ) -> Result<Vec<Partition>> {
-        let altered = self.alter_existing_partitions(catalog, database, name, partitions);
+        let context = StatsContext::default();
+        self.alter_partitions_with_context(catalog, database, name, partitions, &context)
+    }
+
+    /// [`Store::alter_partitions`] with what the call's environment context says about
+    /// statistics: unless `DO_NOT_UPDATE_STATS`, a partition that lacks fast statistics,
+    /// changes them, or comes with `STATS_GENERATED` has them relisted and its
+    /// `COLUMN_STATS_ACCURATE` updated, as Hive's alter handler does.
+    pub fn alter_partitions_with_context(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<Partition>,
+        context: &StatsContext,
+    ) -> Result<Vec<Partition>> {
+        let how = AlterHow {
+            stats: context,
+            truncate: false,
+        };
+        let altered = self.alter_existing_partitions(catalog, database, name, partitions, &how);
         altered.map_err(|error| match error {
             Error::InvalidOperation(message) if message == MISSING_TABLE_ON_ALTER => {
                 Error::InvalidOperation(
@@ -241,6 +267,7 @@ impl Store {
         database: &str,
         name: &str,
         partitions: Vec<Partition>,
+        how: &AlterHow<'_>,
     ) -> Result<Vec<Partition>> {
         self.write(|txn| {
             let table = resolve_table(txn.reader(), catalog, database, name)
@@ -249,14 +276,40 @@ impl Store {
             let mut interner = DescriptorInterner::new(table.id);
             let mut altered = Vec::with_capacity(partitions.len());
             for partition in partitions {
-                let (old, partition) = prepare_altered(txn, &table, partition, now)?;
+                let (old, mut partition) = prepare_altered(txn, &table, partition, now)?;
+                let stats = how.stats;
+                crate::stats::update_partition_stats_on_alter(
+                    self,
+                    &table.table,
+                    &old,
+                    &mut partition,
+                    stats,
+                );
                 let record = to_record(txn, &mut interner, &partition)?;
                 txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
-                emit_partition_altered(txn, &table.table, &old, &partition)?;
+                emit_partition_altered(txn, &table.table, &old, &partition, how.truncate)?;
                 altered.push(partition);
             }
             Ok(altered)
         })
+    }
+
+    /// A truncate's rewrite of its partitions' parameters (Hive's truncate handler calls the
+    /// store directly, so no statistics work is done); one `ALTER_PARTITION` event each,
+    /// marked as a truncate.
+    pub(crate) fn truncate_partition_parameters(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<Partition>,
+    ) -> Result<Vec<Partition>> {
+        let context = StatsContext::skipping_stats_work();
+        let how = AlterHow {
+            stats: &context,
+            truncate: true,
+        };
+        self.alter_existing_partitions(catalog, database, name, partitions, &how)
     }
 
     /// [`Store::alter_partitions`] for one partition; Hive's
@@ -268,7 +321,26 @@ impl Store {
         name: &str,
         partition: Partition,
     ) -> Result<Partition> {
-        let altered = self.alter_existing_partitions(catalog, database, name, vec![partition]);
+        let context = StatsContext::default();
+        self.alter_partition_with_context(catalog, database, name, partition, &context)
+    }
+
+    /// [`Store::alter_partition`] with what the call's environment context says about
+    /// statistics (see [`Store::alter_partitions_with_context`]).
+    pub fn alter_partition_with_context(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partition: Partition,
+        context: &StatsContext,
+    ) -> Result<Partition> {
+        let how = AlterHow {
+            stats: context,
+            truncate: false,
+        };
+        let altered =
+            self.alter_existing_partitions(catalog, database, name, vec![partition], &how);
         let mut altered = altered.map_err(|error| match error {
             Error::NoSuchObject(_) => Error::InvalidOperation("alter is not possible".to_string()),
             other => other,
@@ -351,7 +423,7 @@ impl Store {
         let mut interner = DescriptorInterner::new(table.id);
         let record = to_record(txn, &mut interner, &partition)?;
         txn.put_value(keys::partition_key(table.id, &partition.values), &record)?;
-        emit_partition_altered(txn, &table.table, &old, &partition)?;
+        emit_partition_altered(txn, &table.table, &old, &partition, false)?;
         Ok(partition)
     }
 
@@ -611,6 +683,12 @@ fn skip_existing(
     Ok(added)
 }
 
+/// How an alter of partitions treats statistics, and whether it is a truncate's rewrite.
+struct AlterHow<'a> {
+    stats: &'a StatsContext,
+    truncate: bool,
+}
+
 /// The altered partition, checked against the stored one; and the stored one.
 fn prepare_altered(
     txn: &WriteTxn<'_>,
@@ -645,12 +723,13 @@ fn emit_partition_altered(
     table: &Table,
     before: &Partition,
     after: &Partition,
+    is_truncate: bool,
 ) -> Result<()> {
     let body = EventBody::Partitions {
         table: table.clone(),
         before: Some(PartitionImages::of([before])),
         after: PartitionImages::of([after]),
-        is_truncate: false,
+        is_truncate,
     };
     txn.emit(EventRecord::of_table(
         EventKind::AlterPartition,

@@ -371,13 +371,16 @@ impl Store {
             let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
             table_rules::fill_default_location(&mut table, &database);
             table_rules::check_location(&table)?;
+            let mut made_dir = false;
             if let (false, Some(location)) = (table.is_view(), table.location()) {
                 let made = self
                     .warehouse()
                     .make_dir(location)
                     .map_err(Error::Refused)?;
+                made_dir = made.is_some();
                 txn.record_undo(made);
             }
+            crate::stats::update_table_stats_on_create(self, &mut table, made_dir);
             let id = TableId(txn.allocate_id());
             table.id = i64::try_from(id.0)
                 .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::keys::{self, DatabaseId, TableId};
 use crate::names;
+use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::{
     dangling_table_index, find_table_id, normalize_names, read_database, table_not_found, Table,
@@ -14,9 +15,6 @@ use crate::table::{
 };
 use crate::table_rules;
 use crate::warehouse::normalize_location;
-
-/// The table parameters Hive resets to `0` on truncate.
-const TRUNCATED_STATS_PARAMETERS: &[&str] = &["numFiles", "totalSize", "numRows", "rawDataSize"];
 
 /// The options of [`Store::alter_table_with_options`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,6 +28,10 @@ pub struct AlterTableOptions {
     /// `AlterTableRequest` fields 10 and 11): the alter applies only if the
     /// stored table's parameter has this value, checked atomically with it.
     pub expected_parameter: Option<ExpectedParameter>,
+    /// What the environment context says about statistics (`DO_NOT_UPDATE_STATS`,
+    /// `STATS_GENERATED`): an alter that is not a rename of an unpartitioned table relists
+    /// its fast statistics and updates `COLUMN_STATS_ACCURATE` unless told not to.
+    pub stats: StatsContext,
 }
 
 /// A table parameter the stored table must have for an alter to apply.
@@ -95,6 +97,9 @@ impl Store {
     ///   if the commit fails.
     /// - The id and create time are kept; `transient_lastDdlTime` is set to
     ///   now only if `table` lacks it.
+    /// - Unless it renames, an alter of an unpartitioned table does Hive's
+    ///   statistics work as `options.stats` allows: fast statistics relisted,
+    ///   `COLUMN_STATS_ACCURATE` updated (`crate::stats` `basic.rs`).
     pub fn alter_table_with_options(
         &self,
         catalog: &str,
@@ -156,6 +161,9 @@ impl Store {
             txn.put_raw(new_key, id.0.to_be_bytes().to_vec());
         }
         crate::stats::forget_altered_columns(txn, id, &old, &mut table)?;
+        if !rename {
+            crate::stats::update_table_stats_on_alter(self, &mut table, &options.stats);
+        }
         table.id = old.id;
         table.create_time = old.create_time;
         let now = now_seconds().to_string();
@@ -247,8 +255,8 @@ impl Store {
 
     /// Hive's `truncate_table` for a whole table: the files inside a managed
     /// table's directory are deleted (the directory stays), and its basic
-    /// statistics parameters (`numFiles`, `totalSize`, `numRows`,
-    /// `rawDataSize`), where present, reset to `0`. External tables (unless
+    /// statistics reset as Hive 4 resets them (see
+    /// [`Store::truncate_partitions`]). External tables (unless
     /// `external.table.purge=true`) and views are refused with Hive's
     /// message. Returns the table as stored.
     pub fn truncate_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
@@ -259,9 +267,16 @@ impl Store {
     /// partitions named (of every partition when `partition_names` is empty)
     /// are deleted, their directories kept; names of no partition are
     /// skipped. A table without partition keys is truncated whole, and may
-    /// name no partitions. The table's basic statistics parameters are reset
-    /// as [`Store::truncate_table`] does; the partitions' wait for the
-    /// statistics work.
+    /// name no partitions.
+    ///
+    /// Statistics as Hive 4's truncate handler leaves them: in the parameters
+    /// of each partition truncated (of the table, when it has no partition
+    /// keys) every basic statistic present becomes `0` and
+    /// `COLUMN_STATS_ACCURATE` is `{"BASIC_STATS":"true"}`; the column
+    /// statistics stay, no longer marked accurate. A partitioned table's own
+    /// parameters are not touched. Each partition gets a new
+    /// `transient_lastDdlTime` and an `ALTER_PARTITION` event; an
+    /// unpartitioned table an `ALTER_TABLE` event.
     pub fn truncate_partitions(
         &self,
         catalog: &str,
@@ -287,26 +302,34 @@ impl Store {
                     .empty_dir(location)
                     .map_err(Error::Refused)?;
             }
-        } else {
-            let selection = if partition_names.is_empty() {
-                crate::PartitionSelection::All
-            } else {
-                crate::PartitionSelection::Names(partition_names)
-            };
-            let partitions =
-                self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;
-            for location in partitions.iter().filter_map(crate::Partition::location) {
-                self.warehouse()
-                    .empty_dir(location)
-                    .map_err(Error::Refused)?;
-            }
+            return self.write(|txn| {
+                let database_id = require_database_id(txn.reader(), &catalog, &database)?;
+                let id = find_table_id(txn.reader(), database_id, &name)?
+                    .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
+                reset_stats_parameters(txn, database_id, &name, id)
+            });
         }
-        self.write(|txn| {
-            let database_id = require_database_id(txn.reader(), &catalog, &database)?;
-            let id = find_table_id(txn.reader(), database_id, &name)?
-                .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
-            reset_stats_parameters(txn, database_id, &name, id)
-        })
+        let selection = if partition_names.is_empty() {
+            crate::PartitionSelection::All
+        } else {
+            crate::PartitionSelection::Names(partition_names)
+        };
+        let mut partitions =
+            self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;
+        for location in partitions.iter().filter_map(crate::Partition::location) {
+            self.warehouse()
+                .empty_dir(location)
+                .map_err(Error::Refused)?;
+        }
+        let now = now_seconds().to_string();
+        for partition in &mut partitions {
+            crate::stats::reset_stats_for_truncate(&mut partition.parameters);
+            partition
+                .parameters
+                .insert(DDL_TIME_PARAMETER.to_string(), now.clone());
+        }
+        self.truncate_partition_parameters(&catalog, &database, &name, partitions)?;
+        Ok(table)
     }
 }
 
@@ -418,16 +441,8 @@ fn reset_stats_parameters(
         .ok_or_else(|| dangling_table_index(database, name, id))?
         .to_owned()?;
     let before = table.clone();
-    let mut changed = false;
-    for parameter in TRUNCATED_STATS_PARAMETERS {
-        if let Some(value) = table.parameters.get_mut(*parameter) {
-            changed |= value != "0";
-            *value = "0".to_string();
-        }
-    }
-    if changed {
-        txn.put_value(key, &table)?;
-    }
+    crate::stats::reset_stats_for_truncate(&mut table.parameters);
+    txn.put_value(key, &table)?;
     let body = EventBody::Table {
         before: Some(before),
         after: table.clone(),

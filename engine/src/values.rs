@@ -69,6 +69,8 @@ pub enum ValueKind {
     StatsPackedChunk = 8,
     /// The `bitVectors` of a chunk's partitions (`crate::stats`).
     StatsSketchChunk = 9,
+    /// A table's rows inserted, updated and deleted by transactions (`crate::stats`).
+    TransactionStatistics = 10,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

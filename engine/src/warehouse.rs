@@ -39,6 +39,80 @@ pub trait Filesystem: Send + Sync + fmt::Debug {
     fn remove_dir_contents(&self, path: &Path) -> io::Result<()>;
     /// Removes directory `path` if it is empty; `Ok(false)` when it is not (or is gone).
     fn remove_dir_if_empty(&self, path: &Path) -> io::Result<bool>;
+    /// Hive's quick statistics of `path`: its files, recursively, names starting with `_` or
+    /// `.` skipped at every level; zeros when `path` does not exist. `Ok(None)` when more
+    /// than `entry_count_max` entries would have to be visited.
+    fn quick_stats(&self, path: &Path, entry_count_max: usize) -> io::Result<Option<QuickStats>> {
+        list_quick_stats(path, entry_count_max)
+    }
+}
+
+/// What Hive's `populateQuickStats` counts in a directory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QuickStats {
+    /// Regular files (`numFiles`).
+    pub file_count: u64,
+    /// Their total length (`totalSize`).
+    pub total_size_bytes: u64,
+}
+
+/// How many directory entries a listing for quick statistics visits at most; past it the
+/// stored statistics stay (a metastore call must not walk an unbounded tree).
+pub const QUICK_STATS_ENTRY_COUNT_MAX: usize = 1_000_000;
+/// How many directory levels it descends at most.
+pub const QUICK_STATS_DEPTH_MAX: usize = 64;
+
+/// Whether Hive's `HIDDEN_FILES_PATH_FILTER` skips an entry of this name.
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    let name = name.as_encoded_bytes();
+    name.starts_with(b"_") || name.starts_with(b".")
+}
+
+/// [`Filesystem::quick_stats`] through `std::fs`. Symbolic links are followed for files and
+/// not descended into, so a link cycle cannot loop.
+fn list_quick_stats(root: &Path, entry_count_max: usize) -> io::Result<Option<QuickStats>> {
+    let metadata = match std::fs::metadata(root) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Ok(Some(QuickStats::default()))
+        }
+        Err(error) => return Err(error),
+    };
+    let mut totals = QuickStats::default();
+    if !metadata.is_dir() {
+        totals.file_count = 1;
+        totals.total_size_bytes = metadata.len();
+        return Ok(Some(totals));
+    }
+    let mut pending = vec![(root.to_path_buf(), 0_usize)];
+    let mut visited = 0_usize;
+    while let Some((directory, depth)) = pending.pop() {
+        for entry in std::fs::read_dir(&directory)? {
+            let entry = entry?;
+            visited += 1;
+            if visited > entry_count_max || depth >= QUICK_STATS_DEPTH_MAX {
+                return Ok(None);
+            }
+            if is_hidden(&entry.file_name()) {
+                continue;
+            }
+            if entry.file_type()?.is_dir() {
+                pending.push((entry.path(), depth + 1));
+                continue;
+            }
+            match std::fs::metadata(entry.path()) {
+                Ok(metadata) if metadata.is_file() => {
+                    totals.file_count += 1;
+                    totals.total_size_bytes += metadata.len();
+                }
+                // A dangling link, or one to a directory, or an entry gone meanwhile.
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+    Ok(Some(totals))
 }
 
 /// The local filesystem, through `std::fs`.
@@ -242,6 +316,23 @@ impl Warehouse {
             .create_dir_all(&path)
             .map_err(|error| unable(error.to_string()))?;
         Ok(Some(Undo::RemoveDir(path)))
+    }
+
+    /// Hive's quick statistics of `location`, or none when hivestore does not touch it, or
+    /// the listing failed or went past [`QUICK_STATS_ENTRY_COUNT_MAX`] (logged).
+    pub(crate) fn quick_stats(&self, location: &str) -> Option<QuickStats> {
+        let (filesystem, path) = self.resolve(location)?;
+        match filesystem.quick_stats(&path, QUICK_STATS_ENTRY_COUNT_MAX) {
+            Ok(Some(totals)) => Some(totals),
+            Ok(None) => {
+                tracing::warn!(%location, "too many entries to count quick statistics");
+                None
+            }
+            Err(error) => {
+                tracing::warn!(%location, %error, "cannot list files for quick statistics");
+                None
+            }
+        }
     }
 
     /// Whether `location` exists; `false` for locations never touched.

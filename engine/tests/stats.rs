@@ -8,7 +8,7 @@ use hivestore_engine::kv::{KeyRange, MemoryBackend};
 use hivestore_engine::{
     keys, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition, StatsAccuracy,
     StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions,
-    Table, COLUMN_STATS_ACCURATE,
+    Table, TransactionStatistics, COLUMN_STATS_ACCURATE,
 };
 use proptest::prelude::*;
 
@@ -608,5 +608,95 @@ fn aggregation_merges_the_partitions_hll_sketches() {
         aggregate(&names),
         3,
         "one partition lacks a sketch: max NDV, capped"
+    );
+}
+
+fn transaction_counts(inserted: i64, updated: i64, deleted: i64) -> TransactionStatistics {
+    TransactionStatistics {
+        inserted_count: inserted,
+        updated_count: updated,
+        deleted_count: deleted,
+    }
+}
+
+fn table_id(store: &Store, name: &str) -> i64 {
+    store.get_table("hive", "db", name).unwrap().id
+}
+
+#[test]
+fn transaction_statistics_add_up_and_follow_their_table() {
+    // Goal: update_transaction_statistics adds to the table's totals, which stay with its id
+    // through a rename and go with a drop. Method: two updates, a rename, a drop.
+    let store = setup();
+    let id = table_id(&store, "p");
+    store
+        .update_transaction_statistics(id, transaction_counts(3, 1, 0))
+        .unwrap();
+    store
+        .update_transaction_statistics(id, transaction_counts(2, 0, 5))
+        .unwrap();
+    assert_eq!(
+        store.transaction_statistics(id).unwrap(),
+        transaction_counts(5, 1, 5)
+    );
+    assert_eq!(
+        store.transaction_statistics(table_id(&store, "t")).unwrap(),
+        transaction_counts(0, 0, 0)
+    );
+    let mut renamed = store.get_table("hive", "db", "p").unwrap();
+    renamed.table_name = "p2".to_string();
+    store.alter_table("hive", "db", "p", renamed).unwrap();
+    assert_eq!(
+        store.transaction_statistics(id).unwrap(),
+        transaction_counts(5, 1, 5)
+    );
+    store.drop_table("hive", "db", "p2").unwrap();
+    assert_eq!(
+        store.transaction_statistics(id).unwrap(),
+        transaction_counts(0, 0, 0)
+    );
+}
+
+#[test]
+fn transaction_statistics_of_an_unknown_table_id_change_nothing() {
+    // Goal: as Hive's UPDATE of no row, an id of no table is a success that stores nothing.
+    let store = setup();
+    let before =
+        hivestore_engine::kv::scan(store.backend().as_ref(), KeyRange::all(), 1000).count();
+    for id in [4242, -7, 0] {
+        store
+            .update_transaction_statistics(id, transaction_counts(1, 1, 1))
+            .unwrap();
+        assert_eq!(
+            store.transaction_statistics(id).unwrap(),
+            transaction_counts(0, 0, 0)
+        );
+    }
+    let after = hivestore_engine::kv::scan(store.backend().as_ref(), KeyRange::all(), 1000).count();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn negative_or_overflowing_transaction_counts_are_refused_and_change_nothing() {
+    let store = setup();
+    let id = table_id(&store, "t");
+    store
+        .update_transaction_statistics(id, transaction_counts(i64::MAX, 0, 0))
+        .unwrap();
+    let negative = store
+        .update_transaction_statistics(id, transaction_counts(0, -1, 0))
+        .unwrap_err();
+    assert!(matches!(negative, Error::Refused(_)), "{negative:?}");
+    assert!(
+        negative.to_string().contains("updatedCount is -1"),
+        "{negative}"
+    );
+    let overflow = store
+        .update_transaction_statistics(id, transaction_counts(1, 1, 0))
+        .unwrap_err();
+    assert!(overflow.to_string().contains("insertCount"), "{overflow}");
+    assert_eq!(
+        store.transaction_statistics(id).unwrap(),
+        transaction_counts(i64::MAX, 0, 0)
     );
 }

@@ -24,6 +24,7 @@ COLUMN_STATS_ACCURATE, as Hive 3/4 do.
 """
 
 import json
+import os
 import time
 
 import pytest
@@ -40,6 +41,7 @@ from hive_metastore.ttypes import (
     Decimal,
     DecimalColumnStatsData,
     DoubleColumnStatsData,
+    EnvironmentContext,
     FieldSchema,
     InvalidInputException,
     LongColumnStatsData,
@@ -52,6 +54,7 @@ from hive_metastore.ttypes import (
     TableStatsRequest,
     Timestamp,
     TimestampColumnStatsData,
+    UpdateTransactionalStatsRequest,
 )
 
 from hms_helpers import (
@@ -647,3 +650,196 @@ def test_trino_like_sequence(client, db, server):
     got = by_name(aggregated.colStats)
     assert got["id"] == long_obj(0, count + 9, sum(index % 7 for index in range(count)), 5)
     assert got["name"] == string_obj(min(count, 50) - 1, 1.5, 0, 3)
+
+
+# ---------------------------------------------------------------- transactional statistics
+
+def test_update_transaction_statistics_adds_to_the_tables_totals(client, db, server):
+    """Hive 4's update_transaction_statistics adds a transaction's inserted, updated and deleted
+    row counts to the table's (Hive keeps them for the materialized views reading the table).
+    The totals are not served by any read call yet; that they are kept shows in the refusal of
+    an update that would overflow them. An id of no table changes nothing, as in Hive; a
+    negative count is refused (hivestore; Hive would subtract it). Hive 2.3 lacks the call."""
+    new_table(client, db, "t")
+    table_id = client.get_table(db, "t").id
+    request = UpdateTransactionalStatsRequest(tableId=table_id, insertCount=2 ** 63 - 1,
+                                              updatedCount=0, deletedCount=0)
+    assert call_or_skip_on_reference(server, client.update_transaction_statistics, request) is None
+    with raises_hms(MetaException, "insertCount of table id %d would overflow" % table_id):
+        client.update_transaction_statistics(UpdateTransactionalStatsRequest(table_id, 1, 0, 0))
+    with raises_hms(MetaException, "deletedCount is -3"):
+        client.update_transaction_statistics(UpdateTransactionalStatsRequest(table_id, 0, 0, -3))
+    # The failed updates changed nothing: an update of the other counts still succeeds.
+    client.update_transaction_statistics(UpdateTransactionalStatsRequest(table_id, 0, 5, 7))
+    client.update_transaction_statistics(UpdateTransactionalStatsRequest(table_id + 1000, 1, 1, 1))
+    client.drop_table(db, "t", True)
+    # The dropped table's totals went with it: a new table never starts near the overflow.
+    new_table(client, db, "t")
+    again = UpdateTransactionalStatsRequest(client.get_table(db, "t").id, 1, 0, 0)
+    client.update_transaction_statistics(again)
+
+
+# ---------------------------------------------------------------- basic statistics on alter
+
+def local_dir(location):
+    """The local path of a `file:` location as either server writes it."""
+    for prefix in ("file://", "file:"):
+        if location.startswith(prefix):
+            return location[len(prefix):]
+    return location
+
+
+def write_file(directory, name, size):
+    with open(os.path.join(local_dir(directory), name), "w") as data:
+        data.write("x" * size)
+
+
+def context(**properties):
+    return EnvironmentContext(properties=properties)
+
+
+def test_alter_table_recounts_fast_statistics_unless_told_not_to(client, db):
+    """alter_table of an unpartitioned table relists its files into numFiles and totalSize
+    (hidden files skipped) and drops COLUMN_STATS_ACCURATE; DO_NOT_UPDATE_STATS=true in the
+    environment context skips all that, and as a table parameter skips it once and is removed;
+    STATS_GENERATED=TASK keeps the accurate columns and marks the basic statistics accurate."""
+    new_table(client, db, "t")
+    location = client.get_table(db, "t").sd.location
+    write_file(location, "part-0", 10)
+    write_file(location, "part-1", 5)
+    write_file(location, ".hidden", 100)
+    client.update_table_column_statistics(stats(db, "t", [long_obj(1, 2, 0, 2)]))
+    table = client.get_table(db, "t")
+    table.parameters["note"] = "a"
+    client.alter_table_with_environment_context(db, "t", table,
+                                                context(DO_NOT_UPDATE_STATS="true"))
+    kept = client.get_table(db, "t").parameters
+    assert "numFiles" not in kept and accurate_columns(kept) == {"id"}
+    table.parameters["DO_NOT_UPDATE_STATS"] = "true"
+    client.alter_table(db, "t", table)
+    kept = client.get_table(db, "t").parameters
+    assert "numFiles" not in kept and accurate_columns(kept) == {"id"}
+    assert "DO_NOT_UPDATE_STATS" not in kept
+    client.alter_table_with_environment_context(db, "t", client.get_table(db, "t"),
+                                                context(STATS_GENERATED="TASK"))
+    task = client.get_table(db, "t").parameters
+    assert (task["numFiles"], task["totalSize"]) == ("2", "15")
+    assert json.loads(task["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true",
+                                                         "COLUMN_STATS": {"id": "true"}}
+    write_file(location, "part-2", 1)
+    client.alter_table(db, "t", client.get_table(db, "t"))
+    plain = client.get_table(db, "t").parameters
+    assert (plain["numFiles"], plain["totalSize"]) == ("3", "16")
+    assert "COLUMN_STATS_ACCURATE" not in plain
+    # The column statistics themselves stay; only their accuracy mark went.
+    assert client.get_table_column_statistics(db, "t", "id").statsObj == [long_obj(1, 2, 0, 2)]
+
+
+def test_alter_partition_recounts_fast_statistics_unless_told_not_to(client, db):
+    """alter_partition(s) relist a partition's files when it lacks fast statistics or changes
+    them (then COLUMN_STATS_ACCURATE goes); an alter that keeps them leaves the partition's
+    accuracy alone; DO_NOT_UPDATE_STATS=true skips the work."""
+    names = new_table(client, db, "p", partitions=2)
+    for name in names:
+        client.update_partition_column_statistics(stats(db, "p", [long_obj(1, 2, 0, 2)], name))
+    partition = client.get_partition(db, "p", ["00"])
+    write_file(partition.sd.location, "part-0", 7)
+    client.alter_partitions_with_environment_context(db, "p", [partition],
+                                                     context(DO_NOT_UPDATE_STATS="true"))
+    skipped = client.get_partition(db, "p", ["00"]).parameters
+    assert "numFiles" not in skipped and accurate_columns(skipped) == {"id"}
+    client.alter_partition(db, "p", partition)
+    listed = client.get_partition(db, "p", ["00"]).parameters
+    assert (listed["numFiles"], listed["totalSize"]) == ("1", "7")
+    assert "COLUMN_STATS_ACCURATE" not in listed
+    # Same fast statistics, no context: nothing to do, the accuracy written since stays.
+    client.update_partition_column_statistics(stats(db, "p", [long_obj(1, 2, 0, 2)], names[0]))
+    unchanged = client.get_partition(db, "p", ["00"])
+    unchanged.parameters["note"] = "b"
+    client.alter_partitions(db, "p", [unchanged])
+    assert accurate_columns(client.get_partition(db, "p", ["00"]).parameters) == {"id"}
+    # The other partition was not altered and keeps its mark.
+    assert accurate_columns(client.get_partition(db, "p", ["01"]).parameters) == {"id"}
+
+
+# ---------------------------------------------------------------- truncate
+
+def test_truncate_resets_basic_statistics_and_unmarks_columns(client, db, server):
+    """truncate_table as Hive 4's handler: in the parameters of the table (unpartitioned) or of
+    each partition truncated, every basic statistic present becomes 0 and COLUMN_STATS_ACCURATE
+    becomes {"BASIC_STATS":"true"}; the column statistics stay, unmarked; a partitioned table's
+    own parameters and the partitions not named are untouched. Hive 2.3 lacks truncate_table."""
+    new_table(client, db, "t")
+    client.update_table_column_statistics(stats(db, "t", [long_obj(1, 2, 0, 2)]))
+    table = client.get_table(db, "t")
+    table.parameters.update(numRows="10", rawDataSize="100")
+    client.alter_table_with_environment_context(db, "t", table,
+                                                context(DO_NOT_UPDATE_STATS="true"))
+    call_or_skip_on_reference(server, client.truncate_table, db, "t", None)
+    params = client.get_table(db, "t").parameters
+    assert (params["numRows"], params["rawDataSize"]) == ("0", "0")
+    assert "numFiles" not in params
+    assert json.loads(params["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true"}
+    assert client.get_table_column_statistics(db, "t", "id").statsObj == [long_obj(1, 2, 0, 2)]
+
+    names = new_table(client, db, "p", partitions=2)
+    for name in names:
+        client.update_partition_column_statistics(stats(db, "p", [long_obj(1, 2, 0, 2)], name))
+    table_before = client.get_table(db, "p").parameters
+    with_rows = [client.get_partition(db, "p", [value]) for value in ("00", "01")]
+    for partition in with_rows:
+        partition.parameters["numRows"] = "4"
+    client.alter_partitions_with_environment_context(db, "p", with_rows,
+                                                     context(DO_NOT_UPDATE_STATS="true"))
+    client.truncate_table(db, "p", ["ds=00"])
+    truncated = client.get_partition(db, "p", ["00"]).parameters
+    assert truncated["numRows"] == "0"
+    assert json.loads(truncated["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true"}
+    other = client.get_partition(db, "p", ["01"]).parameters
+    assert other["numRows"] == "4" and accurate_columns(other) == {"id"}
+    assert client.get_table(db, "p").parameters == table_before
+    assert sorted(partitions_with_stats(client, db, "p", names)) == names
+
+
+def test_a_partition_added_at_an_existing_directory_gets_its_files_counted(client, db):
+    """add_partition(s) at a directory that already holds files lists them into numFiles and
+    totalSize, as Hive does when it did not make the directory itself; a directory the metastore
+    makes is empty and counts nothing, and a partition that brings its own fast statistics keeps
+    them."""
+    new_table(client, db, "p", partitions=1)
+    location = client.get_table(db, "p").sd.location
+    for value, size in (("05", 12), ("06", 3)):
+        os.makedirs(os.path.join(local_dir(location), "ds=" + value))
+        write_file(os.path.join(location, "ds=" + value), "part-0", size)
+    own = {"numFiles": "9", "totalSize": "99", "numFilesErasureCoded": "0"}
+    client.add_partitions([
+        Partition(values=["05"], dbName=db, tableName="p", sd=storage_descriptor(COLUMNS),
+                  parameters={}),
+        Partition(values=["06"], dbName=db, tableName="p", sd=storage_descriptor(COLUMNS),
+                  parameters=dict(own)),
+        Partition(values=["07"], dbName=db, tableName="p", sd=storage_descriptor(COLUMNS),
+                  parameters={})])
+    listed = client.get_partition(db, "p", ["05"]).parameters
+    assert (listed["numFiles"], listed["totalSize"]) == ("1", "12")
+    brought = client.get_partition(db, "p", ["06"]).parameters
+    assert (brought["numFiles"], brought["totalSize"]) == ("9", "99")
+    assert "numFiles" not in client.get_partition(db, "p", ["07"]).parameters
+
+
+def test_a_table_created_at_an_existing_directory_gets_its_files_counted(client, db):
+    """create_table of an unpartitioned table at a directory that already holds files lists
+    them into numFiles and totalSize, as Hive does; a DO_NOT_UPDATE_STATS=true parameter skips
+    that and is removed; a partitioned table is not counted."""
+    probe = client.get_database(db).locationUri
+    for name, size in (("t", 4), ("skipped", 4), ("p", 4)):
+        os.makedirs(os.path.join(local_dir(probe), name))
+        write_file(os.path.join(probe, name), "part-0", size)
+    client.create_table(make_table(db, "t", columns=COLUMNS))
+    params = client.get_table(db, "t").parameters
+    assert (params["numFiles"], params["totalSize"]) == ("1", "4")
+    client.create_table(make_table(db, "skipped", columns=COLUMNS,
+                                   parameters={"DO_NOT_UPDATE_STATS": "true"}))
+    params = client.get_table(db, "skipped").parameters
+    assert "numFiles" not in params and "DO_NOT_UPDATE_STATS" not in params
+    client.create_table(make_table(db, "p", columns=COLUMNS, partition_keys=KEYS))
+    assert "numFiles" not in client.get_table(db, "p").parameters

@@ -31,6 +31,7 @@
 
 mod accurate;
 mod aggregate;
+mod basic;
 mod chunk;
 mod chunk_run;
 #[cfg(test)]
@@ -46,16 +47,23 @@ mod read;
 mod sketch_chunk;
 mod slot_cache;
 mod slots;
+mod transactional;
 mod write;
 
 pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
+pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use read::{PartitionStatistics, TableStatistics};
+pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
 pub(crate) use slot_cache::SlotCache;
 
+pub(crate) use basic::{
+    reset_stats_for_truncate, update_added_partition_stats, update_partition_stats_on_alter,
+    update_table_stats_on_alter, update_table_stats_on_create,
+};
 pub(crate) use write::{forget_altered_columns, forget_partitions, move_partition_slot};
 
 /// The engine statistics belong to when a request names none.

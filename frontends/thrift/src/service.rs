@@ -187,6 +187,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "update_partition_column_statistics_req",
     "update_table_column_statistics",
     "update_table_column_statistics_req",
+    "update_transaction_statistics",
 ];
 
 /// Whether hivestore implements the method with this wire name.
@@ -1387,6 +1388,13 @@ impl Handler for Session {
         engine: String,
     ) -> thrift::Result<bool> {
         stats::delete_partition(self, db_name, tbl_name, part_name, col_name, engine)
+    }
+
+    fn update_transaction_statistics(
+        &self,
+        req: idl::UpdateTransactionalStatsRequest,
+    ) -> thrift::Result<()> {
+        stats::update_transaction(self, req)
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use hivestore_engine::{
     partition_name_to_spec, partition_name_to_values, AddPartitionsOptions, DropPartitionsOptions,
-    Error as EngineError, PartitionExchange, PartitionSelection,
+    Error as EngineError, PartitionExchange, PartitionSelection, StatsContext,
 };
 use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
@@ -24,7 +24,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use super::partition_specs::SpecTable;
-use super::{catalog_or_default, require_database_name};
+use super::{catalog_or_default, context_properties, require_database_name};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -782,18 +782,32 @@ pub fn values(
 // ---------------------------------------------------------------------------------------------
 // Altering and renaming
 
+/// What an alter's environment context says about statistics (`DO_NOT_UPDATE_STATS`,
+/// `STATS_GENERATED`).
+fn stats_context(context: Option<EnvironmentContext>) -> StatsContext {
+    StatsContext::from_properties(&context_properties(context))
+}
+
 fn alter_batch(
     session: &Session,
     table: TableName,
     partitions: Vec<Partition>,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<()> {
     let partitions = partitions
         .into_iter()
         .map(|partition| partition_from_idl(partition, &table.catalog))
         .collect();
+    let stats = stats_context(context);
     session
         .store()
-        .alter_partitions(&table.catalog, &table.database, &table.name, partitions)
+        .alter_partitions_with_context(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            partitions,
+            &stats,
+        )
         .map(drop)
         .map_err(|error| to_thrift(error, throws::ALTER))
 }
@@ -804,13 +818,20 @@ pub fn alter(
     database: String,
     name: String,
     partition: Partition,
-    _context: Option<EnvironmentContext>,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<()> {
     let table = TableName::old_style(&database, name)?;
     let partition = partition_from_idl(partition, &table.catalog);
+    let stats = stats_context(context);
     session
         .store()
-        .alter_partition(&table.catalog, &table.database, &table.name, partition)
+        .alter_partition_with_context(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            partition,
+            &stats,
+        )
         .map(drop)
         .map_err(|error| to_thrift(error, throws::ALTER))
 }
@@ -821,9 +842,10 @@ pub fn alter_many(
     database: String,
     name: String,
     partitions: Vec<Partition>,
-    _context: Option<EnvironmentContext>,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<()> {
-    alter_batch(session, TableName::old_style(&database, name)?, partitions)
+    let table = TableName::old_style(&database, name)?;
+    alter_batch(session, table, partitions, context)
 }
 
 /// `alter_partitions_req`.
@@ -832,7 +854,12 @@ pub fn alter_req(
     request: AlterPartitionsRequest,
 ) -> thrift::Result<AlterPartitionsResponse> {
     let table = TableName::request(request.cat_name, request.db_name, request.table_name);
-    alter_batch(session, table, request.partitions)?;
+    alter_batch(
+        session,
+        table,
+        request.partitions,
+        request.environment_context,
+    )?;
     Ok(AlterPartitionsResponse {})
 }
 

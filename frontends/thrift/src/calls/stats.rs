@@ -1,6 +1,7 @@
 //! Column statistics: write (`update_*_column_statistics` and their `_req` forms,
 //! `set_aggr_stats_for`), read (`get_*_column_statistics`, `get_table_statistics_req`,
-//! `get_partitions_statistics_req`), aggregate (`get_aggr_stats_for`) and delete.
+//! `get_partitions_statistics_req`), aggregate (`get_aggr_stats_for`), delete, and Hive 4's
+//! `update_transaction_statistics`.
 //!
 //! Deliberate differences from Hive 2.3 (each observed against it): a read of a single
 //! column without statistics answers `NoSuchObjectException` where Hive 2.3 sends a reply
@@ -12,12 +13,13 @@ use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::{
-    engine_or_default, normalize_partition_name, StatsWriteOptions, DEFAULT_STATS_ENGINE,
+    engine_or_default, normalize_partition_name, StatsWriteOptions, TransactionStatistics,
+    DEFAULT_STATS_ENGINE,
 };
 use hivestore_idl::hive_metastore::{
     AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, PartitionsStatsRequest,
     PartitionsStatsResult, SetPartitionsStatsRequest, SetPartitionsStatsResponse,
-    TableStatsRequest, TableStatsResult,
+    TableStatsRequest, TableStatsResult, UpdateTransactionalStatsRequest,
 };
 
 use super::{catalog_or_default, require_database_name};
@@ -39,6 +41,8 @@ mod throws {
     pub const GET_ONE: &[Declared] = &[NoSuchObject, Meta, InvalidInput, InvalidObject];
     /// `get_table_statistics_req`, `get_partitions_statistics_req`, `get_aggr_stats_for`.
     pub const GET: &[Declared] = &[NoSuchObject, Meta];
+    /// `update_transaction_statistics`.
+    pub const TRANSACTION: &[Declared] = &[Meta];
 }
 
 /// A table as a statistics call names it.
@@ -491,4 +495,22 @@ pub fn delete_partition(
         )
         .map_err(|error| to_thrift(error, throws::WRITE))?;
     Ok(true)
+}
+
+/// `update_transaction_statistics` (Hive 4): the rows a transaction inserted, updated and
+/// deleted in the table of id `tableId`, added to its totals. An id of no table changes
+/// nothing, as in Hive.
+pub fn update_transaction(
+    session: &Session,
+    request: UpdateTransactionalStatsRequest,
+) -> thrift::Result<()> {
+    let change = TransactionStatistics {
+        inserted_count: request.insert_count,
+        updated_count: request.updated_count,
+        deleted_count: request.deleted_count,
+    };
+    session
+        .store()
+        .update_transaction_statistics(request.table_id, change)
+        .map_err(|error| to_thrift(error, throws::TRANSACTION))
 }

@@ -1,7 +1,7 @@
 //! Tables: create, get (singly and in batches), fields and schema, alter, drop, listings.
 
 use hivestore_engine::{
-    AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter,
+    AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter, StatsContext,
 };
 use hivestore_idl::hive_metastore::{
     AlterTableRequest, AlterTableResponse, CreateTableRequest, DropTableRequest,
@@ -381,6 +381,8 @@ pub struct AlterTable {
     pub cascade: bool,
     /// Compare-and-set: a parameter the stored table must have.
     pub expected: Option<(String, String)>,
+    /// What the context says about statistics (`DO_NOT_UPDATE_STATS`, `STATS_GENERATED`).
+    pub stats: StatsContext,
 }
 
 impl AlterTable {
@@ -408,6 +410,7 @@ impl AlterTable {
             table,
             cascade: is_true(properties.get(CASCADE_KEY)),
             expected,
+            stats: StatsContext::from_properties(&properties),
         })
     }
 }
@@ -420,6 +423,7 @@ pub fn alter(session: &Session, alter: AlterTable) -> thrift::Result<()> {
         expected_parameter: alter
             .expected
             .map(|(key, value)| ExpectedParameter { key, value }),
+        stats: alter.stats,
     };
     session
         .store()
