@@ -384,9 +384,15 @@ impl WriteTxn<'_> {
     /// Appends `event` to the notification log in this write, with the next event id;
     /// returns the id.
     pub(crate) fn emit(&mut self, mut event: crate::events::EventRecord) -> Result<u64> {
+        self.emit_reused(&mut event)
+    }
+
+    /// [`WriteTxn::emit`], leaving `event` with the caller: a write logging one event per
+    /// partition refills a few fields of one record instead of cloning its table each time.
+    pub(crate) fn emit_reused(&mut self, event: &mut crate::events::EventRecord) -> Result<u64> {
         let event_id = self.state.next_event_id;
         event.event_time = self.event_time;
-        self.put_value(keys::event_key(event_id), &event)?;
+        self.put_value(keys::event_key(event_id), &*event)?;
         self.state.next_event_id += 1;
         Ok(event_id)
     }

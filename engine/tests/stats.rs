@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use hivestore_engine::events::{EventBody, EventFilter, EventKind};
 use hivestore_engine::kv::{KeyRange, MemoryBackend};
 use hivestore_engine::{
     keys, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition, StatsAccuracy,
@@ -205,6 +206,59 @@ fn partition_statistics_round_trip_and_are_all_or_nothing() {
         .partition_column_statistics("hive", "db", "p", &partitions[..1], &columns, "hive", true)
         .unwrap();
     assert_eq!(again[0].stats, writes[0].1);
+}
+
+#[test]
+fn partition_statistics_log_one_event_per_partition_with_its_own_content() {
+    let store = setup();
+    let partitions = add_partitions(&store, 3);
+    let before = store.current_event_id().unwrap();
+    // The second partition is named twice: its event carries both entries as sent.
+    let writes: Vec<(String, Vec<ColumnStatistics>)> = vec![
+        (partitions[0].clone(), every_kind(1)),
+        (partitions[1].clone(), every_kind(2)[..2].to_vec()),
+        (partitions[2].clone(), every_kind(3)[..1].to_vec()),
+        (partitions[1].clone(), every_kind(4)[2..3].to_vec()),
+    ];
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes.clone(), &options(false))
+        .unwrap();
+    let events = store
+        .next_events(before, 100, &EventFilter::default())
+        .unwrap();
+    assert_eq!(events.len(), 3);
+    let table = store.get_table("hive", "db", "p").unwrap();
+    let mut second_sent = writes[1].1.clone();
+    second_sent.extend(writes[3].1.clone());
+    let expected_sent = [writes[0].1.clone(), second_sent, writes[2].1.clone()];
+    for (index, event) in events.iter().enumerate() {
+        let record = &event.record;
+        assert_eq!(record.kind, EventKind::UpdatePartitionColumnStat);
+        assert_eq!(
+            (record.db_name.as_str(), record.table_name.as_str()),
+            ("db", "p")
+        );
+        let EventBody::Statistics {
+            table: logged_table,
+            partition_values,
+            statistics,
+            columns,
+            engine,
+            parameters,
+        } = &record.body
+        else {
+            panic!("not a statistics body: {:?}", record.body);
+        };
+        let values = vec![format!("{index:04}")];
+        let partition = store.get_partition("hive", "db", "p", &values).unwrap();
+        assert_eq!(logged_table, &table);
+        assert_eq!(partition_values.as_ref(), Some(&values));
+        assert_eq!(statistics, &expected_sent[index]);
+        assert!(columns.is_empty());
+        assert_eq!(engine, "hive");
+        assert_eq!(parameters, &partition.parameters);
+        assert!(parameters.contains_key(COLUMN_STATS_ACCURATE));
+    }
 }
 
 #[test]
