@@ -76,12 +76,7 @@ pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
             return Err(Error::corruption(&key, reason));
         }
         let record = values::decode::<TxnRecord>(key, stored)?;
-        let held = HeldTxn {
-            record,
-            last_heartbeat_ms: now,
-            heartbeat_count: 0,
-        };
-        space.txns.insert(txn_id, held);
+        space.txns.insert(txn_id, HeldTxn::new(record, now));
     }
     let range = KeyRange::prefix(&keys::write_set_prefix());
     for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
@@ -255,8 +250,6 @@ impl Store {
             }
             let mut opened = Vec::with_capacity(count);
             for _ in 0..request.count {
-                let txn_id = acid.txns.next_txn_id;
-                acid.txns.next_txn_id += 1;
                 let record = TxnRecord {
                     state: TxnState::Open,
                     txn_type: request.txn_type,
@@ -267,12 +260,7 @@ impl Store {
                     write_ids: Vec::new(),
                     writes: Vec::new(),
                 };
-                let held = HeldTxn {
-                    record,
-                    last_heartbeat_ms: now,
-                    heartbeat_count: 0,
-                };
-                acid.txns.txns.insert(txn_id, held);
+                let txn_id = acid.txns.start(record, now);
                 changes.txns_written.push(txn_id);
                 opened.push(txn_id);
             }

@@ -9,7 +9,7 @@ use crate::keys;
 use crate::locks::{now_ms, AcidChanges, AcidState};
 
 use super::compactions::{Compaction, CompactionQueue, CompactionType};
-use super::state::{HeldTxn, TableWriteId, TxnRecord};
+use super::state::{TableWriteId, TxnRecord};
 use super::{normalise_table, TxnState, TxnType, TXN_ID_LIST_LEN_MAX};
 use crate::store::Store;
 
@@ -186,8 +186,6 @@ fn abort_write_ids(
     let now = now_ms();
     let mut opened = Vec::with_capacity(snapshot.aborted.len());
     for write_id in &snapshot.aborted {
-        let txn_id = acid.txns.next_txn_id;
-        acid.txns.next_txn_id += 1;
         let record = TxnRecord {
             state: TxnState::Aborted,
             txn_type: TxnType::Default,
@@ -202,12 +200,7 @@ fn abort_write_ids(
             }],
             writes: Vec::new(),
         };
-        let held = HeldTxn {
-            record,
-            last_heartbeat_ms: now,
-            heartbeat_count: 0,
-        };
-        acid.txns.txns.insert(txn_id, held);
+        let txn_id = acid.txns.start(record, now);
         changes.txns_written.push(txn_id);
         let key = keys::write_id_key(database, table, *write_id);
         changes.puts.push((key, txn_id.to_be_bytes().to_vec()));

@@ -63,6 +63,17 @@ pub(crate) struct HeldTxn {
     pub heartbeat_count: u32,
 }
 
+impl HeldTxn {
+    /// `record` as held from `now`: heartbeated then, never since.
+    pub(crate) fn new(record: TxnRecord, now: i64) -> Self {
+        HeldTxn {
+            record,
+            last_heartbeat_ms: now,
+            heartbeat_count: 0,
+        }
+    }
+}
+
 /// What an id names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TxnStatus {
@@ -84,6 +95,14 @@ pub(crate) struct TxnSpace {
 }
 
 impl TxnSpace {
+    /// Gives `record` the next transaction id and holds it from `now`; answers the id.
+    pub(crate) fn start(&mut self, record: TxnRecord, now: i64) -> u64 {
+        let txn_id = self.next_txn_id;
+        self.next_txn_id += 1;
+        self.txns.insert(txn_id, HeldTxn::new(record, now));
+        txn_id
+    }
+
     pub(crate) fn status(&self, txn_id: u64) -> TxnStatus {
         match self.txns.get(&txn_id) {
             Some(txn) if txn.record.state == TxnState::Open => TxnStatus::Open,
