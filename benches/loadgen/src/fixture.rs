@@ -29,6 +29,8 @@ pub const MARKER_PARAMETER: &str = "hivestore.bench.created_by";
 pub const MARKER_VALUE: &str = "hivestore bench";
 /// The owner of everything bench creates.
 pub const OWNER: &str = "hivestore-bench";
+/// The host name the transactions and locks bench opens are for.
+pub const HOSTNAME: &str = "localhost";
 /// Columns of every bench table: a typical wide-ish fact table.
 pub const COLUMN_COUNT: usize = 20;
 /// The column types, cycled through.

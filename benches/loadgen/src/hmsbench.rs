@@ -14,7 +14,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use crate::endpoint::Client;
-use crate::fixture::{new_database, MARKER_PARAMETER, MARKER_VALUE, OWNER};
+use crate::fixture::{new_database, HOSTNAME, MARKER_PARAMETER, MARKER_VALUE, OWNER};
 use crate::hmsbench_data::{
     partition, partition_names, partition_stats, partition_with_parameters, partitioned_table,
     plain_table, tmp_table_name, FILTER_MULTI_AND, FILTER_MULTI_OR, FILTER_SIMPLE,
@@ -25,8 +25,6 @@ use crate::workload::{next_scratch_serial, SampleCount, Workload};
 
 /// Partitions per table of a `lock` request (hmsbench's `nPartitions`).
 pub const LOCK_PARTITIONS_PER_TABLE: u64 = 10;
-/// The host name transactions and locks are opened for.
-const HOSTNAME: &str = "localhost";
 /// The table `allocateTableWriteIds` allocates on (hmsbench's `tmp_table`).
 const WRITE_ID_TABLE: &str = "tmp_table";
 

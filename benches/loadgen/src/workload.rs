@@ -11,7 +11,8 @@ use hivestore_idl::hive_metastore::{
 
 use crate::endpoint::Client;
 use crate::fixture::{
-    bench_table, column_names, commit_table_name, read_table_name, scratch_table_name, OWNER,
+    bench_table, column_names, commit_table_name, read_table_name, scratch_table_name, HOSTNAME,
+    OWNER,
 };
 use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
@@ -738,13 +739,10 @@ impl Caller {
         // Every selected partition has statistics (the setup wrote them): an answer covering
         // fewer is a wrong answer, not a fast one.
         if aggregate.parts_found != partitions.len() as i64 {
-            return Err(thrift::Error::Application(thrift::ApplicationError::new(
-                thrift::ApplicationErrorKind::Unknown,
-                format!(
-                    "get_aggr_stats_for found statistics for {} of {} partitions",
-                    aggregate.parts_found,
-                    partitions.len()
-                ),
+            return Err(failed_sample(format!(
+                "get_aggr_stats_for found statistics for {} of {} partitions",
+                aggregate.parts_found,
+                partitions.len()
             )));
         }
         Ok(SampleCount::listed(3, partitions.len()))
@@ -818,7 +816,7 @@ fn lock_for_commit(client: &mut Client, database: &str, name: &str) -> thrift::R
         vec![component],
         None,
         OWNER.to_string(),
-        "localhost".to_string(),
+        HOSTNAME.to_string(),
         None,
         None,
         None,
@@ -836,12 +834,20 @@ fn lock_for_commit(client: &mut Client, database: &str, name: &str) -> thrift::R
     if state != LockState::ACQUIRED {
         // Not left behind: the lock would block the next sample.
         client.unlock(UnlockRequest::new(lock_id))?;
-        return Err(thrift::Error::Application(thrift::ApplicationError::new(
-            thrift::ApplicationErrorKind::Unknown,
-            format!("the commit lock on {database}.{name} is {state:?} after {calls} calls"),
+        return Err(failed_sample(format!(
+            "the commit lock on {database}.{name} is {state:?} after {calls} calls"
         )));
     }
     Ok((lock_id, calls))
+}
+
+/// A sample whose calls all succeeded but whose answers are wrong: it fails its measurement
+/// with `message`, as a failed call does.
+fn failed_sample(message: String) -> thrift::Error {
+    thrift::Error::Application(thrift::ApplicationError::new(
+        thrift::ApplicationErrorKind::Unknown,
+        message,
+    ))
 }
 
 /// `get_table_req` of a table, every optional field unset.

@@ -208,13 +208,16 @@ fn serde_from_idl(serde: idl::SerDeInfo) -> engine::SerDeInfo {
         description: serde.description,
         serializer_class: serde.serializer_class,
         deserializer_class: serde.deserializer_class,
-        serde_type: serde.serde_type.map(|kind| {
-            if kind == idl::SerdeType::SCHEMA_REGISTRY {
-                engine::SerdeType::SchemaRegistry
-            } else {
-                engine::SerdeType::Hive
-            }
-        }),
+        serde_type: serde.serde_type.map(serde_type_from_idl),
+    }
+}
+
+/// The engine's serde kind of `kind`: the schema registry, or Hive's for any other value.
+pub(crate) fn serde_type_from_idl(kind: idl::SerdeType) -> engine::SerdeType {
+    if kind == idl::SerdeType::SCHEMA_REGISTRY {
+        engine::SerdeType::SchemaRegistry
+    } else {
+        engine::SerdeType::Hive
     }
 }
 

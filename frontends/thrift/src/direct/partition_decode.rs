@@ -16,9 +16,6 @@ use super::wire_reader::{
     T_STRING, T_STRUCT,
 };
 
-/// The generated `SerdeType::SCHEMA_REGISTRY`.
-const SERDE_TYPE_SCHEMA_REGISTRY: i32 = 2;
-
 /// The last storage descriptor decoded, and its bytes split around its location field.
 pub(crate) struct DescriptorMemo<'a> {
     /// The descriptor's bytes up to its location field (all of them when it has none).
@@ -230,11 +227,8 @@ fn serde_info(reader: &mut WireReader<'_>) -> Read<engine::SerDeInfo> {
             (5, T_STRING) => serde.serializer_class = Some(reader.string()?),
             (6, T_STRING) => serde.deserializer_class = Some(reader.string()?),
             (7, T_I32) => {
-                serde.serde_type = Some(if reader.i32()? == SERDE_TYPE_SCHEMA_REGISTRY {
-                    engine::SerdeType::SchemaRegistry
-                } else {
-                    engine::SerdeType::Hive
-                })
+                let kind = hivestore_idl::hive_metastore::SerdeType(reader.i32()?);
+                serde.serde_type = Some(crate::convert::serde_type_from_idl(kind));
             }
             _ => return Err(Unusual),
         }
