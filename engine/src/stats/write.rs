@@ -19,7 +19,7 @@ use super::sketch_chunk::SketchChunk;
 use super::slots::{find_slot, SlotAllocator};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
-use crate::events::{EventBody, EventKind, EventRecord};
+use crate::events::{EventBody, EventKind, EventRecord, StoredStatistics, TableImage};
 use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend};
 use crate::partition::{resolve_table, PartitionRecord, PartitionedTable};
@@ -241,7 +241,8 @@ impl Store {
                 .parameters
                 .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
             txn.put_value(keys::table_key(id), &table)?;
-            let event = StatsEvent::update(&table, None, stats, &options.engine, &table.parameters);
+            let event =
+                StatsEvent::update(&table, None, stats, &options.engine, &table.parameters)?;
             txn.emit(event)?;
             Ok(())
         })
@@ -275,7 +276,7 @@ impl Store {
             let mut writer = ChunkWriter::new(table.id, &options.engine);
             let mut slots = SlotAllocator::load(txn, table.id)?;
             let mut memo = AccuracyMemo::default();
-            let mut events = PartitionStatsEvents::new(&table.table, &options.engine);
+            let mut events = PartitionStatsEvents::new(&table.table, &options.engine)?;
             for (values, (mut record, sent)) in requested {
                 let columns = by_column(&sent);
                 let slot = slots.slot_for(txn, &values)?;
@@ -366,7 +367,7 @@ impl Store {
             unmark_columns(&mut table.parameters, &deleted);
             txn.put_value(keys::table_key(id), &table)?;
             for column in deleted {
-                txn.emit(StatsEvent::delete(&table, None, column, engine))?;
+                txn.emit(StatsEvent::delete(&table, None, column, engine)?)?;
             }
             Ok(())
         })
@@ -421,7 +422,7 @@ impl Store {
             txn.put_value(keys::partition_key(table.id, &values), &record)?;
             for column in deleted {
                 let partition = Some(values.clone());
-                txn.emit(StatsEvent::delete(&table.table, partition, column, engine))?;
+                txn.emit(StatsEvent::delete(&table.table, partition, column, engine)?)?;
             }
             writer.finish(txn)
         })
@@ -767,22 +768,21 @@ pub(crate) fn column_engines(
 }
 
 /// The `UPDATE_PARTITION_COLUMN_STAT` events of one partition statistics write: one record,
-/// its table cloned once per write, refilled for each partition (a table clone per partition
-/// was a tenth of a write's instructions).
+/// its table encoded once per write, refilled for each partition.
 struct PartitionStatsEvents {
     record: EventRecord,
 }
 
 impl PartitionStatsEvents {
-    fn new(table: &Table, engine: &str) -> Self {
+    fn new(table: &Table, engine: &str) -> Result<Self> {
         let record = StatsEvent::update(
             table,
             Some(Vec::new()),
             Vec::new(),
             engine,
             &BTreeMap::new(),
-        );
-        PartitionStatsEvents { record }
+        )?;
+        Ok(PartitionStatsEvents { record })
     }
 
     /// Logs the statistics `sent` for the partition of `values`, whose parameters are
@@ -794,20 +794,14 @@ impl PartitionStatsEvents {
         sent: Vec<ColumnStatistics>,
         parameters: BTreeMap<String, String>,
     ) -> Result<()> {
-        let EventBody::Statistics {
-            partition_values,
-            statistics,
-            parameters: after,
-            ..
-        } = &mut self.record.body
-        else {
+        let EventBody::StoredStatistics(body) = &mut self.record.body else {
             return Err(Error::Internal(
                 "a partition statistics event without a statistics body".to_string(),
             ));
         };
-        *partition_values = Some(values);
-        *statistics = sent;
-        *after = parameters;
+        body.partition_values = Some(values);
+        body.statistics = sent;
+        body.parameters = parameters;
         txn.emit_reused(&mut self.record)?;
         Ok(())
     }
@@ -824,20 +818,24 @@ impl StatsEvent {
         statistics: Vec<ColumnStatistics>,
         engine: &str,
         parameters: &BTreeMap<String, String>,
-    ) -> EventRecord {
+    ) -> Result<EventRecord> {
         let kind = match partition {
             Some(_) => EventKind::UpdatePartitionColumnStat,
             None => EventKind::UpdateTableColumnStat,
         };
-        let body = EventBody::Statistics {
-            table: table.clone(),
+        let body = StoredStatistics {
+            table: TableImage::of(table)?,
             partition_values: partition,
             statistics,
             columns: Vec::new(),
             engine: engine.to_string(),
             parameters: parameters.clone(),
         };
-        EventRecord::of_table(kind, table, body)
+        Ok(EventRecord::of_table(
+            kind,
+            table,
+            EventBody::StoredStatistics(body),
+        ))
     }
 
     /// `DELETE_TABLE_COLUMN_STAT` or, with `partition`, `DELETE_PARTITION_COLUMN_STAT`.
@@ -846,20 +844,24 @@ impl StatsEvent {
         partition: Option<Vec<String>>,
         column: String,
         engine: &str,
-    ) -> EventRecord {
+    ) -> Result<EventRecord> {
         let kind = match partition {
             Some(_) => EventKind::DeletePartitionColumnStat,
             None => EventKind::DeleteTableColumnStat,
         };
-        let body = EventBody::Statistics {
-            table: table.clone(),
+        let body = StoredStatistics {
+            table: TableImage::of(table)?,
             partition_values: partition,
             statistics: Vec::new(),
             columns: vec![column],
             engine: engine.to_string(),
             parameters: BTreeMap::new(),
         };
-        EventRecord::of_table(kind, table, body)
+        Ok(EventRecord::of_table(
+            kind,
+            table,
+            EventBody::StoredStatistics(body),
+        ))
     }
 }
 
