@@ -14,6 +14,7 @@ use std::ops::Bound;
 
 use crate::error::{Error, Result};
 use crate::kept_encodings::NameIndex;
+use crate::listed_columns::{KeyColumn, ListedColumns};
 use crate::name_listing::PartitionNames;
 use crate::partition::PartitionedTable;
 use crate::partition_filter::ValueRange;
@@ -159,6 +160,14 @@ pub(crate) fn listed_indexes(
         }
     };
     spans.sort_unstable();
+    let columns = match by_columns(keep, key_parts.len()) {
+        true => Some(names.columns(table, key_parts)?),
+        false => None,
+    };
+    let tests = match &columns {
+        Some(columns) => column_tests(keep, columns),
+        None => Vec::new(),
+    };
     let mut selected = Vec::new();
     let mut next = 0;
     for (start, end) in spans {
@@ -166,13 +175,63 @@ pub(crate) fn listed_indexes(
             if selected.len() >= limit {
                 return Ok(selected);
             }
-            if values.with(index, |listed| keep.keeps(listed))? {
+            let kept = match columns {
+                Some(_) => tests.iter().all(|test| test.passes(index)),
+                None => values.with(index, |listed| keep.keeps(listed))?,
+            };
+            if kept {
                 selected.push(index_u32(index)?);
             }
         }
         next = next.max(end);
     }
     Ok(selected)
+}
+
+/// Whether `keep` is a test of single keys' values (of `key_count` keys), which the
+/// listing's columns answer.
+fn by_columns(keep: &Keep, key_count: usize) -> bool {
+    match keep {
+        Keep::Every => false,
+        Keep::Partial(_) => true,
+        Keep::Filter(filter) => filter.single_key().is_some_and(|key| key < key_count),
+    }
+}
+
+/// One key's verdict for each of its distinct values.
+struct ColumnTest<'c> {
+    column: &'c KeyColumn,
+    passes: Vec<bool>,
+}
+
+impl ColumnTest<'_> {
+    fn passes(&self, index: usize) -> bool {
+        self.passes[self.column.ids[index] as usize]
+    }
+}
+
+/// The tests of `keep` (for which [`by_columns`] holds) on `columns`: a name is kept when it
+/// passes all of them.
+fn column_tests<'c>(keep: &Keep, columns: &'c ListedColumns) -> Vec<ColumnTest<'c>> {
+    let test = |key: usize, verdict: &dyn Fn(&str) -> bool| {
+        let column = &columns.keys[key];
+        let passes = column.distinct.iter().map(|value| verdict(value)).collect();
+        ColumnTest { column, passes }
+    };
+    match keep {
+        Keep::Every => Vec::new(),
+        Keep::Partial(partial) => partial
+            .iter()
+            .enumerate()
+            .filter(|(key, wanted)| !wanted.is_empty() && *key < columns.keys.len())
+            .map(|(key, wanted)| test(key, &|value| value == wanted))
+            .collect(),
+        Keep::Filter(filter) => filter
+            .single_key()
+            .map(|key| test(key, &|value| filter.matches_value(key, value)))
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// The indexes of the listed partitions named in `wanted` (names of no partition skipped,

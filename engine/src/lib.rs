@@ -55,6 +55,7 @@ mod kept_encodings;
 mod kept_selection;
 pub mod keys;
 pub mod kv;
+mod listed_columns;
 mod listing;
 pub mod locks;
 mod name_listing;

@@ -10,11 +10,13 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::kept_encodings::KeptEncodings;
 use crate::keys::{self, TableId};
+use crate::listed_columns::ListedColumns;
+use crate::partition::PartitionedTable;
 use crate::partition_name::push_escaped;
 
 /// Memory the kept listings may take in all, in bytes. A million names of two keys take some
@@ -27,6 +29,8 @@ pub struct PartitionNames {
     text: String,
     /// The end of each name in `text`.
     ends: Vec<usize>,
+    /// The names' values by key, made on first use.
+    columns: OnceLock<Arc<ListedColumns>>,
 }
 
 impl PartitionNames {
@@ -62,6 +66,21 @@ impl PartitionNames {
         }
         self.ends.push(self.text.len());
         Ok(())
+    }
+
+    /// The values of the names by key: this listing is the full listing of `table`, built
+    /// with `key_parts` (a listing is only ever built with its table's).
+    pub(crate) fn columns(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+    ) -> Result<Arc<ListedColumns>> {
+        if let Some(columns) = self.columns.get() {
+            return Ok(columns.clone());
+        }
+        let built = Arc::new(ListedColumns::build(table, key_parts, self)?);
+        // Two readers may build them at once: either result is the same.
+        Ok(self.columns.get_or_init(|| built).clone())
     }
 
     /// The bytes of the first `count` names together.
@@ -228,7 +247,8 @@ impl NameCache {
         names: Arc<PartitionNames>,
         is_current: impl Fn(TableId, u64) -> bool,
     ) {
-        let bytes = names.heap_bytes();
+        // The columns a selection may make for the listing are counted from the start.
+        let bytes = names.heap_bytes() + ListedColumns::id_bytes(names.len(), key_parts.len());
         if bytes > KEPT_NAME_BYTES_MAX {
             return;
         }

@@ -13,6 +13,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::kept_selection::{listed_indexes, listed_values, Scope};
 use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::name_listing::{push_name_of_key, NameListing, PartitionNames};
@@ -505,7 +506,7 @@ impl Store {
     }
 
     /// [`Store::visit`] over the partitions of a name listing of the whole table that `keep`
-    /// keeps: the test runs on values sliced from the names, and only the kept partitions'
+    /// keeps: the test runs on the names (`kept_selection.rs`), and only the kept partitions'
     /// records are read.
     #[allow(clippy::too_many_arguments)]
     fn visit_listed(
@@ -515,26 +516,12 @@ impl Store {
         key_parts: &[String],
         names: &PartitionNames,
         read: Read,
-        mut remaining: usize,
+        remaining: usize,
         visit: &mut Visit<'_>,
     ) -> Result<()> {
-        let mut sliced: Vec<&str> = Vec::with_capacity(key_parts.len());
-        for index in 0..names.len() {
-            let name = names.get(index);
-            let values: Vec<String> = if slice_listed_values(key_parts, name, &mut sliced) {
-                if !keep.keeps(&sliced) {
-                    continue;
-                }
-                sliced.iter().map(|value| (*value).to_string()).collect()
-            } else {
-                let values = values_of_name(table, name).ok_or_else(|| {
-                    Error::Internal(format!("a kept partition name {name:?} does not parse"))
-                })?;
-                if !keep.keeps(&values) {
-                    continue;
-                }
-                values
-            };
+        let selected = listed_indexes(table, key_parts, names, Scope::Whole, keep, remaining)?;
+        for index in selected {
+            let values = listed_values(table, key_parts, names.get(index as usize))?;
             let key = keys::partition_key(table.id, &values);
             let stored = match read {
                 Read::KeysOnly => None,
@@ -546,10 +533,6 @@ impl Store {
                 },
             };
             visit(KvBytes::from_shared(key.into()), stored, values)?;
-            remaining -= 1;
-            if remaining == 0 {
-                break;
-            }
         }
         Ok(())
     }

@@ -419,6 +419,51 @@ proptest! {
         }
     }
 
+    /// Partial values (an empty one matches any value; answered from the names kept, as a
+    /// planner's name listing leaves them) keep what comparing each partition's values keeps.
+    #[test]
+    fn partial_values_equal_naive_comparison(
+        partitions in partition_set(),
+        wanted in (
+            proptest::sample::select(A_VALUES),
+            proptest::sample::select(B_VALUES),
+            proptest::sample::select(C_VALUES),
+            proptest::bits::u8::masked(0b111),
+        ),
+    ) {
+        let store = store_with(&partitions);
+        let (a, b, c, blank) = wanted;
+        let partial: Vec<String> = [a, b, c]
+            .iter()
+            .enumerate()
+            .map(|(index, value)| match blank & (1 << index) {
+                0 => value.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        let all = store.list_partitions("hive", "db", "t", -1).unwrap();
+        let expected: Vec<Vec<String>> = all
+            .into_iter()
+            .map(|partition| partition.values)
+            .filter(|values| partial.iter().zip(values).all(|(p, v)| p.is_empty() || p == v))
+            .collect();
+        store.list_partition_names("hive", "db", "t", -1).unwrap();
+        for _ in 0..2 {
+            let found: Vec<Vec<String>> = store
+                .list_partitions_selected("hive", "db", "t", PartitionSelection::PartialValues(&partial), -1, false)
+                .unwrap()
+                .into_iter()
+                .map(|partition| partition.values)
+                .collect();
+            prop_assert_eq!(&found, &expected, "partial {:?}", partial);
+            let mut sink = ValuesSink::default();
+            store
+                .write_partitions("hive", "db", "t", PartitionSelection::PartialValues(&partial), -1, &mut sink)
+                .unwrap();
+            prop_assert_eq!(&sink.values, &expected, "partial {:?}", partial);
+        }
+    }
+
     #[test]
     fn parsing_garbage_never_panics(text in "[ab=<>!()'\"`,0-9 \\-_.%a-zA-Z]{0,40}") {
         let _ = PartitionFilter::parse(&text);
