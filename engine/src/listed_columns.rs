@@ -85,23 +85,6 @@ impl ListedColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::TableId;
-    use crate::table::{FieldSchema, Table};
-
-    fn table(keys: &[&str]) -> PartitionedTable {
-        let column = |name: &&str| FieldSchema {
-            name: name.to_string(),
-            type_name: "string".to_string(),
-            comment: None,
-        };
-        PartitionedTable {
-            id: TableId(1),
-            table: Table {
-                partition_keys: keys.iter().map(column).collect(),
-                ..Table::default()
-            },
-        }
-    }
 
     #[test]
     fn each_names_value_is_its_keys_distinct_value_escaped_or_not() {
@@ -116,7 +99,12 @@ mod tests {
                 })
                 .unwrap();
         }
-        let columns = ListedColumns::build(&table(&["ds", "hr"]), &key_parts, &names).unwrap();
+        let columns = ListedColumns::build(
+            &PartitionedTable::of_string_keys(&["ds", "hr"]),
+            &key_parts,
+            &names,
+        )
+        .unwrap();
         let [ds, hr] = &columns.keys[..] else {
             panic!("two keys")
         };

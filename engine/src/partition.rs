@@ -99,6 +99,23 @@ pub(crate) struct PartitionedTable {
 }
 
 impl PartitionedTable {
+    /// A table of string partition keys named `keys`, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn of_string_keys(keys: &[&str]) -> Self {
+        let column = |name: &&str| crate::table::FieldSchema {
+            name: name.to_string(),
+            type_name: "string".to_string(),
+            comment: None,
+        };
+        PartitionedTable {
+            id: TableId(1),
+            table: Table {
+                partition_keys: keys.iter().map(column).collect(),
+                ..Table::default()
+            },
+        }
+    }
+
     /// The partition key names, in order.
     pub(crate) fn key_names(&self) -> Vec<&str> {
         let keys = self.table.partition_keys.iter();

@@ -835,21 +835,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::table::{FieldSchema, Table};
 
     fn table(keys: &[&str]) -> PartitionedTable {
-        let column = |name: &&str| FieldSchema {
-            name: name.to_string(),
-            type_name: "string".to_string(),
-            comment: None,
-        };
-        PartitionedTable {
-            id: TableId(1),
-            table: Table {
-                partition_keys: keys.iter().map(column).collect(),
-                ..Table::default()
-            },
-        }
+        PartitionedTable::of_string_keys(keys)
     }
 
     #[test]

@@ -517,6 +517,24 @@ mod tests {
 
     /// A store holding table `db.t` (partitioned by ds, hr) with partitions that share the
     /// table's descriptor, carry their own, lack a location, or carry every rare part.
+    /// Appends `partitions` as the generated code writes their conversion.
+    fn write_generated(partitions: &[engine::Partition], protocol: Protocol, out: &mut Vec<u8>) {
+        for partition in partitions
+            .iter()
+            .cloned()
+            .map(crate::convert::partition_to_idl)
+        {
+            match protocol {
+                Protocol::Compact => {
+                    partition.write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut *out))
+                }
+                Protocol::Binary => partition
+                    .write_to_out_protocol(&mut TBinaryOutputProtocol::new(&mut *out, true)),
+            }
+            .unwrap();
+        }
+    }
+
     fn store_with_partitions() -> engine::Store {
         use std::sync::Arc;
         let mut options = engine::StoreOptions::new("memory:/warehouse");
@@ -583,16 +601,7 @@ mod tests {
                 writer.write(o, &view.unwrap()).unwrap();
             }
             let mut generated = Vec::new();
-            for partition in owned.iter().cloned().map(crate::convert::partition_to_idl) {
-                match protocol {
-                    Protocol::Compact => partition
-                        .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut generated)),
-                    Protocol::Binary => partition.write_to_out_protocol(
-                        &mut TBinaryOutputProtocol::new(&mut generated, true),
-                    ),
-                }
-                .unwrap();
-            }
+            write_generated(&owned, protocol, &mut generated);
             assert_eq!(direct, generated, "{protocol:?}");
         }
     }
@@ -613,16 +622,7 @@ mod tests {
             Encoder::new(&mut generated, protocol)
                 .list_begin(TType::Struct, owned.len())
                 .unwrap();
-            for partition in owned.iter().cloned().map(crate::convert::partition_to_idl) {
-                match protocol {
-                    Protocol::Compact => partition
-                        .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut generated)),
-                    Protocol::Binary => partition.write_to_out_protocol(
-                        &mut TBinaryOutputProtocol::new(&mut generated, true),
-                    ),
-                }
-                .unwrap();
-            }
+            write_generated(&owned, protocol, &mut generated);
             for attempt in ["encoded", "kept"] {
                 let mut written = Vec::new();
                 let o = &mut Encoder::new(&mut written, protocol);
