@@ -523,6 +523,15 @@ pub fn transaction_statistics_key(table: TableId) -> Vec<u8> {
     key
 }
 
+/// `0x0B + view id + 0x00 0x00 0x01`: the tables a materialized view reads, with their
+/// counts. After the view's [`transaction_statistics_key`], before its column statistics; it
+/// goes with the view when the view is dropped.
+pub fn view_sources_key(view: TableId) -> Vec<u8> {
+    let mut key = transaction_statistics_key(view);
+    key.push(0x01);
+    key
+}
+
 /// The column, engine and trailing bytes (chunk, slot + tag, or nothing) of
 /// a key in keyspaces 0x09 to 0x0B.
 pub fn decode_stats_column_key(key: &[u8]) -> Result<(TableId, String, String, &[u8])> {

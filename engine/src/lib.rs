@@ -127,9 +127,9 @@ pub use stats::{
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{
     CreationMetadata, DropTableOptions, DroppedTable, FieldSchema, FileMetadata, Order, SerDeInfo,
-    SerdeType, SkewedInfo, SkewedValueLocation, StorageDescriptor, Table, DDL_TIME_PARAMETER,
-    EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE,
-    MATERIALIZED_VIEW, VIRTUAL_VIEW,
+    SerdeType, SkewedInfo, SkewedValueLocation, SourceTable, StorageDescriptor, Table,
+    DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER,
+    MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
 };
 pub use table_alter::{AlterTableOptions, ExpectedParameter};
 pub use table_filter::{

@@ -133,7 +133,21 @@ pub struct StorageDescriptor {
     pub stored_as_sub_directories: Option<bool>,
 }
 
-/// Hive's `CreationMetadata` (materialized views), without `sourceTables`.
+/// A table a materialized view reads, and the rows transactions inserted, updated and deleted
+/// in it as Hive counts them for the view (Hive 4's `SourceTable`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceTable {
+    /// The table; on create only its database and name are read.
+    pub table: Table,
+    /// Rows inserted.
+    pub inserted_count: i64,
+    /// Rows updated.
+    pub updated_count: i64,
+    /// Rows deleted.
+    pub deleted_count: i64,
+}
+
+/// Hive's `CreationMetadata` (materialized views).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
 pub struct CreationMetadata {
     /// The view's catalog.
@@ -148,6 +162,11 @@ pub struct CreationMetadata {
     pub valid_txn_list: Option<String>,
     /// When it was built.
     pub materialization_time: Option<i64>,
+    /// The tables it reads with their counts. Not part of the table's record: stored apart
+    /// (`stats/transactional.rs`), so the archive of a table is as it was; filled by
+    /// [`Store::get_table`] and read by [`Store::create_table`].
+    #[rkyv(with = rkyv::with::Skip)]
+    pub source_tables: Option<Vec<SourceTable>>,
 }
 
 /// Hive's `FileMetadata`.
@@ -299,6 +318,20 @@ pub(crate) fn find_table_id(
     }
 }
 
+/// The id of table `catalog.database.name` (names normalized as Hive does), if it exists.
+pub(crate) fn table_id_in(
+    reader: &dyn KvBackend,
+    catalog: &str,
+    database: &str,
+    name: &str,
+) -> Result<Option<TableId>> {
+    let (catalog, database, name) = normalize_names(catalog, database, name);
+    match find_database_id(reader, &catalog, &database)? {
+        Some(database_id) => find_table_id(reader, database_id, &name),
+        None => Ok(None),
+    }
+}
+
 pub(crate) fn dangling_table_index(database: DatabaseId, name: &str, id: TableId) -> Error {
     let key = keys::table_name_key(database, name);
     Error::corruption(&key, format!("names table id {} which has no value", id.0))
@@ -386,6 +419,7 @@ impl Store {
                 .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;
             txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
             txn.put_value(keys::table_key(id), &table)?;
+            crate::stats::record_view_sources(txn, id, &table)?;
             let body = EventBody::Table {
                 before: None,
                 after: table.clone(),
@@ -414,8 +448,14 @@ impl Store {
     }
 
     /// Table `catalog.database.name`.
+    /// A materialized view comes with its source tables (`CreationMetadata::source_tables`).
     pub fn get_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
-        self.get_table_view(catalog, database, name)?.to_owned()
+        let mut table = self.get_table_view(catalog, database, name)?.to_owned()?;
+        if let Some(metadata) = &mut table.creation_metadata {
+            let id = TableId(table.id.unsigned_abs());
+            self.fill_view_sources(id, metadata)?;
+        }
+        Ok(table)
     }
 
     /// The names of the tables of `catalog.database`, ascending.

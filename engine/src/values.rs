@@ -71,6 +71,8 @@ pub enum ValueKind {
     StatsSketchChunk = 9,
     /// A table's rows inserted, updated and deleted by transactions (`crate::stats`).
     TransactionStatistics = 10,
+    /// The tables a materialized view reads, with their counts (`crate::stats`).
+    ViewSources = 11,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use hivestore_engine::events::{EventBody, EventFilter, EventKind};
 use hivestore_engine::kv::{KeyRange, MemoryBackend};
 use hivestore_engine::{
-    keys, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition, StatsAccuracy,
-    StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions,
-    Table, TransactionStatistics, COLUMN_STATS_ACCURATE,
+    keys, ColumnStatistics, CreationMetadata, Database, Durability, Error, FieldSchema, Partition,
+    SourceTable, StatsAccuracy, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions,
+    StorageDescriptor, Store, StoreOptions, Table, TransactionStatistics, COLUMN_STATS_ACCURATE,
 };
 use proptest::prelude::*;
 
@@ -709,6 +709,139 @@ fn transaction_statistics_add_up_and_follow_their_table() {
         store.transaction_statistics(id).unwrap(),
         transaction_counts(0, 0, 0)
     );
+}
+
+/// A materialized view of `sources` (name and counts), or of `used` names when `sources` is
+/// `None`.
+fn create_view(
+    store: &Store,
+    name: &str,
+    sources: Option<&[(&str, TransactionStatistics)]>,
+    used: &[&str],
+) -> hivestore_engine::Result<Table> {
+    let source = |(table, counts): &(&str, TransactionStatistics)| SourceTable {
+        table: Table {
+            db_name: "db".to_string(),
+            table_name: table.to_string(),
+            ..Table::default()
+        },
+        inserted_count: counts.inserted_count,
+        updated_count: counts.updated_count,
+        deleted_count: counts.deleted_count,
+    };
+    store.create_table(Table {
+        table_name: name.to_string(),
+        db_name: "db".to_string(),
+        table_type: Some(hivestore_engine::MATERIALIZED_VIEW.to_string()),
+        view_original_text: Some("select 1".to_string()),
+        view_expanded_text: Some("select 1".to_string()),
+        sd: Some(StorageDescriptor {
+            cols: table_columns(),
+            ..StorageDescriptor::default()
+        }),
+        creation_metadata: Some(CreationMetadata {
+            cat_name: "hive".to_string(),
+            db_name: "db".to_string(),
+            tbl_name: name.to_string(),
+            tables_used: used.iter().map(|used| used.to_string()).collect(),
+            source_tables: sources.map(|sources| sources.iter().map(source).collect()),
+            ..CreationMetadata::default()
+        }),
+        ..Table::default()
+    })
+}
+
+/// The view's sources as read back: qualified names and counts, and its `tables_used`.
+fn view_sources(store: &Store, view: &str) -> (Vec<(String, TransactionStatistics)>, Vec<String>) {
+    let metadata = store
+        .get_table("hive", "db", view)
+        .unwrap()
+        .creation_metadata
+        .unwrap();
+    let sources = metadata.source_tables.unwrap_or_default();
+    let named = sources
+        .into_iter()
+        .map(|source| {
+            let name = format!("{}.{}", source.table.db_name, source.table.table_name);
+            let counts = transaction_counts(
+                source.inserted_count,
+                source.updated_count,
+                source.deleted_count,
+            );
+            (name, counts)
+        })
+        .collect();
+    (named, metadata.tables_used)
+}
+
+#[test]
+fn a_materialized_views_source_counts_grow_with_its_tables_transactions() {
+    // Goal: as Hive's MV_TABLES_USED rows, a view's sources keep the counts it was created
+    // with (zeros from tablesUsed alone), grow by update_transaction_statistics of their
+    // table from then on, follow a rename, and must exist. Method: views over p and t, updates
+    // before and after, a rename, a view of a missing table.
+    let store = setup();
+    let p = table_id(&store, "p");
+    store
+        .update_transaction_statistics(p, transaction_counts(50, 0, 0))
+        .unwrap();
+    create_view(
+        &store,
+        "mv",
+        Some(&[("P", transaction_counts(1, 2, 3))]),
+        &[],
+    )
+    .unwrap();
+    create_view(&store, "mv_used", None, &["db.t"]).unwrap();
+    assert_eq!(
+        view_sources(&store, "mv"),
+        (
+            vec![("db.p".to_string(), transaction_counts(1, 2, 3))],
+            vec!["db.p".to_string()]
+        )
+    );
+    store
+        .update_transaction_statistics(p, transaction_counts(4, 1, 0))
+        .unwrap();
+    store
+        .update_transaction_statistics(table_id(&store, "t"), transaction_counts(2, 0, 7))
+        .unwrap();
+    assert_eq!(
+        view_sources(&store, "mv").0,
+        vec![("db.p".to_string(), transaction_counts(5, 3, 3))]
+    );
+    assert_eq!(
+        view_sources(&store, "mv_used").0,
+        vec![("db.t".to_string(), transaction_counts(2, 0, 7))]
+    );
+    let mut renamed = store.get_table("hive", "db", "p").unwrap();
+    renamed.table_name = "p2".to_string();
+    store.alter_table("hive", "db", "p", renamed).unwrap();
+    assert_eq!(
+        view_sources(&store, "mv"),
+        (
+            vec![("db.p2".to_string(), transaction_counts(5, 3, 3))],
+            vec!["db.p2".to_string()]
+        )
+    );
+    let missing = create_view(&store, "mv_missing", None, &["db.nope"]).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("Specified catalog.database.table does not exist : hive.db.nope"),
+        "{missing}"
+    );
+    assert!(store.get_table("hive", "db", "mv_missing").is_err());
+    // The record of a view is archived as any table's: its sources live apart.
+    assert!(store
+        .get_table_view("hive", "db", "mv")
+        .unwrap()
+        .to_owned()
+        .unwrap()
+        .creation_metadata
+        .unwrap()
+        .source_tables
+        .is_none());
 }
 
 #[test]

@@ -59,6 +59,7 @@ pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
 pub(crate) use slot_cache::SlotCache;
+pub(crate) use transactional::record_view_sources;
 
 pub(crate) use basic::{
     reset_stats_for_truncate, update_added_partition_stats, update_partition_stats_on_alter,

@@ -4,15 +4,17 @@
 //! only) or must be full; a table no view reads has no row, and the call changes nothing.
 //!
 //! hivestore keeps one running total per table instead, beside the table's column statistics
-//! (`0x0B + table id + 0x00 0x00`), so the totals follow a rename and go with a drop. A view's
-//! counts since it was built are the totals now minus the totals then; hivestore stores no
-//! `sourceTables` for materialized views yet, so that difference is not served.
+//! (`0x0B + table id + 0x00 0x00`), so the totals follow a rename and go with a drop. A view
+//! keeps, for each table it reads (`0x0B + view id + 0x00 0x00 0x01`), the counts it was
+//! created with and the table's totals then: its counts now are those plus what the totals
+//! grew by since, which is what Hive's rows hold after the same updates.
 
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
-use crate::store::Store;
+use crate::store::{Store, WriteTxn};
+use crate::table::{CreationMetadata, SourceTable, Table};
 use crate::values::{stored_value, ValueKind};
 
 /// Rows inserted, updated and deleted in one table by transactions, as Hive's
@@ -108,5 +110,139 @@ impl Store {
             Some(stored) => stored.to_owned(),
             None => Ok(TransactionStatistics::default()),
         }
+    }
+}
+
+/// One table a materialized view reads, as stored with the view.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+struct ViewSource {
+    /// The table's id: the source follows a rename.
+    table: u64,
+    /// The counts the view was created with.
+    counts: TransactionStatistics,
+    /// The table's totals when the view was created.
+    totals_then: TransactionStatistics,
+}
+
+/// The tables a materialized view reads.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+struct ViewSources {
+    sources: Vec<ViewSource>,
+}
+
+stored_value!(ViewSources, ValueKind::ViewSources);
+
+impl TransactionStatistics {
+    /// `self + (now - then)`: counts moved on by what totals grew by.
+    fn moved_on(&self, then: &TransactionStatistics, now: &TransactionStatistics) -> Self {
+        let moved =
+            |count: i64, then: i64, now: i64| count.saturating_add(now.saturating_sub(then));
+        TransactionStatistics {
+            inserted_count: moved(self.inserted_count, then.inserted_count, now.inserted_count),
+            updated_count: moved(self.updated_count, then.updated_count, now.updated_count),
+            deleted_count: moved(self.deleted_count, then.deleted_count, now.deleted_count),
+        }
+    }
+}
+
+/// Stages the sources of `view` (with id `view_id`), a materialized view being created:
+/// its `sourceTables` with their counts, else its `tablesUsed` (`db.table`) with zeros, as
+/// Hive records them. Every source must exist, in the view's catalog.
+pub(crate) fn record_view_sources(
+    txn: &mut WriteTxn<'_>,
+    view_id: TableId,
+    view: &Table,
+) -> Result<()> {
+    let Some(metadata) = &view.creation_metadata else {
+        return Ok(());
+    };
+    let named: Vec<(String, String, TransactionStatistics)> = match &metadata.source_tables {
+        Some(sources) => sources
+            .iter()
+            .map(|source| {
+                let counts = TransactionStatistics {
+                    inserted_count: source.inserted_count,
+                    updated_count: source.updated_count,
+                    deleted_count: source.deleted_count,
+                };
+                (
+                    source.table.db_name.clone(),
+                    source.table.table_name.clone(),
+                    counts,
+                )
+            })
+            .collect(),
+        None => metadata
+            .tables_used
+            .iter()
+            .map(|qualified| {
+                let (database, table) = qualified.split_once('.').unwrap_or(("", qualified));
+                let zero = TransactionStatistics::default();
+                (database.to_string(), table.to_string(), zero)
+            })
+            .collect(),
+    };
+    let mut sources = Vec::with_capacity(named.len());
+    for (database, table, counts) in named {
+        let id = crate::table::table_id_in(txn.reader(), &view.cat_name, &database, &table)?
+            .ok_or_else(|| {
+                Error::Refused(format!(
+                    "Specified catalog.database.table does not exist : {}.{}.{}",
+                    view.cat_name,
+                    database.to_lowercase(),
+                    table.to_lowercase()
+                ))
+            })?;
+        let totals_then =
+            match txn.view::<TransactionStatistics>(&keys::transaction_statistics_key(id))? {
+                Some(stored) => stored.to_owned()?,
+                None => TransactionStatistics::default(),
+            };
+        sources.push(ViewSource {
+            table: id.0,
+            counts,
+            totals_then,
+        });
+    }
+    txn.put_value(keys::view_sources_key(view_id), &ViewSources { sources })
+}
+
+impl Store {
+    /// Fills `metadata.source_tables` of materialized view `view_id` (and its `tables_used`,
+    /// by the sources' names now), when sources are stored for it: each source as it is now,
+    /// with its counts moved on by its totals. A source dropped since is left out.
+    pub(crate) fn fill_view_sources(
+        &self,
+        view_id: TableId,
+        metadata: &mut CreationMetadata,
+    ) -> Result<()> {
+        let Some(stored) = self.view::<ViewSources>(&keys::view_sources_key(view_id))? else {
+            return Ok(());
+        };
+        let stored = stored.to_owned()?;
+        let mut sources = Vec::with_capacity(stored.sources.len());
+        for source in stored.sources {
+            let Some(table) = self.view::<Table>(&keys::table_key(TableId(source.table)))? else {
+                continue;
+            };
+            let table = table.to_owned()?;
+            let now = self.transaction_statistics(i64::try_from(source.table).unwrap_or(-1))?;
+            let counts = source.counts.moved_on(&source.totals_then, &now);
+            sources.push(SourceTable {
+                table,
+                inserted_count: counts.inserted_count,
+                updated_count: counts.updated_count,
+                deleted_count: counts.deleted_count,
+            });
+        }
+        let mut used: Vec<String> = sources
+            .iter()
+            .map(|source| format!("{}.{}", source.table.db_name, source.table.table_name))
+            .collect();
+        used.sort();
+        used.dedup();
+        metadata.tables_used = used;
+        metadata.source_tables = Some(sources);
+        Ok(())
     }
 }

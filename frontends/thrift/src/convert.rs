@@ -333,7 +333,17 @@ pub fn storage_to_idl(sd: engine::StorageDescriptor) -> idl::StorageDescriptor {
 }
 
 fn creation_metadata_from_idl(metadata: idl::CreationMetadata) -> engine::CreationMetadata {
+    let catalog = metadata.cat_name.clone();
+    let source_from_idl = |source: Box<idl::SourceTable>| engine::SourceTable {
+        table: table_from_idl(source.table, &catalog),
+        inserted_count: source.inserted_count,
+        updated_count: source.updated_count,
+        deleted_count: source.deleted_count,
+    };
     engine::CreationMetadata {
+        source_tables: metadata
+            .source_tables
+            .map(|sources| sources.into_iter().map(source_from_idl).collect()),
         cat_name: metadata.cat_name,
         db_name: metadata.db_name,
         tbl_name: metadata.tbl_name,
@@ -353,7 +363,17 @@ pub(crate) fn creation_metadata_to_idl(
         tables_used: metadata.tables_used.into_iter().collect::<BTreeSet<_>>(),
         valid_txn_list: metadata.valid_txn_list,
         materialization_time: metadata.materialization_time,
-        source_tables: None,
+        source_tables: metadata.source_tables.map(|sources| {
+            let source_to_idl = |source: engine::SourceTable| {
+                Box::new(idl::SourceTable {
+                    table: table_to_idl(source.table),
+                    inserted_count: source.inserted_count,
+                    updated_count: source.updated_count,
+                    deleted_count: source.deleted_count,
+                })
+            };
+            sources.into_iter().map(source_to_idl).collect()
+        }),
     }
 }
 

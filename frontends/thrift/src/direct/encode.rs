@@ -449,6 +449,7 @@ mod tests {
                 tables_used: vec!["db.u".into()],
                 valid_txn_list: Some("1:2".into()),
                 materialization_time: Some(9),
+                source_tables: None,
             }),
             cat_name: "hive".into(),
             owner_type: Some(engine::PrincipalType::Group),

@@ -84,6 +84,11 @@ fn encoded_table(
         return Some(encoded);
     }
     let table = view.archived().ok()?;
+    // A materialized view's source tables and counts live apart from its record: the
+    // engine's owned table carries them.
+    if table.creation_metadata.is_some() {
+        return None;
+    }
     encode::table(&mut Encoder::new(&mut encoded, protocol), table).ok()?;
     cache.insert(view.key(), protocol, view.archive(), &encoded);
     Some(encoded)
