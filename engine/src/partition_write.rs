@@ -77,6 +77,17 @@ fn moves_data(table: &Table) -> bool {
     !table.is_view() && (!table.is_external() || translated)
 }
 
+/// [`set_ddl_time_if_absent`] with the time as text, made once for a batch.
+fn set_ddl_time_text_if_absent(parameters: &mut BTreeMap<String, String>, now: &str) {
+    match parameters.get_mut(DDL_TIME_PARAMETER) {
+        Some(ddl_time) if ddl_time == "0" => now.clone_into(ddl_time),
+        Some(_) => {}
+        None => {
+            parameters.insert(DDL_TIME_PARAMETER.to_string(), now.to_string());
+        }
+    }
+}
+
 fn set_ddl_time_if_absent(parameters: &mut BTreeMap<String, String>, now: i32) {
     let ddl_time = parameters
         .entry(DDL_TIME_PARAMETER.to_string())
@@ -610,6 +621,8 @@ fn prepare_batch(
 ) -> Result<Vec<(Vec<u8>, NewPartition)>> {
     let mut seen = SeenKeys::with_capacity(partitions.len());
     let mut descriptors = SharedDescriptors::default();
+    let locations = DefaultLocations::of(&table.table);
+    let now_text = now.to_string();
     let mut prepared: Vec<(Vec<u8>, NewPartition)> = Vec::with_capacity(partitions.len());
     for mut partition in partitions {
         check_belongs(table, &partition)?;
@@ -624,7 +637,8 @@ fn prepare_batch(
             whitelist.check(&partition.values)?;
         }
         let key = keys::partition_key(table.id, &partition.values);
-        if seen.repeats(&key, &prepared) {
+        let key_hash = SeenKeys::hash(&key);
+        if seen.repeats(key_hash, &key, &prepared) {
             return Err(Error::Refused(format!(
                 "Duplicate partitions in the list: {}",
                 java_partition(
@@ -635,9 +649,9 @@ fn prepare_batch(
                 )
             )));
         }
-        set_ddl_time_if_absent(&mut partition.parameters, now);
-        fill_descriptor(table, &mut descriptors, &mut partition)?;
-        seen.insert(&key, prepared.len());
+        set_ddl_time_text_if_absent(&mut partition.parameters, &now_text);
+        fill_descriptor(table, &mut descriptors, &locations, &mut partition)?;
+        seen.insert(key_hash, prepared.len());
         prepared.push((key, partition));
     }
     Ok(prepared)
@@ -666,9 +680,9 @@ impl SeenKeys {
         hasher.finish()
     }
 
-    /// Whether `key` is the key of a partition of `prepared`.
-    fn repeats<T>(&mut self, key: &[u8], prepared: &[(Vec<u8>, T)]) -> bool {
-        match self.first_by_hash.get(&Self::hash(key)) {
+    /// Whether `key` (of hash `key_hash`) is the key of a partition of `prepared`.
+    fn repeats<T>(&mut self, key_hash: u64, key: &[u8], prepared: &[(Vec<u8>, T)]) -> bool {
+        match self.first_by_hash.get(&key_hash) {
             None if !self.collided => false,
             Some(&index) if prepared[index].0 == key => true,
             Some(_) => {
@@ -679,8 +693,8 @@ impl SeenKeys {
         }
     }
 
-    fn insert(&mut self, key: &[u8], index: usize) {
-        self.first_by_hash.entry(Self::hash(key)).or_insert(index);
+    fn insert(&mut self, key_hash: u64, index: usize) {
+        self.first_by_hash.entry(key_hash).or_insert(index);
     }
 }
 
@@ -762,6 +776,7 @@ fn has_upper_case_column(sd: &StorageDescriptor) -> bool {
 fn fill_descriptor(
     table: &PartitionedTable,
     descriptors: &mut SharedDescriptors,
+    locations: &DefaultLocations,
     partition: &mut NewPartition,
 ) -> Result<()> {
     let shared = match partition.descriptor.take() {
@@ -770,11 +785,8 @@ fn fill_descriptor(
     };
     partition.descriptor = Some(shared);
     crate::database::clear_blank(&mut partition.location);
-    match (table.table.location(), partition.location.is_some()) {
-        (Some(table_location), false) => {
-            let name = table.partition_name(&partition.values);
-            partition.location = Some(join_location(table_location, &name));
-        }
+    match (&locations.parent, partition.location.is_some()) {
+        (Some(_), false) => partition.location = locations.of_values(&partition.values),
         (None, true) if table.table.is_view() => {
             return Err(Error::Refused(
                 "Cannot specify location for a view partition".to_string(),
@@ -783,6 +795,37 @@ fn fill_descriptor(
         _ => {}
     }
     Ok(())
+}
+
+/// Default partition locations of one table, `<table location>/<partition name>`, with what
+/// every one of them repeats made once.
+struct DefaultLocations {
+    /// `<table location>/`; none when the table has no location.
+    parent: Option<String>,
+    escaped_keys: Vec<String>,
+}
+
+impl DefaultLocations {
+    fn of(table: &Table) -> Self {
+        let keys: Vec<&str> = table
+            .partition_keys
+            .iter()
+            .map(|key| key.name.as_str())
+            .collect();
+        DefaultLocations {
+            parent: table.location().map(|location| join_location(location, "")),
+            escaped_keys: crate::partition_name::escaped_keys(&keys),
+        }
+    }
+
+    /// The default location of `values`, when the table has a location.
+    fn of_values(&self, values: &[String]) -> Option<String> {
+        let parent = self.parent.as_deref()?;
+        let mut location = String::with_capacity(parent.len() + 16 * values.len());
+        location.push_str(parent);
+        crate::partition_name::push_partition_name(&mut location, &self.escaped_keys, values);
+        Some(location)
+    }
 }
 
 /// Drops from `prepared` the partitions that exist; without
