@@ -7,7 +7,10 @@
 
 use std::sync::Arc;
 
-use crate::events::{PartitionImage, PartitionImages};
+use crate::error::Result;
+use crate::events::{
+    PartitionImage, PartitionImages, StoredPartitionImage, StoredPartitions, TableImage,
+};
 use crate::partition::{same_shared, Partition, PartitionRecord};
 use crate::principal::PrincipalPrivilegeSet;
 use crate::table::{FileMetadata, StorageDescriptor, Table};
@@ -126,30 +129,34 @@ impl AddedPartitions {
     }
 }
 
-/// Builds the images of an add's partitions from their records, each shared descriptor held
-/// once: the one of the previous partition is recognised by its pointer.
+/// Builds the images of an add's partitions for its event: each record as its stored bytes,
+/// each shared descriptor held once (the one of the previous partition is recognised by its
+/// pointer); and the records themselves, for the partitions handed back.
 #[derive(Default)]
 pub(crate) struct ImagesBuilder {
-    images: PartitionImages,
+    descriptors: Vec<StorageDescriptor>,
+    stored: Vec<StoredPartitionImage>,
+    records: Vec<PartitionRecord>,
     last: Option<(Arc<StorageDescriptor>, u32)>,
 }
 
 impl ImagesBuilder {
-    /// Adds the partition of `values` stored as `record` (its descriptor id is not kept: an
-    /// image refers to the event's own list), with shared `descriptor` (location none).
+    /// Adds the partition of `values` stored as `stored`, the bytes of `record`, with shared
+    /// `descriptor` (location none).
     pub(crate) fn push(
         &mut self,
         values: Vec<String>,
-        mut record: PartitionRecord,
+        record: PartitionRecord,
+        stored: Vec<u8>,
         descriptor: Option<&Arc<StorageDescriptor>>,
     ) {
-        record.descriptor_id = None;
         let descriptor = descriptor.map(|shared| self.index_of(shared));
-        self.images.partitions.push(PartitionImage {
+        self.stored.push(StoredPartitionImage {
             values,
-            record,
+            record: stored,
             descriptor,
         });
+        self.records.push(record);
     }
 
     fn index_of(&mut self, shared: &Arc<StorageDescriptor>) -> u32 {
@@ -158,7 +165,7 @@ impl ImagesBuilder {
                 return *index;
             }
         }
-        let descriptors = &mut self.images.descriptors;
+        let descriptors = &mut self.descriptors;
         let found = descriptors
             .iter()
             .position(|held| same_shared(held, shared));
@@ -175,7 +182,41 @@ impl ImagesBuilder {
         index
     }
 
-    pub(crate) fn finish(self) -> PartitionImages {
-        self.images
+    /// Whether no partition was pushed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.stored.is_empty()
     }
+
+    /// The event's stored form of the partitions, and their records.
+    pub(crate) fn finish(self, table: &Table) -> Result<(StoredPartitions, Vec<PartitionRecord>)> {
+        let stored = StoredPartitions {
+            table: TableImage::of(table)?,
+            descriptors: self.descriptors,
+            partitions: self.stored,
+        };
+        Ok((stored, self.records))
+    }
+}
+
+/// The partitions added, from what their event stored (`stored`, taken back from it) and
+/// their `records`.
+pub(crate) fn added_from_event(
+    table: Table,
+    stored: StoredPartitions,
+    records: Vec<PartitionRecord>,
+) -> AddedPartitions {
+    let image = |(stored, mut record): (StoredPartitionImage, PartitionRecord)| {
+        record.descriptor_id = None;
+        PartitionImage {
+            values: stored.values,
+            record,
+            descriptor: stored.descriptor,
+        }
+    };
+    let partitions = stored.partitions.into_iter().zip(records).map(image);
+    let images = PartitionImages {
+        descriptors: stored.descriptors,
+        partitions: partitions.collect(),
+    };
+    AddedPartitions::new(table, images)
 }

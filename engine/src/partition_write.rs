@@ -14,7 +14,7 @@ use crate::partition::{
     resolve_table, to_record, DescriptorCache, DescriptorInterner, Partition, PartitionRecord,
     PartitionedTable,
 };
-use crate::partition_batch::{AddedPartitions, ImagesBuilder, NewPartition};
+use crate::partition_batch::{added_from_event, AddedPartitions, ImagesBuilder, NewPartition};
 use crate::partition_name::PartitionNameWhitelist;
 use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
@@ -210,13 +210,14 @@ impl Store {
         })
     }
 
-    /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images.
+    /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images
+    /// for the event.
     fn stage_added(
         &self,
         txn: &mut WriteTxn<'_>,
         table: &PartitionedTable,
         partitions: Vec<(Vec<u8>, NewPartition)>,
-    ) -> Result<PartitionImages> {
+    ) -> Result<ImagesBuilder> {
         let mut interner = DescriptorInterner::new(table.id);
         let mut images = ImagesBuilder::default();
         for (key, mut partition) in partitions {
@@ -254,10 +255,16 @@ impl Store {
                 write_id: partition.write_id,
                 file_metadata: partition.file_metadata,
             };
-            txn.put_value(key, &record)?;
-            images.push(partition.values, record, partition.descriptor.as_ref());
+            let stored = crate::values::encode(&record)?;
+            txn.put_raw(key, stored.clone());
+            images.push(
+                partition.values,
+                record,
+                stored,
+                partition.descriptor.as_ref(),
+            );
         }
-        Ok(images.finish())
+        Ok(images)
     }
 
     /// Replaces the partitions of table `catalog.database.name` whose values
@@ -898,24 +905,17 @@ fn existing_keys<T>(
 fn emit_added(
     txn: &mut WriteTxn<'_>,
     table: Table,
-    images: PartitionImages,
+    images: ImagesBuilder,
 ) -> Result<AddedPartitions> {
-    if images.partitions.is_empty() {
-        return Ok(AddedPartitions::new(table, images));
+    if images.is_empty() {
+        return Ok(AddedPartitions::new(table, PartitionImages::default()));
     }
-    let names = EventRecord::of_table(EventKind::AddPartition, &table, EventBody::Empty);
-    let mut event = EventRecord {
-        body: EventBody::Partitions {
-            table,
-            before: None,
-            after: images,
-            is_truncate: false,
-        },
-        ..names
-    };
+    let (stored, records) = images.finish(&table)?;
+    let body = EventBody::StoredPartitions(stored);
+    let mut event = EventRecord::of_table(EventKind::AddPartition, &table, body);
     txn.emit_reused(&mut event)?;
     match event.body {
-        EventBody::Partitions { table, after, .. } => Ok(AddedPartitions::new(table, after)),
+        EventBody::StoredPartitions(stored) => Ok(added_from_event(table, stored, records)),
         _ => Err(Error::Internal(
             "an add's event lost its partitions".to_string(),
         )),
