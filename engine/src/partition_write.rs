@@ -20,7 +20,7 @@ use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::{normalize_names, StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::values::ValueView;
-use crate::warehouse::{join_location, normalize_location, WarehouseReport};
+use crate::warehouse::{join_location, normalize_location, DirMade, WarehouseReport};
 
 /// The table parameter Hive 4 sets on managed tables it made external; their
 /// partitions still move on rename.
@@ -223,12 +223,13 @@ impl Store {
         for (key, mut partition) in partitions {
             let mut existed = false;
             if let Some(location) = partition.location.as_deref() {
-                let made = self
-                    .warehouse()
-                    .make_dir(location)
-                    .map_err(Error::Refused)?;
-                existed = made.is_none();
-                txn.record_undo(made);
+                match self.warehouse().make_dir_telling(location) {
+                    Ok(DirMade::Made(undo)) => txn.record_undo(Some(undo)),
+                    Ok(DirMade::Existed) => existed = true,
+                    // Nothing there to count statistics of: quick statistics are local only.
+                    Ok(DirMade::Untouched) => {}
+                    Err(reason) => return Err(Error::Refused(reason)),
+                }
             }
             if existed {
                 let location = partition.location.as_deref();
