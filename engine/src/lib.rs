@@ -61,6 +61,7 @@ pub mod locks;
 mod name_listing;
 mod names;
 mod partition;
+mod partition_batch;
 mod partition_encoded;
 mod partition_events;
 mod partition_exchange;
@@ -98,6 +99,7 @@ pub use names::{
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
+pub use partition_batch::{AddedPartitions, NewPartition};
 pub use partition_encoded::PartitionSink;
 pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;

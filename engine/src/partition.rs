@@ -188,6 +188,13 @@ pub(crate) fn normalize_values(values: &[String]) -> Vec<String> {
     values.iter().map(normalize).collect()
 }
 
+/// [`normalize_values`] in place.
+pub(crate) fn normalize_values_in_place(values: &mut [String]) {
+    for value in values.iter_mut().filter(|value| value.is_empty()) {
+        *value = DEFAULT_PARTITION_NAME.to_string();
+    }
+}
+
 /// Hive's `makePartName` check: one value per partition key.
 pub(crate) fn check_value_count(table: &PartitionedTable, values: &[String]) -> Result<()> {
     let keys = &table.table.partition_keys;
@@ -247,8 +254,8 @@ pub(crate) struct DescriptorInterner {
     /// Ids taken in this write (staged, not yet readable).
     staged: HashSet<u64>,
     /// The last descriptor interned and its id: a batch's partitions mostly share one, and
-    /// comparing it costs far less than encoding it again.
-    last: Option<(StorageDescriptor, u64)>,
+    /// comparing it (or its pointer) costs far less than encoding it again.
+    last: Option<(Arc<StorageDescriptor>, u64)>,
 }
 
 /// Whether `a` and `b` are the same shared descriptor: equal but for their locations.
@@ -284,6 +291,23 @@ impl DescriptorInterner {
     ) -> Result<u64> {
         if let Some((last, id)) = &self.last {
             if same_shared(last, descriptor) {
+                return Ok(*id);
+            }
+        }
+        let id = self.intern_encoded(txn, descriptor)?;
+        self.last = Some((Arc::new(descriptor.clone()), id));
+        Ok(id)
+    }
+
+    /// [`DescriptorInterner::intern`] for a shared descriptor: the previous one is recognised
+    /// by its pointer before it is compared.
+    pub(crate) fn intern_shared(
+        &mut self,
+        txn: &mut WriteTxn<'_>,
+        descriptor: &Arc<StorageDescriptor>,
+    ) -> Result<u64> {
+        if let Some((last, id)) = &self.last {
+            if Arc::ptr_eq(last, descriptor) || same_shared(last, descriptor) {
                 return Ok(*id);
             }
         }

@@ -132,17 +132,41 @@ pub fn unescape_path_name(name: &str) -> String {
 /// # Panics
 /// If the lengths differ: callers check values against the table first.
 pub fn make_partition_name<K: AsRef<str>, V: AsRef<str>>(keys: &[K], values: &[V]) -> String {
-    assert_eq!(keys.len(), values.len(), "one value per partition key");
     let mut name = String::with_capacity(keys.len() * 16);
-    for (index, (key, value)) in keys.iter().zip(values).enumerate() {
+    push_partition_name(&mut name, &escaped_keys(keys), values);
+    name
+}
+
+/// The partition keys as a name shows them, lower-cased and escaped: what
+/// [`push_partition_name`] takes, made once for many names.
+pub(crate) fn escaped_keys<K: AsRef<str>>(keys: &[K]) -> Vec<String> {
+    let escape = |key: &K| {
+        let mut escaped = String::new();
+        push_escaped(&mut escaped, &key.as_ref().to_lowercase());
+        escaped
+    };
+    keys.iter().map(escape).collect()
+}
+
+/// Appends the name of `values` to `name`, the keys given by [`escaped_keys`].
+pub(crate) fn push_partition_name<V: AsRef<str>>(
+    name: &mut String,
+    escaped_keys: &[String],
+    values: &[V],
+) {
+    assert_eq!(
+        escaped_keys.len(),
+        values.len(),
+        "one value per partition key"
+    );
+    for (index, (key, value)) in escaped_keys.iter().zip(values).enumerate() {
         if index > 0 {
             name.push('/');
         }
-        push_escaped(&mut name, &key.as_ref().to_lowercase());
+        name.push_str(key);
         name.push('=');
-        push_escaped(&mut name, value.as_ref());
+        push_escaped(name, value.as_ref());
     }
-    name
 }
 
 /// Splits one `k=v` component as Hive's pattern `([^/]+)=([^/]+)` does:

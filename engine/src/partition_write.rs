@@ -3,21 +3,24 @@
 //! `drop_partitions` do. Each call is one atomic write: a batch is all
 //! there or none.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, PartitionImages};
 use crate::keys;
 use crate::partition::{
-    check_value_count, java_list, java_partition, normalize_values, resolve_table, to_record,
-    DescriptorCache, DescriptorInterner, Partition, PartitionRecord, PartitionedTable,
+    check_value_count, java_list, java_partition, normalize_values, normalize_values_in_place,
+    resolve_table, to_record, DescriptorCache, DescriptorInterner, Partition, PartitionRecord,
+    PartitionedTable,
 };
+use crate::partition_batch::{added_from_event, AddedPartitions, ImagesBuilder, NewPartition};
 use crate::partition_name::PartitionNameWhitelist;
 use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::{normalize_names, StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::values::ValueView;
-use crate::warehouse::{join_location, normalize_location, WarehouseReport};
+use crate::warehouse::{join_location, normalize_location, DirMade, WarehouseReport};
 
 /// The table parameter Hive 4 sets on managed tables it made external; their
 /// partitions still move on rename.
@@ -74,9 +77,19 @@ fn moves_data(table: &Table) -> bool {
     !table.is_view() && (!table.is_external() || translated)
 }
 
-fn set_ddl_time_if_absent(partition: &mut Partition, now: i32) {
-    let ddl_time = partition
-        .parameters
+/// [`set_ddl_time_if_absent`] with the time as text, made once for a batch.
+fn set_ddl_time_text_if_absent(parameters: &mut BTreeMap<String, String>, now: &str) {
+    match parameters.get_mut(DDL_TIME_PARAMETER) {
+        Some(ddl_time) if ddl_time == "0" => now.clone_into(ddl_time),
+        Some(_) => {}
+        None => {
+            parameters.insert(DDL_TIME_PARAMETER.to_string(), now.to_string());
+        }
+    }
+}
+
+fn set_ddl_time_if_absent(parameters: &mut BTreeMap<String, String>, now: i32) {
+    let ddl_time = parameters
         .entry(DDL_TIME_PARAMETER.to_string())
         .or_insert_with(|| now.to_string());
     if ddl_time == "0" {
@@ -161,6 +174,21 @@ impl Store {
         partitions: Vec<Partition>,
         options: &AddPartitionsOptions<'_>,
     ) -> Result<Vec<Partition>> {
+        let batch = partitions.into_iter().map(NewPartition::from).collect();
+        let added = self.add_partition_batch(catalog, database, name, batch, options)?;
+        Ok(added.into_partitions())
+    }
+
+    /// [`Store::add_partitions`] of partitions whose shared descriptors come by reference:
+    /// what a request decoded off the wire carries.
+    pub fn add_partition_batch(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        partitions: Vec<NewPartition>,
+        options: &AddPartitionsOptions<'_>,
+    ) -> Result<AddedPartitions> {
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
             let table =
@@ -175,41 +203,69 @@ impl Store {
                         other => other,
                     },
                 )?;
-            let prepared = prepare_batch(&table, partitions, options)?;
+            let prepared = prepare_batch(&table, partitions, options, txn.event_time())?;
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
-            let added = self.stage_added(txn, &table, prepared)?;
-            emit_partitions(txn, EventKind::AddPartition, &table.table, &added)?;
-            Ok(added)
+            let images = self.stage_added(txn, &table, prepared)?;
+            emit_added(txn, table.table, images)
         })
     }
 
-    /// Stages `partitions`, each under its key (from [`skip_existing`]).
+    /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images
+    /// for the event.
     fn stage_added(
         &self,
         txn: &mut WriteTxn<'_>,
         table: &PartitionedTable,
-        partitions: Vec<(Vec<u8>, Partition)>,
-    ) -> Result<Vec<Partition>> {
+        partitions: Vec<(Vec<u8>, NewPartition)>,
+    ) -> Result<ImagesBuilder> {
         let mut interner = DescriptorInterner::new(table.id);
-        let mut added = Vec::with_capacity(partitions.len());
+        let mut images = ImagesBuilder::default();
         for (key, mut partition) in partitions {
             let mut existed = false;
-            if let Some(location) = partition.location() {
-                let made = self
-                    .warehouse()
-                    .make_dir(location)
-                    .map_err(Error::Refused)?;
-                existed = made.is_none();
-                txn.record_undo(made);
+            if let Some(location) = partition.location.as_deref() {
+                match self.warehouse().make_dir_telling(location) {
+                    Ok(DirMade::Made(undo)) => txn.record_undo(Some(undo)),
+                    Ok(DirMade::Existed) => existed = true,
+                    // Nothing there to count statistics of: quick statistics are local only.
+                    Ok(DirMade::Untouched) => {}
+                    Err(reason) => return Err(Error::Refused(reason)),
+                }
             }
             if existed {
-                crate::stats::update_added_partition_stats(self, &table.table, &mut partition);
+                let location = partition.location.as_deref();
+                let parameters = &mut partition.parameters;
+                crate::stats::update_added_partition_stats(
+                    self,
+                    &table.table,
+                    parameters,
+                    location,
+                );
             }
-            let record = to_record(txn, &mut interner, &partition)?;
-            txn.put_value(key, &record)?;
-            added.push(partition);
+            let descriptor_id = match &partition.descriptor {
+                Some(shared) => Some(interner.intern_shared(txn, shared)?),
+                None => None,
+            };
+            // Moved, not copied: the record is then the event's image of the partition.
+            let record = PartitionRecord {
+                create_time: txn.event_time(),
+                last_access_time: partition.last_access_time,
+                descriptor_id,
+                location: partition.location,
+                parameters: partition.parameters,
+                privileges: partition.privileges,
+                write_id: partition.write_id,
+                file_metadata: partition.file_metadata,
+            };
+            let stored = crate::values::encode(&record)?;
+            txn.put_raw(key, stored.clone());
+            images.push(
+                partition.values,
+                record,
+                stored,
+                partition.descriptor.as_ref(),
+            );
         }
-        Ok(added)
+        Ok(images)
     }
 
     /// Replaces the partitions of table `catalog.database.name` whose values
@@ -405,7 +461,7 @@ impl Store {
         }
         fill_names(table, &mut partition);
         partition.create_time = old.create_time;
-        set_ddl_time_if_absent(&mut partition, now_seconds());
+        set_ddl_time_if_absent(&mut partition.parameters, now_seconds());
         let sd = partition
             .sd
             .get_or_insert_with(|| old.sd.clone().unwrap_or_default());
@@ -563,15 +619,19 @@ impl Store {
     }
 }
 
-/// Hive's checks and defaults for a batch to add, before touching anything.
+/// Hive's checks and defaults for a batch to add, before touching anything: the partitions
+/// that pass, each with its key.
 fn prepare_batch(
     table: &PartitionedTable,
-    partitions: Vec<Partition>,
+    partitions: Vec<NewPartition>,
     options: &AddPartitionsOptions<'_>,
-) -> Result<Vec<Partition>> {
-    let now = now_seconds();
-    let mut seen = HashSet::with_capacity(partitions.len());
-    let mut prepared = Vec::with_capacity(partitions.len());
+    now: i32,
+) -> Result<Vec<(Vec<u8>, NewPartition)>> {
+    let mut seen = SeenKeys::with_capacity(partitions.len());
+    let mut descriptors = SharedDescriptors::default();
+    let locations = DefaultLocations::of(&table.table);
+    let now_text = now.to_string();
+    let mut prepared: Vec<(Vec<u8>, NewPartition)> = Vec::with_capacity(partitions.len());
     for mut partition in partitions {
         check_belongs(table, &partition)?;
         if partition.values.is_empty() {
@@ -579,12 +639,14 @@ fn prepare_batch(
                 "The partition values cannot be null or empty.".to_string(),
             ));
         }
-        partition.values = normalize_values(&partition.values);
+        normalize_values_in_place(&mut partition.values);
         check_value_count(table, &partition.values)?;
         if let Some(whitelist) = options.whitelist {
             whitelist.check(&partition.values)?;
         }
-        if !seen.insert(partition.values.clone()) {
+        let key = keys::partition_key(table.id, &partition.values);
+        let key_hash = SeenKeys::hash(&key);
+        if seen.repeats(key_hash, &key, &prepared) {
             return Err(Error::Refused(format!(
                 "Duplicate partitions in the list: {}",
                 java_partition(
@@ -595,16 +657,63 @@ fn prepare_batch(
                 )
             )));
         }
-        fill_names(table, &mut partition);
-        partition.create_time = now;
-        set_ddl_time_if_absent(&mut partition, now);
-        fill_descriptor(table, &mut partition)?;
-        prepared.push(partition);
+        set_ddl_time_text_if_absent(&mut partition.parameters, &now_text);
+        fill_descriptor(table, &mut descriptors, &locations, &mut partition)?;
+        seen.insert(key_hash, prepared.len());
+        prepared.push((key, partition));
     }
     Ok(prepared)
 }
 
-fn check_belongs(table: &PartitionedTable, partition: &Partition) -> Result<()> {
+/// The keys of a batch so far, by hash: a repeat is found without a copy of each key.
+struct SeenKeys {
+    /// Key hash → index of the first partition with that hash.
+    first_by_hash: std::collections::HashMap<u64, usize>,
+    /// Whether two different keys shared a hash; from then on, repeats are searched for.
+    collided: bool,
+}
+
+impl SeenKeys {
+    fn with_capacity(count: usize) -> Self {
+        SeenKeys {
+            first_by_hash: std::collections::HashMap::with_capacity(count),
+            collided: false,
+        }
+    }
+
+    fn hash(key: &[u8]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Whether `key` (of hash `key_hash`) is the key of a partition of `prepared`.
+    fn repeats<T>(&mut self, key_hash: u64, key: &[u8], prepared: &[(Vec<u8>, T)]) -> bool {
+        match self.first_by_hash.get(&key_hash) {
+            None if !self.collided => false,
+            Some(&index) if prepared[index].0 == key => true,
+            Some(_) => {
+                self.collided = true;
+                prepared.iter().any(|(held, _)| held == key)
+            }
+            None => prepared.iter().any(|(held, _)| held == key),
+        }
+    }
+
+    fn insert(&mut self, key_hash: u64, index: usize) {
+        self.first_by_hash.entry(key_hash).or_insert(index);
+    }
+}
+
+fn check_belongs(table: &PartitionedTable, partition: &NewPartition) -> Result<()> {
+    // Nearly always empty or exactly the stored (normalised) name: no need to normalise them.
+    let same = |given: &str, stored: &str| given.is_empty() || given == stored;
+    if same(&partition.db_name, &table.table.db_name)
+        && same(&partition.table_name, &table.table.table_name)
+    {
+        return Ok(());
+    }
     let (_, database, name) = normalize_names("", &partition.db_name, &partition.table_name);
     let database_ok = database.is_empty() || database == table.table.db_name;
     let name_ok = name.is_empty() || name == table.table.table_name;
@@ -625,21 +734,67 @@ fn fill_names(table: &PartitionedTable, partition: &mut Partition) {
     partition.table_name = table.table.table_name.clone();
 }
 
+/// The shared descriptors of one batch as stored: without location, columns lower-cased. Each
+/// is made once per batch: the table's, and the last one given (partitions of one request
+/// share theirs).
+#[derive(Default)]
+struct SharedDescriptors {
+    table: Option<Arc<StorageDescriptor>>,
+    /// The last descriptor given, and what it is stored as.
+    last_given: Option<(Arc<StorageDescriptor>, Arc<StorageDescriptor>)>,
+}
+
+impl SharedDescriptors {
+    fn of_table(&mut self, table: &Table) -> Arc<StorageDescriptor> {
+        let shared = self.table.get_or_insert_with(|| {
+            let mut sd = table.sd.clone().unwrap_or_default();
+            sd.location = None;
+            lowercase_columns(&mut sd);
+            Arc::new(sd)
+        });
+        shared.clone()
+    }
+
+    fn normalized(&mut self, given: Arc<StorageDescriptor>) -> Arc<StorageDescriptor> {
+        if let Some((last, stored)) = &self.last_given {
+            if Arc::ptr_eq(last, &given) {
+                return stored.clone();
+            }
+        }
+        let stored = if given.location.is_some() || has_upper_case_column(&given) {
+            let mut sd = StorageDescriptor::clone(&given);
+            sd.location = None;
+            lowercase_columns(&mut sd);
+            Arc::new(sd)
+        } else {
+            given.clone()
+        };
+        self.last_given = Some((given, stored.clone()));
+        stored
+    }
+}
+
+fn has_upper_case_column(sd: &StorageDescriptor) -> bool {
+    let upper = |name: &str| !name.is_ascii() || name.bytes().any(|b| b.is_ascii_uppercase());
+    sd.cols.iter().any(|column| upper(&column.name))
+}
+
 /// The table's descriptor when none is given; the default location when
 /// none is given and the table has one.
-fn fill_descriptor(table: &PartitionedTable, partition: &mut Partition) -> Result<()> {
-    let sd = partition.sd.get_or_insert_with(|| {
-        let mut sd = table.table.sd.clone().unwrap_or_default();
-        sd.location = None;
-        sd
-    });
-    lowercase_columns(sd);
-    crate::database::clear_blank(&mut sd.location);
-    match (table.table.location(), sd.location.is_some()) {
-        (Some(table_location), false) => {
-            let name = table.partition_name(&partition.values);
-            sd.location = Some(join_location(table_location, &name));
-        }
+fn fill_descriptor(
+    table: &PartitionedTable,
+    descriptors: &mut SharedDescriptors,
+    locations: &DefaultLocations,
+    partition: &mut NewPartition,
+) -> Result<()> {
+    let shared = match partition.descriptor.take() {
+        Some(given) => descriptors.normalized(given),
+        None => descriptors.of_table(&table.table),
+    };
+    partition.descriptor = Some(shared);
+    crate::database::clear_blank(&mut partition.location);
+    match (&locations.parent, partition.location.is_some()) {
+        (Some(_), false) => partition.location = locations.of_values(&partition.values),
         (None, true) if table.table.is_view() => {
             return Err(Error::Refused(
                 "Cannot specify location for a view partition".to_string(),
@@ -650,37 +805,122 @@ fn fill_descriptor(table: &PartitionedTable, partition: &mut Partition) -> Resul
     Ok(())
 }
 
+/// Default partition locations of one table, `<table location>/<partition name>`, with what
+/// every one of them repeats made once.
+struct DefaultLocations {
+    /// `<table location>/`; none when the table has no location.
+    parent: Option<String>,
+    escaped_keys: Vec<String>,
+}
+
+impl DefaultLocations {
+    fn of(table: &Table) -> Self {
+        let keys: Vec<&str> = table
+            .partition_keys
+            .iter()
+            .map(|key| key.name.as_str())
+            .collect();
+        DefaultLocations {
+            parent: table.location().map(|location| join_location(location, "")),
+            escaped_keys: crate::partition_name::escaped_keys(&keys),
+        }
+    }
+
+    /// The default location of `values`, when the table has a location.
+    fn of_values(&self, values: &[String]) -> Option<String> {
+        let parent = self.parent.as_deref()?;
+        let mut location = String::with_capacity(parent.len() + 16 * values.len());
+        location.push_str(parent);
+        crate::partition_name::push_partition_name(&mut location, &self.escaped_keys, values);
+        Some(location)
+    }
+}
+
 /// Drops from `prepared` the partitions that exist; without
-/// `if_not_exists`, any existing one fails the batch with Hive 4's message.
-/// The others come with their keys, built once for the lookup and the write.
+/// `if_not_exists`, any existing one fails the batch with Hive 4's message (naming the first
+/// in the request's order).
 fn skip_existing(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
-    prepared: Vec<Partition>,
+    prepared: Vec<(Vec<u8>, NewPartition)>,
     if_not_exists: bool,
-) -> Result<Vec<(Vec<u8>, Partition)>> {
-    let mut added = Vec::with_capacity(prepared.len());
-    let mut first_existing = None;
-    for partition in prepared {
-        let key = keys::partition_key(table.id, &partition.values);
-        if txn.get(&key)?.is_some() {
-            first_existing.get_or_insert(partition.values);
-        } else {
-            added.push((key, partition));
-        }
-    }
-    if let (Some(values), false) = (first_existing, if_not_exists) {
+) -> Result<Vec<(Vec<u8>, NewPartition)>> {
+    let existing = existing_keys(txn.reader(), &prepared)?;
+    if let (Some(first), false) = (existing.iter().position(|exists| *exists), if_not_exists) {
         return Err(Error::AlreadyExists(format!(
             "Partition already exists: {}",
             java_partition(
                 &table.table.db_name,
                 &table.table.table_name,
                 &table.table.cat_name,
-                &values
+                &prepared[first].1.values,
             )
         )));
     }
-    Ok(added)
+    let added = prepared.into_iter().zip(existing);
+    Ok(added
+        .filter(|(_, exists)| !exists)
+        .map(|(entry, _)| entry)
+        .collect())
+}
+
+/// Which keys of `prepared` are stored. Rather than one lookup per key, the keys are walked in
+/// order, each lookup finding the first stored key at or after the next one: every key before
+/// it is absent. Partitions are mostly added past those stored (new dates), and then a batch
+/// of 1,000 costs a few lookups; at worst, one per key, as before.
+fn existing_keys<T>(
+    reader: &dyn crate::kv::KvBackend,
+    prepared: &[(Vec<u8>, T)],
+) -> Result<Vec<bool>> {
+    let mut existing = vec![false; prepared.len()];
+    let mut order: Vec<usize> = (0..prepared.len()).collect();
+    order.sort_unstable_by(|a, b| prepared[*a].0.cmp(&prepared[*b].0));
+    let Some(&last) = order.last() else {
+        return Ok(existing);
+    };
+    let end = std::ops::Bound::Included(prepared[last].0.clone());
+    let mut next = 0;
+    // Bounded: every lookup moves `next` on by one at least.
+    while next < order.len() {
+        let range = crate::kv::KeyRange {
+            start: std::ops::Bound::Included(prepared[order[next]].0.clone()),
+            end: end.clone(),
+        };
+        let Some((stored, _)) = reader.scan(&range, 1)?.into_iter().next() else {
+            break;
+        };
+        let stored: &[u8] = &stored;
+        while next < order.len() && prepared[order[next]].0.as_slice() < stored {
+            next += 1;
+        }
+        if next < order.len() && prepared[order[next]].0.as_slice() == stored {
+            existing[order[next]] = true;
+            next += 1;
+        }
+    }
+    Ok(existing)
+}
+
+/// Logs an add's partitions (one `ADD_PARTITION` event for the batch, as Hive; none when
+/// nothing was added), and hands them back from the event.
+fn emit_added(
+    txn: &mut WriteTxn<'_>,
+    table: Table,
+    images: ImagesBuilder,
+) -> Result<AddedPartitions> {
+    if images.is_empty() {
+        return Ok(AddedPartitions::new(table, PartitionImages::default()));
+    }
+    let (stored, records) = images.finish(&table)?;
+    let body = EventBody::StoredPartitions(stored);
+    let mut event = EventRecord::of_table(EventKind::AddPartition, &table, body);
+    txn.emit_reused(&mut event)?;
+    match event.body {
+        EventBody::StoredPartitions(stored) => Ok(added_from_event(table, stored, records)),
+        _ => Err(Error::Internal(
+            "an add's event lost its partitions".to_string(),
+        )),
+    }
 }
 
 /// How an alter of partitions treats statistics, and whether it is a truncate's rewrite.
@@ -703,7 +943,7 @@ fn prepare_altered(
     })?;
     fill_names(table, &mut partition);
     partition.create_time = old.create_time;
-    set_ddl_time_if_absent(&mut partition, now);
+    set_ddl_time_if_absent(&mut partition.parameters, now);
     match partition.sd.as_mut() {
         Some(sd) => {
             lowercase_columns(sd);

@@ -369,6 +369,11 @@ impl WriteTxn<'_> {
         kv::scan(self.backend, range, SCAN_PAGE_ENTRY_COUNT)
     }
 
+    /// The time of this write, seconds since the epoch: what its events carry.
+    pub(crate) fn event_time(&self) -> i32 {
+        self.event_time
+    }
+
     /// Records a warehouse change to take back if the batch is not applied.
     pub(crate) fn record_undo(&mut self, undo: Option<Undo>) {
         self.undo.extend(undo);

@@ -175,6 +175,16 @@ impl Filesystem for LocalFilesystem {
     }
 }
 
+/// What [`Warehouse::make_dir_telling`] did.
+pub(crate) enum DirMade {
+    /// Made the directory; the undo removes it.
+    Made(Undo),
+    /// Found it there.
+    Existed,
+    /// Nothing: hivestore does not touch that location (not local, or no filesystem).
+    Untouched,
+}
+
 /// What happened to the data after a committed metadata change: directories
 /// removed, and the failures, which never undo the metadata.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -301,21 +311,30 @@ impl Warehouse {
     /// Hive's `mkdirs` before a create: makes `location` unless it is a
     /// directory already. Returns the undo action when it made one.
     pub(crate) fn make_dir(&self, location: &str) -> Result<Option<Undo>, String> {
+        match self.make_dir_telling(location)? {
+            DirMade::Made(undo) => Ok(Some(undo)),
+            DirMade::Existed | DirMade::Untouched => Ok(None),
+        }
+    }
+
+    /// [`Warehouse::make_dir`], telling an existing directory from a location hivestore does
+    /// not touch.
+    pub(crate) fn make_dir_telling(&self, location: &str) -> Result<DirMade, String> {
         let Some((filesystem, path)) = self.resolve(location) else {
-            return Ok(None);
+            return Ok(DirMade::Untouched);
         };
         let unable = |reason: String| {
             format!("{location} is not a directory or unable to create one: {reason}")
         };
         match filesystem.is_dir(&path) {
-            Ok(true) => return Ok(None),
+            Ok(true) => return Ok(DirMade::Existed),
             Ok(false) => {}
             Err(error) => return Err(unable(error.to_string())),
         }
         filesystem
             .create_dir_all(&path)
             .map_err(|error| unable(error.to_string()))?;
-        Ok(Some(Undo::RemoveDir(path)))
+        Ok(DirMade::Made(Undo::RemoveDir(path)))
     }
 
     /// Hive's quick statistics of `location`, or none when hivestore does not touch it, or

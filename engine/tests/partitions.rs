@@ -160,6 +160,63 @@ fn existing_partitions_fail_with_hive_messages_unless_if_not_exists() {
     assert_eq!(added[0].values, strings(&["b", "1"]));
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Goal: the existence check of an add, which walks the batch's keys in order and looks up
+    /// the next stored key rather than each key, finds exactly the stored ones, however the
+    /// batch interleaves with them. Method: random stored partitions and a random batch over a
+    /// small domain (so they overlap, and `hr` values sort as text: 10 before 2); with
+    /// `if_not_exists` the new ones come back in request order, without it the error names the
+    /// first stored one in request order.
+    #[test]
+    fn an_add_finds_exactly_the_stored_partitions_of_its_batch(
+        stored in proptest::collection::btree_set((0u8..4, 0u8..12), 0..20),
+        batch in proptest::collection::vec((0u8..4, 0u8..12), 1..20),
+    ) {
+        let warehouse = tempfile::tempdir().unwrap();
+        let store = setup(warehouse.path());
+        let values = |(day, hour): (u8, u8)| vec![format!("d{day}"), hour.to_string()];
+        let stored: Vec<Vec<String>> = stored.into_iter().map(values).collect();
+        let mut batch: Vec<Vec<String>> = batch.into_iter().map(values).collect();
+        let mut seen = std::collections::HashSet::new();
+        batch.retain(|values| seen.insert(values.clone()));
+        let to_partitions = |list: &[Vec<String>]| -> Vec<Partition> {
+            list.iter()
+                .map(|values| Partition { values: values.clone(), ..Partition::default() })
+                .collect()
+        };
+        if !stored.is_empty() {
+            add(&store, to_partitions(&stored));
+        }
+        let is_stored = |values: &Vec<String>| stored.contains(values);
+        let result = store.add_partitions(
+            "hive", "db", "events", to_partitions(&batch), &AddPartitionsOptions::default(),
+        );
+        match batch.iter().find(|values| is_stored(values)) {
+            Some(first) => {
+                let message = format!("values:[{}, {}]", first[0], first[1]);
+                proptest::prop_assert!(
+                    matches!(result, Err(Error::AlreadyExists(ref m)) if m.contains(&message)),
+                    "{:?}", result
+                );
+            }
+            None => proptest::prop_assert_eq!(result.unwrap().len(), batch.len()),
+        }
+        let options = AddPartitionsOptions { if_not_exists: true, ..AddPartitionsOptions::default() };
+        let added = store
+            .add_partitions("hive", "db", "events", to_partitions(&batch), &options)
+            .unwrap();
+        let added: Vec<Vec<String>> = added.into_iter().map(|partition| partition.values).collect();
+        let expected: Vec<Vec<String>> = if batch.iter().any(&is_stored) {
+            batch.iter().filter(|values| !is_stored(values)).cloned().collect()
+        } else {
+            Vec::new() // the first add took them all
+        };
+        proptest::prop_assert_eq!(added, expected);
+    }
+}
+
 #[test]
 fn bad_values_are_refused_with_hive_messages() {
     let warehouse = tempfile::tempdir().unwrap();

@@ -23,7 +23,8 @@ use crate::values::ValueView;
 
 pub use model::{
     ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
-    PartitionImage, PartitionImages, StoredStatistics, TableImage, WriteEvent,
+    PartitionImage, PartitionImages, StoredPartitionImage, StoredPartitions, StoredStatistics,
+    TableImage, WriteEvent,
 };
 pub(crate) use writes::{build_write_event, read_write_events, write_event_record};
 pub use writes::{

@@ -216,14 +216,15 @@ pub(crate) fn update_partition_stats_on_alter(
 pub(crate) fn update_added_partition_stats(
     store: &Store,
     table: &Table,
-    partition: &mut Partition,
+    parameters: &mut BTreeMap<String, String>,
+    location: Option<&str>,
 ) {
-    if table.is_view() || has_all_fast_stats(&partition.parameters) {
+    if table.is_view() || has_all_fast_stats(parameters) {
         return;
     }
-    if let Some(quick) = list_quick_stats(store, partition.location()) {
-        put_quick_stats(&mut partition.parameters, quick);
-        update_basic_state(&mut partition.parameters, &StatsContext::default());
+    if let Some(quick) = list_quick_stats(store, location) {
+        put_quick_stats(parameters, quick);
+        update_basic_state(parameters, &StatsContext::default());
     }
 }
 

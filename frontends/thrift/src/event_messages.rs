@@ -272,6 +272,19 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             engine,
             parameters,
         )?,
+        // Reads turn the stored form into `Partitions`; rendered the same if one comes here.
+        EventBody::StoredPartitions(stored) => {
+            let body = stored
+                .clone()
+                .into_body()
+                .map_err(|error| crate::errors::undeclared(error.to_string()))?;
+            let EventBody::Partitions { table, after, .. } = &body else {
+                return Err(crate::errors::undeclared(
+                    "an add's event lost its partitions",
+                ));
+            };
+            render_partitions(&mut message, event.kind, table, None, after, false)?
+        }
         // Reads turn the stored form into `Statistics`; rendered the same if one comes here.
         EventBody::StoredStatistics(stored) => {
             let table = stored

@@ -9,8 +9,9 @@
 use std::collections::BTreeMap;
 
 use hivestore_engine::{
-    partition_name_to_spec, partition_name_to_values, AddPartitionsOptions, DropPartitionsOptions,
-    Error as EngineError, PartitionExchange, PartitionSelection, StatsContext,
+    partition_name_to_spec, partition_name_to_values, AddPartitionsOptions, AddedPartitions,
+    DropPartitionsOptions, Error as EngineError, PartitionExchange, PartitionSelection,
+    StatsContext,
 };
 use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
@@ -102,7 +103,7 @@ pub(crate) struct PartitionsToAdd {
     /// The table the request names (`add_partitions_req`); none for the first partition's.
     pub(crate) table: Option<TableName>,
     /// The partitions.
-    pub(crate) partitions: Vec<hivestore_engine::Partition>,
+    pub(crate) partitions: Vec<hivestore_engine::NewPartition>,
     /// Skip partitions that exist instead of failing.
     pub(crate) if_not_exists: bool,
 }
@@ -112,7 +113,7 @@ impl PartitionsToAdd {
     fn from_idl(table: Option<TableName>, partitions: Vec<Partition>, if_not_exists: bool) -> Self {
         let partitions = partitions
             .into_iter()
-            .map(|partition| partition_from_idl(partition, ""))
+            .map(|partition| partition_from_idl(partition, "").into())
             .collect();
         PartitionsToAdd {
             table,
@@ -126,10 +127,10 @@ impl PartitionsToAdd {
 pub(crate) fn add_decoded(
     session: &Session,
     batch: PartitionsToAdd,
-) -> thrift::Result<Vec<hivestore_engine::Partition>> {
+) -> thrift::Result<AddedPartitions> {
     let mut partitions = batch.partitions;
     let Some(first) = partitions.first() else {
-        return Ok(Vec::new());
+        return Ok(AddedPartitions::default());
     };
     let table = batch.table.unwrap_or_else(|| {
         TableName::request(
@@ -149,7 +150,7 @@ pub(crate) fn add_decoded(
     };
     session
         .store()
-        .add_partitions(
+        .add_partition_batch(
             &table.catalog,
             &table.database,
             &table.name,
@@ -202,12 +203,9 @@ pub fn add_req(
 }
 
 /// The result of `add_partitions_req`: the partitions added when `need_result`.
-pub(crate) fn add_req_result(
-    added: Vec<hivestore_engine::Partition>,
-    need_result: bool,
-) -> AddPartitionsResult {
+pub(crate) fn add_req_result(added: AddedPartitions, need_result: bool) -> AddPartitionsResult {
     AddPartitionsResult {
-        partitions: need_result.then(|| to_idl_list(added)),
+        partitions: need_result.then(|| to_idl_list(added.into_partitions())),
         is_stats_compliant: None,
         partition_col_schema: None,
     }

@@ -149,7 +149,7 @@ fn add_partitions_request(reader: &mut WireReader<'_>) -> Read<Request> {
     })
 }
 
-fn partition_list(reader: &mut WireReader<'_>) -> Read<Vec<engine::Partition>> {
+fn partition_list(reader: &mut WireReader<'_>) -> Read<Vec<engine::NewPartition>> {
     let count = reader.list(T_STRUCT)?;
     let mut partitions = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
     let mut memo: Option<DescriptorMemo<'_>> = None;

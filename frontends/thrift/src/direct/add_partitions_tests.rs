@@ -224,7 +224,7 @@ fn generated_input(message: &[u8]) -> TBinaryInputProtocol<&[u8]> {
 }
 
 /// The partitions of an `add_partitions` call as the generated code reads them, if it can.
-fn generated_partitions(message: &[u8]) -> Option<Vec<hivestore_engine::Partition>> {
+fn generated_partitions(message: &[u8]) -> Option<Vec<hivestore_engine::NewPartition>> {
     let mut input = TBinaryInputProtocol::new(message, true);
     input.read_message_begin().ok()?;
     input.read_struct_begin().ok()?;
@@ -232,7 +232,7 @@ fn generated_partitions(message: &[u8]) -> Option<Vec<hivestore_engine::Partitio
     let list = input.read_list_begin().ok()?;
     (0..list.size)
         .map(|_| idl::Partition::read_from_in_protocol(&mut input).ok())
-        .map(|p| p.map(|p| partition_from_idl(p, "")))
+        .map(|p| p.map(|p| partition_from_idl(p, "").into()))
         .collect()
 }
 
@@ -257,7 +257,7 @@ proptest! {
         prop_assert_eq!(&generated, &partitions);
         let expected = PartitionsToAdd {
             table: None,
-            partitions: generated.into_iter().map(|p| partition_from_idl(p, "")).collect(),
+            partitions: generated.into_iter().map(|p| partition_from_idl(p, "").into()).collect(),
             if_not_exists: false,
         };
         let direct = decode("add_partitions", &message).expect("an ordinary request is decoded");
@@ -282,7 +282,7 @@ proptest! {
         let table = TableName::request(generated.cat_name, generated.db_name, generated.tbl_name);
         let expected = PartitionsToAdd {
             table: Some(table),
-            partitions: generated.parts.into_iter().map(|p| partition_from_idl(p, "")).collect(),
+            partitions: generated.parts.into_iter().map(|p| partition_from_idl(p, "").into()).collect(),
             if_not_exists: generated.if_not_exists,
         };
         let direct = decode("add_partitions_req", &message).expect("an ordinary request");

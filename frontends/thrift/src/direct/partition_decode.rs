@@ -1,13 +1,15 @@
-//! Partitions read from binary-protocol bytes straight into the engine's `Partition`, giving
-//! what the generated decoder and `convert::partition_from_idl(partition, "")` give (a blank
-//! catalog name stays empty, for the caller to fill with the table's).
+//! Partitions read from binary-protocol bytes straight into the engine's `NewPartition`, giving
+//! what the generated decoder and `convert::partition_from_idl(partition, "")` give, split
+//! (a blank catalog name stays empty, for the caller to fill with the table's).
 //!
 //! The partitions of one request nearly always share their storage descriptor but for its
 //! location, so each descriptor is first compared, as bytes, with the previous one around the
-//! location field; when they match, the previous descriptor is reused with the new location
-//! instead of being decoded again. Fields the engine does not keep or that are rare here
+//! location field; when they match, the previous descriptor is shared (an `Arc`) and only the
+//! new location read, instead of the descriptor being decoded, or copied, again. Fields the engine does not keep or that are rare here
 //! (privileges, column statistics, file metadata) are [`Unusual`]: the generated decoder reads
 //! those requests.
+
+use std::sync::Arc;
 
 use hivestore_engine as engine;
 
@@ -24,26 +26,32 @@ pub(crate) struct DescriptorMemo<'a> {
     after_location: &'a [u8],
     /// Whether it had a location field.
     has_location: bool,
-    descriptor: engine::StorageDescriptor,
+    /// The descriptor without its location, shared by the partitions that repeat it.
+    descriptor: Arc<engine::StorageDescriptor>,
 }
 
 /// Reads one `Partition` struct (its fields through the stop byte).
 pub(crate) fn partition<'a>(
     reader: &mut WireReader<'a>,
     memo: &mut Option<DescriptorMemo<'a>>,
-) -> Read<engine::Partition> {
-    let mut partition = engine::Partition {
+) -> Read<engine::NewPartition> {
+    let mut partition = engine::NewPartition {
         write_id: -1,
-        ..engine::Partition::default()
+        ..engine::NewPartition::default()
     };
     while let Some((field_type, id)) = reader.field()? {
         match (id, field_type) {
             (1, T_LIST) => partition.values = reader.strings()?,
             (2, T_STRING) => partition.db_name = reader.string()?,
             (3, T_STRING) => partition.table_name = reader.string()?,
-            (4, T_I32) => partition.create_time = reader.i32()?,
+            // createTime: an add sets it; read and dropped.
+            (4, T_I32) => drop(reader.i32()?),
             (5, T_I32) => partition.last_access_time = reader.i32()?,
-            (6, T_STRUCT) => partition.sd = Some(descriptor(reader, memo)?),
+            (6, T_STRUCT) => {
+                let (shared, location) = descriptor(reader, memo)?;
+                partition.descriptor = Some(shared);
+                partition.location = location;
+            }
             (7, T_MAP) => partition.parameters = reader.string_map()?,
             (9, T_STRING) => partition.cat_name = non_blank(reader.str()?),
             (10, T_I64) => partition.write_id = reader.i64()?,
@@ -63,22 +71,22 @@ fn non_blank(name: &str) -> String {
     }
 }
 
-/// A storage descriptor: the previous one with a new location when their bytes match around
-/// it, else decoded.
+/// A storage descriptor, split: the previous one's shared part and a new location when their
+/// bytes match around it, else decoded.
 fn descriptor<'a>(
     reader: &mut WireReader<'a>,
     memo: &mut Option<DescriptorMemo<'a>>,
-) -> Read<engine::StorageDescriptor> {
+) -> Read<(Arc<engine::StorageDescriptor>, Option<String>)> {
     if let Some(previous) = memo.as_ref() {
         if let Some(location) = same_but_location(reader, previous)? {
-            let mut descriptor = previous.descriptor.clone();
-            descriptor.location = location;
-            return Ok(descriptor);
+            return Ok((previous.descriptor.clone(), location));
         }
     }
     let start = reader.position();
     let mut location_field = LocationField::None;
-    let descriptor = decode_descriptor(reader, start, &mut location_field)?;
+    let mut descriptor = decode_descriptor(reader, start, &mut location_field)?;
+    let location = descriptor.location.take();
+    let descriptor = Arc::new(descriptor);
     let bytes = reader.since(start);
     *memo = match location_field {
         LocationField::Repeated => None,
@@ -92,13 +100,10 @@ fn descriptor<'a>(
             before_location: &bytes[..from],
             after_location: &bytes[to..],
             has_location: true,
-            descriptor: engine::StorageDescriptor {
-                location: None,
-                ..descriptor.clone()
-            },
+            descriptor: descriptor.clone(),
         }),
     };
-    Ok(descriptor)
+    Ok((descriptor, location))
 }
 
 /// When the descriptor at `reader` has the bytes of `previous` around its location field,
