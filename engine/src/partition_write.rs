@@ -41,6 +41,10 @@ pub struct AddPartitionsOptions<'a> {
     pub if_not_exists: bool,
     /// Hive's `metastore.partition.name.whitelist.pattern`, if set.
     pub whitelist: Option<&'a PartitionNameWhitelist>,
+    /// The environment context's `STATS_GENERATED`: `TASK` marks the fast statistics listed
+    /// at a directory that already existed accurate (`BASIC_STATS`), as Hive's
+    /// `updateBasicState`; otherwise `COLUMN_STATS_ACCURATE` is dropped.
+    pub stats_generated: crate::stats::StatsGenerated,
 }
 
 /// The options of [`Store::drop_partitions`].
@@ -134,13 +138,22 @@ impl Store {
     /// Adds `partition` to its table (`cat_name`, `db_name`, `table_name`);
     /// Hive's `add_partition`. See [`Store::add_partitions`].
     pub fn add_partition(&self, partition: Partition) -> Result<Partition> {
+        self.add_partition_with_options(partition, &AddPartitionsOptions::default())
+    }
+
+    /// [`Store::add_partition`] with `options` (Hive's
+    /// `add_partition_with_environment_context`).
+    pub fn add_partition_with_options(
+        &self,
+        partition: Partition,
+        options: &AddPartitionsOptions<'_>,
+    ) -> Result<Partition> {
         let (catalog, database, name) = (
             partition.cat_name.clone(),
             partition.db_name.clone(),
             partition.table_name.clone(),
         );
-        let options = AddPartitionsOptions::default();
-        let added = self.add_partitions(&catalog, &database, &name, vec![partition], &options);
+        let added = self.add_partitions(&catalog, &database, &name, vec![partition], options);
         added
             .map_err(|error| match error {
                 Error::InvalidObject(message) if message.starts_with(MISSING_TABLE_ON_ADD) => {
@@ -205,18 +218,19 @@ impl Store {
                 )?;
             let prepared = prepare_batch(&table, partitions, options, txn.event_time())?;
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
-            let images = self.stage_added(txn, &table, prepared)?;
+            let images = self.stage_added(txn, &table, prepared, options.stats_generated)?;
             emit_added(txn, table.table, images)
         })
     }
 
     /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images
-    /// for the event.
+    /// for the event. `stats_generated` is the caller's `STATS_GENERATED`.
     fn stage_added(
         &self,
         txn: &mut WriteTxn<'_>,
         table: &PartitionedTable,
         partitions: Vec<(Vec<u8>, NewPartition)>,
+        stats_generated: crate::stats::StatsGenerated,
     ) -> Result<ImagesBuilder> {
         let mut interner = DescriptorInterner::new(table.id);
         let mut images = ImagesBuilder::default();
@@ -239,6 +253,7 @@ impl Store {
                     &table.table,
                     parameters,
                     location,
+                    stats_generated,
                 );
             }
             let descriptor_id = match &partition.descriptor {

@@ -860,6 +860,38 @@ def test_a_partition_added_at_an_existing_directory_gets_its_files_counted(clien
     assert "numFiles" not in client.get_partition(db, "p", ["07"]).parameters
 
 
+def test_a_task_adding_a_partition_at_an_existing_directory_marks_its_counts_accurate(
+        client, db, server):
+    """add_partition_with_environment_context and append_partition_with_environment_context
+    with STATS_GENERATED=TASK (a query's statistics task) at a directory that already holds
+    files: the files are counted and the basic statistics marked accurate (BASIC_STATS), as
+    Hive 4's updateBasicState; without the context the accuracy marker is dropped. Hive 2.3
+    passes no context to it on add (only on append), and drops the marker there."""
+    new_table(client, db, "p", partitions=1)
+    location = client.get_table(db, "p").sd.location
+    for value in ("05", "06", "07"):
+        os.makedirs(os.path.join(local_dir(location), "ds=" + value))
+        write_file(os.path.join(location, "ds=" + value), "part-0", 4)
+    accurate = {"COLUMN_STATS_ACCURATE": '{"BASIC_STATS":"true"}'}
+    client.add_partition_with_environment_context(
+        Partition(values=["05"], dbName=db, tableName="p", sd=storage_descriptor(COLUMNS),
+                  parameters=dict(accurate)),
+        context(STATS_GENERATED="TASK"))
+    client.append_partition_with_environment_context(db, "p", ["06"],
+                                                     context(STATS_GENERATED="TASK"))
+    client.add_partition(Partition(values=["07"], dbName=db, tableName="p",
+                                   sd=storage_descriptor(COLUMNS), parameters=dict(accurate)))
+    for value in ("05", "06"):
+        task = client.get_partition(db, "p", [value]).parameters
+        assert (task["numFiles"], task["totalSize"]) == ("1", "4")
+        if server.external and value == "05":
+            assert "COLUMN_STATS_ACCURATE" not in task
+        else:
+            assert json.loads(task["COLUMN_STATS_ACCURATE"]) == {"BASIC_STATS": "true"}
+    plain = client.get_partition(db, "p", ["07"]).parameters
+    assert plain["numFiles"] == "1" and "COLUMN_STATS_ACCURATE" not in plain
+
+
 def test_a_table_created_at_an_existing_directory_gets_its_files_counted(client, db):
     """create_table of an unpartitioned table at a directory that already holds files lists
     them into numFiles and totalSize, as Hive does; a DO_NOT_UPDATE_STATS=true parameter skips

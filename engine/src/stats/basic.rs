@@ -212,19 +212,25 @@ pub(crate) fn update_partition_stats_on_alter(
 /// Hive's statistics work on `add_partition(s)` (`initializeAddedPartition`, with
 /// `updatePartitionStatsFast` not forced): a partition added at a directory that already
 /// existed, and that brings no fast statistics of its own, gets them listed, and its
-/// `COLUMN_STATS_ACCURATE` dropped. A directory the metastore just made holds nothing to count.
+/// `COLUMN_STATS_ACCURATE` dropped, or under `STATS_GENERATED=TASK` its basic statistics
+/// marked accurate. A directory the metastore just made holds nothing to count.
 pub(crate) fn update_added_partition_stats(
     store: &Store,
     table: &Table,
     parameters: &mut BTreeMap<String, String>,
     location: Option<&str>,
+    stats_generated: StatsGenerated,
 ) {
     if table.is_view() || has_all_fast_stats(parameters) {
         return;
     }
     if let Some(quick) = list_quick_stats(store, location) {
         put_quick_stats(parameters, quick);
-        update_basic_state(parameters, &StatsContext::default());
+        let context = StatsContext {
+            do_not_update_stats: false,
+            stats_generated,
+        };
+        update_basic_state(parameters, &context);
     }
 }
 

@@ -607,15 +607,15 @@ impl Handler for Session {
     }
 
     fn add_partition(&self, new_part: idl::Partition) -> thrift::Result<idl::Partition> {
-        partitions::add(self, new_part)
+        partitions::add(self, new_part, None)
     }
 
     fn add_partition_with_environment_context(
         &self,
         new_part: idl::Partition,
-        _environment_context: idl::EnvironmentContext,
+        environment_context: idl::EnvironmentContext,
     ) -> thrift::Result<idl::Partition> {
-        partitions::add(self, new_part)
+        partitions::add(self, new_part, Some(environment_context))
     }
 
     fn add_partitions(&self, new_parts: Vec<idl::Partition>) -> thrift::Result<i32> {
@@ -639,7 +639,7 @@ impl Handler for Session {
         tbl_name: String,
         part_vals: Vec<String>,
     ) -> thrift::Result<idl::Partition> {
-        partitions::append(self, db_name, tbl_name, part_vals)
+        partitions::append(self, db_name, tbl_name, part_vals, None)
     }
 
     fn append_partition_with_environment_context(
@@ -647,9 +647,15 @@ impl Handler for Session {
         db_name: String,
         tbl_name: String,
         part_vals: Vec<String>,
-        _environment_context: idl::EnvironmentContext,
+        environment_context: idl::EnvironmentContext,
     ) -> thrift::Result<idl::Partition> {
-        partitions::append(self, db_name, tbl_name, part_vals)
+        partitions::append(
+            self,
+            db_name,
+            tbl_name,
+            part_vals,
+            Some(environment_context),
+        )
     }
 
     fn append_partition_req(
@@ -665,7 +671,7 @@ impl Handler for Session {
         tbl_name: String,
         part_name: String,
     ) -> thrift::Result<idl::Partition> {
-        partitions::append_by_name(self, db_name, tbl_name, part_name)
+        partitions::append_by_name(self, db_name, tbl_name, part_name, None)
     }
 
     fn append_partition_by_name_with_environment_context(
@@ -673,9 +679,15 @@ impl Handler for Session {
         db_name: String,
         tbl_name: String,
         part_name: String,
-        _environment_context: idl::EnvironmentContext,
+        environment_context: idl::EnvironmentContext,
     ) -> thrift::Result<idl::Partition> {
-        partitions::append_by_name(self, db_name, tbl_name, part_name)
+        partitions::append_by_name(
+            self,
+            db_name,
+            tbl_name,
+            part_name,
+            Some(environment_context),
+        )
     }
 
     fn drop_partition(

@@ -88,11 +88,28 @@ fn limit(max_parts: Option<i16>) -> i32 {
 // Adding
 
 /// `add_partition`, `add_partition_with_environment_context`.
-pub fn add(session: &Session, partition: Partition) -> thrift::Result<Partition> {
+pub fn add(
+    session: &Session,
+    partition: Partition,
+    context: Option<EnvironmentContext>,
+) -> thrift::Result<Partition> {
     let partition = partition_from_idl(partition, &catalog_or_default(None));
+    add_one(session, partition, context)
+}
+
+/// Adds one partition, the environment context's `STATS_GENERATED` steering its statistics.
+fn add_one(
+    session: &Session,
+    partition: hivestore_engine::Partition,
+    context: Option<EnvironmentContext>,
+) -> thrift::Result<Partition> {
+    let options = AddPartitionsOptions {
+        stats_generated: stats_context(context).stats_generated,
+        ..AddPartitionsOptions::default()
+    };
     session
         .store()
-        .add_partition(partition)
+        .add_partition_with_options(partition, &options)
         .map(partition_to_idl)
         .map_err(|error| to_thrift(error, throws::ADD))
 }
@@ -146,7 +163,7 @@ pub(crate) fn add_decoded(
     }
     let options = AddPartitionsOptions {
         if_not_exists: batch.if_not_exists,
-        whitelist: None,
+        ..AddPartitionsOptions::default()
     };
     session
         .store()
@@ -216,6 +233,7 @@ fn append_values(
     session: &Session,
     table: TableName,
     values: Vec<String>,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
     let partition = hivestore_engine::Partition {
         values,
@@ -225,11 +243,7 @@ fn append_values(
         write_id: -1,
         ..hivestore_engine::Partition::default()
     };
-    session
-        .store()
-        .add_partition(partition)
-        .map(partition_to_idl)
-        .map_err(|error| to_thrift(error, throws::ADD))
+    add_one(session, partition, context)
 }
 
 /// Values of the partition named `name` of `table`, in key order, as Hive parses an
@@ -274,8 +288,14 @@ pub fn append(
     database: String,
     name: String,
     values: Vec<String>,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
-    append_values(session, TableName::old_style(&database, name)?, values)
+    append_values(
+        session,
+        TableName::old_style(&database, name)?,
+        values,
+        context,
+    )
 }
 
 /// `append_partition_by_name`, `append_partition_by_name_with_environment_context`.
@@ -284,10 +304,11 @@ pub fn append_by_name(
     database: String,
     name: String,
     partition_name: String,
+    context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
     let table = TableName::old_style(&database, name)?;
     let values = values_of_name(session, &table, &partition_name, Declared::InvalidObject)?;
-    append_values(session, table, values)
+    append_values(session, table, values, context)
 }
 
 /// `append_partition_req`: by values, or by name when no values are given.
@@ -296,11 +317,12 @@ pub fn append_req(
     request: AppendPartitionsRequest,
 ) -> thrift::Result<Partition> {
     let table = TableName::request(request.catalog_name, request.db_name, request.table_name);
+    let context = request.environment_context;
     match (request.part_vals, request.name) {
-        (Some(values), _) if !values.is_empty() => append_values(session, table, values),
+        (Some(values), _) if !values.is_empty() => append_values(session, table, values, context),
         (_, Some(name)) => {
             let values = values_of_name(session, &table, &name, Declared::InvalidObject)?;
-            append_values(session, table, values)
+            append_values(session, table, values, context)
         }
         _ => Err(exception(
             Declared::Meta,
