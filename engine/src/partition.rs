@@ -463,7 +463,11 @@ pub(crate) fn assemble(
 
 /// The partition of `table` with `values` and `record`, without its
 /// storage descriptor.
-fn partition_of(table: &Table, values: Vec<String>, record: PartitionRecord) -> Partition {
+pub(crate) fn partition_of(
+    table: &Table,
+    values: Vec<String>,
+    record: PartitionRecord,
+) -> Partition {
     Partition {
         values,
         db_name: table.db_name.clone(),

@@ -110,19 +110,9 @@ impl AddedPartitions {
         };
         let into_partition = |image: PartitionImage| {
             let sd = descriptor_of(&image, &image.record.location);
-            let record = image.record;
             Partition {
-                values: image.values,
-                db_name: table.db_name.clone(),
-                table_name: table.table_name.clone(),
-                create_time: record.create_time,
-                last_access_time: record.last_access_time,
                 sd,
-                parameters: record.parameters,
-                privileges: record.privileges,
-                cat_name: table.cat_name.clone(),
-                write_id: record.write_id,
-                file_metadata: record.file_metadata,
+                ..crate::partition::partition_of(table, image.values, image.record)
             }
         };
         partitions.into_iter().map(into_partition).collect()

@@ -255,17 +255,8 @@ impl PartitionImages {
                 ..shared.clone()
             });
         Partition {
-            values: image.values.clone(),
-            db_name: table.db_name.clone(),
-            table_name: table.table_name.clone(),
-            create_time: record.create_time,
-            last_access_time: record.last_access_time,
             sd,
-            parameters: record.parameters,
-            privileges: record.privileges,
-            cat_name: table.cat_name.clone(),
-            write_id: record.write_id,
-            file_metadata: record.file_metadata,
+            ..crate::partition::partition_of(table, image.values.clone(), record)
         }
     }
 }
