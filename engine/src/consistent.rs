@@ -46,8 +46,10 @@ impl PartitionVersions {
             let key = match op {
                 WriteOp::Put { key, .. } | WriteOp::Delete { key } => key,
             };
-            // Statistics slot keys too: readers cache slots by these versions.
-            let table = keys::partition_table_id(key).or_else(|| keys::stats_slot_table_id(key));
+            // Partition statistics keys too: readers cache slots and decoded chunks by these
+            // versions (`stats/slot_cache.rs`, `stats/chunk_cache.rs`).
+            let table =
+                keys::partition_table_id(key).or_else(|| keys::stats_partition_level_table_id(key));
             if let Some(table) = table {
                 stripes |= 1 << stripe_of(table);
             }

@@ -112,6 +112,8 @@ pub struct Store {
     acid: Mutex<crate::locks::AcidState>,
     /// Partition names resolved to statistics slots, per table version (see `stats`).
     pub(crate) stats_slots: crate::stats::SlotCache,
+    /// Columns' statistics chunks decoded, per table version (see `stats`).
+    pub(crate) stats_chunks: crate::stats::ChunkCache,
 }
 
 impl Store {
@@ -147,6 +149,7 @@ impl Store {
             sweeper: Sweeper::default(),
             acid,
             stats_slots: crate::stats::SlotCache::default(),
+            stats_chunks: crate::stats::ChunkCache::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.

@@ -78,7 +78,7 @@ fn bound_parts(value: &Option<StatsValue>) -> (i64, Vec<u8>, bool) {
     }
 }
 
-fn bound_value(kind: StatsKind, number: i64, decimal: &[u8]) -> StatsValue {
+pub(crate) fn bound_value(kind: StatsKind, number: i64, decimal: &[u8]) -> StatsValue {
     match kind {
         StatsKind::Double => StatsValue::Double(f64::from_bits(number as u64)),
         StatsKind::Decimal => StatsValue::Decimal(StatsDecimal {

@@ -153,33 +153,74 @@ pub(crate) fn unpacked_chunk(key: &[u8], stored: KvBytes) -> Result<StatsChunk> 
     Ok(archived.unpack())
 }
 
-/// One archived chunk's arrays as plain slices: rkyv's relative pointers resolved once per
-/// chunk rather than once per read value, for the aggregation's per-slot loop. Arrays other
+/// One decoded chunk's arrays as plain slices, for the aggregation's loops. Arrays other
 /// than `kinds` and `flags` may be empty (zero everywhere), as stored.
 #[derive(Clone, Copy)]
 pub(crate) struct ChunkArrays<'a> {
     pub(crate) kinds: &'a [u8],
     pub(crate) flags: &'a [u8],
-    pub(crate) num_nulls: &'a [rkyv::rend::i64_le],
-    pub(crate) num_distinct_values: &'a [rkyv::rend::i64_le],
-    pub(crate) lows: &'a [rkyv::rend::i64_le],
-    pub(crate) highs: &'a [rkyv::rend::i64_le],
-    pub(crate) max_lengths: &'a [rkyv::rend::i64_le],
-    pub(crate) avg_lengths: &'a [rkyv::rend::f64_le],
-    pub(crate) num_trues: &'a [rkyv::rend::i64_le],
-    pub(crate) num_falses: &'a [rkyv::rend::i64_le],
+    pub(crate) num_nulls: &'a [i64],
+    pub(crate) num_distinct_values: &'a [i64],
+    pub(crate) lows: &'a [i64],
+    pub(crate) highs: &'a [i64],
+    pub(crate) max_lengths: &'a [i64],
+    pub(crate) avg_lengths: &'a [f64],
+    pub(crate) num_trues: &'a [i64],
+    pub(crate) num_falses: &'a [i64],
 }
 
 /// `values[offset]`, or 0 past the end (an array stored empty).
 #[inline]
-pub(crate) fn integer_in(values: &[rkyv::rend::i64_le], offset: usize) -> i64 {
-    values.get(offset).map_or(0, |value| value.to_native())
+pub(crate) fn integer_in(values: &[i64], offset: usize) -> i64 {
+    values.get(offset).copied().unwrap_or(0)
 }
 
 /// `values[offset]`, or 0.0 past the end (an array stored empty).
 #[inline]
-pub(crate) fn double_in(values: &[rkyv::rend::f64_le], offset: usize) -> f64 {
-    values.get(offset).map_or(0.0, |value| value.to_native())
+pub(crate) fn double_in(values: &[f64], offset: usize) -> f64 {
+    values.get(offset).copied().unwrap_or(0.0)
+}
+
+impl PackedStatsChunk {
+    /// The arrays as plain slices.
+    pub(crate) fn arrays(&self) -> ChunkArrays<'_> {
+        ChunkArrays {
+            kinds: &self.kinds,
+            flags: &self.flags,
+            num_nulls: &self.num_nulls,
+            num_distinct_values: &self.num_distinct_values,
+            lows: &self.lows,
+            highs: &self.highs,
+            max_lengths: &self.max_lengths,
+            avg_lengths: &self.avg_lengths,
+            num_trues: &self.num_trues,
+            num_falses: &self.num_falses,
+        }
+    }
+
+    /// The column type at `offset`. The chunk must be consistent (it was checked archived).
+    pub(crate) fn column_type(&self, offset: usize) -> &str {
+        let index = self.type_indexes.get(offset).copied().unwrap_or_default();
+        self.type_names
+            .get(index as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// The unscaled bytes of the decimal low (`high` false) or high at `offset`; empty when
+    /// the chunk holds no decimals. The chunk must be consistent.
+    pub(crate) fn decimal_at(&self, offset: usize, high: bool) -> &[u8] {
+        let index = 2 * offset + usize::from(high);
+        let Some(end) = self.decimal_ends.get(index) else {
+            return &[];
+        };
+        let start = match index {
+            0 => 0,
+            _ => self.decimal_ends[index - 1] as usize,
+        };
+        self.decimal_bytes
+            .get(start..*end as usize)
+            .unwrap_or_default()
+    }
 }
 
 /// An archived `i64` array that may be stored empty (zero everywhere).
@@ -230,22 +271,6 @@ impl ArchivedPackedStatsChunk {
             .into_iter()
             .all(full_or_empty)
             && decimal_ends_fit
-    }
-
-    /// The arrays as plain slices.
-    pub(crate) fn arrays(&self) -> ChunkArrays<'_> {
-        ChunkArrays {
-            kinds: &self.kinds,
-            flags: &self.flags,
-            num_nulls: &self.num_nulls,
-            num_distinct_values: &self.num_distinct_values,
-            lows: &self.lows,
-            highs: &self.highs,
-            max_lengths: &self.max_lengths,
-            avg_lengths: &self.avg_lengths,
-            num_trues: &self.num_trues,
-            num_falses: &self.num_falses,
-        }
     }
 
     /// The kind at `offset`, if the offset holds statistics (of a kind this build knows).

@@ -9,6 +9,7 @@ use super::chunk::{
     chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
 use super::sketch_chunk::{ArchivedSketchChunks, SketchChunks};
@@ -23,6 +24,7 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::values::StoredValue;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +177,41 @@ impl ColumnChunks {
     }
 }
 
+/// One column's statistics chunks over `wanted`'s range, decoded: the kept ones when the
+/// store's cache holds them at `wanted`'s version, else read, decoded and kept.
+pub(crate) fn decoded_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+) -> Result<Arc<CachedChunks<PackedStatsChunk>>> {
+    if let Some(kept) = store.stats_chunks.statistics(wanted) {
+        return Ok(kept);
+    }
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    let loaded = ColumnChunks::load(store.reader(), table, column, engine, wanted.range)?;
+    let archived = loaded.archived()?;
+    let chunks = archived
+        .chunks
+        .iter()
+        .map(|chunk| chunk.map(owned_chunk).transpose())
+        .collect::<Result<_>>()?;
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats_chunks.keep_statistics(wanted, entry.clone());
+    Ok(entry)
+}
+
+/// `archived`, validated and consistent, deserialised.
+fn owned_chunk(archived: &ArchivedPackedStatsChunk) -> Result<PackedStatsChunk> {
+    PackedStatsChunk::from_archive(archived).map_err(|error| {
+        Error::Internal(format!(
+            "a validated statistics chunk does not deserialise: {error}"
+        ))
+    })
+}
+
 /// Validated chunks of one column, read in place.
 pub(crate) struct ArchivedChunks<'a> {
     first: u32,
@@ -182,11 +219,6 @@ pub(crate) struct ArchivedChunks<'a> {
 }
 
 impl<'a> ArchivedChunks<'a> {
-    /// The chunks, indexed by chunk number minus the first of the loaded range.
-    pub(crate) fn chunks(&self) -> &[Option<&'a ArchivedPackedStatsChunk>] {
-        &self.chunks
-    }
-
     /// The slot `slot`, if it holds statistics.
     pub(crate) fn slot(&self, slot: u32) -> Option<SlotView<'a>> {
         let (chunk, offset) = chunk_of(slot);

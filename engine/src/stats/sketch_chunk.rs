@@ -7,14 +7,18 @@
 //! [`super::chunk::SKETCH_TAG_BIT_VECTORS`]); a slot's flags say where its sketch is
 //! ([`super::chunk::SKETCH_IN_CHUNK`]), and the next write of the slot moves it here.
 
+use std::sync::Arc;
+
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
-use crate::values::{stored_value, ValueKind, ValueView};
+use crate::store::Store;
+use crate::values::{stored_value, StoredValue, ValueKind, ValueView};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
 /// `bytes[ends[i - 1]..ends[i]]` (from 0 for the first). `ends` has one entry per offset up
@@ -51,6 +55,21 @@ impl SketchChunk {
             chunk.ends.push(chunk.bytes.len() as u32);
         }
         Ok(Some(chunk))
+    }
+}
+
+impl SketchChunk {
+    /// The sketch at `offset`; empty past the last one. The chunk must be consistent (it
+    /// was checked archived).
+    pub(crate) fn sketch(&self, offset: usize) -> &[u8] {
+        let Some(end) = self.ends.get(offset) else {
+            return &[];
+        };
+        let start = match offset {
+            0 => 0,
+            _ => self.ends[offset - 1] as usize,
+        };
+        self.bytes.get(start..*end as usize).unwrap_or_default()
     }
 }
 
@@ -145,6 +164,41 @@ impl<'a> ArchivedSketchChunks<'a> {
             None => &[],
         }
     }
+}
+
+/// One column's sketch chunks over `wanted`'s range, decoded: the kept ones when the store's
+/// cache holds them at `wanted`'s version, else read, decoded and kept.
+pub(crate) fn decoded_sketch_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+) -> Result<Arc<CachedChunks<SketchChunk>>> {
+    if let Some(kept) = store.stats_chunks.sketches(wanted) {
+        return Ok(kept);
+    }
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
+    let archived = loaded.archived()?;
+    let chunks = archived
+        .chunks
+        .iter()
+        .map(|chunk| chunk.map(owned_chunk).transpose())
+        .collect::<Result<_>>()?;
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats_chunks.keep_sketches(wanted, entry.clone());
+    Ok(entry)
+}
+
+/// `archived`, validated and consistent, deserialised.
+fn owned_chunk(archived: &ArchivedSketchChunk) -> Result<SketchChunk> {
+    SketchChunk::from_archive(archived).map_err(|error| {
+        Error::Internal(format!(
+            "a validated sketch chunk does not deserialise: {error}"
+        ))
+    })
 }
 
 /// The chunk number at the end of a sketch chunk key.
