@@ -845,7 +845,11 @@ fn kept_chunks_never_outlive_the_statistics_they_hold() {
     for step in 0..CACHE_TEST_CHANGE_COUNT {
         apply_change(&warm, step);
         let first = read(&warm, &names);
-        assert_eq!(read(&warm, &names), first, "a second read after change {step}");
+        assert_eq!(
+            read(&warm, &names),
+            first,
+            "a second read after change {step}"
+        );
         // All in slot order (runs), then a partial one (other ranges of chunks).
         assert_eq!(first, read(&warm, &names));
         let partial = read(&warm, &names[130..150]);
@@ -855,6 +859,10 @@ fn kept_chunks_never_outlive_the_statistics_they_hold() {
             apply_change(&cold, done);
         }
         assert_eq!(first, read(&cold, &names), "after change {step}");
-        assert_eq!(partial, read(&cold, &names[130..150]), "after change {step}");
+        assert_eq!(
+            partial,
+            read(&cold, &names[130..150]),
+            "after change {step}"
+        );
     }
 }

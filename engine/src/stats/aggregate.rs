@@ -22,12 +22,13 @@
 //! order is taken as holding it.
 
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
-use super::chunk_cache::ColumnChunksKey;
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::column_fold::{fold_column, runs_of, Extremes, FoldBy};
+use super::hll_union::HllUnion;
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
-use super::sketch_chunk::decoded_sketch_chunks;
+use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
@@ -141,30 +142,61 @@ fn merged_sketches(
     let mut merge = SketchMerge::default();
     // Hive merges one sketch per requested partition; a name requested twice merges the
     // same sketch twice, which changes nothing.
-    for (slot, in_chunk) in slots {
-        match (&chunks, in_chunk) {
-            (Some(chunks), true) => {
-                let (chunk, offset) = chunk_of(*slot);
-                let sketch = chunks
-                    .chunk(chunk)
-                    .map_or(&[][..], |chunk| chunk.sketch(offset));
-                merge.add(sketch)
-            }
-            _ => {
-                let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
-                let key =
-                    keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
-                match store.reader().get(&key)? {
-                    Some(bytes) => merge.add(&bytes),
-                    None => return Ok(None),
+    let mut position = 0;
+    while position < slots.len() {
+        let (slot, in_chunk) = slots[position];
+        if let (Some(chunks), true) = (&chunks, in_chunk) {
+            // A whole chunk's slots in a row: its sketches merged once, and kept.
+            if let Some((union, count)) = whole_chunk_union(chunks, &slots[position..]) {
+                merge.add_hll_union(union);
+                position += count;
+                if merge.has_failed() {
+                    return Ok(None);
                 }
+                continue;
+            }
+            let (chunk, offset) = chunk_of(slot);
+            let sketch = chunks
+                .chunk(chunk)
+                .map_or(&[][..], |chunk| chunk.chunk.sketch(offset));
+            merge.add(sketch);
+        } else {
+            let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+            let key = keys::stats_sketch_key(table, column, engine, slot, SKETCH_TAG_BIT_VECTORS);
+            match store.reader().get(&key)? {
+                Some(bytes) => merge.add(&bytes),
+                None => return Ok(None),
             }
         }
         if merge.has_failed() {
             return Ok(None);
         }
+        position += 1;
     }
     Ok(merge.estimate())
+}
+
+/// When `slots` (slot, sketch in its chunk) start with every offset of one sketch chunk in
+/// order, that chunk's union of sketches and how many slots it stands for.
+fn whole_chunk_union<'a>(
+    chunks: &'a CachedChunks<DecodedSketchChunk>,
+    slots: &[(u32, bool)],
+) -> Option<(&'a HllUnion, usize)> {
+    let (first, _) = slots.first()?;
+    let (number, offset) = chunk_of(*first);
+    let chunk = chunks.chunk(number)?;
+    let count = chunk.len();
+    if offset != 0 || count < 2 || slots.len() < count {
+        return None;
+    }
+    let in_order = slots[..count]
+        .iter()
+        .zip(*first..)
+        .all(|((slot, in_chunk), expected)| *in_chunk && *slot == expected);
+    if !in_order {
+        return None;
+    }
+    Some((chunk.hll_union()?, count))
 }
 
 impl Store {

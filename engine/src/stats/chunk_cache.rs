@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::packed::PackedStatsChunk;
-use super::sketch_chunk::SketchChunk;
+use super::sketch_chunk::{DecodedSketchChunk, SketchChunk};
 use crate::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
@@ -62,6 +62,12 @@ impl HeapSize for PackedStatsChunk {
 impl HeapSize for SketchChunk {
     fn heap_bytes(&self) -> usize {
         4 * self.ends.len() + self.bytes.len()
+    }
+}
+
+impl HeapSize for DecodedSketchChunk {
+    fn heap_bytes(&self) -> usize {
+        self.chunk.heap_bytes() + super::hll_union::UNION_BYTE_COUNT
     }
 }
 
@@ -144,7 +150,7 @@ impl<T: HeapSize> Entries<T> {
 #[derive(Default)]
 pub(crate) struct ChunkCache {
     statistics: Mutex<Entries<PackedStatsChunk>>,
-    sketches: Mutex<Entries<SketchChunk>>,
+    sketches: Mutex<Entries<DecodedSketchChunk>>,
 }
 
 /// Which chunks of which column a read wants.
@@ -197,7 +203,7 @@ impl ChunkCache {
     pub(crate) fn sketches(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<SketchChunk>>> {
+    ) -> Option<Arc<CachedChunks<DecodedSketchChunk>>> {
         let entries = self.sketches.lock().ok()?;
         entries.get(
             &wanted.key(ChunkKind::Sketches),
@@ -210,7 +216,7 @@ impl ChunkCache {
     pub(crate) fn keep_sketches(
         &self,
         wanted: &ColumnChunksKey<'_>,
-        entry: Arc<CachedChunks<SketchChunk>>,
+        entry: Arc<CachedChunks<DecodedSketchChunk>>,
     ) {
         if let Ok(mut entries) = self.sketches.lock() {
             let key = wanted.key(ChunkKind::Sketches);
@@ -223,15 +229,17 @@ impl ChunkCache {
 mod tests {
     use super::*;
 
-    fn entry(version: u64, first: u32, count: usize) -> Arc<CachedChunks<SketchChunk>> {
-        let chunk = SketchChunk {
+    fn entry(version: u64, first: u32, count: usize) -> Arc<CachedChunks<DecodedSketchChunk>> {
+        let chunk = || SketchChunk {
             ends: vec![3],
             bytes: vec![1, 2, 3],
         };
         Arc::new(CachedChunks {
             version,
             first,
-            chunks: vec![Some(chunk); count],
+            chunks: (0..count)
+                .map(|_| Some(DecodedSketchChunk::new(chunk())))
+                .collect(),
         })
     }
 
@@ -261,7 +269,7 @@ mod tests {
     fn the_cache_empties_itself_past_its_bound() {
         // Goal: the bytes kept never pass the bound. Method: a small bound, entries added
         // until it is passed.
-        let mut entries = Entries::<SketchChunk>::default();
+        let mut entries = Entries::<DecodedSketchChunk>::default();
         let key = |index: usize| {
             (
                 TableId(1),

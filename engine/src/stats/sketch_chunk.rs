@@ -7,13 +7,14 @@
 //! [`super::chunk::SKETCH_TAG_BIT_VECTORS`]); a slot's flags say where its sketch is
 //! ([`super::chunk::SKETCH_IN_CHUNK`]), and the next write of the slot moves it here.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
+use super::hll_union::HllUnion;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
@@ -166,12 +167,50 @@ impl<'a> ArchivedSketchChunks<'a> {
     }
 }
 
+/// A sketch chunk decoded and kept (`chunk_cache.rs`), with the union of all its sketches
+/// made the first time a merge wants them all.
+pub(crate) struct DecodedSketchChunk {
+    pub(crate) chunk: SketchChunk,
+    union: OnceLock<Option<HllUnion>>,
+}
+
+impl DecodedSketchChunk {
+    pub(crate) fn new(chunk: SketchChunk) -> Self {
+        DecodedSketchChunk {
+            chunk,
+            union: OnceLock::new(),
+        }
+    }
+
+    /// How many offsets the chunk covers (up to the last holding a sketch).
+    pub(crate) fn len(&self) -> usize {
+        self.chunk.ends.len()
+    }
+
+    /// The union of the sketches at every offset, as [`HllUnion::add`] of each in offset
+    /// order gives; `None` when an offset has none, or one does not merge as an HLL (FM,
+    /// smaller, unreadable): the caller then merges one by one.
+    pub(crate) fn hll_union(&self) -> Option<&HllUnion> {
+        let union = self.union.get_or_init(|| {
+            let mut union = HllUnion::default();
+            for offset in 0..self.len() {
+                let sketch = self.chunk.sketch(offset);
+                if sketch.is_empty() || union.add(sketch).is_err() {
+                    return None;
+                }
+            }
+            Some(union)
+        });
+        union.as_ref()
+    }
+}
+
 /// One column's sketch chunks over `wanted`'s range, decoded: the kept ones when the store's
 /// cache holds them at `wanted`'s version, else read, decoded and kept.
 pub(crate) fn decoded_sketch_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-) -> Result<Arc<CachedChunks<SketchChunk>>> {
+) -> Result<Arc<CachedChunks<DecodedSketchChunk>>> {
     if let Some(kept) = store.stats_chunks.sketches(wanted) {
         return Ok(kept);
     }
@@ -193,12 +232,13 @@ pub(crate) fn decoded_sketch_chunks(
 }
 
 /// `archived`, validated and consistent, deserialised.
-fn owned_chunk(archived: &ArchivedSketchChunk) -> Result<SketchChunk> {
-    SketchChunk::from_archive(archived).map_err(|error| {
+fn owned_chunk(archived: &ArchivedSketchChunk) -> Result<DecodedSketchChunk> {
+    let chunk = SketchChunk::from_archive(archived).map_err(|error| {
         Error::Internal(format!(
             "a validated sketch chunk does not deserialise: {error}"
         ))
-    })
+    })?;
+    Ok(DecodedSketchChunk::new(chunk))
 }
 
 /// The chunk number at the end of a sketch chunk key.
