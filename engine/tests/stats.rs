@@ -823,21 +823,39 @@ const CACHE_TEST_CHANGE_COUNT: usize = 8;
 
 #[test]
 fn kept_chunks_never_outlive_the_statistics_they_hold() {
-    // Goal: the decoded chunks (and slot index) an aggregation keeps never answer a later
-    // read with statistics that changed: writes, deletes, partition drops and renames, column
+    // Goal: the decoded chunks (and slot index) an aggregation or a partition read keeps
+    // never answer a later read with statistics that changed: writes, deletes, partition drops and renames, column
     // alters, a table dropped and made again. Method: one store aggregates after every change
     // (its caches warm, read twice); a fresh store that applies the same changes and reads
     // once is the oracle.
     let mut names: Vec<String> = (0..300).map(|index| format!("ds={index:04}")).collect();
     names.push("ds=0400".to_string());
     let columns = vec!["l".to_string(), "d".to_string()];
+    // Partitions read before the aggregation (their chunks kept first, then widened by it)
+    // and after it (read from its chunks).
     let read = |store: &Store, names: &[String]| {
+        let read_partitions = || {
+            store
+                .partition_column_statistics(
+                    "hive",
+                    "db",
+                    "p",
+                    &names[..20],
+                    &columns,
+                    "hive",
+                    true,
+                )
+                .unwrap()
+        };
+        let before = read_partitions();
         let aggregate = store
             .aggregate_column_statistics("hive", "db", "p", names, &columns, "hive")
             .unwrap();
-        let partitions = store
-            .partition_column_statistics("hive", "db", "p", &names[..20], &columns, "hive", true)
-            .unwrap();
+        let partitions = read_partitions();
+        assert_eq!(
+            before, partitions,
+            "partitions read before and after aggregating"
+        );
         (aggregate, partitions)
     };
     let warm = setup();

@@ -86,6 +86,12 @@ impl<T: HeapSize> CachedChunks<T> {
         self.version == version && self.first <= first && u64::from(last) < end
     }
 
+    /// The chunk numbers the entry holds, first and last.
+    fn range(&self) -> (u32, u32) {
+        let count = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX).max(1);
+        (self.first, self.first.saturating_add(count - 1))
+    }
+
     fn heap_bytes(&self) -> usize {
         let chunks = self.chunks.iter().flatten();
         chunks.map(HeapSize::heap_bytes).sum::<usize>() + 64 * self.chunks.len()
@@ -132,6 +138,15 @@ impl<T: HeapSize> Entries<T> {
         if bytes > byte_count_max / 4 {
             // One column this large would push out everything else: not kept.
             return;
+        }
+        if let Some((kept, _)) = self.columns.get(&key) {
+            // A read of a few partitions (a planner's batch) must not push out the whole
+            // table's chunks an aggregation keeps, nor a newer version an older one.
+            let newer = kept.version > entry.version;
+            if newer || (kept.version == entry.version && !entry.covers(kept.version, kept.range()))
+            {
+                return;
+            }
         }
         if let Some((_, replaced)) = self.columns.remove(&key) {
             self.byte_count -= replaced;
@@ -263,6 +278,31 @@ mod tests {
         assert!(cache.sketches(&wanted("c", 4, (2, 6))).is_none());
         assert!(cache.sketches(&wanted("d", 4, (2, 5))).is_none());
         assert!(cache.statistics(&wanted("c", 4, (2, 5))).is_none());
+    }
+
+    #[test]
+    fn a_narrower_or_older_entry_does_not_replace_a_kept_one() {
+        // Goal: reading a few chunks keeps the wider entry of the same version, an older
+        // version never replaces a newer one, and a newer version or a wider range does.
+        let cache = ChunkCache::default();
+        let wanted = |version, range| ColumnChunksKey {
+            table: TableId(7),
+            column: "c",
+            engine: "hive",
+            version,
+            range,
+        };
+        cache.keep_sketches(&wanted(4, (0, 9)), entry(4, 0, 10));
+        cache.keep_sketches(&wanted(4, (3, 4)), entry(4, 3, 2));
+        assert!(cache.sketches(&wanted(4, (0, 9))).is_some());
+        cache.keep_sketches(&wanted(2, (0, 9)), entry(2, 0, 10));
+        assert!(cache.sketches(&wanted(4, (0, 9))).is_some());
+        assert!(cache.sketches(&wanted(2, (0, 9))).is_none());
+        cache.keep_sketches(&wanted(6, (3, 4)), entry(6, 3, 2));
+        assert!(cache.sketches(&wanted(6, (3, 4))).is_some());
+        assert!(cache.sketches(&wanted(4, (0, 9))).is_none());
+        cache.keep_sketches(&wanted(6, (0, 20)), entry(6, 0, 21));
+        assert!(cache.sketches(&wanted(6, (0, 20))).is_some());
     }
 
     #[test]

@@ -135,35 +135,10 @@ impl SketchChunks {
     }
 
     /// The chunks validated (each once), indexed by chunk number minus the first.
-    pub(crate) fn archived(&self) -> Result<ArchivedSketchChunks<'_>> {
+    pub(crate) fn archived(&self) -> Result<Vec<Option<&ArchivedSketchChunk>>> {
         let consistent = ArchivedSketchChunk::is_consistent;
-        Ok(ArchivedSketchChunks {
-            first: self.0.first(),
-            chunks: self
-                .0
-                .archived(consistent, "sketch ends that do not fit their bytes")?,
-        })
-    }
-}
-
-/// Validated sketch chunks of one column, read in place.
-pub(crate) struct ArchivedSketchChunks<'a> {
-    first: u32,
-    chunks: Vec<Option<&'a ArchivedSketchChunk>>,
-}
-
-impl<'a> ArchivedSketchChunks<'a> {
-    /// The sketch of `slot` (empty when its chunk holds none): only meaningful for a slot
-    /// whose flags say its sketch is in its chunk.
-    pub(crate) fn sketch(&self, slot: u32) -> &'a [u8] {
-        let (chunk, offset) = super::chunk::chunk_of(slot);
-        let Some(index) = chunk.checked_sub(self.first) else {
-            return &[];
-        };
-        match self.chunks.get(index as usize).copied().flatten() {
-            Some(chunk) => chunk.sketch(offset),
-            None => &[],
-        }
+        self.0
+            .archived(consistent, "sketch ends that do not fit their bytes")
     }
 }
 
@@ -218,7 +193,6 @@ pub(crate) fn decoded_sketch_chunks(
     let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
     let archived = loaded.archived()?;
     let chunks = archived
-        .chunks
         .iter()
         .map(|chunk| chunk.map(owned_chunk).transpose())
         .collect::<Result<_>>()?;
