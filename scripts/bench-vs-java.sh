@@ -2,7 +2,7 @@
 # hivestore against Apache's Java Hive Metastore (2.3.10, the reference), measured the same way
 # by `hivestore bench`, side by side. One command:
 #
-#   scripts/bench-vs-java.sh [tables|partitions|hmsbench|all]      (default: tables)
+#   scripts/bench-vs-java.sh [tables|partitions|stats|hmsbench|all]      (default: tables)
 #
 # Builds hivestore (release), starts it and the reference HMS on free loopback ports with fresh
 # data, runs the suite, writes the report under target/bench-report/, and stops both servers
@@ -16,6 +16,11 @@
 #             server's peak RSS (VmHWM) after them, then add_partitions on its own;
 #             partitions.txt (all of it, and a side-by-side table), partitions-hivestore.csv,
 #             partitions-java.csv, and -add.csv of each.
+# stats:      column statistics on a table of 2 keys and 20 columns with statistics for 5
+#             columns of every partition, at 10,000 partitions (STATS_PARTITIONS), on each
+#             server in turn: get_aggr_stats_for and get_partitions_statistics_req over every
+#             partition, set_aggr_stats_for of 1,000 partitions a call; stats.txt (all of it,
+#             and a side-by-side table), stats-hivestore.csv and stats-java.csv.
 # hmsbench:   every benchmark of Apache's hmsbench (and its ACID ones) by its names, at its sizes
 #             -N = HMSBENCH_NUMBERS (default 100,1000,10000), in latency mode, on each server in
 #             turn, with the planners (trino_plan, spark_plan, hive_plan) at the same partition counts; the
@@ -38,6 +43,7 @@
 #      JAVA_PARTITIONS      the same for the Java HMS (default BENCH_PARTITIONS): on a loaded
 #                           2-core machine it adds some 20 partitions/s and drops about as
 #                           slowly, so 100,000 take hours there
+#      STATS_PARTITIONS     partition counts of the stats suite (default 10000)
 #      BENCH_PARTITION_WARMUP  unmeasured samples before each partition measurement (default 3;
 #                           bounded by BENCH_SECONDS too)
 #      BENCH_CALL_TIMEOUT   seconds one measured call may take before it counts as failed
@@ -60,8 +66,8 @@ cd "$ROOT"
 
 SUITE="${1:-tables}"
 case "$SUITE" in
-  tables|partitions|hmsbench|all) ;;
-  *) echo "usage: $0 [tables|partitions|hmsbench|all]"; exit 2 ;;
+  tables|partitions|stats|hmsbench|all) ;;
+  *) echo "usage: $0 [tables|partitions|stats|hmsbench|all]"; exit 2 ;;
 esac
 
 SECONDS_EACH="${BENCH_SECONDS:-5}"
@@ -73,6 +79,7 @@ JVM_WARMUP_SECONDS="${JVM_WARMUP_SECONDS:-15}"
 PARTITIONS="${BENCH_PARTITIONS:-10000,100000}"
 JAVA_PARTITIONS="${JAVA_PARTITIONS:-$PARTITIONS}"
 PARTITION_WARMUP="${BENCH_PARTITION_WARMUP:-3}"
+STATS_PARTITIONS="${STATS_PARTITIONS:-10000}"
 HMSBENCH_NUMBERS="${HMSBENCH_NUMBERS:-100,1000,10000}"
 JAVA_HMSBENCH_NUMBERS="${JAVA_HMSBENCH_NUMBERS:-$HMSBENCH_NUMBERS}"
 JAVA_WRITE_NUMBERS="${JAVA_WRITE_NUMBERS:-100,1000}"
@@ -81,6 +88,7 @@ HMSBENCH_WARMUP="${HMSBENCH_WARMUP:-3}"
 # and those whose samples write N objects (and set them up or remove them, unmeasured).
 HMSBENCH_READS='getNid,listDatabases,getTable,createTable,dropTable,commitTxn,listTables,listPartitions,getPartitions,getPartitionNames,getPartitionsByNames,getPartitionsByFilter#simple,getPartitionsByFilter#multiOr,getPartitionsByFilter#multiAnd,getPartitionsByPs,getPartitionsStat,openTxns,abortTxns,lock,getValidWriteIds,allocateTableWriteIds,trino_plan,spark_plan,hive_plan'
 HMSBENCH_WRITES='addPartition,addPartitions,dropPartition,dropPartitions,alterPartitions,updatePartitionsStat,renameTable,dropTableWithPartitions,dropTableMetaOnlyWithPartitions,dropDatabase'
+STATS_WORKLOADS=stats_aggregate,stats_partitions,stats_write
 LISTINGS=get_partition_names,get_partitions,get_partitions_by_filter_leading_key,get_partitions_by_filter_second_key,get_partitions_by_names,trino_plan,spark_plan,hive_plan
 export HMS_HEAP="${HMS_HEAP:-4g}"
 START="${REFERENCE_HMS_START:-/work/shared/tools/reference-hms/start.sh}"
@@ -194,7 +202,7 @@ partitions_suite() {
   measure_partitions hivestore "$HIVESTORE_PORT" "$HIVESTORE_PID" "$PARTITIONS"
   measure_partitions java "$REFERENCE_PORT" "$reference_pid" "$JAVA_PARTITIONS"
   echo | tee -a "$report"
-  compare_partitions | tee -a "$report"
+  compare_partitions partitions | tee -a "$report"
   echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." | tee -a "$report"
   echo "==> report: $report and $REPORT/partitions-{hivestore,java}{,-add}.csv"
 }
@@ -217,15 +225,16 @@ measure_partitions() {
 
 # Each step measured on both, side by side: p50, partitions/s, the ratio to loopback, and the
 # share of hivestore's call time the bench itself spent on the CPU (mostly decoding the reply).
+# compare_partitions PREFIX: from PREFIX-{hivestore,java}{,-add}.csv.
 compare_partitions() {
-  python3 - "$REPORT" <<'PY'
+  python3 - "$REPORT" "$1" <<'PY'
 import csv, sys
-report = sys.argv[1]
+report, prefix = sys.argv[1], sys.argv[2]
 def rows(name):
     found = {}
     for suffix in ("", "-add"):
         try:
-            with open(f"{report}/partitions-{name}{suffix}.csv") as file:
+            with open(f"{report}/{prefix}-{name}{suffix}.csv") as file:
                 for row in csv.DictReader(file):
                     found[(row["workload"], row["table_partitions"])] = row
         except FileNotFoundError:
@@ -253,6 +262,33 @@ for key in sorted(set(ours) | set(theirs), key=lambda key: (int(key[1] or 0), ke
         ratio = times(float(other["p50_us"]) / float(mine["p50_us"]))
     print("| " + " | ".join([f"`{key[0]}`", f"{int(key[1]):,}", *cell(mine), bench_share(mine), *cell(other), ratio]) + " |")
 PY
+}
+
+# Column statistics on each server in turn (the setup writes every partition's statistics
+# with set_aggr_stats_for, 500 partitions a call), then side by side.
+stats_suite() {
+  local report="$REPORT/stats.txt" name port
+  {
+    echo "hivestore bench: column statistics, hivestore against the Java HMS (Hive 2.3.10, Derby, heap ${HMS_HEAP}), $(date -u +%Y-%m-%dT%H:%MZ)"
+    describe_machine
+    echo "Table: 20 columns, partitioned by ds string and hr int, ${STATS_PARTITIONS} partitions, statistics for 5 columns (bigint, int, string, double, boolean) of every partition."
+    echo "stats_aggregate: get_aggr_stats_for of every partition and the 5 columns; stats_partitions: get_partitions_statistics_req of the same;"
+    echo "stats_write: set_aggr_stats_for of 1,000 partitions x 5 columns a call (partitions/s is statistics of partitions written a second)."
+    echo "Each measurement: ${SECONDS_EACH} s at most (and at least one call) after ${PARTITION_WARMUP} warm-up calls; one connection."
+    echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
+  } > "$report"
+  for name in hivestore java; do
+    port="$HIVESTORE_PORT"; [ "$name" = java ] && port="$REFERENCE_PORT"
+    echo "==> $name: $STATS_WORKLOADS at $STATS_PARTITIONS partitions (setup progress on stderr)"
+    echo | tee -a "$report"
+    "$BIN" bench --call-timeout "$CALL_TIMEOUT" --uri "thrift://127.0.0.1:$port" --workload "$STATS_WORKLOADS" \
+      --partitions "$STATS_PARTITIONS" --mode latency --seconds "$SECONDS_EACH" --warmup "$PARTITION_WARMUP" \
+      --csv-out "$REPORT/stats-$name.csv" | tee -a "$report"
+  done
+  echo | tee -a "$report"
+  compare_partitions stats | tee -a "$report"
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." | tee -a "$report"
+  echo "==> report: $report and $REPORT/stats-{hivestore,java}.csv"
 }
 
 # hmsbench's suite on one server: the reads at its sizes, then the writes at its write sizes.
@@ -300,6 +336,7 @@ hmsbench_suite() {
 case "$SUITE" in
   tables) tables_suite ;;
   partitions) partitions_suite ;;
+  stats) stats_suite ;;
   hmsbench) hmsbench_suite ;;
-  all) tables_suite; partitions_suite; hmsbench_suite ;;
+  all) tables_suite; partitions_suite; stats_suite; hmsbench_suite ;;
 esac

@@ -321,7 +321,11 @@ fn partition_workloads_count_partitions_and_bytes_and_measure_the_loopback_limit
             "{name}: partitions in the replies"
         );
         assert!(measurement.reply_bytes > 0, "{name}: reply bytes counted");
-        let listing = workload != Workload::AddPartitions;
+        let listing = workload.lists_partitions();
+        assert_eq!(
+            listing,
+            !matches!(workload, Workload::AddPartitions | Workload::StatsWrite)
+        );
         assert_eq!(row.loopback.is_some(), listing, "{name}: loopback limit");
         if let Some(loopback) = row.loopback {
             assert!(loopback.bytes_per_second > 0.0, "{name}");

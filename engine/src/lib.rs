@@ -51,13 +51,17 @@ mod consistent;
 mod database;
 mod error;
 pub mod events;
+mod kept_encodings;
+mod kept_selection;
 pub mod keys;
 pub mod kv;
+mod listed_columns;
 mod listing;
 pub mod locks;
 mod name_listing;
 mod names;
 mod partition;
+mod partition_encoded;
 mod partition_events;
 mod partition_exchange;
 mod partition_filter;
@@ -86,6 +90,7 @@ pub use database::{
     default_database_location, Database, DatabaseType, DropDatabaseOptions, DroppedDatabase,
 };
 pub use error::{Error, Result};
+pub use kept_encodings::KEPT_ENCODED_BYTES_MAX;
 pub use listing::TableMeta;
 pub use name_listing::{NameListing, PartitionNames, KEPT_NAME_BYTES_MAX};
 pub use names::{
@@ -93,6 +98,7 @@ pub use names::{
     DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
+pub use partition_encoded::PartitionSink;
 pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{

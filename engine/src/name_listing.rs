@@ -9,10 +9,14 @@
 //! Tables sharing a stripe only cost each other a needless rebuild now and then.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
+use crate::kept_encodings::KeptEncodings;
 use crate::keys::{self, TableId};
+use crate::listed_columns::ListedColumns;
+use crate::partition::PartitionedTable;
 use crate::partition_name::push_escaped;
 
 /// Memory the kept listings may take in all, in bytes. A million names of two keys take some
@@ -25,6 +29,8 @@ pub struct PartitionNames {
     text: String,
     /// The end of each name in `text`.
     ends: Vec<usize>,
+    /// The names' values by key, made on first use.
+    columns: OnceLock<Arc<ListedColumns>>,
 }
 
 impl PartitionNames {
@@ -60,6 +66,21 @@ impl PartitionNames {
         }
         self.ends.push(self.text.len());
         Ok(())
+    }
+
+    /// The values of the names by key: this listing is the full listing of `table`, built
+    /// with `key_parts` (a listing is only ever built with its table's).
+    pub(crate) fn columns(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+    ) -> Result<Arc<ListedColumns>> {
+        if let Some(columns) = self.columns.get() {
+            return Ok(columns.clone());
+        }
+        let built = Arc::new(ListedColumns::build(table, key_parts, self)?);
+        // Two readers may build them at once: either result is the same.
+        Ok(self.columns.get_or_init(|| built).clone())
     }
 
     /// The bytes of the first `count` names together.
@@ -154,12 +175,22 @@ struct Kept {
     key_parts: Vec<String>,
     names: Arc<PartitionNames>,
     bytes: usize,
+    /// The partitions' encodings and the name index, valid with the names.
+    encodings: Arc<KeptEncodings>,
 }
+
+/// Tables remembered as listed once by a selection that a kept listing would have answered.
+const MISSED_TABLE_COUNT_MAX: usize = 4096;
 
 /// The kept full listings, by table.
 #[derive(Default)]
 pub(crate) struct NameCache {
     kept: Mutex<HashMap<TableId, Kept>>,
+    /// Bytes taken by every kept encoding and name index (`kept_encodings.rs`).
+    encoded_bytes: Arc<AtomicUsize>,
+    /// The version at which each table was last listed by a bounded selection without a
+    /// kept listing: the second such listing at one version reads and keeps the names.
+    missed: Mutex<HashMap<TableId, u64>>,
 }
 
 impl NameCache {
@@ -175,6 +206,37 @@ impl NameCache {
         (entry.version == version && entry.key_parts == key_parts).then(|| entry.names.clone())
     }
 
+    /// [`NameCache::get`] with what is kept beside the names.
+    pub(crate) fn get_kept(
+        &self,
+        table: TableId,
+        version: u64,
+        key_parts: &[String],
+    ) -> Option<(Arc<PartitionNames>, Arc<KeptEncodings>)> {
+        let kept = self.kept.lock().ok()?;
+        let entry = kept.get(&table)?;
+        let current = entry.version == version && entry.key_parts == key_parts;
+        current.then(|| (entry.names.clone(), entry.encodings.clone()))
+    }
+
+    /// How many more bytes of encodings may be kept now.
+    pub(crate) fn encoded_room(&self) -> usize {
+        let taken = self.encoded_bytes.load(std::sync::atomic::Ordering::SeqCst);
+        crate::kept_encodings::KEPT_ENCODED_BYTES_MAX.saturating_sub(taken)
+    }
+
+    /// Notes that `table` was listed at `version` without a kept listing; whether it was
+    /// already so listed at this version (the listing is then worth reading and keeping).
+    pub(crate) fn missed_before(&self, table: TableId, version: u64) -> bool {
+        let Ok(mut missed) = self.missed.lock() else {
+            return false;
+        };
+        if missed.len() >= MISSED_TABLE_COUNT_MAX {
+            missed.clear();
+        }
+        missed.insert(table, version) == Some(version)
+    }
+
     /// Keeps `names`, the full listing of `table` read at `version`, making room by dropping
     /// listings that `is_current` says are stale, then any others.
     pub(crate) fn keep(
@@ -185,7 +247,8 @@ impl NameCache {
         names: Arc<PartitionNames>,
         is_current: impl Fn(TableId, u64) -> bool,
     ) {
-        let bytes = names.heap_bytes();
+        // The columns a selection may make for the listing are counted from the start.
+        let bytes = names.heap_bytes() + ListedColumns::id_bytes(names.len(), key_parts.len());
         if bytes > KEPT_NAME_BYTES_MAX {
             return;
         }
@@ -193,11 +256,10 @@ impl NameCache {
             return;
         };
         kept.remove(&table);
+        // A stale listing is never answered again: dropping them all gives their encodings'
+        // memory back at once.
+        kept.retain(|table, entry| is_current(*table, entry.version));
         let mut total: usize = kept.values().map(|entry| entry.bytes).sum();
-        if total + bytes > KEPT_NAME_BYTES_MAX {
-            kept.retain(|table, entry| is_current(*table, entry.version));
-            total = kept.values().map(|entry| entry.bytes).sum();
-        }
         while total + bytes > KEPT_NAME_BYTES_MAX {
             let Some(&victim) = kept.keys().next() else {
                 break;
@@ -211,6 +273,7 @@ impl NameCache {
                 key_parts: key_parts.to_vec(),
                 names,
                 bytes,
+                encodings: Arc::new(KeptEncodings::new(self.encoded_bytes.clone())),
             },
         );
     }

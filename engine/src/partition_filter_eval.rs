@@ -208,6 +208,18 @@ enum Node {
 }
 
 impl Node {
+    /// The one key every leaf tests, if there is one.
+    fn single_key(&self) -> Option<usize> {
+        match self {
+            Node::Leaf { key, .. } => Some(*key),
+            Node::And(members) | Node::Or(members) => {
+                let mut keys = members.iter().map(Node::single_key);
+                let first = keys.next()??;
+                keys.all(|key| key == Some(first)).then_some(first)
+            }
+        }
+    }
+
     fn matches<V: AsRef<str>>(&self, values: &[V]) -> bool {
         match self {
             Node::And(members) => members.iter().all(|member| member.matches(values)),
@@ -251,6 +263,20 @@ impl CompiledFilter {
     /// Whether a partition with `values` (one per key) passes.
     pub fn matches<V: AsRef<str>>(&self, values: &[V]) -> bool {
         self.root.as_ref().is_none_or(|root| root.matches(values))
+    }
+
+    /// The one key the filter reads, when it reads one: its verdict is then a function of
+    /// that key's value ([`CompiledFilter::matches_value`]).
+    pub(crate) fn single_key(&self) -> Option<usize> {
+        self.root.as_ref()?.single_key()
+    }
+
+    /// Whether partitions whose value of `key` is `value` pass, for a filter that reads only
+    /// `key` (what the other keys hold does not matter).
+    pub(crate) fn matches_value(&self, key: usize, value: &str) -> bool {
+        let mut values = vec![""; self.key_count.max(key + 1)];
+        values[key] = value;
+        self.matches(&values)
     }
 
     /// Value ranges holding every partition that passes (more, maybe: the

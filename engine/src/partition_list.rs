@@ -13,6 +13,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::kept_selection::{listed_indexes, listed_values, Scope};
 use crate::keys::{self, TableId};
 use crate::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::name_listing::{push_name_of_key, NameListing, PartitionNames};
@@ -44,10 +45,10 @@ pub enum PartitionSelection<'a> {
 }
 
 /// One selected partition: key, stored record, values.
-type Entry = (KvBytes, KvBytes, Vec<String>);
+pub(crate) type Entry = (KvBytes, KvBytes, Vec<String>);
 
 /// The test a scanned partition's values must pass.
-enum Keep {
+pub(crate) enum Keep {
     Every,
     /// Values for leading keys; an empty one matches any.
     Partial(Vec<String>),
@@ -55,7 +56,7 @@ enum Keep {
 }
 
 impl Keep {
-    fn keeps<V: AsRef<str>>(&self, values: &[V]) -> bool {
+    pub(crate) fn keeps<V: AsRef<str>>(&self, values: &[V]) -> bool {
         match self {
             Keep::Every => true,
             Keep::Partial(partial) => partial
@@ -68,13 +69,15 @@ impl Keep {
 }
 
 /// What a selection scans and what it keeps of the scan.
-struct Plan {
+pub(crate) struct Plan {
     /// Disjoint ranges in key order.
     ranges: Vec<KeyRange>,
-    keep: Keep,
+    pub(crate) keep: Keep,
     /// Whether `ranges` is the whole table: the selection bounds no leading key, so a kept
     /// name listing tells which partitions pass faster than a scan of every key.
-    whole_table: bool,
+    pub(crate) whole_table: bool,
+    /// The value ranges `ranges` were made from, when not the whole table.
+    pub(crate) value_ranges: Vec<ValueRange>,
 }
 
 /// Whether a listing needs the stored records or only the partitions' keys and values.
@@ -253,7 +256,7 @@ impl Store {
 
     /// Every partition name of `table` at `version` (the stripe version of the read this is
     /// part of), from the kept listing, else read from the keys and kept.
-    fn every_name_at(
+    pub(crate) fn every_name_at(
         &self,
         table: &PartitionedTable,
         key_parts: &[String],
@@ -428,23 +431,35 @@ impl Store {
         max_parts: i32,
     ) -> Result<Vec<Entry>> {
         self.read_partitions_at_version(table.id, |version| {
-            let mut entries = Vec::new();
-            let read = (version, Read::Records);
-            self.visit(
-                table,
-                selection,
-                max_parts,
-                read,
-                &mut |key, stored, values| {
-                    let stored = stored.ok_or_else(|| {
-                        Error::Internal("a listing of records visited a key alone".to_string())
-                    })?;
-                    entries.push((key, stored, values));
-                    Ok(())
-                },
-            )?;
-            Ok(entries)
+            self.select_at(table, selection, max_parts, version)
         })
+    }
+
+    /// [`Store::select`] as one attempt of a read at `version` (see
+    /// [`Store::read_partitions_at_version`]).
+    pub(crate) fn select_at(
+        &self,
+        table: &PartitionedTable,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        version: u64,
+    ) -> Result<Vec<Entry>> {
+        let mut entries = Vec::new();
+        let read = (version, Read::Records);
+        self.visit(
+            table,
+            selection,
+            max_parts,
+            read,
+            &mut |key, stored, values| {
+                let stored = stored.ok_or_else(|| {
+                    Error::Internal("a listing of records visited a key alone".to_string())
+                })?;
+                entries.push((key, stored, values));
+                Ok(())
+            },
+        )?;
+        Ok(entries)
     }
 
     /// Calls `visit` on each selected partition in key order, at most `max_parts` times
@@ -491,7 +506,7 @@ impl Store {
     }
 
     /// [`Store::visit`] over the partitions of a name listing of the whole table that `keep`
-    /// keeps: the test runs on values sliced from the names, and only the kept partitions'
+    /// keeps: the test runs on the names (`kept_selection.rs`), and only the kept partitions'
     /// records are read.
     #[allow(clippy::too_many_arguments)]
     fn visit_listed(
@@ -501,26 +516,12 @@ impl Store {
         key_parts: &[String],
         names: &PartitionNames,
         read: Read,
-        mut remaining: usize,
+        remaining: usize,
         visit: &mut Visit<'_>,
     ) -> Result<()> {
-        let mut sliced: Vec<&str> = Vec::with_capacity(key_parts.len());
-        for index in 0..names.len() {
-            let name = names.get(index);
-            let values: Vec<String> = if slice_listed_values(key_parts, name, &mut sliced) {
-                if !keep.keeps(&sliced) {
-                    continue;
-                }
-                sliced.iter().map(|value| (*value).to_string()).collect()
-            } else {
-                let values = values_of_name(table, name).ok_or_else(|| {
-                    Error::Internal(format!("a kept partition name {name:?} does not parse"))
-                })?;
-                if !keep.keeps(&values) {
-                    continue;
-                }
-                values
-            };
+        let selected = listed_indexes(table, key_parts, names, Scope::Whole, keep, remaining)?;
+        for index in selected {
+            let values = listed_values(table, key_parts, names.get(index as usize))?;
             let key = keys::partition_key(table.id, &values);
             let stored = match read {
                 Read::KeysOnly => None,
@@ -532,10 +533,6 @@ impl Store {
                 },
             };
             visit(KvBytes::from_shared(key.into()), stored, values)?;
-            remaining -= 1;
-            if remaining == 0 {
-                break;
-            }
         }
         Ok(())
     }
@@ -577,7 +574,7 @@ impl Store {
 
 /// The `k=` prefix of each key of `table` when every key is written unchanged in names
 /// (lower case, nothing escaped), as nearly always; `None` otherwise.
-fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
+pub(crate) fn plain_key_parts(table: &PartitionedTable) -> Option<Vec<String>> {
     let names = table.key_names();
     let plain = |key: &&str| is_plain(key) && key.to_lowercase() == **key;
     names
@@ -625,7 +622,11 @@ fn slice_plain_values<'n>(key_parts: &[String], name: &'n str, values: &mut Vec<
 /// [`slice_plain_values`] for a name of a listing built from the keys (`push_name_of_key`):
 /// every character a value needs escaped was written `%XX`, so a name without `%` holds its
 /// values verbatim and only the `k=` prefixes need checking.
-fn slice_listed_values<'n>(key_parts: &[String], name: &'n str, values: &mut Vec<&'n str>) -> bool {
+pub(crate) fn slice_listed_values<'n>(
+    key_parts: &[String],
+    name: &'n str,
+    values: &mut Vec<&'n str>,
+) -> bool {
     values.clear();
     if memchr::memchr(b'%', name.as_bytes()).is_some() {
         return false;
@@ -676,32 +677,32 @@ pub(crate) fn values_of_name(
 
 /// The ranges to scan and the test to keep a partition, for `selection`
 /// (not names).
-fn plan(table: &PartitionedTable, selection: PartitionSelection<'_>) -> Result<Plan> {
+pub(crate) fn plan(table: &PartitionedTable, selection: PartitionSelection<'_>) -> Result<Plan> {
     match selection {
         PartitionSelection::All | PartitionSelection::Names(_) => Ok(Plan {
             ranges: vec![table.all_partitions()],
             keep: Keep::Every,
             whole_table: true,
+            value_ranges: Vec::new(),
         }),
         PartitionSelection::PartialValues(partial) => plan_partial(table, partial),
         PartitionSelection::Filter(text) => {
             let filter = PartitionFilter::parse(text)?.compile(&table.table.partition_keys)?;
-            let (ranges, whole_table) = match filter.value_ranges() {
-                Some(ranges) => (
-                    merge_ranges(
-                        ranges
-                            .iter()
-                            .map(|range| key_range(table.id, range))
-                            .collect(),
-                    ),
-                    false,
+            let value_ranges = filter.value_ranges();
+            let ranges = match &value_ranges {
+                Some(ranges) => merge_ranges(
+                    ranges
+                        .iter()
+                        .map(|range| key_range(table.id, range))
+                        .collect(),
                 ),
-                None => (vec![table.all_partitions()], true),
+                None => vec![table.all_partitions()],
             };
             Ok(Plan {
                 ranges,
                 keep: Keep::Filter(filter),
-                whole_table,
+                whole_table: value_ranges.is_none(),
+                value_ranges: value_ranges.unwrap_or_default(),
             })
         }
     }
@@ -755,10 +756,20 @@ fn plan_partial(table: &PartitionedTable, partial: &[String]) -> Result<Plan> {
     } else {
         Keep::Partial(partial.to_vec())
     };
+    let value_ranges = if whole_table {
+        Vec::new()
+    } else {
+        vec![ValueRange {
+            prefix: leading,
+            lower: Bound::Unbounded,
+            upper: Bound::Unbounded,
+        }]
+    };
     Ok(Plan {
         ranges: vec![range],
         keep,
         whole_table,
+        value_ranges,
     })
 }
 

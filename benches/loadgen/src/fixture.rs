@@ -15,8 +15,9 @@ use crate::error::Error;
 use crate::hmsbench::own_database_pattern;
 use crate::hmsbench_data::{self, HMSBENCH_FILTER_TABLE, HMSBENCH_TABLE};
 use crate::partition_table::{
-    add_batch_partition_count, partition, partition_column_stats, partitioned_table,
-    selected_partitions, PARTITIONED_TABLE,
+    add_batch_partition_count, partition, partition_column_stats, partition_column_stats_of,
+    partitioned_table, selected_partitions, PARTITIONED_TABLE, STATS_TABLE,
+    STATS_TABLE_COLUMN_COUNT,
 };
 use crate::progress::Progress;
 use crate::workload::SharedTable;
@@ -342,8 +343,9 @@ impl Fixture {
 
     /// Writes the column statistics the workloads on a shared table of `partition_count`
     /// partitions read, with `set_aggr_stats_for`: for bench's table, its 20 columns (those
-    /// of a type with statistics) on the partitions the planners select; for hmsbench's,
-    /// column `name` on every partition. Nothing is written twice for one size.
+    /// of a type with statistics) on the partitions the planners select; for the statistics
+    /// table, its 5 columns with statistics on every partition; for hmsbench's, column `name`
+    /// on every partition. Nothing is written twice for one size.
     pub fn write_stats(
         &mut self,
         client: &mut Client,
@@ -356,7 +358,7 @@ impl Fixture {
         }
         let indexes = match shared {
             SharedTable::Bench => selected_partitions(partition_count),
-            // hmsbench's statistics of a smaller size stay valid for a bigger one.
+            // Statistics of a smaller size stay valid for a bigger one.
             _ => written.unwrap_or(0).min(partition_count)..partition_count,
         };
         let database = self.database.clone();
@@ -447,6 +449,7 @@ impl Fixture {
 fn shared_table(database: &str, shared: SharedTable) -> Table {
     match shared {
         SharedTable::Bench => partitioned_table(database, PARTITIONED_TABLE),
+        SharedTable::Stats => partitioned_table(database, STATS_TABLE),
         SharedTable::Hmsbench => hmsbench_data::partitioned_table(database, HMSBENCH_TABLE),
         SharedTable::HmsbenchFilter => hmsbench_data::filter_table(database, HMSBENCH_FILTER_TABLE),
     }
@@ -455,7 +458,7 @@ fn shared_table(database: &str, shared: SharedTable) -> Table {
 /// Partition `index` of a shared table.
 fn shared_partition(table: &Table, shared: SharedTable, index: u64) -> Partition {
     match shared {
-        SharedTable::Bench => partition(table, index),
+        SharedTable::Bench | SharedTable::Stats => partition(table, index),
         SharedTable::Hmsbench => hmsbench_data::partition(table, index),
         SharedTable::HmsbenchFilter => hmsbench_data::filter_partition(table, index),
     }
@@ -469,6 +472,12 @@ fn shared_partition_stats(
 ) -> Option<ColumnStatistics> {
     match shared {
         SharedTable::Bench => Some(partition_column_stats(database, PARTITIONED_TABLE, index)),
+        SharedTable::Stats => Some(partition_column_stats_of(
+            database,
+            STATS_TABLE,
+            index,
+            STATS_TABLE_COLUMN_COUNT,
+        )),
         SharedTable::Hmsbench => Some(hmsbench_data::partition_stats(
             database,
             HMSBENCH_TABLE,

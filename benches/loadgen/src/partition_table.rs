@@ -18,6 +18,11 @@ use crate::hmsbench_data::column_statistics;
 
 /// The table the listing and planner workloads read.
 pub const PARTITIONED_TABLE: &str = "bench_partitioned";
+/// The table the statistics workloads read and write: bench's table again, with statistics
+/// for [`STATS_TABLE_COLUMN_COUNT`] columns of every partition.
+pub const STATS_TABLE: &str = "bench_stats";
+/// Columns with statistics in [`STATS_TABLE`]: issue 5 quotes the Java HMS on 5.
+pub const STATS_TABLE_COLUMN_COUNT: usize = 5;
 /// Hours per day: values of the second key.
 pub const HOURS_PER_DAY: u64 = 24;
 /// The most partitions one `add_partitions` call carries, in setup and in the workload.
@@ -172,14 +177,33 @@ pub fn stats_column_names() -> Vec<String> {
         .collect()
 }
 
+/// The columns of [`STATS_TABLE`] with statistics: the first of [`stats_column_names`].
+pub fn stats_table_column_names() -> Vec<String> {
+    let mut names = stats_column_names();
+    names.truncate(STATS_TABLE_COLUMN_COUNT);
+    names
+}
+
 /// The column statistics of partition `index` of bench's table, as `ANALYZE` writes them: one
 /// object per column whose type every metastore since Hive 2.3 keeps statistics for (the
 /// integers, strings, doubles and booleans: half of the 20 columns); the others have none.
 pub fn partition_column_stats(database: &str, table: &str, index: u64) -> ColumnStatistics {
+    partition_column_stats_of(database, table, index, usize::MAX)
+}
+
+/// The same, for the first `column_count_max` of those columns only.
+pub fn partition_column_stats_of(
+    database: &str,
+    table: &str,
+    index: u64,
+    column_count_max: usize,
+) -> ColumnStatistics {
     let rows = (1000 + index % 997) as i64;
     let objects = column_names()
         .into_iter()
         .zip(COLUMN_TYPES.iter().cycle())
+        .filter(|(_, type_name)| STATS_COLUMN_TYPES.contains(type_name))
+        .take(column_count_max)
         .filter_map(|(name, type_name)| {
             let data = match *type_name {
                 "bigint" | "int" => ColumnStatisticsData::LongStats(LongColumnStatsData::new(
@@ -227,6 +251,11 @@ pub fn leading_key_filter(partition_count: u64) -> String {
         day_string(first),
         day_string(end)
     )
+}
+
+/// The names of every partition of a table of `partition_count`, in order.
+pub fn all_names(partition_count: u64) -> Vec<String> {
+    (0..partition_count).map(partition_name).collect()
 }
 
 /// The second-key filter: one hour of every day.
@@ -312,5 +341,21 @@ mod tests {
         assert_eq!(by_names_names(48).len(), 48);
         assert_eq!(add_batch_partition_count(48), 48);
         assert_eq!(add_batch_partition_count(100_000), 1000);
+    }
+
+    #[test]
+    fn the_stats_table_has_statistics_for_its_first_five_stats_columns() {
+        let names = stats_table_column_names();
+        assert_eq!(names.len(), STATS_TABLE_COLUMN_COUNT);
+        assert_eq!(names[..], stats_column_names()[..STATS_TABLE_COLUMN_COUNT]);
+        let stats = partition_column_stats_of("db", STATS_TABLE, 7, STATS_TABLE_COLUMN_COUNT);
+        let columns: Vec<&String> = stats.stats_obj.iter().map(|obj| &obj.col_name).collect();
+        assert_eq!(columns, names.iter().collect::<Vec<_>>());
+        assert_eq!(
+            partition_column_stats("db", PARTITIONED_TABLE, 7)
+                .stats_obj
+                .len(),
+            stats_column_names().len()
+        );
     }
 }

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hivestore_idl::hive_metastore::{
-    CheckLockRequest, EnvironmentContext, GetTableRequest, LockComponent, LockLevel, LockRequest,
-    LockState, LockType, Partition, PartitionsStatsRequest, TThriftHiveMetastoreSyncClient, Table,
-    UnlockRequest,
+    CheckLockRequest, ColumnStatistics, EnvironmentContext, GetTableRequest, LockComponent,
+    LockLevel, LockRequest, LockState, LockType, Partition, PartitionsStatsRequest,
+    SetPartitionsStatsRequest, TThriftHiveMetastoreSyncClient, Table, UnlockRequest,
 };
 
 use crate::endpoint::Client;
@@ -16,9 +16,10 @@ use crate::fixture::{
 };
 use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
-    add_batch_partition_count, by_names_names, day_string, leading_key_filter, name_in_days,
-    partition, partitioned_table, second_key_filter, selected_days, stats_column_names,
-    PARTITIONED_TABLE, TRINO_BATCH_PARTITION_COUNT,
+    add_batch_partition_count, all_names, by_names_names, day_string, leading_key_filter,
+    name_in_days, partition, partition_column_stats_of, partitioned_table, second_key_filter,
+    selected_days, stats_column_names, stats_table_column_names, PARTITIONED_TABLE, STATS_TABLE,
+    STATS_TABLE_COLUMN_COUNT, TRINO_BATCH_PARTITION_COUNT,
 };
 
 /// What a sample does. Every workload touches only the bench database.
@@ -79,6 +80,19 @@ pub enum Workload {
     /// `get_aggr_stats_for` over those partitions of the 10 columns that have statistics.
     #[value(name = "hive_plan")]
     HivePlan,
+    /// `get_aggr_stats_for` over every partition of the statistics table and its 5 columns
+    /// with statistics (issue 5's side by side with the Java HMS).
+    #[value(name = "stats_aggregate")]
+    StatsAggregate,
+    /// `get_partitions_statistics_req` of every partition of the statistics table and its 5
+    /// columns with statistics.
+    #[value(name = "stats_partitions")]
+    StatsPartitions,
+    /// `set_aggr_stats_for` (a `SetPartitionsStatsRequest`, which Hive 2.3 has too) of 1,000
+    /// partitions' statistics for the 5 columns (all N of a smaller table), replacing those
+    /// the setup wrote, the next 1,000 each sample.
+    #[value(name = "stats_write")]
+    StatsWrite,
     /// hmsbench `getNid`: `get_current_notificationEventId`.
     #[value(name = "getNid")]
     GetNid,
@@ -175,7 +189,7 @@ pub enum Workload {
 }
 
 /// bench's own workloads (hmsbench's are [`HMSBENCH_WORKLOADS`]), in report order.
-pub const ALL_WORKLOADS: [Workload; 15] = [
+pub const ALL_WORKLOADS: [Workload; 18] = [
     Workload::GetTable,
     Workload::GetTableReq,
     Workload::GetAllDatabases,
@@ -191,6 +205,9 @@ pub const ALL_WORKLOADS: [Workload; 15] = [
     Workload::TrinoPlan,
     Workload::SparkPlan,
     Workload::HivePlan,
+    Workload::StatsAggregate,
+    Workload::StatsPartitions,
+    Workload::StatsWrite,
 ];
 
 /// hmsbench's benchmarks (and its ACID ones), by its names: those with a size run at each
@@ -259,7 +276,7 @@ pub const SIZED_HMSBENCH_WORKLOADS: [Workload; 25] = [
 ];
 
 /// The workloads measured at each `--partitions` size.
-pub const PARTITION_WORKLOADS: [Workload; 9] = [
+pub const PARTITION_WORKLOADS: [Workload; 12] = [
     Workload::AddPartitions,
     Workload::GetPartitionNames,
     Workload::GetPartitions,
@@ -269,6 +286,16 @@ pub const PARTITION_WORKLOADS: [Workload; 9] = [
     Workload::TrinoPlan,
     Workload::SparkPlan,
     Workload::HivePlan,
+    Workload::StatsAggregate,
+    Workload::StatsPartitions,
+    Workload::StatsWrite,
+];
+
+/// The statistics workloads (part of [`PARTITION_WORKLOADS`]): issue 5's side by side.
+pub const STATS_WORKLOADS: [Workload; 3] = [
+    Workload::StatsAggregate,
+    Workload::StatsPartitions,
+    Workload::StatsWrite,
 ];
 
 impl Workload {
@@ -290,6 +317,9 @@ impl Workload {
             Workload::TrinoPlan => "trino_plan",
             Workload::SparkPlan => "spark_plan",
             Workload::HivePlan => "hive_plan",
+            Workload::StatsAggregate => "stats_aggregate",
+            Workload::StatsPartitions => "stats_partitions",
+            Workload::StatsWrite => "stats_write",
             Workload::GetNid => "getNid",
             Workload::ListDatabases => "listDatabases",
             Workload::HmsbenchGetTable => "getTable",
@@ -340,7 +370,7 @@ impl Workload {
     /// Whether it reads the partitioned table (which must then hold N partitions first). Its
     /// replies are what the loopback limit is measured for.
     pub fn lists_partitions(self) -> bool {
-        self.is_partitioned() && self != Workload::AddPartitions
+        self.is_partitioned() && !matches!(self, Workload::AddPartitions | Workload::StatsWrite)
     }
 
     /// Whether it is one of hmsbench's benchmarks.
@@ -358,6 +388,7 @@ impl Workload {
     pub fn shared_table(self) -> Option<(SharedTable, bool)> {
         match self {
             Workload::TrinoPlan | Workload::HivePlan => Some((SharedTable::Bench, true)),
+            _ if STATS_WORKLOADS.contains(&self) => Some((SharedTable::Stats, true)),
             _ if self.lists_partitions() => Some((SharedTable::Bench, false)),
             Workload::GetPartitionsStat => Some((SharedTable::Hmsbench, true)),
             Workload::ListPartitions
@@ -388,6 +419,8 @@ impl Workload {
 pub enum SharedTable {
     /// bench's own partitioned table (`ds`, `hr`; 20 columns).
     Bench,
+    /// The same table under another name, with statistics for 5 columns of every partition.
+    Stats,
     /// hmsbench's table partitioned by `d`.
     Hmsbench,
     /// hmsbench's table partitioned by `p_a`, `p_b`, `p_c`.
@@ -484,6 +517,10 @@ struct PartitionQueries {
     end_day: String,
     /// The scratch table of `add_partitions`, once prepared.
     add_table: Option<Table>,
+    /// Every partition's name, for the statistics reads.
+    all_names: Vec<String>,
+    /// Every partition's statistics, for `stats_write`.
+    all_stats: Vec<ColumnStatistics>,
 }
 
 impl PartitionQueries {
@@ -501,6 +538,15 @@ impl PartitionQueries {
             first_day: day_string(first),
             end_day: day_string(end),
             add_table: None,
+            all_names: if matches!(
+                workload,
+                Workload::StatsAggregate | Workload::StatsPartitions
+            ) {
+                all_names(partition_count)
+            } else {
+                Vec::new()
+            },
+            all_stats: Vec::new(),
         }
     }
 }
@@ -554,6 +600,20 @@ impl Caller {
     pub fn prepare(&mut self, client: &mut Client) -> thrift::Result<()> {
         if let Some(hmsbench) = &mut self.hmsbench {
             return hmsbench.prepare(client);
+        }
+        if self.workload == Workload::StatsWrite {
+            // Built before the samples, so that they time the calls, not the making of them.
+            let database = &self.target.database;
+            self.queries.all_stats = (0..self.queries.partition_count)
+                .map(|index| {
+                    partition_column_stats_of(
+                        database,
+                        STATS_TABLE,
+                        index,
+                        STATS_TABLE_COLUMN_COUNT,
+                    )
+                })
+                .collect();
         }
         if self.workload != Workload::AddPartitions {
             return Ok(());
@@ -661,6 +721,9 @@ impl Caller {
                 Ok(SampleCount::listed(2, partitions.len()))
             }
             Workload::HivePlan => self.hive_plan(client, database),
+            Workload::StatsAggregate => self.stats_aggregate(client, database),
+            Workload::StatsPartitions => self.stats_partitions(client, database),
+            Workload::StatsWrite => self.stats_write(client),
             other => unreachable!("{} is not a partition workload", other.name()),
         }
     }
@@ -746,6 +809,81 @@ impl Caller {
             )));
         }
         Ok(SampleCount::listed(3, partitions.len()))
+    }
+
+    /// The statistics request of every partition of the statistics table and its columns.
+    fn all_stats_request(&self, database: String) -> PartitionsStatsRequest {
+        PartitionsStatsRequest {
+            db_name: database,
+            tbl_name: STATS_TABLE.to_string(),
+            col_names: stats_table_column_names(),
+            part_names: self.queries.all_names.clone(),
+            cat_name: None,
+            valid_write_id_list: None,
+            engine: None,
+        }
+    }
+
+    /// `get_aggr_stats_for` over every partition; all of them have statistics.
+    fn stats_aggregate(
+        &self,
+        client: &mut Client,
+        database: String,
+    ) -> thrift::Result<SampleCount> {
+        let aggregate = client.get_aggr_stats_for(self.all_stats_request(database))?;
+        let expected = self.queries.partition_count;
+        let columns = aggregate.col_stats.len();
+        if aggregate.parts_found != expected as i64 || columns != STATS_TABLE_COLUMN_COUNT {
+            return Err(failed_sample(format!(
+                "get_aggr_stats_for found {} of {expected} partitions and {columns} of \
+                 {STATS_TABLE_COLUMN_COUNT} columns",
+                aggregate.parts_found
+            )));
+        }
+        Ok(SampleCount::counted(1, expected))
+    }
+
+    /// `get_partitions_statistics_req` of every partition; all of them have statistics.
+    fn stats_partitions(
+        &self,
+        client: &mut Client,
+        database: String,
+    ) -> thrift::Result<SampleCount> {
+        let result = client.get_partitions_statistics_req(self.all_stats_request(database))?;
+        let complete = result
+            .part_stats
+            .values()
+            .filter(|objects| objects.len() == STATS_TABLE_COLUMN_COUNT)
+            .count();
+        let expected = self.queries.partition_count;
+        if complete as u64 != expected {
+            return Err(failed_sample(format!(
+                "get_partitions_statistics_req answered all {STATS_TABLE_COLUMN_COUNT} columns \
+                 for {complete} of {expected} partitions"
+            )));
+        }
+        Ok(SampleCount::listed(1, complete))
+    }
+
+    /// `set_aggr_stats_for` of the next batch of partitions (wrapping round the table).
+    fn stats_write(&self, client: &mut Client) -> thrift::Result<SampleCount> {
+        let stats = &self.queries.all_stats;
+        let batch = add_batch_partition_count(self.queries.partition_count) as usize;
+        let first = ((self.sample - 1) as usize * batch) % stats.len().max(1);
+        let col_stats: Vec<ColumnStatistics> = stats
+            .iter()
+            .cycle()
+            .skip(first)
+            .take(batch)
+            .cloned()
+            .collect();
+        let request = SetPartitionsStatsRequest::new(col_stats, None, None, None, None);
+        if !client.set_aggr_stats_for(request)? {
+            return Err(failed_sample(
+                "set_aggr_stats_for answered false".to_string(),
+            ));
+        }
+        Ok(SampleCount::counted(1, batch as u64))
     }
 
     /// Round robin over the read tables, each connection starting at its own.

@@ -23,7 +23,7 @@ use crate::values::ValueView;
 
 pub use model::{
     ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
-    PartitionImage, PartitionImages, WriteEvent,
+    PartitionImage, PartitionImages, StoredStatistics, TableImage, WriteEvent,
 };
 pub(crate) use writes::{build_write_event, read_write_events, write_event_record};
 pub use writes::{
@@ -133,7 +133,7 @@ impl Store {
             if events.len() >= max_count {
                 return Ok(false);
             }
-            let record = view.to_owned()?;
+            let record = view.to_owned()?.readable()?;
             events.push(NotificationEvent { event_id, record });
             Ok(events.len() < max_count)
         })?;

@@ -23,14 +23,33 @@ impl SledBackend {
     pub fn open(path: &Path) -> Result<Self> {
         // sled also flushes on its own every 500 ms; acknowledged writes do
         // not depend on it, since the engine flushes before acknowledging.
-        let db = sled::Config::new()
+        let config = sled::Config::new()
             .path(path)
-            .cache_capacity(PAGE_CACHE_BYTES)
-            .open()
-            .map_err(|error| storage_error(error, &format!("opening {}", path.display())))?;
-        Ok(SledBackend { db })
+            .cache_capacity(PAGE_CACHE_BYTES);
+        // A database just dropped in this process keeps its file lock until sled's flusher
+        // thread has ended, some milliseconds later: reopening waits for it, for a while.
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            match config.open() {
+                Ok(db) => return Ok(SledBackend { db }),
+                Err(sled::Error::Io(error))
+                    if error.kind() == std::io::ErrorKind::WouldBlock
+                        && waited < LOCK_WAIT_LIMIT =>
+                {
+                    std::thread::sleep(LOCK_WAIT_STEP);
+                    waited += LOCK_WAIT_STEP;
+                }
+                Err(error) => {
+                    return Err(storage_error(error, &format!("opening {}", path.display())))
+                }
+            }
+        }
     }
 }
+
+/// How long an open waits for another handle's lock on the database to go, and in what steps.
+const LOCK_WAIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+const LOCK_WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(10);
 
 fn storage_error(error: sled::Error, doing: &str) -> Error {
     match error {

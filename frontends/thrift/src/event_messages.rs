@@ -272,6 +272,23 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             engine,
             parameters,
         )?,
+        // Reads turn the stored form into `Statistics`; rendered the same if one comes here.
+        EventBody::StoredStatistics(stored) => {
+            let table = stored
+                .table
+                .table()
+                .map_err(|error| crate::errors::undeclared(error.to_string()))?;
+            render_statistics(
+                &mut message,
+                event.kind,
+                &table,
+                stored.partition_values.as_deref(),
+                &stored.statistics,
+                &stored.columns,
+                &stored.engine,
+                &stored.parameters,
+            )?
+        }
     }
     Ok(message.finish())
 }

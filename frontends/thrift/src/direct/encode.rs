@@ -211,17 +211,23 @@ impl EncodedDescriptor {
     }
 }
 
-/// Writes the partitions of one listing, each shared descriptor encoded once.
-pub(crate) struct PartitionWriter<'t> {
-    table: &'t engine::Table,
+/// Writes the partitions of one listing, each shared descriptor encoded once. Of the table,
+/// only its names are written (the engine keeps encodings by them: `engine::PartitionSink`).
+pub(crate) struct PartitionWriter {
+    /// The table's database, name and catalog.
+    db_name: String,
+    table_name: String,
+    cat_name: String,
     protocol: Protocol,
     descriptors: HashMap<u64, EncodedDescriptor>,
 }
 
-impl<'t> PartitionWriter<'t> {
-    pub(crate) fn new(table: &'t engine::Table, protocol: Protocol) -> Self {
+impl PartitionWriter {
+    pub(crate) fn new(table: &engine::Table, protocol: Protocol) -> Self {
         PartitionWriter {
-            table,
+            db_name: table.db_name.clone(),
+            table_name: table.table_name.clone(),
+            cat_name: table.cat_name.clone(),
             protocol,
             descriptors: HashMap::new(),
         }
@@ -240,8 +246,8 @@ impl<'t> PartitionWriter<'t> {
         for value in partition.values() {
             o.string(value);
         }
-        o.string_field(2, &self.table.db_name);
-        o.string_field(3, &self.table.table_name);
+        o.string_field(2, &self.db_name);
+        o.string_field(3, &self.table_name);
         o.i32_field(4, record.create_time.to_native());
         o.i32_field(5, record.last_access_time.to_native());
         if let Some(id) = partition.descriptor_id() {
@@ -267,7 +273,7 @@ impl<'t> PartitionWriter<'t> {
         if let Some(privileges) = record.privileges.as_ref() {
             owned_struct_field(o, 8, privileges, convert::privileges_to_idl)?;
         }
-        o.string_field(9, &self.table.cat_name);
+        o.string_field(9, &self.cat_name);
         o.i64_field(10, record.write_id.to_native());
         if let Some(metadata) = record.file_metadata.as_ref() {
             owned_struct_field(o, 13, metadata, convert::file_metadata_to_idl)?;
@@ -351,7 +357,7 @@ mod tests {
 
     use hivestore_engine as engine;
     use rkyv::rancor::Error as RkyvError;
-    use thrift::protocol::{TBinaryOutputProtocol, TCompactOutputProtocol, TSerializable};
+    use thrift::protocol::{TBinaryOutputProtocol, TCompactOutputProtocol, TSerializable, TType};
 
     use super::Encoder;
     use crate::convert::table_to_idl;
@@ -588,6 +594,44 @@ mod tests {
                 .unwrap();
             }
             assert_eq!(direct, generated, "{protocol:?}");
+        }
+    }
+
+    /// The bytes the engine keeps and copies are the writer's: the same list, written through
+    /// the store's sink on a miss (encoded) and on a hit (copied), as the generated code
+    /// writes it.
+    #[test]
+    fn kept_partitions_are_written_as_the_generated_code_writes_them() {
+        let store = store_with_partitions();
+        let selection = engine::PartitionSelection::All;
+        let owned = store
+            .list_partitions_selected("hive", "db", "t", selection, -1, false)
+            .unwrap();
+        store.list_partition_names("hive", "db", "t", -1).unwrap();
+        for protocol in [Protocol::Binary, Protocol::Compact] {
+            let mut generated = Vec::new();
+            Encoder::new(&mut generated, protocol)
+                .list_begin(TType::Struct, owned.len())
+                .unwrap();
+            for partition in owned.iter().cloned().map(crate::convert::partition_to_idl) {
+                match protocol {
+                    Protocol::Compact => partition
+                        .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut generated)),
+                    Protocol::Binary => partition.write_to_out_protocol(
+                        &mut TBinaryOutputProtocol::new(&mut generated, true),
+                    ),
+                }
+                .unwrap();
+            }
+            for attempt in ["encoded", "kept"] {
+                let mut written = Vec::new();
+                let o = &mut Encoder::new(&mut written, protocol);
+                let mut sink = super::super::partitions::ReplyPartitions::new(o, protocol);
+                store
+                    .write_partitions("hive", "db", "t", selection, -1, &mut sink)
+                    .unwrap();
+                assert_eq!(written, generated, "{protocol:?}, {attempt}");
+            }
         }
     }
 

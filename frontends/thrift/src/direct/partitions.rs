@@ -4,11 +4,11 @@
 //! names, which answer whenever these decline (a missing table, a bad filter, an unusual
 //! argument).
 
-use hivestore_engine::{PartitionSelection, PartitionViews};
+use hivestore_engine::{self as engine, PartitionSelection, PartitionSink};
 use hivestore_idl::hive_metastore::{GetPartitionsByNamesRequest, PartitionsRequest};
 use thrift::protocol::{TInputProtocol, TType};
 
-use super::encode::{engine_error, PartitionWriter};
+use super::encode::PartitionWriter;
 use super::wire::Encoder;
 use super::{read_struct_argument, write_success, Answer};
 use crate::calls::{catalog_or_default, require_database_name};
@@ -87,67 +87,108 @@ pub(super) fn old_style_table(
     Some([catalog, database, name])
 }
 
-/// Writes `views` as a `list<Partition>` field `id`, or as the bare list when `id` is `None`.
+/// The partitions of a listing written into a reply, from the engine's kept encodings or
+/// encoded here ([`PartitionWriter`]).
+pub(super) struct ReplyPartitions<'o, 'r> {
+    o: &'o mut Encoder<'r>,
+    protocol: Protocol,
+    writer: Option<PartitionWriter>,
+    count: usize,
+    reserved: bool,
+}
+
+impl<'o, 'r> ReplyPartitions<'o, 'r> {
+    pub(super) fn new(o: &'o mut Encoder<'r>, protocol: Protocol) -> Self {
+        ReplyPartitions {
+            o,
+            protocol,
+            writer: None,
+            count: 0,
+            reserved: false,
+        }
+    }
+}
+
+fn thrift_failure(error: thrift::Error) -> engine::Error {
+    engine::Error::Internal(format!("encoding a partition: {error}"))
+}
+
+impl PartitionSink for ReplyPartitions<'_, '_> {
+    fn encoding_kind(&self) -> u32 {
+        match self.protocol {
+            Protocol::Binary => 0,
+            Protocol::Compact => 1,
+        }
+    }
+
+    fn begin(&mut self, table: &engine::Table, count: usize) -> engine::Result<()> {
+        self.o
+            .list_begin(TType::Struct, count)
+            .map_err(thrift_failure)?;
+        self.writer = Some(PartitionWriter::new(table, self.protocol));
+        self.count = count;
+        Ok(())
+    }
+
+    fn encode(
+        &mut self,
+        partition: &engine::PartitionView<'_>,
+        out: &mut Vec<u8>,
+    ) -> engine::Result<()> {
+        let writer = self.writer.as_mut().ok_or_else(|| {
+            engine::Error::Internal("a partition encoded before the listing began".into())
+        })?;
+        writer
+            .write(&mut Encoder::new(out, self.protocol), partition)
+            .map_err(thrift_failure)
+    }
+
+    fn append(&mut self, encoded: &[u8]) {
+        if !self.reserved {
+            // Partitions of a table are about the same size: room for all of them at once,
+            // so that a reply of many megabytes is not grown (and copied) a doubling at a time.
+            self.o.reserve(encoded.len().saturating_mul(self.count));
+            self.reserved = true;
+        }
+        self.o.raw_element(encoded);
+    }
+}
+
+/// Writes the partitions of `selection` of `table` as a list (its header included); false
+/// when the store declines (the reply is then dropped by the caller).
 fn write_partitions(
     o: &mut Encoder<'_>,
     protocol: Protocol,
-    views: &PartitionViews,
-) -> thrift::Result<()> {
-    o.list_begin(TType::Struct, views.len())?;
-    let mut writer = PartitionWriter::new(&views.table, protocol);
-    let mut partitions = views.iter();
-    if let Some(first) = partitions.next() {
-        // Partitions of a table are about the same size: room for all of them at once, so
-        // that a reply of many megabytes is not grown (and copied) a doubling at a time.
-        let start = o.written();
-        writer.write(o, &first.map_err(engine_error)?)?;
-        let first_len = o.written() - start;
-        o.reserve(
-            first_len
-                .saturating_mul(partitions.len())
-                .saturating_add(first_len),
-        );
-    }
-    for partition in partitions {
-        writer.write(o, &partition.map_err(engine_error)?)?;
-    }
-    Ok(())
+    session: &Session,
+    [catalog, database, name]: &[String; 3],
+    selection: PartitionSelection<'_>,
+    max_parts: i32,
+) -> bool {
+    let mut sink = ReplyPartitions::new(o, protocol);
+    session
+        .store()
+        .write_partitions(catalog, database, name, selection, max_parts, &mut sink)
+        .is_ok()
 }
 
 /// Answers call `sequence` of `method` with the partitions of `selection`, as a bare list.
 fn answer_list(
     (method, sequence): (&str, i32),
-    output: &mut Encoder<'_>,
+    o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
     table: &[String; 3],
     selection: PartitionSelection<'_>,
     max_parts: i32,
 ) -> thrift::Result<Answer> {
-    let [catalog, database, name] = table;
-    let Ok(views) = session
-        .store()
-        .partition_views(catalog, database, name, selection, max_parts)
-    else {
-        return Ok(Answer::Declined);
-    };
-    write_success_list(output, method, sequence, protocol, &views)?;
-    Ok(Answer::Written)
-}
-
-fn write_success_list(
-    o: &mut Encoder<'_>,
-    method: &str,
-    sequence: i32,
-    protocol: Protocol,
-    views: &PartitionViews,
-) -> thrift::Result<()> {
     o.reply_begin(method, sequence);
     o.struct_begin();
     o.field(TType::List, 0);
-    write_partitions(o, protocol, views)?;
+    if !write_partitions(o, protocol, session, table, selection, max_parts) {
+        return Ok(Answer::Declined);
+    }
     o.struct_end();
-    Ok(())
+    Ok(Answer::Written)
 }
 
 /// `get_partitions(db_name, tbl_name, max_parts)`.
@@ -270,20 +311,26 @@ pub(super) fn get_partitions_ps(
 
 /// Answers a `_req` call whose response struct holds the partitions as field 1.
 fn answer_response(
-    method: &str,
-    sequence: i32,
-    output: &mut Encoder<'_>,
+    (method, sequence): (&str, i32),
+    o: &mut Encoder<'_>,
     protocol: Protocol,
-    views: &PartitionViews,
+    session: &Session,
+    table: &[String; 3],
+    selection: PartitionSelection<'_>,
+    max_parts: i32,
 ) -> thrift::Result<Answer> {
-    write_success(output, method, sequence, |o| {
+    let mut written = false;
+    write_success(o, method, sequence, |o| {
         o.struct_begin();
         o.field(TType::List, 1);
-        write_partitions(o, protocol, views)?;
+        written = write_partitions(o, protocol, session, table, selection, max_parts);
         o.struct_end();
         Ok(())
     })?;
-    Ok(Answer::Written)
+    Ok(match written {
+        true => Answer::Written,
+        false => Answer::Declined,
+    })
 }
 
 /// `get_partitions_req(PartitionsRequest)`; requests for a part of each partition (skipped
@@ -304,18 +351,17 @@ pub(super) fn get_partitions_req(
     if !whole {
         return Ok(Answer::Declined);
     }
-    let catalog = catalog_or_default(request.cat_name);
+    let table = [
+        catalog_or_default(request.cat_name),
+        request.db_name,
+        request.tbl_name,
+    ];
     let max_parts = i32::from(request.max_parts.unwrap_or(-1));
-    let Ok(views) = session.store().partition_views(
-        &catalog,
-        &request.db_name,
-        &request.tbl_name,
-        PartitionSelection::All,
-        max_parts,
-    ) else {
-        return Ok(Answer::Declined);
-    };
-    answer_response("get_partitions_req", sequence, output, protocol, &views)
+    let method = ("get_partitions_req", sequence);
+    let selection = PartitionSelection::All;
+    answer_response(
+        method, output, protocol, session, &table, selection, max_parts,
+    )
 }
 
 /// `get_partitions_by_names_req(GetPartitionsByNamesRequest)`, without column statistics or
@@ -342,20 +388,8 @@ pub(super) fn get_partitions_by_names_req(
         return Ok(Answer::Declined);
     }
     let names = request.names.unwrap_or_default();
-    let Ok(views) = session.store().partition_views(
-        &catalog,
-        &database,
-        &request.tbl_name,
-        PartitionSelection::Names(&names),
-        -1,
-    ) else {
-        return Ok(Answer::Declined);
-    };
-    answer_response(
-        "get_partitions_by_names_req",
-        sequence,
-        output,
-        protocol,
-        &views,
-    )
+    let table = [catalog, database, request.tbl_name];
+    let method = ("get_partitions_by_names_req", sequence);
+    let selection = PartitionSelection::Names(&names);
+    answer_response(method, output, protocol, session, &table, selection, -1)
 }

@@ -46,11 +46,6 @@ impl<'a> Encoder<'a> {
         encoder
     }
 
-    /// Bytes written so far (of the whole reply buffer).
-    pub(crate) fn written(&self) -> usize {
-        self.out.len()
-    }
-
     /// Makes room for `additional` more bytes at once: a big reply then grows once rather
     /// than doubling (and copying) its way up.
     pub(crate) fn reserve(&mut self, additional: usize) {
@@ -61,6 +56,12 @@ impl<'a> Encoder<'a> {
     pub(crate) fn raw(&mut self, bytes: &[u8], last_id: i16) {
         self.out.extend_from_slice(bytes);
         self.last_id = last_id;
+    }
+
+    /// Appends a whole struct encoded apart, in the same protocol, as a list element (a
+    /// struct's bytes do not depend on what surrounds it).
+    pub(crate) fn raw_element(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
     }
 
     /// A reply message header for `method`, call `sequence`.

@@ -1,0 +1,336 @@
+//! Partitions as last encoded for replies, kept beside a table's kept name listing.
+//!
+//! A warm listing of whole partitions spends most of its time reading each record from the
+//! store, validating it and encoding it (some 8,000 instructions a partition), while the
+//! bytes it writes are the same from call to call as long as the table is unchanged. A kept
+//! name listing (`name_listing.rs`) is valid for one version of its table's stripe
+//! (`consistent.rs`), so bytes kept with it are never stale either: each listed partition's
+//! encoding is kept by its index in the names, filled on a miss, and copied on a hit.
+//!
+//! The engine knows nothing of the bytes: a frontend's encoder makes them, and says by an
+//! [`EncodingKey`] what they depend on besides the partition (its encoding kind, the
+//! protocol say, and the table's names, which a rename changes without touching any
+//! partition key). Encodings of another key are kept apart, and one of an old key is
+//! dropped. All kept encodings together take at most [`KEPT_ENCODED_BYTES_MAX`].
+
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard};
+
+use crate::name_listing::PartitionNames;
+
+/// Memory all kept encodings (and name indexes) may take in all, in bytes: some 230,000
+/// partitions of 20 columns. A million of them would take 1.1 GB, so only what is listed is
+/// kept, and what does not fit is encoded again on every call.
+pub const KEPT_ENCODED_BYTES_MAX: usize = 256 << 20;
+
+/// Kept bytes are appended to chunks of this capacity, never moved once written.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Encoding kinds kept per listing (binary and compact protocol, with some room).
+const KIND_COUNT_MAX: usize = 4;
+
+/// What an encoding depends on besides the partition itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EncodingKey {
+    /// The frontend's kind (see [`crate::PartitionSink::encoding_kind`]).
+    pub(crate) kind: u32,
+    /// The table's catalog, database and name, as read for the call.
+    pub(crate) names: [String; 3],
+}
+
+/// Where one partition's bytes are: `len` 0 when not kept.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    chunk: u32,
+    start: u32,
+    len: u32,
+}
+
+/// The kept encodings of one kind, by index in the listing's names.
+pub(crate) struct KindEncodings {
+    key: EncodingKey,
+    inner: RwLock<Slots>,
+    budget: Arc<AtomicUsize>,
+}
+
+struct Slots {
+    slots: Vec<Slot>,
+    chunks: Vec<Vec<u8>>,
+    /// Bytes taken from the budget by this kind (slots and chunks).
+    bytes: usize,
+}
+
+/// The kept encodings of one kind, read-locked: hits are copied from here.
+pub(crate) struct KeptBytes<'k> {
+    slots: RwLockReadGuard<'k, Slots>,
+}
+
+impl KeptBytes<'_> {
+    /// The kept encoding of partition `index`, if any.
+    pub(crate) fn get(&self, index: u32) -> Option<&[u8]> {
+        let slot = self.slots.slots.get(index as usize)?;
+        if slot.len == 0 {
+            return None;
+        }
+        let chunk = &self.slots.chunks[slot.chunk as usize];
+        let start = slot.start as usize;
+        Some(&chunk[start..start + slot.len as usize])
+    }
+}
+
+/// Takes `bytes` from `budget` if they fit under [`KEPT_ENCODED_BYTES_MAX`].
+fn take_budget(budget: &AtomicUsize, bytes: usize) -> bool {
+    budget
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |taken| {
+            let total = taken.checked_add(bytes)?;
+            (total <= KEPT_ENCODED_BYTES_MAX).then_some(total)
+        })
+        .is_ok()
+}
+
+impl KindEncodings {
+    /// The encodings of `key` for a listing of `count` names, or `None` when their slots do
+    /// not fit in the budget.
+    fn new(key: EncodingKey, count: usize, budget: Arc<AtomicUsize>) -> Option<Self> {
+        let bytes = count.checked_mul(std::mem::size_of::<Slot>())?;
+        if !take_budget(&budget, bytes) {
+            return None;
+        }
+        let inner = Slots {
+            slots: vec![Slot::default(); count],
+            chunks: Vec::new(),
+            bytes,
+        };
+        Some(KindEncodings {
+            key,
+            inner: RwLock::new(inner),
+            budget,
+        })
+    }
+
+    /// The kept bytes, read-locked for as long as the guard lives.
+    pub(crate) fn read(&self) -> KeptBytes<'_> {
+        let slots = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        KeptBytes { slots }
+    }
+
+    /// Keeps the encodings `fresh` holds at `ranges` (partition index, start, end), as far
+    /// as the budget allows. An index already kept keeps its first bytes (the same).
+    pub(crate) fn fill(&self, fresh: &[u8], ranges: &[(u32, usize, usize)]) {
+        let mut inner = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+        for &(index, start, end) in ranges {
+            let bytes = &fresh[start..end];
+            let Some(slot) = inner.slots.get(index as usize) else {
+                continue;
+            };
+            if slot.len != 0 || bytes.is_empty() || bytes.len() > CHUNK_BYTES {
+                continue;
+            }
+            let room = inner
+                .chunks
+                .last()
+                .is_some_and(|chunk| chunk.capacity() - chunk.len() >= bytes.len());
+            if !room {
+                if !take_budget(&self.budget, CHUNK_BYTES) {
+                    return;
+                }
+                inner.bytes += CHUNK_BYTES;
+                inner.chunks.push(Vec::with_capacity(CHUNK_BYTES));
+            }
+            let chunk_index = inner.chunks.len() - 1;
+            let chunk = &mut inner.chunks[chunk_index];
+            let start = chunk.len();
+            chunk.extend_from_slice(bytes);
+            // Lengths fit: a chunk is 1 MiB and the listing's length came from a `u32` index.
+            inner.slots[index as usize] = Slot {
+                chunk: chunk_index as u32,
+                start: start as u32,
+                len: bytes.len() as u32,
+            };
+        }
+    }
+}
+
+impl Drop for KindEncodings {
+    fn drop(&mut self) {
+        let inner = self.inner.get_mut().unwrap_or_else(PoisonError::into_inner);
+        self.budget.fetch_sub(inner.bytes, Ordering::SeqCst);
+    }
+}
+
+/// The names of a kept listing by hash, for `get_partitions_by_names`: open addressing over
+/// indexes into the names (`u32::MAX` empty), at most half full.
+pub(crate) struct NameIndex {
+    hasher: RandomState,
+    table: Vec<u32>,
+    budget: Arc<AtomicUsize>,
+}
+
+impl NameIndex {
+    fn build(names: &PartitionNames, budget: Arc<AtomicUsize>) -> Option<Self> {
+        let capacity = names
+            .len()
+            .checked_mul(2)?
+            .max(16)
+            .checked_next_power_of_two()?;
+        let count = u32::try_from(names.len())
+            .ok()
+            .filter(|count| *count < u32::MAX)?;
+        if !take_budget(&budget, capacity * std::mem::size_of::<u32>()) {
+            return None;
+        }
+        let mut index = NameIndex {
+            hasher: RandomState::new(),
+            table: vec![u32::MAX; capacity],
+            budget,
+        };
+        for position in 0..count {
+            let mut probe = index.home(names.get(position as usize));
+            while index.table[probe] != u32::MAX {
+                probe = (probe + 1) & (capacity - 1);
+            }
+            index.table[probe] = position;
+        }
+        Some(index)
+    }
+
+    fn home(&self, name: &str) -> usize {
+        (self.hasher.hash_one(name) as usize) & (self.table.len() - 1)
+    }
+
+    /// The index of `name` in `names` (the listing this was built from), if listed.
+    pub(crate) fn find(&self, names: &PartitionNames, name: &str) -> Option<u32> {
+        let mut probe = self.home(name);
+        // At most half full: an empty slot ends every probe sequence.
+        loop {
+            let position = self.table[probe];
+            if position == u32::MAX {
+                return None;
+            }
+            if names.get(position as usize) == name {
+                return Some(position);
+            }
+            probe = (probe + 1) & (self.table.len() - 1);
+        }
+    }
+}
+
+impl Drop for NameIndex {
+    fn drop(&mut self) {
+        let bytes = self.table.len() * std::mem::size_of::<u32>();
+        self.budget.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+/// What is kept beside one kept name listing: encodings by kind, and the name index.
+pub(crate) struct KeptEncodings {
+    kinds: Mutex<Vec<Arc<KindEncodings>>>,
+    index: OnceLock<Option<NameIndex>>,
+    budget: Arc<AtomicUsize>,
+}
+
+impl KeptEncodings {
+    pub(crate) fn new(budget: Arc<AtomicUsize>) -> Self {
+        KeptEncodings {
+            kinds: Mutex::new(Vec::new()),
+            index: OnceLock::new(),
+            budget,
+        }
+    }
+
+    /// The encodings of `key` for this listing of `count` names, made if missing (an older
+    /// key of the same kind, from before a rename, is dropped); `None` when they do not fit.
+    pub(crate) fn kind(&self, key: &EncodingKey, count: usize) -> Option<Arc<KindEncodings>> {
+        let mut kinds = self.kinds.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = kinds.iter().find(|kind| kind.key == *key) {
+            return Some(found.clone());
+        }
+        kinds.retain(|kind| kind.key.kind != key.kind);
+        if kinds.len() >= KIND_COUNT_MAX {
+            kinds.remove(0);
+        }
+        let made = Arc::new(KindEncodings::new(key.clone(), count, self.budget.clone())?);
+        kinds.push(made.clone());
+        Some(made)
+    }
+
+    /// The index of `names` (the listing this is kept with), built on first use; `None`
+    /// when it does not fit in the budget.
+    pub(crate) fn name_index(&self, names: &PartitionNames) -> Option<&NameIndex> {
+        self.index
+            .get_or_init(|| NameIndex::build(names, self.budget.clone()))
+            .as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(kind: u32, table: &str) -> EncodingKey {
+        EncodingKey {
+            kind,
+            names: ["hive".into(), "db".into(), table.into()],
+        }
+    }
+
+    #[test]
+    fn filled_encodings_are_found_by_index_and_key() {
+        let budget = Arc::new(AtomicUsize::new(0));
+        let kept = KeptEncodings::new(budget.clone());
+        let binary = kept.kind(&key(0, "t"), 3).unwrap();
+        binary.fill(b"aaabb", &[(0, 0, 3), (2, 3, 5)]);
+        let bytes = binary.read();
+        assert_eq!(bytes.get(0), Some(&b"aaa"[..]));
+        assert_eq!(bytes.get(1), None);
+        assert_eq!(bytes.get(2), Some(&b"bb"[..]));
+        assert_eq!(bytes.get(3), None);
+        drop(bytes);
+        // The same key finds the same encodings; another kind has its own.
+        assert!(Arc::ptr_eq(&binary, &kept.kind(&key(0, "t"), 3).unwrap()));
+        let compact = kept.kind(&key(1, "t"), 3).unwrap();
+        assert_eq!(compact.read().get(0), None);
+        // A renamed table's encodings replace the old ones of the kind.
+        let renamed = kept.kind(&key(0, "u"), 3).unwrap();
+        assert_eq!(renamed.read().get(0), None);
+        drop((binary, compact, renamed));
+        assert!(budget.load(Ordering::SeqCst) > 0);
+        drop(kept);
+        assert_eq!(budget.load(Ordering::SeqCst), 0, "every byte given back");
+    }
+
+    #[test]
+    fn encodings_beyond_the_budget_are_not_kept() {
+        let budget = Arc::new(AtomicUsize::new(KEPT_ENCODED_BYTES_MAX - 100));
+        let kept = KeptEncodings::new(budget.clone());
+        let kind = kept.kind(&key(0, "t"), 2).unwrap();
+        kind.fill(b"abc", &[(0, 0, 3)]);
+        assert_eq!(kind.read().get(0), None, "no room for a chunk");
+        assert!(
+            kept.kind(&key(1, "t"), 100).is_none(),
+            "no room for the slots"
+        );
+    }
+
+    #[test]
+    fn the_name_index_finds_every_listed_name_and_no_other() {
+        let mut names = PartitionNames::new();
+        for day in 0..500 {
+            names
+                .push_with(|text| {
+                    text.push_str(&format!("ds={day}/hr=1"));
+                    Ok(())
+                })
+                .unwrap();
+        }
+        let kept = KeptEncodings::new(Arc::new(AtomicUsize::new(0)));
+        let index = kept.name_index(&names).unwrap();
+        for day in 0..500u32 {
+            assert_eq!(index.find(&names, &format!("ds={day}/hr=1")), Some(day));
+        }
+        assert_eq!(index.find(&names, "ds=500/hr=1"), None);
+        assert_eq!(index.find(&names, "ds=1/hr=2"), None);
+    }
+}

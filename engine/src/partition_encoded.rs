@@ -1,0 +1,258 @@
+//! Whole partitions written for a reply by a frontend's encoder ([`PartitionSink`]), copied
+//! from kept encodings where the table's name listing is kept (`kept_encodings.rs`).
+//!
+//! A listing is read in two steps. First, as one consistent read at the table's stripe
+//! version: the selection is answered from the kept names when there are some (a binary
+//! search over the leading values, `kept_selection.rs`, or the name index for names), and
+//! only the partitions whose encoding is not kept yet have their record read. Then, outside
+//! that read (a retried read must write nothing), the sink writes the partitions in order:
+//! kept bytes copied, the others encoded, and those kept for the next call. Without a kept
+//! listing, the partitions are read and encoded as before; a second such listing of the same
+//! table at the same version reads its names and keeps them.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::kept_encodings::{EncodingKey, KeptEncodings, KindEncodings};
+use crate::kept_selection::{listed_indexes, listed_values, named_indexes, Scope};
+use crate::keys;
+use crate::name_listing::PartitionNames;
+use crate::partition::{resolve_table, PartitionedTable};
+use crate::partition_list::{plain_key_parts, plan, Entry, Keep, PartitionSelection};
+use crate::partition_views::{PartitionView, PartitionViews};
+use crate::store::Store;
+use crate::table::Table;
+
+/// A frontend's writer of whole partitions into one reply.
+///
+/// The bytes [`PartitionSink::encode`] makes for a partition may depend only on the
+/// partition, on [`PartitionSink::encoding_kind`] and on the catalog, database and table
+/// names of the table handed to [`PartitionSink::begin`]: they are kept and copied into later
+/// replies of the same kind while the table's partitions and names are unchanged.
+pub trait PartitionSink {
+    /// What else the encoding depends on (its protocol, say): encodings of different kinds
+    /// are kept apart.
+    fn encoding_kind(&self) -> u32;
+    /// Called once, before any partition: the table, and how many partitions follow.
+    fn begin(&mut self, table: &Table, count: usize) -> Result<()>;
+    /// Appends the encoding of `partition` to `out`; the sink is then handed those bytes.
+    fn encode(&mut self, partition: &PartitionView<'_>, out: &mut Vec<u8>) -> Result<()>;
+    /// Writes one partition's encoding (made by `encode`, now or for an earlier call).
+    fn append(&mut self, encoded: &[u8]);
+}
+
+/// What the consistent read of a listing found.
+enum ReadListing {
+    /// The selected partitions, read from the store.
+    Scanned(Vec<Entry>),
+    /// The selected partitions by index in a kept listing; the records of those whose
+    /// encoding is not kept, in the same order.
+    Listed {
+        selected: Vec<u32>,
+        kind: Option<Arc<KindEncodings>>,
+        missing: Vec<Entry>,
+    },
+}
+
+/// A table's full name listing for a selection, and what is kept beside it (if it is kept).
+type Listing = (Arc<PartitionNames>, Option<Arc<KeptEncodings>>);
+
+impl Store {
+    /// Writes the partitions of `selection` (at most `max_parts`; below zero, all) of table
+    /// `catalog.database.name` through `sink`, in value-tuple order, and answers how many.
+    /// An error before [`PartitionSink::begin`] (no such table, a bad filter) leaves the sink
+    /// untouched.
+    pub fn write_partitions(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        sink: &mut dyn PartitionSink,
+    ) -> Result<usize> {
+        let table = resolve_table(self.reader(), catalog, database, name)?;
+        let key = EncodingKey {
+            kind: sink.encoding_kind(),
+            names: [
+                table.table.cat_name.clone(),
+                table.table.db_name.clone(),
+                table.table.table_name.clone(),
+            ],
+        };
+        let read = self.read_partitions_at_version(table.id, |version| {
+            self.read_for_writing(&table, selection, max_parts, version, &key)
+        })?;
+        let backend = self.backend().clone();
+        match read {
+            ReadListing::Scanned(entries) => {
+                let views = PartitionViews::new(table.table, table.id, entries, backend)?;
+                sink.begin(&views.table, views.len())?;
+                let mut encoded = Vec::new();
+                for view in views.iter() {
+                    encoded.clear();
+                    sink.encode(&view?, &mut encoded)?;
+                    sink.append(&encoded);
+                }
+                Ok(views.len())
+            }
+            ReadListing::Listed {
+                selected,
+                kind,
+                missing,
+            } => {
+                let views = PartitionViews::new(table.table, table.id, missing, backend)?;
+                let room = self.name_cache().0.encoded_room();
+                write_listed(sink, &views, &selected, kind.as_deref(), room)?;
+                Ok(selected.len())
+            }
+        }
+    }
+
+    /// One attempt of the consistent read of [`Store::write_partitions`] at `version`.
+    fn read_for_writing(
+        &self,
+        table: &PartitionedTable,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        version: u64,
+        key: &EncodingKey,
+    ) -> Result<ReadListing> {
+        let limit = usize::try_from(max_parts).unwrap_or(usize::MAX);
+        let scanned = || {
+            let entries = self.select_at(table, selection, max_parts, version)?;
+            Ok(ReadListing::Scanned(entries))
+        };
+        let Some(key_parts) = plain_key_parts(table).filter(|_| limit > 0) else {
+            return scanned();
+        };
+        let selected = if let PartitionSelection::Names(wanted) = selection {
+            let Some((names, Some(encodings))) =
+                self.listing_for(table, &key_parts, version, false)?
+            else {
+                return scanned();
+            };
+            let Some(index) = encodings.name_index(&names) else {
+                return scanned();
+            };
+            let selected = named_indexes(&names, index, wanted, limit);
+            (names, Some(encodings), selected)
+        } else {
+            let plan = plan(table, selection)?;
+            // A test on the names of the whole table reads them anyway (`visit`).
+            let always = plan.whole_table && !matches!(plan.keep, Keep::Every);
+            let Some((names, encodings)) = self.listing_for(table, &key_parts, version, always)?
+            else {
+                return scanned();
+            };
+            let scope = match plan.whole_table {
+                true => Scope::Whole,
+                false => Scope::Ranges(&plan.value_ranges),
+            };
+            let selected = listed_indexes(table, &key_parts, &names, scope, &plan.keep, limit)?;
+            (names, encodings, selected)
+        };
+        let (names, encodings, selected) = selected;
+        let kind = encodings.and_then(|encodings| encodings.kind(key, names.len()));
+        self.read_missing(table, &key_parts, &names, selected, kind)
+    }
+
+    /// The full name listing of `table` at `version`: the kept one, else (when `read` says
+    /// so, or this is the second listing at this version to miss it) read and kept.
+    fn listing_for(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+        version: u64,
+        read: bool,
+    ) -> Result<Option<Listing>> {
+        let (cache, _) = self.name_cache();
+        if let Some((names, encodings)) = cache.get_kept(table.id, version, key_parts) {
+            return Ok(Some((names, Some(encodings))));
+        }
+        if !read && !cache.missed_before(table.id, version) {
+            return Ok(None);
+        }
+        let names = self.every_name_at(table, key_parts, version)?;
+        let encodings = cache
+            .get_kept(table.id, version, key_parts)
+            .filter(|(kept, _)| Arc::ptr_eq(kept, &names))
+            .map(|(_, encodings)| encodings);
+        Ok(Some((names, encodings)))
+    }
+
+    /// The records of the `selected` partitions whose encoding `kind` does not keep. A record
+    /// missing from the store was removed since the listing was read: the read this is part
+    /// of sees the version move and starts again (the partition is left out meanwhile).
+    fn read_missing(
+        &self,
+        table: &PartitionedTable,
+        key_parts: &[String],
+        names: &PartitionNames,
+        selected: Vec<u32>,
+        kind: Option<Arc<KindEncodings>>,
+    ) -> Result<ReadListing> {
+        let mut missing = Vec::new();
+        let mut present = Vec::with_capacity(selected.len());
+        {
+            let kept = kind.as_ref().map(|kind| kind.read());
+            for index in selected {
+                if kept.as_ref().and_then(|kept| kept.get(index)).is_some() {
+                    present.push(index);
+                    continue;
+                }
+                let values = listed_values(table, key_parts, names.get(index as usize))?;
+                let key = keys::partition_key(table.id, &values);
+                let Some(stored) = self.reader().get(&key)? else {
+                    continue;
+                };
+                missing.push((crate::kv::KvBytes::from_shared(key.into()), stored, values));
+                present.push(index);
+            }
+        }
+        Ok(ReadListing::Listed {
+            selected: present,
+            kind,
+            missing,
+        })
+    }
+}
+
+/// Writes the `selected` partitions through `sink`: kept encodings copied, the others
+/// (`views`, in the same order) encoded, and kept as far as `room` bytes.
+fn write_listed(
+    sink: &mut dyn PartitionSink,
+    views: &PartitionViews,
+    selected: &[u32],
+    kind: Option<&KindEncodings>,
+    room: usize,
+) -> Result<()> {
+    sink.begin(&views.table, selected.len())?;
+    let mut fresh = Vec::new();
+    let mut fresh_ranges = Vec::new();
+    {
+        let kept = kind.map(KindEncodings::read);
+        let mut missing = views.iter();
+        for &index in selected {
+            if let Some(bytes) = kept.as_ref().and_then(|kept| kept.get(index)) {
+                sink.append(bytes);
+                continue;
+            }
+            let view = missing.next().ok_or_else(|| {
+                Error::Internal("a listing has fewer records than partitions to encode".into())
+            })??;
+            let start = fresh.len();
+            sink.encode(&view, &mut fresh)?;
+            sink.append(&fresh[start..]);
+            if kind.is_some() && fresh.len() <= room {
+                fresh_ranges.push((index, start, fresh.len()));
+            } else {
+                fresh.truncate(start);
+            }
+        }
+    }
+    if let Some(kind) = kind {
+        kind.fill(&fresh, &fresh_ranges);
+    }
+    Ok(())
+}
