@@ -7,7 +7,10 @@
 //!     --toggle-collect='*profiled_call*' target/release/deps/stats_profile-<hash> aggr_hll
 //! ```
 //!
-//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs). Sizes:
+//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs); `aggr_after_write`
+//! and `read_after_write` measure `aggr` or `read` right after an unmeasured `write` (500
+//! partitions that already have statistics, of the table both read), each run: the first call
+//! after a write, which finds only what the write left kept. Sizes:
 //! `STATS_PROFILE_PARTITIONS` (default 10,000) and `STATS_PROFILE_COLUMNS` (default 50);
 //! `STATS_PROFILE_RUNS` repeats (default 1); `STATS_PROFILE_WARM_RUNS` unmeasured runs before
 //! them (default 0), so that the measured ones find the store's caches filled.
@@ -101,13 +104,20 @@ fn main() {
     let store = build_store(directory.path(), partition_count, column_count);
     let names: Vec<String> = (0..partition_count).map(partition_name).collect();
     let columns: Vec<String> = (0..column_count).map(column_name).collect();
+    let (measured, after_write) = match call.strip_suffix("_after_write") {
+        Some(measured) => (measured, true),
+        None => (call.as_str(), false),
+    };
     // Unmeasured runs first, to measure calls that find the store's caches filled.
     for _ in 0..warm_run_count {
-        run_call(&store, &call, &names, &columns);
+        run_call(&store, measured, &names, &columns);
     }
     for _ in 0..run_count {
+        if after_write {
+            run_call(&store, "write", &names, &columns);
+        }
         let started = std::time::Instant::now();
-        profiled_call(&store, &call, &names, &columns);
+        profiled_call(&store, measured, &names, &columns);
         eprintln!("{call}: {:?}", started.elapsed());
     }
 }

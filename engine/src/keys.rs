@@ -344,6 +344,15 @@ pub(crate) fn partition_table_id(key: &[u8]) -> Option<u64> {
     take_id(rest).ok().map(|(table, _)| table)
 }
 
+/// The table id of a statistics slot key (an index entry or the counter), if `key` is one.
+pub(crate) fn stats_slot_table_id(key: &[u8]) -> Option<u64> {
+    if *key.first()? != KEYSPACE_STATS_SLOT {
+        return None;
+    }
+    let rest = take_keyspace(key, KEYSPACE_STATS_SLOT).ok()?;
+    take_id(rest).ok().map(|(table, _)| table)
+}
+
 /// The table id of a partition statistics key (a slot or the table's slot counter, a chunk,
 /// a sketch or histogram), if `key` is one.
 pub(crate) fn stats_partition_level_table_id(key: &[u8]) -> Option<u64> {

@@ -240,7 +240,7 @@ impl Store {
             stats: Vec::new(),
             partitions_found: 0,
         };
-        let slots = resolve_slots(self, version, table, partition_names)?;
+        let slots = resolve_slots(self, table, partition_names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };

@@ -76,24 +76,32 @@ fn normalized_name(name: &str) -> Cow<'_, str> {
 }
 
 /// Requested partitions resolved to slots: (request index, slot). Names that name no
-/// partition with statistics are left out. `version` is the table's version the read runs
-/// at: a cached slot index of that version is used, and a scanned one is cached.
+/// partition with statistics are left out. A kept slot index is used while no batch has
+/// changed the table's slots since it was scanned (`slot_cache.rs`); a scanned one is kept.
 pub(crate) fn resolve_slots(
     store: &Store,
-    version: u64,
     table: &PartitionedTable,
     names: &[String],
 ) -> Result<Vec<(usize, u32)>> {
     let reader = store.reader();
-    let mut index = store.stats_slots.get(table.id, version);
+    // `None` while a batch changing slots is applied: nothing kept is used or kept then.
+    let slot_version = store.slot_versions.stable_version(table.id);
+    let mut index = slot_version.and_then(|version| store.stats_slots.get(table.id, version));
     if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
+            let by_name = scan_slot_index(reader, table)?;
             let scanned = Arc::new(SlotIndex {
-                version,
-                by_name: scan_slot_index(reader, table)?,
+                version: slot_version.unwrap_or(u64::MAX),
+                by_name,
             });
-            store.stats_slots.insert(table.id, scanned.clone());
+            // Kept only if no slot changed during the scan: it then holds the slots of its
+            // version whole.
+            let whole = slot_version
+                .is_some_and(|version| store.slot_versions.unchanged(table.id, version));
+            if whole {
+                store.stats_slots.insert(table.id, scanned.clone());
+            }
             index = Some(scanned);
         }
     }
@@ -358,7 +366,7 @@ impl Store {
         engine: &str,
         with_sketches: bool,
     ) -> Result<Vec<PartitionStatistics>> {
-        let slots = resolve_slots(self, version, table, names)?;
+        let slots = resolve_slots(self, table, names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(Vec::new());
         };
