@@ -7,8 +7,13 @@
 //!     --toggle-collect='*profiled_call*' target/release/deps/stats_profile-<hash> aggr_hll
 //! ```
 //!
-//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs). Sizes: `STATS_PROFILE_PARTITIONS` (default
-//! 10,000) and `STATS_PROFILE_COLUMNS` (default 50); `STATS_PROFILE_RUNS` repeats (default 1).
+//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs); `aggr_after_write`
+//! and `read_after_write` measure `aggr` or `read` right after an unmeasured `write` (500
+//! partitions that already have statistics, of the table both read), each run: the first call
+//! after a write, which finds only what the write left kept. Sizes:
+//! `STATS_PROFILE_PARTITIONS` (default 10,000) and `STATS_PROFILE_COLUMNS` (default 50);
+//! `STATS_PROFILE_RUNS` repeats (default 1); `STATS_PROFILE_WARM_RUNS` unmeasured runs before
+//! them (default 0), so that the measured ones find the store's caches filled.
 
 use std::hint::black_box;
 
@@ -38,6 +43,11 @@ fn profiled_call(
     names: &[String],
     columns: &[String],
 ) {
+    run_call(store, call, names, columns)
+}
+
+/// The call, measured or not.
+fn run_call(store: &hivestore_engine::Store, call: &str, names: &[String], columns: &[String]) {
     match call {
         "aggr" | "aggr_hll" => {
             let table = if call == "aggr" {
@@ -89,13 +99,25 @@ fn main() {
     let partition_count = env_count("STATS_PROFILE_PARTITIONS", PARTITION_COUNT);
     let column_count = env_count("STATS_PROFILE_COLUMNS", COLUMN_COUNT);
     let run_count = env_count("STATS_PROFILE_RUNS", 1).min(RUN_COUNT_MAX);
+    let warm_run_count = env_count("STATS_PROFILE_WARM_RUNS", 0).min(RUN_COUNT_MAX);
     let directory = tempfile::tempdir().expect("temp dir");
     let store = build_store(directory.path(), partition_count, column_count);
     let names: Vec<String> = (0..partition_count).map(partition_name).collect();
     let columns: Vec<String> = (0..column_count).map(column_name).collect();
+    let (measured, after_write) = match call.strip_suffix("_after_write") {
+        Some(measured) => (measured, true),
+        None => (call.as_str(), false),
+    };
+    // Unmeasured runs first, to measure calls that find the store's caches filled.
+    for _ in 0..warm_run_count {
+        run_call(&store, measured, &names, &columns);
+    }
     for _ in 0..run_count {
+        if after_write {
+            run_call(&store, "write", &names, &columns);
+        }
         let started = std::time::Instant::now();
-        profiled_call(&store, &call, &names, &columns);
+        profiled_call(&store, measured, &names, &columns);
         eprintln!("{call}: {:?}", started.elapsed());
     }
 }

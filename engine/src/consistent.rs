@@ -32,6 +32,20 @@ fn stripe_of(table: u64) -> usize {
     (table % STRIPE_COUNT as u64) as usize
 }
 
+/// The stripes of the tables `table_of` finds in the keys `batch` writes.
+fn stripes_of(batch: &WriteBatch, table_of: impl Fn(&[u8]) -> Option<u64>) -> Stripes {
+    let mut stripes = 0u64;
+    for op in batch.ops() {
+        let key = match op {
+            WriteOp::Put { key, .. } | WriteOp::Delete { key } => key,
+        };
+        if let Some(table) = table_of(key) {
+            stripes |= 1 << stripe_of(table);
+        }
+    }
+    Stripes(stripes)
+}
+
 impl PartitionVersions {
     pub(crate) fn new() -> Self {
         PartitionVersions {
@@ -41,18 +55,18 @@ impl PartitionVersions {
 
     /// The stripes of the tables whose partitions (or partition descriptors) `batch` writes.
     pub(crate) fn touched_by(batch: &WriteBatch) -> Stripes {
-        let mut stripes = 0u64;
-        for op in batch.ops() {
-            let key = match op {
-                WriteOp::Put { key, .. } | WriteOp::Delete { key } => key,
-            };
-            // Statistics slot keys too: readers cache slots by these versions.
-            let table = keys::partition_table_id(key).or_else(|| keys::stats_slot_table_id(key));
-            if let Some(table) = table {
-                stripes |= 1 << stripe_of(table);
-            }
-        }
-        Stripes(stripes)
+        // Partition statistics keys too: readers cache decoded chunks by these versions
+        // (`stats/chunk_cache.rs`).
+        stripes_of(batch, |key| {
+            keys::partition_table_id(key).or_else(|| keys::stats_partition_level_table_id(key))
+        })
+    }
+
+    /// The stripes of the tables whose statistics slots `batch` writes (index entries or
+    /// counter): a kept slot index (`stats/slot_cache.rs`) holds until one of these, so
+    /// statistics writes to partitions that have slots do not drop it.
+    pub(crate) fn slots_touched_by(batch: &WriteBatch) -> Stripes {
+        stripes_of(batch, keys::stats_slot_table_id)
     }
 
     /// Marks `stripes` as being written (odd) or written (even again).

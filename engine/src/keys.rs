@@ -344,9 +344,23 @@ pub(crate) fn partition_table_id(key: &[u8]) -> Option<u64> {
     take_id(rest).ok().map(|(table, _)| table)
 }
 
-/// The table id of a statistics slot key (or the table's slot counter), if `key` is one.
+/// The table id of a statistics slot key (an index entry or the counter), if `key` is one.
 pub(crate) fn stats_slot_table_id(key: &[u8]) -> Option<u64> {
+    if *key.first()? != KEYSPACE_STATS_SLOT {
+        return None;
+    }
     let rest = take_keyspace(key, KEYSPACE_STATS_SLOT).ok()?;
+    take_id(rest).ok().map(|(table, _)| table)
+}
+
+/// The table id of a partition statistics key (a slot or the table's slot counter, a chunk,
+/// a sketch or histogram), if `key` is one.
+pub(crate) fn stats_partition_level_table_id(key: &[u8]) -> Option<u64> {
+    let keyspace = *key.first()?;
+    if !(KEYSPACE_STATS_SLOT..=KEYSPACE_STATS_SKETCH).contains(&keyspace) {
+        return None;
+    }
+    let rest = take_keyspace(key, keyspace).ok()?;
     take_id(rest).ok().map(|(table, _)| table)
 }
 

@@ -104,14 +104,18 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     partition_versions: PartitionVersions,
+    /// Moved by batches that write statistics slots only (see `stats/slot_cache.rs`).
+    pub(crate) slot_versions: PartitionVersions,
     /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).
     names: NameCache,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
     acid: Mutex<crate::locks::AcidState>,
-    /// Partition names resolved to statistics slots, per table version (see `stats`).
+    /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
     pub(crate) stats_slots: crate::stats::SlotCache,
+    /// Columns' statistics chunks decoded, per table version (see `stats`).
+    pub(crate) stats_chunks: crate::stats::ChunkCache,
 }
 
 impl Store {
@@ -143,10 +147,12 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
+            slot_versions: PartitionVersions::new(),
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
             stats_slots: crate::stats::SlotCache::default(),
+            stats_chunks: crate::stats::ChunkCache::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -258,8 +264,11 @@ impl Store {
             }
             if !batch.is_empty() {
                 let stripes = PartitionVersions::touched_by(&batch);
+                let slot_stripes = PartitionVersions::slots_touched_by(&batch);
                 self.partition_versions.bump(stripes);
+                self.slot_versions.bump(slot_stripes);
                 let applied = self.backend.apply(batch);
+                self.slot_versions.bump(slot_stripes);
                 self.partition_versions.bump(stripes);
                 if applied.is_err() {
                     state.next_event_id = event_id_before;

@@ -887,3 +887,133 @@ fn negative_or_overflowing_transaction_counts_are_refused_and_change_nothing() {
         transaction_counts(i64::MAX, 0, 0)
     );
 }
+
+/// One change of the cache test below, applied to `store` (whose table `p` has partitions
+/// `ds=0000`..`ds=0299`).
+fn apply_change(store: &Store, step: usize) {
+    let statistics = |partition: usize, shift: i64| {
+        let mut long = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+        long.low_value = Some(StatsValue::Integer(partition as i64 + shift));
+        long.high_value = Some(StatsValue::Integer(partition as i64 * 2 + shift));
+        long.num_nulls = 1 + shift;
+        long.num_distinct_values = 10;
+        long.bit_vectors = Some(sparse_hll(&[partition as u32 % 64, 70]));
+        let mut double = ColumnStatistics::new("d", "double", StatsKind::Double);
+        double.low_value = Some(StatsValue::Double(-(partition as f64) / 3.0));
+        double.high_value = Some(StatsValue::Double(partition as f64 + shift as f64));
+        double.num_distinct_values = 5;
+        vec![long, double]
+    };
+    let write = |partitions: &[usize], shift: i64| {
+        let writes = partitions
+            .iter()
+            .map(|partition| (format!("ds={partition:04}"), statistics(*partition, shift)))
+            .collect();
+        store
+            .update_partition_column_statistics("hive", "db", "p", writes, &options(false))
+            .unwrap();
+    };
+    match step {
+        0 => write(&(0..300).collect::<Vec<_>>(), 0),
+        1 => write(&[5, 140], 7),
+        2 => store
+            .delete_partition_column_statistics("hive", "db", "p", "ds=0006", Some("l"), "hive")
+            .unwrap(),
+        3 => {
+            store
+                .drop_partition("hive", "db", "p", &["0007".to_string()], false)
+                .unwrap();
+        }
+        4 => {
+            let renamed = Partition {
+                values: vec!["0400".to_string()],
+                ..Partition::default()
+            };
+            store
+                .rename_partition("hive", "db", "p", &["0008".to_string()], renamed)
+                .unwrap();
+        }
+        5 => {
+            let mut table = store.get_table("hive", "db", "p").unwrap();
+            let columns = &mut table.sd.as_mut().unwrap().cols;
+            columns.retain(|column| column.name != "ts");
+            store.alter_table("hive", "db", "p", table).unwrap();
+        }
+        6 => {
+            let mut table = store.get_table("hive", "db", "p").unwrap();
+            store.drop_table("hive", "db", "p").unwrap();
+            table.parameters.clear();
+            store.create_table(table).unwrap();
+            add_partitions(store, 300);
+        }
+
+        7 => write(&[1, 2, 3], 2),
+        _ => unreachable!("no change {step}"),
+    }
+}
+
+const CACHE_TEST_CHANGE_COUNT: usize = 8;
+
+#[test]
+fn kept_chunks_never_outlive_the_statistics_they_hold() {
+    // Goal: the decoded chunks (and slot index) an aggregation or a partition read keeps
+    // never answer a later read with statistics that changed: writes, deletes, partition drops and renames, column
+    // alters, a table dropped and made again. Method: one store aggregates after every change
+    // (its caches warm, read twice); a fresh store that applies the same changes and reads
+    // once is the oracle.
+    let mut names: Vec<String> = (0..300).map(|index| format!("ds={index:04}")).collect();
+    names.push("ds=0400".to_string());
+    let columns = vec!["l".to_string(), "d".to_string()];
+    // Partitions read before the aggregation (their chunks kept first, then widened by it)
+    // and after it (read from its chunks).
+    let read = |store: &Store, names: &[String]| {
+        let read_partitions = || {
+            store
+                .partition_column_statistics(
+                    "hive",
+                    "db",
+                    "p",
+                    &names[..20],
+                    &columns,
+                    "hive",
+                    true,
+                )
+                .unwrap()
+        };
+        let before = read_partitions();
+        let aggregate = store
+            .aggregate_column_statistics("hive", "db", "p", names, &columns, "hive")
+            .unwrap();
+        let partitions = read_partitions();
+        assert_eq!(
+            before, partitions,
+            "partitions read before and after aggregating"
+        );
+        (aggregate, partitions)
+    };
+    let warm = setup();
+    add_partitions(&warm, 300);
+    for step in 0..CACHE_TEST_CHANGE_COUNT {
+        apply_change(&warm, step);
+        let first = read(&warm, &names);
+        assert_eq!(
+            read(&warm, &names),
+            first,
+            "a second read after change {step}"
+        );
+        // All in slot order (runs), then a partial one (other ranges of chunks).
+        assert_eq!(first, read(&warm, &names));
+        let partial = read(&warm, &names[130..150]);
+        let cold = setup();
+        add_partitions(&cold, 300);
+        for done in 0..=step {
+            apply_change(&cold, done);
+        }
+        assert_eq!(first, read(&cold, &names), "after change {step}");
+        assert_eq!(
+            partial,
+            read(&cold, &names[130..150]),
+            "after change {step}"
+        );
+    }
+}

@@ -16,25 +16,23 @@
 //!   and lengths extended linearly from the partitions holding the least and greatest value
 //!   to the borders of the request.
 //!
-//! The fold reads each partition's numbers in place from the column's chunks: nothing is
-//! decoded per partition. When several partitions share the least (greatest) value, the
-//! first in request order is taken as holding it.
+//! The fold (`column_fold.rs`) reads the partitions' numbers from the column's chunks, decoded
+//! once and kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
+//! partition. When several partitions share the least (greatest) value, the first in request
+//! order is taken as holding it.
 
-use std::cmp::Ordering;
-
-use super::chunk::{
-    chunk_of, SlotView, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK, SKETCH_TAG_BIT_VECTORS,
-};
-use super::merge::{compare_values, decimal_from_java_double, value_to_f64};
+use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
+use super::column_fold::{fold_column, runs_of, Extremes, FoldBy};
+use super::hll_union::HllUnion;
+use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
-use super::packed::{double_in, integer_in, ArchivedPackedStatsChunk, ChunkArrays};
-use super::read::{chunk_range, normalize_columns, resolve_slots, ColumnChunks};
-use super::sketch_chunk::SketchChunks;
+use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
+use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
 use super::write::resolve_stats_table;
-use super::{ColumnStatistics, StatsKind, StatsValue};
+use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
-use crate::keys::{self, TableId};
-use crate::kv::KvBackend;
+use crate::keys;
 use crate::partition::PartitionedTable;
 use crate::store::Store;
 
@@ -47,297 +45,9 @@ pub struct AggregateStatistics {
     pub partitions_found: i64,
 }
 
-/// The least and greatest value of one statistic, and where in the request they are.
-#[derive(Debug, Clone)]
-struct Extremes<T> {
-    min: T,
-    min_index: usize,
-    max: T,
-    max_index: usize,
-}
-
-impl<T: Clone> Extremes<T> {
-    fn new(value: T, index: usize) -> Self {
-        Extremes {
-            min: value.clone(),
-            min_index: index,
-            max: value,
-            max_index: index,
-        }
-    }
-
-    fn add(&mut self, value: T, index: usize, compare: impl Fn(&T, &T) -> Ordering) {
-        if compare(&value, &self.min) == Ordering::Less {
-            self.min = value.clone();
-            self.min_index = index;
-        }
-        if compare(&value, &self.max) == Ordering::Greater {
-            self.max = value;
-            self.max_index = index;
-        }
-    }
-}
-
-fn add_extreme<T: Clone>(
-    slot: &mut Option<Extremes<T>>,
-    value: T,
-    index: usize,
-    compare: impl Fn(&T, &T) -> Ordering,
-) {
-    match slot {
-        Some(extremes) => extremes.add(value, index, compare),
-        None => *slot = Some(Extremes::new(value, index)),
-    }
-}
-
-fn integer_order(left: &i64, right: &i64) -> Ordering {
-    left.cmp(right)
-}
-
-fn double_order(left: &f64, right: &f64) -> Ordering {
-    left.total_cmp(right)
-}
-
-/// The least low and greatest high of one column, kept in its kind's representation: integers
-/// and doubles as read from the arrays (no value built per partition), decimals as values.
-enum BoundFold {
-    Integer {
-        low: Option<Extremes<i64>>,
-        high: Option<Extremes<i64>>,
-    },
-    Double {
-        low: Option<Extremes<f64>>,
-        high: Option<Extremes<f64>>,
-    },
-    Decimal {
-        low: Option<Extremes<StatsValue>>,
-        high: Option<Extremes<StatsValue>>,
-    },
-}
-
-impl BoundFold {
-    fn new(kind: StatsKind) -> Self {
-        match kind {
-            StatsKind::Double => BoundFold::Double {
-                low: None,
-                high: None,
-            },
-            StatsKind::Decimal => BoundFold::Decimal {
-                low: None,
-                high: None,
-            },
-            _ => BoundFold::Integer {
-                low: None,
-                high: None,
-            },
-        }
-    }
-
-    /// Adds the bounds at `offset` of `chunk` (of kind `kind`, with `flags`).
-    #[inline]
-    fn add(&mut self, chunk: &ArchivedPackedStatsChunk, at: &SlotAt<'_>, kind: StatsKind) {
-        let (arrays, offset, index) = (at.arrays, at.offset, at.index);
-        let flags = arrays.flags[offset];
-        let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
-        match self {
-            BoundFold::Integer { low, high } => {
-                if has_low {
-                    add_extreme(low, integer_in(arrays.lows, offset), index, integer_order);
-                }
-                if has_high {
-                    add_extreme(high, integer_in(arrays.highs, offset), index, integer_order);
-                }
-            }
-            BoundFold::Double { low, high } => {
-                let double = |bits: i64| f64::from_bits(bits as u64);
-                if has_low {
-                    let value = double(integer_in(arrays.lows, offset));
-                    add_extreme(low, value, index, double_order);
-                }
-                if has_high {
-                    let value = double(integer_in(arrays.highs, offset));
-                    add_extreme(high, value, index, double_order);
-                }
-            }
-            BoundFold::Decimal { low, high } => {
-                let slot = SlotView {
-                    chunk,
-                    offset,
-                    kind,
-                };
-                if let Some(value) = slot.low() {
-                    add_extreme(low, value, index, compare_values);
-                }
-                if let Some(value) = slot.high() {
-                    add_extreme(high, value, index, compare_values);
-                }
-            }
-        }
-    }
-
-    /// The least low and greatest high, as values.
-    fn into_values(self) -> (Option<Extremes<StatsValue>>, Option<Extremes<StatsValue>>) {
-        fn to_values<T>(
-            extremes: Option<Extremes<T>>,
-            value: impl Fn(T) -> StatsValue,
-        ) -> Option<Extremes<StatsValue>> {
-            extremes.map(|extremes| Extremes {
-                min: value(extremes.min),
-                min_index: extremes.min_index,
-                max: value(extremes.max),
-                max_index: extremes.max_index,
-            })
-        }
-        match self {
-            BoundFold::Integer { low, high } => (
-                to_values(low, StatsValue::Integer),
-                to_values(high, StatsValue::Integer),
-            ),
-            BoundFold::Double { low, high } => (
-                to_values(low, StatsValue::Double),
-                to_values(high, StatsValue::Double),
-            ),
-            BoundFold::Decimal { low, high } => (low, high),
-        }
-    }
-}
-
-/// Where one requested partition's statistics are: its chunk's arrays, its offset there, and
-/// its position in the request.
-struct SlotAt<'a> {
-    arrays: &'a ChunkArrays<'a>,
-    offset: usize,
-    index: usize,
-}
-
-/// One column's fold over the requested partitions.
-struct Accumulator {
-    kind: StatsKind,
-    column_type: String,
-    count: i64,
-    nulls_sum: i64,
-    trues_sum: i64,
-    falses_sum: i64,
-    distinct: Extremes<i64>,
-    max_length: Extremes<i64>,
-    avg_length: Extremes<f64>,
-    bounds: BoundFold,
-    /// The slots counted, while every one of them has a sketch (with whether it is in its
-    /// chunk's sketch value); `None` once one has none.
-    sketched_slots: Option<Vec<(u32, bool)>>,
-}
-
-impl Accumulator {
-    /// The fold of a column whose first partition with statistics, at request position
-    /// `index`, is `slot` (which [`Accumulator::add`] then adds, changing no extreme).
-    fn new(slot: &SlotView<'_>, index: usize) -> Self {
-        Accumulator {
-            kind: slot.kind,
-            column_type: slot.column_type().to_string(),
-            count: 0,
-            nulls_sum: 0,
-            trues_sum: 0,
-            falses_sum: 0,
-            distinct: Extremes::new(slot.num_distinct_values(), index),
-            max_length: Extremes::new(slot.max_length(), index),
-            avg_length: Extremes::new(slot.avg_length(), index),
-            bounds: BoundFold::new(slot.kind),
-            sketched_slots: Some(Vec::new()),
-        }
-    }
-
-    /// Adds the partition `at`, slot `slot_number`. Statistics of another kind than the
-    /// first seen (the column was written with two types), or none, are not counted.
-    #[inline]
-    fn add(&mut self, chunk: &ArchivedPackedStatsChunk, at: &SlotAt<'_>, slot_number: u32) -> bool {
-        let (arrays, offset, index) = (at.arrays, at.offset, at.index);
-        if arrays.kinds.get(offset) != Some(&(self.kind as u8)) {
-            return false;
-        }
-        self.count += 1;
-        let flags = arrays.flags[offset];
-        if flags & HAS_BIT_VECTORS == 0 {
-            self.sketched_slots = None;
-        } else if let Some(sketched) = &mut self.sketched_slots {
-            sketched.push((slot_number, flags & SKETCH_IN_CHUNK != 0));
-        }
-        let nulls = integer_in(arrays.num_nulls, offset);
-        self.nulls_sum = self.nulls_sum.saturating_add(nulls);
-        let trues = integer_in(arrays.num_trues, offset);
-        self.trues_sum = self.trues_sum.saturating_add(trues);
-        let falses = integer_in(arrays.num_falses, offset);
-        self.falses_sum = self.falses_sum.saturating_add(falses);
-        let distinct = integer_in(arrays.num_distinct_values, offset);
-        self.distinct.add(distinct, index, integer_order);
-        let max_length = integer_in(arrays.max_lengths, offset);
-        self.max_length.add(max_length, index, integer_order);
-        let avg_length = double_in(arrays.avg_lengths, offset);
-        self.avg_length.add(avg_length, index, double_order);
-        self.bounds.add(chunk, at, self.kind);
-        true
-    }
-
-    /// Whether Hive would merge sketches for the NDV: every partition that has statistics
-    /// has a sketch, and no extrapolation (all requested partitions found, or fewer than two).
-    fn merges_sketches(&self, requested: usize) -> bool {
-        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
-        let sketched = self
-            .sketched_slots
-            .as_ref()
-            .is_some_and(|slots| !slots.is_empty());
-        sketched && (found >= requested || found < 2)
-    }
-
-    /// The statistics folded; `sketch_ndv` is the NDV of the merged sketches, when they
-    /// merged (Hive then takes it as it is, without capping it by the value range).
-    fn finish(self, column: &str, requested: usize, sketch_ndv: Option<i64>) -> ColumnStatistics {
-        let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
-        let (low, high) = self.bounds.into_values();
-        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
-        let extrapolate = found >= 2 && found < requested;
-        if extrapolate {
-            let border = requested - 1;
-            let scale = |sum: i64| {
-                let scaled = i128::from(sum / self.count) * requested as i128;
-                i64::try_from(scaled).unwrap_or(i64::MAX)
-            };
-            stats.num_nulls = scale(self.nulls_sum);
-            stats.num_trues = scale(self.trues_sum);
-            stats.num_falses = scale(self.falses_sum);
-            stats.num_distinct_values = linear_integer(&self.distinct, Aim::Max, border);
-            stats.max_length = linear_integer(&self.max_length, Aim::Max, border);
-            stats.avg_length = linear_double(&self.avg_length, Aim::Max, border);
-            stats.low_value = low.map(|low| linear_value(&low, Aim::Min, border));
-            stats.high_value = high.map(|high| linear_value(&high, Aim::Max, border));
-        } else {
-            stats.num_nulls = self.nulls_sum;
-            stats.num_trues = self.trues_sum;
-            stats.num_falses = self.falses_sum;
-            stats.num_distinct_values = self.distinct.max;
-            stats.max_length = self.max_length.max;
-            stats.avg_length = self.avg_length.max;
-            stats.low_value = low.map(|low| low.min);
-            stats.high_value = high.map(|high| high.max);
-        }
-        if let Some(ndv) = sketch_ndv {
-            stats.num_distinct_values = ndv;
-        } else if self.kind.has_integer_bounds() {
-            if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
-                (&stats.low_value, &stats.high_value)
-            {
-                let span = i128::from(*high) - i128::from(*low) + 1;
-                if span > 0 && i128::from(stats.num_distinct_values) > span {
-                    stats.num_distinct_values = i64::try_from(span).unwrap_or(i64::MAX);
-                }
-            }
-        }
-        stats
-    }
-}
-
 /// Which border a linear extrapolation extends to.
 #[derive(Clone, Copy)]
-enum Aim {
+pub(super) enum Aim {
     Min,
     Max,
 }
@@ -359,7 +69,7 @@ fn extrapolation_fraction(
     }
 }
 
-fn linear_integer(extremes: &Extremes<i64>, aim: Aim, border: usize) -> i64 {
+pub(super) fn linear_integer(extremes: &Extremes<i64>, aim: Aim, border: usize) -> i64 {
     if extremes.min_index == extremes.max_index {
         return extremes.min;
     }
@@ -375,7 +85,7 @@ fn linear_integer(extremes: &Extremes<i64>, aim: Aim, border: usize) -> i64 {
     i64::try_from(value).unwrap_or(if value < 0 { i64::MIN } else { i64::MAX })
 }
 
-fn linear_double(extremes: &Extremes<f64>, aim: Aim, border: usize) -> f64 {
+pub(super) fn linear_double(extremes: &Extremes<f64>, aim: Aim, border: usize) -> f64 {
     if extremes.min_index == extremes.max_index {
         return extremes.min;
     }
@@ -388,7 +98,7 @@ fn linear_double(extremes: &Extremes<f64>, aim: Aim, border: usize) -> f64 {
     }
 }
 
-fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> StatsValue {
+pub(super) fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> StatsValue {
     match (&extremes.min, &extremes.max) {
         (StatsValue::Integer(min), StatsValue::Integer(max)) => {
             let integers = Extremes {
@@ -415,44 +125,78 @@ fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: usize) -> Sta
     }
 }
 
-/// The NDV of the sketches of `slots` (of `column` for `engine`, in chunks `range`) merged
-/// as Hive merges them; `None` if one is missing or they do not merge. Each slot comes with
-/// whether its sketch is in its chunk's sketch value (one scan over the range reads them) or
+/// The NDV of the sketches of `slots` (of the column `wanted` names, in its chunk range)
+/// merged as Hive merges them; `None` if one is missing or they do not merge. Each slot comes
+/// with whether its sketch is in its chunk's sketch value (read once per column, and kept) or
 /// at its own key (written before sketch chunks).
 fn merged_sketches(
-    reader: &dyn KvBackend,
-    table: TableId,
-    column: &str,
-    engine: &str,
-    range: (u32, u32),
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
     slots: &[(u32, bool)],
 ) -> Result<Option<i64>> {
     let any_in_chunk = slots.iter().any(|(_, in_chunk)| *in_chunk);
-    let loaded = match any_in_chunk {
-        true => Some(SketchChunks::load(reader, table, column, engine, range)?),
+    let chunks = match any_in_chunk {
+        true => Some(decoded_sketch_chunks(store, wanted)?),
         false => None,
     };
-    let archived = loaded.as_ref().map(SketchChunks::archived).transpose()?;
     let mut merge = SketchMerge::default();
     // Hive merges one sketch per requested partition; a name requested twice merges the
     // same sketch twice, which changes nothing.
-    for (slot, in_chunk) in slots {
-        match (&archived, in_chunk) {
-            (Some(chunks), true) => merge.add(chunks.sketch(*slot)),
-            _ => {
-                let key =
-                    keys::stats_sketch_key(table, column, engine, *slot, SKETCH_TAG_BIT_VECTORS);
-                match reader.get(&key)? {
-                    Some(bytes) => merge.add(&bytes),
-                    None => return Ok(None),
+    let mut position = 0;
+    while position < slots.len() {
+        let (slot, in_chunk) = slots[position];
+        if let (Some(chunks), true) = (&chunks, in_chunk) {
+            // A whole chunk's slots in a row: its sketches merged once, and kept.
+            if let Some((union, count)) = whole_chunk_union(chunks, &slots[position..]) {
+                merge.add_hll_union(union);
+                position += count;
+                if merge.has_failed() {
+                    return Ok(None);
                 }
+                continue;
+            }
+            let (chunk, offset) = chunk_of(slot);
+            let sketch = chunks
+                .chunk(chunk)
+                .map_or(&[][..], |chunk| chunk.chunk.sketch(offset));
+            merge.add(sketch);
+        } else {
+            let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+            let key = keys::stats_sketch_key(table, column, engine, slot, SKETCH_TAG_BIT_VECTORS);
+            match store.reader().get(&key)? {
+                Some(bytes) => merge.add(&bytes),
+                None => return Ok(None),
             }
         }
         if merge.has_failed() {
             return Ok(None);
         }
+        position += 1;
     }
     Ok(merge.estimate())
+}
+
+/// When `slots` (slot, sketch in its chunk) start with every offset of one sketch chunk in
+/// order, that chunk's union of sketches and how many slots it stands for.
+fn whole_chunk_union<'a>(
+    chunks: &'a CachedChunks<DecodedSketchChunk>,
+    slots: &[(u32, bool)],
+) -> Option<(&'a HllUnion, usize)> {
+    let (first, _) = slots.first()?;
+    let (number, offset) = chunk_of(*first);
+    let chunk = chunks.chunk(number)?;
+    let count = chunk.len();
+    if offset != 0 || count < 2 || slots.len() < count {
+        return None;
+    }
+    let in_order = slots[..count]
+        .iter()
+        .zip(*first..)
+        .all(|((slot, in_chunk), expected)| *in_chunk && *slot == expected);
+    if !in_order {
+        return None;
+    }
+    Some((chunk.hll_union()?, count))
 }
 
 impl Store {
@@ -496,54 +240,29 @@ impl Store {
             stats: Vec::new(),
             partitions_found: 0,
         };
-        let slots = resolve_slots(self, version, table, partition_names)?;
+        let slots = resolve_slots(self, table, partition_names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };
         let mut columns_found = vec![0usize; partition_names.len()];
-        // (request position, chunk index in the range, offset, slot): the same for every
-        // column, computed once.
-        let positions: Vec<(usize, usize, usize, u32)> = slots
-            .iter()
-            .map(|&(index, slot)| {
-                let (chunk, offset) = chunk_of(slot);
-                (index, (chunk - range.0) as usize, offset, slot)
-            })
-            .collect();
+        // The same for every column, computed once.
+        let runs = runs_of(&slots, range.0);
         for column in columns {
-            let loaded = ColumnChunks::load(self.reader(), table.id, column, engine, range)?;
-            let chunks = loaded.archived()?;
-            let arrays: Vec<Option<(&ArchivedPackedStatsChunk, ChunkArrays<'_>)>> = chunks
-                .chunks()
-                .iter()
-                .map(|chunk| chunk.map(|chunk| (chunk, chunk.arrays())))
-                .collect();
-            let mut accumulator: Option<Accumulator> = None;
-            for &(index, chunk_index, offset, slot) in &positions {
-                let Some((chunk, chunk_arrays)) = &arrays[chunk_index] else {
-                    continue;
-                };
-                let accumulator = match &mut accumulator {
-                    Some(accumulator) => accumulator,
-                    None => match chunk.slot(offset) {
-                        Some(view) => accumulator.insert(Accumulator::new(&view, index)),
-                        None => continue,
-                    },
-                };
-                let at = SlotAt {
-                    arrays: chunk_arrays,
-                    offset,
-                    index,
-                };
-                if accumulator.add(chunk, &at, slot) {
-                    columns_found[index] += 1;
-                }
-            }
-            if let Some(accumulator) = accumulator {
+            let wanted = ColumnChunksKey {
+                table: table.id,
+                column,
+                engine,
+                version,
+                range,
+            };
+            let chunks = decoded_chunks(self, &wanted)?;
+            let chunk_at = |index: usize| chunks.chunk(range.0 + index as u32);
+            let folded = fold_column(chunk_at, &runs, &mut columns_found, FoldBy::Runs);
+            if let Some(accumulator) = folded {
                 let requested = partition_names.len();
                 let sketch_ndv = match &accumulator.sketched_slots {
                     Some(slots) if accumulator.merges_sketches(requested) => {
-                        merged_sketches(self.reader(), table.id, column, engine, range, slots)?
+                        merged_sketches(self, &wanted, slots)?
                     }
                     _ => None,
                 };

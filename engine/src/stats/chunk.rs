@@ -4,7 +4,6 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use super::packed::ArchivedPackedStatsChunk;
 use super::{ColumnStatistics, StatsDecimal, StatsKind, StatsValue};
 use crate::values::{stored_value, ValueKind};
 
@@ -78,7 +77,7 @@ fn bound_parts(value: &Option<StatsValue>) -> (i64, Vec<u8>, bool) {
     }
 }
 
-fn bound_value(kind: StatsKind, number: i64, decimal: &[u8]) -> StatsValue {
+pub(crate) fn bound_value(kind: StatsKind, number: i64, decimal: &[u8]) -> StatsValue {
     match kind {
         StatsKind::Double => StatsValue::Double(f64::from_bits(number as u64)),
         StatsKind::Decimal => StatsValue::Decimal(StatsDecimal {
@@ -232,92 +231,6 @@ impl StatsChunk {
     }
 }
 
-/// One slot of an archived (packed) chunk, read in place.
-pub(crate) struct SlotView<'a> {
-    pub(crate) chunk: &'a ArchivedPackedStatsChunk,
-    pub(crate) offset: usize,
-    pub(crate) kind: StatsKind,
-}
-
-impl ArchivedPackedStatsChunk {
-    /// The slot at `offset`, if it holds statistics (of a kind this build knows). The chunk
-    /// must be consistent ([`ArchivedPackedStatsChunk::is_consistent`]).
-    pub(crate) fn slot(&self, offset: usize) -> Option<SlotView<'_>> {
-        let kind = self.kind(offset)?;
-        Some(SlotView {
-            chunk: self,
-            offset,
-            kind,
-        })
-    }
-}
-
-impl SlotView<'_> {
-    pub(crate) fn flags(&self) -> u8 {
-        self.chunk.flags_at(self.offset)
-    }
-
-    pub(crate) fn column_type(&self) -> &str {
-        self.chunk.column_type(self.offset)
-    }
-
-    pub(crate) fn last_analyzed(&self) -> i64 {
-        self.chunk.last_analyzed_at(self.offset)
-    }
-
-    pub(crate) fn num_nulls(&self) -> i64 {
-        self.chunk.num_nulls_at(self.offset)
-    }
-
-    pub(crate) fn num_distinct_values(&self) -> i64 {
-        self.chunk.num_distinct_values_at(self.offset)
-    }
-
-    pub(crate) fn low(&self) -> Option<StatsValue> {
-        (self.flags() & HAS_LOW != 0).then(|| {
-            let number = self.chunk.low_at(self.offset);
-            bound_value(self.kind, number, self.chunk.decimal_at(self.offset, false))
-        })
-    }
-
-    pub(crate) fn high(&self) -> Option<StatsValue> {
-        (self.flags() & HAS_HIGH != 0).then(|| {
-            let number = self.chunk.high_at(self.offset);
-            bound_value(self.kind, number, self.chunk.decimal_at(self.offset, true))
-        })
-    }
-
-    pub(crate) fn max_length(&self) -> i64 {
-        self.chunk.max_length_at(self.offset)
-    }
-
-    pub(crate) fn avg_length(&self) -> f64 {
-        self.chunk.avg_length_at(self.offset)
-    }
-
-    pub(crate) fn num_trues(&self) -> i64 {
-        self.chunk.num_trues_at(self.offset)
-    }
-
-    pub(crate) fn num_falses(&self) -> i64 {
-        self.chunk.num_falses_at(self.offset)
-    }
-
-    /// The statistics of the slot, without sketches (they are stored apart).
-    pub(crate) fn to_statistics(&self, column_name: &str) -> ColumnStatistics {
-        let mut stats = ColumnStatistics::new(column_name, self.column_type(), self.kind);
-        stats.num_nulls = self.num_nulls();
-        stats.num_distinct_values = self.num_distinct_values();
-        stats.low_value = self.low();
-        stats.high_value = self.high();
-        stats.max_length = self.max_length();
-        stats.avg_length = self.avg_length();
-        stats.num_trues = self.num_trues();
-        stats.num_falses = self.num_falses();
-        stats
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,15 +271,15 @@ mod tests {
             super::super::packed::PackedStatsChunk::access_archive(&stored[VALUE_HEADER_LEN..])
                 .unwrap();
         assert!(archived.is_consistent());
+        let decoded = super::super::packed::PackedStatsChunk::from_archive(archived).unwrap();
         for (offset, stats) in &written {
-            let slot = archived.slot(*offset).unwrap();
             let mut expected = stats.clone();
             expected.bit_vectors = None;
-            assert_eq!(slot.to_statistics("c"), expected);
-            assert_eq!(slot.flags() & HAS_BIT_VECTORS, HAS_BIT_VECTORS);
-            assert_eq!(slot.last_analyzed(), 42);
+            assert_eq!(decoded.statistics_at(*offset, "c"), Some(expected));
+            assert_eq!(decoded.flags[*offset] & HAS_BIT_VECTORS, HAS_BIT_VECTORS);
+            assert_eq!(decoded.last_analyzed[*offset], 42);
         }
-        assert!(archived.slot(1).is_none());
+        assert!(decoded.statistics_at(1, "c").is_none());
     }
 
     #[test]

@@ -8,7 +8,6 @@ use crate::values::{StoredValue, ValueView};
 
 /// The stored values of chunks `first..=last`, indexed by chunk number minus `first`.
 pub(crate) struct ChunkRun<T: StoredValue> {
-    first: u32,
     views: Vec<Option<ValueView<T>>>,
 }
 
@@ -36,12 +35,7 @@ impl<T: StoredValue> ChunkRun<T> {
                 .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
             views[index as usize] = Some(view(key, value)?);
         }
-        Ok(ChunkRun { first, views })
-    }
-
-    /// The first chunk number of the run.
-    pub(crate) fn first(&self) -> u32 {
-        self.first
+        Ok(ChunkRun { views })
     }
 
     /// The values validated (each once) and passing `consistent` (else corruption, `what`

@@ -24,6 +24,9 @@ const SPARSE_KEY_COUNT_MAX: usize = REGISTER_COUNT * 6 / 8 / 5;
 /// The sparse entry's value bits.
 const SPARSE_VALUE_MASK: i32 = (1 << SPARSE_VALUE_BITS) - 1;
 
+/// About the heap bytes of a union (registers, and sparse keys at most), for cache bounds.
+pub(crate) const UNION_BYTE_COUNT: usize = REGISTER_COUNT + 4 * (SPARSE_KEY_COUNT_MAX + 1);
+
 /// The union of HLL sketches, as Hive's merged sketch of [`MERGE_PRECISION`] bits.
 pub(crate) struct HllUnion {
     /// Register maxima (a sparse entry counts at `key mod 2^p`); never below 0.
@@ -155,6 +158,32 @@ impl HllUnion {
         }
     }
 
+    /// Merges in `other`, the union of other sketches: as adding those sketches one by one
+    /// would. Registers take maxima, and the distinct keys join; the merged sketch is dense if
+    /// either was, or if the joined keys pass the threshold (Hive checks after each sketch,
+    /// and keys only grow, so the check at the end is the same).
+    pub(crate) fn merge_union(&mut self, other: &HllUnion) {
+        for (register, value) in self.registers.iter_mut().zip(other.registers.iter()) {
+            *register = (*register).max(*value);
+        }
+        if self.dense {
+            return;
+        }
+        if other.dense {
+            self.turn_dense();
+            return;
+        }
+        for key in &other.sparse_keys {
+            if let Err(position) = self.sparse_keys.binary_search(key) {
+                self.sparse_keys.insert(position, *key);
+            }
+            if self.sparse_keys.len() > SPARSE_KEY_COUNT_MAX {
+                self.turn_dense();
+                return;
+            }
+        }
+    }
+
     fn take_maxima(&mut self, values: impl Iterator<Item = i8>) {
         self.turn_dense();
         for (register, value) in self.registers.iter_mut().zip(values) {
@@ -280,6 +309,52 @@ mod tests {
             let sketches: Vec<Vec<u8>> =
                 sets.iter().map(|hashes| sketch_of(hashes, 10).encode().unwrap()).collect();
             prop_assert_eq!(union(&sketches), reference(&sketches));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn unions_of_groups_merge_as_the_union_of_all(
+            sets in proptest::collection::vec(
+                proptest::collection::btree_set(any::<u64>(), 0..40), 1..40),
+            dense in proptest::collection::btree_set(0usize..40, 0..3),
+            cuts in proptest::collection::btree_set(1usize..40, 0..6),
+        ) {
+            // Goal: merging the unions of consecutive groups of sketches (a chunk's, kept)
+            // gives the registers, form and estimate of adding every sketch one by one.
+            // Method: small sparse sketches (some made dense by many hashes), cut anywhere.
+            let sketches: Vec<Vec<u8>> = sets
+                .iter()
+                .enumerate()
+                .map(|(index, hashes)| {
+                    let mut hashes = hashes.clone();
+                    if dense.contains(&index) {
+                        hashes.extend((0..2000u64).map(|hash| hash.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                    }
+                    sketch_of(&hashes, 10).encode().unwrap()
+                })
+                .collect();
+            let mut whole = HllUnion::default();
+            for bytes in &sketches {
+                whole.add(bytes).unwrap();
+            }
+            let mut grouped = HllUnion::default();
+            let mut start = 0;
+            let ends = cuts.iter().copied().filter(|cut| *cut < sketches.len()).chain([sketches.len()]);
+            for end in ends {
+                let mut group = HllUnion::default();
+                for bytes in &sketches[start..end] {
+                    group.add(bytes).unwrap();
+                }
+                grouped.merge_union(&group);
+                start = end;
+            }
+            prop_assert_eq!(&grouped.registers[..], &whole.registers[..]);
+            prop_assert_eq!(grouped.dense, whole.dense);
+            prop_assert_eq!(&grouped.sparse_keys, &whole.sparse_keys);
+            prop_assert_eq!(grouped.estimate(), whole.estimate());
         }
     }
 

@@ -33,7 +33,9 @@ mod accurate;
 mod aggregate;
 mod basic;
 mod chunk;
+mod chunk_cache;
 mod chunk_run;
+mod column_fold;
 #[cfg(test)]
 mod compat_tests;
 mod fm;
@@ -58,6 +60,7 @@ pub use read::{PartitionStatistics, TableStatistics};
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
+pub(crate) use chunk_cache::ChunkCache;
 pub(crate) use slot_cache::SlotCache;
 pub(crate) use transactional::record_view_sources;
 

@@ -52,6 +52,21 @@ impl SketchMerge {
         }
     }
 
+    /// Merges in `union`, the HLL sketches of several partitions already merged: as adding
+    /// each of them would.
+    pub(crate) fn add_hll_union(&mut self, union: &HllUnion) {
+        if self.failed {
+            return;
+        }
+        match self
+            .merged
+            .get_or_insert_with(|| MergedSketch::Hll(HllUnion::default()))
+        {
+            MergedSketch::Hll(merged) => merged.merge_union(union),
+            MergedSketch::Fm(_) => self.failed = true,
+        }
+    }
+
     /// Whether a sketch would not merge (the estimate is then `None`).
     pub(crate) fn has_failed(&self) -> bool {
         self.failed

@@ -6,12 +6,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::chunk::{
-    chunk_of, SlotView, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
+    chunk_of, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
-use super::sketch_chunk::{ArchivedSketchChunks, SketchChunks};
+use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
 use super::slot_cache::SlotIndex;
 use super::slots::find_slot;
 use super::write::{normalize_partition_name, resolve_stats_table};
@@ -23,6 +24,7 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::values::StoredValue;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,24 +76,32 @@ fn normalized_name(name: &str) -> Cow<'_, str> {
 }
 
 /// Requested partitions resolved to slots: (request index, slot). Names that name no
-/// partition with statistics are left out. `version` is the table's version the read runs
-/// at: a cached slot index of that version is used, and a scanned one is cached.
+/// partition with statistics are left out. A kept slot index is used while no batch has
+/// changed the table's slots since it was scanned (`slot_cache.rs`); a scanned one is kept.
 pub(crate) fn resolve_slots(
     store: &Store,
-    version: u64,
     table: &PartitionedTable,
     names: &[String],
 ) -> Result<Vec<(usize, u32)>> {
     let reader = store.reader();
-    let mut index = store.stats_slots.get(table.id, version);
+    // `None` while a batch changing slots is applied: nothing kept is used or kept then.
+    let slot_version = store.slot_versions.stable_version(table.id);
+    let mut index = slot_version.and_then(|version| store.stats_slots.get(table.id, version));
     if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
+            let by_name = scan_slot_index(reader, table)?;
             let scanned = Arc::new(SlotIndex {
-                version,
-                by_name: scan_slot_index(reader, table)?,
+                version: slot_version.unwrap_or(u64::MAX),
+                by_name,
             });
-            store.stats_slots.insert(table.id, scanned.clone());
+            // Kept only if no slot changed during the scan: it then holds the slots of its
+            // version whole.
+            let whole = slot_version
+                .is_some_and(|version| store.slot_versions.unchanged(table.id, version));
+            if whole {
+                store.stats_slots.insert(table.id, scanned.clone());
+            }
             index = Some(scanned);
         }
     }
@@ -164,35 +174,45 @@ impl ColumnChunks {
     }
 
     /// The chunks validated (each once), indexed by chunk number minus the first.
-    pub(crate) fn archived(&self) -> Result<ArchivedChunks<'_>> {
+    pub(crate) fn archived(&self) -> Result<Vec<Option<&ArchivedPackedStatsChunk>>> {
         let consistent = ArchivedPackedStatsChunk::is_consistent;
-        Ok(ArchivedChunks {
-            first: self.0.first(),
-            chunks: self
-                .0
-                .archived(consistent, "packed statistics arrays that do not fit")?,
-        })
+        self.0
+            .archived(consistent, "packed statistics arrays that do not fit")
     }
 }
 
-/// Validated chunks of one column, read in place.
-pub(crate) struct ArchivedChunks<'a> {
-    first: u32,
-    chunks: Vec<Option<&'a ArchivedPackedStatsChunk>>,
+/// One column's statistics chunks over `wanted`'s range, decoded: the kept ones when the
+/// store's cache holds them at `wanted`'s version, else read, decoded and kept.
+pub(crate) fn decoded_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+) -> Result<Arc<CachedChunks<PackedStatsChunk>>> {
+    if let Some(kept) = store.stats_chunks.statistics(wanted) {
+        return Ok(kept);
+    }
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    let loaded = ColumnChunks::load(store.reader(), table, column, engine, wanted.range)?;
+    let archived = loaded.archived()?;
+    let chunks = archived
+        .iter()
+        .map(|chunk| chunk.map(owned_chunk).transpose())
+        .collect::<Result<_>>()?;
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats_chunks.keep_statistics(wanted, entry.clone());
+    Ok(entry)
 }
 
-impl<'a> ArchivedChunks<'a> {
-    /// The chunks, indexed by chunk number minus the first of the loaded range.
-    pub(crate) fn chunks(&self) -> &[Option<&'a ArchivedPackedStatsChunk>] {
-        &self.chunks
-    }
-
-    /// The slot `slot`, if it holds statistics.
-    pub(crate) fn slot(&self, slot: u32) -> Option<SlotView<'a>> {
-        let (chunk, offset) = chunk_of(slot);
-        let index = chunk.checked_sub(self.first)? as usize;
-        self.chunks.get(index).copied().flatten()?.slot(offset)
-    }
+/// `archived`, validated and consistent, deserialised.
+fn owned_chunk(archived: &ArchivedPackedStatsChunk) -> Result<PackedStatsChunk> {
+    PackedStatsChunk::from_archive(archived).map_err(|error| {
+        Error::Internal(format!(
+            "a validated statistics chunk does not deserialise: {error}"
+        ))
+    })
 }
 
 /// The chunk number at the end of a chunk key.
@@ -212,28 +232,34 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
     Some((first, last))
 }
 
-/// One column's chunks, and its sketch chunks when sketches are read.
+/// One column's chunks, and its sketch chunks when sketches are read, decoded (and kept).
 struct ColumnReader<'a> {
     column: &'a str,
-    chunks: ArchivedChunks<'a>,
-    sketches: Option<ArchivedSketchChunks<'a>>,
+    chunks: Arc<CachedChunks<PackedStatsChunk>>,
+    sketches: Option<Arc<CachedChunks<DecodedSketchChunk>>>,
 }
 
-/// The statistics at `slot` read from `column`'s chunks (sketches and histogram only when
-/// its sketch chunks are loaded), and when they were written.
-fn slot_statistics(
+/// Pushes onto `out` the statistics at `slot` read from `column`'s chunks (sketches and
+/// histogram only when its sketch chunks are loaded), built in place: a read of 1000
+/// partitions builds 20,000 of them. Returns when they were written; `None` (nothing pushed)
+/// when the slot holds none.
+fn push_slot_statistics(
     reader: &dyn KvBackend,
     table: TableId,
     engine: &str,
     column: &ColumnReader<'_>,
     slot: u32,
-) -> Result<Option<(ColumnStatistics, i64)>> {
-    let Some(slot_view) = column.chunks.slot(slot) else {
+    out: &mut Vec<ColumnStatistics>,
+) -> Result<Option<i64>> {
+    let (number, offset) = chunk_of(slot);
+    let Some(chunk) = column.chunks.chunk(number) else {
         return Ok(None);
     };
-    let mut stats = slot_view.to_statistics(column.column);
+    let Some(stats) = chunk.push_statistics_at(offset, column.column, out) else {
+        return Ok(None);
+    };
     if let Some(sketches) = &column.sketches {
-        let flags = slot_view.flags();
+        let flags = chunk.flags[offset];
         let own_key = |tag| -> Result<Option<Vec<u8>>> {
             let key = keys::stats_sketch_key(table, column.column, engine, slot, tag);
             Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
@@ -241,14 +267,19 @@ fn slot_statistics(
         if flags & HAS_BIT_VECTORS != 0 {
             stats.bit_vectors = match flags & SKETCH_IN_CHUNK {
                 0 => own_key(SKETCH_TAG_BIT_VECTORS)?,
-                _ => Some(sketches.sketch(slot).to_vec()),
+                _ => Some(
+                    sketches
+                        .chunk(number)
+                        .map_or(&[][..], |chunk| chunk.chunk.sketch(offset))
+                        .to_vec(),
+                ),
             };
         }
         if flags & HAS_HISTOGRAM != 0 {
             stats.histogram = own_key(SKETCH_TAG_HISTOGRAM)?;
         }
     }
-    Ok(Some((stats, slot_view.last_analyzed())))
+    Ok(Some(chunk.last_analyzed[offset]))
 }
 
 impl Store {
@@ -306,12 +337,18 @@ impl Store {
     ) -> Result<Vec<PartitionStatistics>> {
         let table = resolve_stats_table(self.reader(), catalog, database, name)?;
         let columns = normalize_columns(columns);
-        let mut seen = HashSet::new();
-        let names: Vec<String> = partition_names
+        // Names come lowercased already nearly always: checked, not rebuilt.
+        let normalized: Vec<Cow<'_, str>> = partition_names
             .iter()
-            .map(|name| normalize_partition_name(name))
-            .filter(|name| seen.insert(name.clone()))
+            .map(|name| normalized_name(name))
             .collect();
+        let mut seen = HashSet::with_capacity(normalized.len());
+        let mut names = Vec::with_capacity(normalized.len());
+        for name in &normalized {
+            if seen.insert(name.as_ref()) {
+                names.push(name.to_string());
+            }
+        }
         // Every statistics write of partitions rewrites their records too, so a read that
         // sees partition batches whole sees statistics batches whole.
         self.read_partitions_at_version(table.id, |version| {
@@ -329,28 +366,24 @@ impl Store {
         engine: &str,
         with_sketches: bool,
     ) -> Result<Vec<PartitionStatistics>> {
-        let slots = resolve_slots(self, version, table, names)?;
+        let slots = resolve_slots(self, table, names)?;
         let Some(range) = chunk_range(&slots) else {
             return Ok(Vec::new());
         };
-        let loaded: Vec<ColumnChunks> = columns
-            .iter()
-            .map(|column| ColumnChunks::load(self.reader(), table.id, column, engine, range))
-            .collect::<Result<_>>()?;
-        let loaded_sketches: Vec<Option<SketchChunks>> = columns
-            .iter()
-            .map(|column| {
-                with_sketches
-                    .then(|| SketchChunks::load(self.reader(), table.id, column, engine, range))
-                    .transpose()
-            })
-            .collect::<Result<_>>()?;
         let mut readers = Vec::with_capacity(columns.len());
-        for ((column, chunks), sketches) in columns.iter().zip(&loaded).zip(&loaded_sketches) {
+        for column in columns {
+            let wanted = ColumnChunksKey {
+                table: table.id,
+                column,
+                engine,
+                version,
+                range,
+            };
+            let sketches = with_sketches.then(|| decoded_sketch_chunks(self, &wanted));
             readers.push(ColumnReader {
                 column,
-                chunks: chunks.archived()?,
-                sketches: sketches.as_ref().map(SketchChunks::archived).transpose()?,
+                chunks: decoded_chunks(self, &wanted)?,
+                sketches: sketches.transpose()?,
             });
         }
         let mut result = Vec::new();
@@ -361,11 +394,12 @@ impl Store {
                 last_analyzed: 0,
             };
             for column in &readers {
-                if let Some((stats, analyzed)) =
-                    slot_statistics(self.reader(), table.id, engine, column, slot)?
+                let stats = &mut partition.stats;
+                let reader = self.reader();
+                if let Some(analyzed) =
+                    push_slot_statistics(reader, table.id, engine, column, slot, stats)?
                 {
                     partition.last_analyzed = partition.last_analyzed.max(analyzed);
-                    partition.stats.push(stats);
                 }
             }
             if !partition.stats.is_empty() {

@@ -7,14 +7,19 @@
 //! [`super::chunk::SKETCH_TAG_BIT_VECTORS`]); a slot's flags say where its sketch is
 //! ([`super::chunk::SKETCH_IN_CHUNK`]), and the next write of the slot moves it here.
 
+use std::sync::{Arc, OnceLock};
+
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
+use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
+use super::hll_union::HllUnion;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
-use crate::values::{stored_value, ValueKind, ValueView};
+use crate::store::Store;
+use crate::values::{stored_value, StoredValue, ValueKind, ValueView};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
 /// `bytes[ends[i - 1]..ends[i]]` (from 0 for the first). `ends` has one entry per offset up
@@ -51,6 +56,21 @@ impl SketchChunk {
             chunk.ends.push(chunk.bytes.len() as u32);
         }
         Ok(Some(chunk))
+    }
+}
+
+impl SketchChunk {
+    /// The sketch at `offset`; empty past the last one. The chunk must be consistent (it
+    /// was checked archived).
+    pub(crate) fn sketch(&self, offset: usize) -> &[u8] {
+        let Some(end) = self.ends.get(offset) else {
+            return &[];
+        };
+        let start = match offset {
+            0 => 0,
+            _ => self.ends[offset - 1] as usize,
+        };
+        self.bytes.get(start..*end as usize).unwrap_or_default()
     }
 }
 
@@ -115,36 +135,84 @@ impl SketchChunks {
     }
 
     /// The chunks validated (each once), indexed by chunk number minus the first.
-    pub(crate) fn archived(&self) -> Result<ArchivedSketchChunks<'_>> {
+    pub(crate) fn archived(&self) -> Result<Vec<Option<&ArchivedSketchChunk>>> {
         let consistent = ArchivedSketchChunk::is_consistent;
-        Ok(ArchivedSketchChunks {
-            first: self.0.first(),
-            chunks: self
-                .0
-                .archived(consistent, "sketch ends that do not fit their bytes")?,
-        })
+        self.0
+            .archived(consistent, "sketch ends that do not fit their bytes")
     }
 }
 
-/// Validated sketch chunks of one column, read in place.
-pub(crate) struct ArchivedSketchChunks<'a> {
-    first: u32,
-    chunks: Vec<Option<&'a ArchivedSketchChunk>>,
+/// A sketch chunk decoded and kept (`chunk_cache.rs`), with the union of all its sketches
+/// made the first time a merge wants them all.
+pub(crate) struct DecodedSketchChunk {
+    pub(crate) chunk: SketchChunk,
+    union: OnceLock<Option<HllUnion>>,
 }
 
-impl<'a> ArchivedSketchChunks<'a> {
-    /// The sketch of `slot` (empty when its chunk holds none): only meaningful for a slot
-    /// whose flags say its sketch is in its chunk.
-    pub(crate) fn sketch(&self, slot: u32) -> &'a [u8] {
-        let (chunk, offset) = super::chunk::chunk_of(slot);
-        let Some(index) = chunk.checked_sub(self.first) else {
-            return &[];
-        };
-        match self.chunks.get(index as usize).copied().flatten() {
-            Some(chunk) => chunk.sketch(offset),
-            None => &[],
+impl DecodedSketchChunk {
+    pub(crate) fn new(chunk: SketchChunk) -> Self {
+        DecodedSketchChunk {
+            chunk,
+            union: OnceLock::new(),
         }
     }
+
+    /// How many offsets the chunk covers (up to the last holding a sketch).
+    pub(crate) fn len(&self) -> usize {
+        self.chunk.ends.len()
+    }
+
+    /// The union of the sketches at every offset, as [`HllUnion::add`] of each in offset
+    /// order gives; `None` when an offset has none, or one does not merge as an HLL (FM,
+    /// smaller, unreadable): the caller then merges one by one.
+    pub(crate) fn hll_union(&self) -> Option<&HllUnion> {
+        let union = self.union.get_or_init(|| {
+            let mut union = HllUnion::default();
+            for offset in 0..self.len() {
+                let sketch = self.chunk.sketch(offset);
+                if sketch.is_empty() || union.add(sketch).is_err() {
+                    return None;
+                }
+            }
+            Some(union)
+        });
+        union.as_ref()
+    }
+}
+
+/// One column's sketch chunks over `wanted`'s range, decoded: the kept ones when the store's
+/// cache holds them at `wanted`'s version, else read, decoded and kept.
+pub(crate) fn decoded_sketch_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+) -> Result<Arc<CachedChunks<DecodedSketchChunk>>> {
+    if let Some(kept) = store.stats_chunks.sketches(wanted) {
+        return Ok(kept);
+    }
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
+    let archived = loaded.archived()?;
+    let chunks = archived
+        .iter()
+        .map(|chunk| chunk.map(owned_chunk).transpose())
+        .collect::<Result<_>>()?;
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats_chunks.keep_sketches(wanted, entry.clone());
+    Ok(entry)
+}
+
+/// `archived`, validated and consistent, deserialised.
+fn owned_chunk(archived: &ArchivedSketchChunk) -> Result<DecodedSketchChunk> {
+    let chunk = SketchChunk::from_archive(archived).map_err(|error| {
+        Error::Internal(format!(
+            "a validated sketch chunk does not deserialise: {error}"
+        ))
+    })?;
+    Ok(DecodedSketchChunk::new(chunk))
 }
 
 /// The chunk number at the end of a sketch chunk key.

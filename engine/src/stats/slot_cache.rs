@@ -2,10 +2,12 @@
 //! would otherwise scan the table's whole slot index and rebuild every partition's name on
 //! each call.
 //!
-//! An entry is valid for one version of the table's stripe of the partition sequence lock
-//! (`consistent.rs`): every batch that changes a slot (a first statistics write, a partition
-//! dropped or renamed) writes partition records or slot keys, which moves that version, so a
-//! read that sees the version it was built at sees the index it was built from.
+//! An entry is valid for one version of the table's stripe of the store's slot versions, a
+//! sequence lock moved only by batches that write statistics slot keys (a first statistics
+//! write for a partition, a partition dropped or renamed, a table removed: `consistent.rs`,
+//! `Store::write`). Statistics rewritten for partitions that already have slots leave it, so
+//! an aggregation after such a write does not scan the index again. An entry is kept only if
+//! that version did not move during its scan.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,7 +19,7 @@ const CACHED_TABLE_COUNT_MAX: usize = 32;
 /// Slots above which a table's index is not cached (its memory would outweigh a scan).
 pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
 
-/// One table's partition names and their slots, at one version.
+/// One table's partition names and their slots, at one version of its slot changes.
 pub(crate) struct SlotIndex {
     pub(crate) version: u64,
     pub(crate) by_name: HashMap<String, u32>,
@@ -30,7 +32,7 @@ pub(crate) struct SlotCache {
 }
 
 impl SlotCache {
-    /// The index of `table` built at `version`, if cached.
+    /// The index of `table` built at slot version `version`, if cached.
     pub(crate) fn get(&self, table: TableId, version: u64) -> Option<Arc<SlotIndex>> {
         let tables = self.tables.lock().ok()?;
         tables

@@ -1,0 +1,728 @@
+//! One column's fold over the requested partitions, for `get_aggr_stats_for` (`aggregate.rs`
+//! says what Hive computes).
+//!
+//! Requested partitions usually come in slot order (a table's partitions are given slots as
+//! their statistics are first written, and planners ask for them in name order), so the
+//! request is cut into *runs*: consecutive request positions whose slots are consecutive in
+//! one chunk. A run whose slots all hold statistics of the column's kind is folded with one
+//! tight loop per array over the chunk's plain slices (sums, least and greatest values, the
+//! position of an extreme looked for only when the extreme moves); anything else (the first
+//! slot seen, another kind, decimals, bounds present in some slots only) is folded slot by
+//! slot. Both give the same result, which the tests hold them to.
+
+use std::cmp::Ordering;
+
+use super::aggregate::{linear_double, linear_integer, linear_value, Aim};
+use super::chunk::{bound_value, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK};
+use super::merge::compare_values;
+use super::packed::{double_in, integer_in, ChunkArrays, PackedStatsChunk};
+use super::{ColumnStatistics, StatsKind, StatsValue};
+
+/// The least and greatest value of one statistic, and where in the request they are.
+#[derive(Debug, Clone)]
+pub(super) struct Extremes<T> {
+    pub(super) min: T,
+    pub(super) min_index: usize,
+    pub(super) max: T,
+    pub(super) max_index: usize,
+}
+
+impl<T: Clone> Extremes<T> {
+    fn new(value: T, index: usize) -> Self {
+        Extremes {
+            min: value.clone(),
+            min_index: index,
+            max: value,
+            max_index: index,
+        }
+    }
+
+    fn add(&mut self, value: T, index: usize, compare: impl Fn(&T, &T) -> Ordering) {
+        if compare(&value, &self.min) == Ordering::Less {
+            self.min = value.clone();
+            self.min_index = index;
+        }
+        if compare(&value, &self.max) == Ordering::Greater {
+            self.max = value;
+            self.max_index = index;
+        }
+    }
+}
+
+fn add_extreme<T: Clone>(
+    slot: &mut Option<Extremes<T>>,
+    value: T,
+    index: usize,
+    compare: impl Fn(&T, &T) -> Ordering,
+) {
+    match slot {
+        Some(extremes) => extremes.add(value, index, compare),
+        None => *slot = Some(Extremes::new(value, index)),
+    }
+}
+
+fn integer_order(left: &i64, right: &i64) -> Ordering {
+    left.cmp(right)
+}
+
+fn double_order(left: &f64, right: &f64) -> Ordering {
+    left.total_cmp(right)
+}
+
+/// An integer whose order is `f64::total_cmp`'s order of the double with bits `bits`.
+#[inline]
+fn total_order_key(bits: i64) -> i64 {
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// Adds to `extremes` the values `keys(values)` of a run starting at request position
+/// `index`: as many additions one at a time, in order, would give. `key` maps a value to an
+/// integer of the same order.
+#[inline]
+fn add_run_extremes<V: Copy>(
+    extremes: &mut Extremes<V>,
+    values: &[V],
+    index: usize,
+    key: impl Fn(V) -> i64 + Copy,
+) {
+    let Some(&first) = values.first() else {
+        return;
+    };
+    // One pass, keeping the first position of each extreme, as a fold in request order does.
+    let (mut min, mut max) = (key(first), key(first));
+    let (mut min_at, mut max_at) = (0, 0);
+    for (at, &value) in values.iter().enumerate().skip(1) {
+        let value = key(value);
+        if value < min {
+            (min, min_at) = (value, at);
+        }
+        if value > max {
+            (max, max_at) = (value, at);
+        }
+    }
+    if min < key(extremes.min) {
+        extremes.min = values[min_at];
+        extremes.min_index = index + min_at;
+    }
+    if max > key(extremes.max) {
+        extremes.max = values[max_at];
+        extremes.max_index = index + max_at;
+    }
+}
+
+/// [`add_run_extremes`] for one array of a run: `values` is the run's part of the array, or
+/// empty when the array is stored empty (zero everywhere).
+#[inline]
+fn add_run_array<V: Copy + Default>(
+    extremes: &mut Extremes<V>,
+    values: &[V],
+    index: usize,
+    key: impl Fn(V) -> i64 + Copy,
+) {
+    match values.is_empty() {
+        true => add_run_extremes(extremes, &[V::default()], index, key),
+        false => add_run_extremes(extremes, values, index, key),
+    }
+}
+
+/// The part `range` of an array, or nothing when it is stored empty (zero everywhere).
+#[inline]
+fn run_part<'a>(values: &'a [i64], range: &std::ops::Range<usize>) -> &'a [i64] {
+    values.get(range.clone()).unwrap_or(&[])
+}
+
+/// Values below this, at most [`super::CHUNK_SLOT_COUNT`] of them, sum without overflow.
+const PLAIN_SUM_VALUE_LIMIT: i64 = 1 << 55;
+const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
+    .checked_mul(PLAIN_SUM_VALUE_LIMIT)
+    .is_some());
+
+/// `sum` plus each of `values` (at most a chunk's) with saturation, as as many
+/// `saturating_add` in order give.
+#[inline]
+fn saturating_sum(sum: i64, values: &[i64]) -> i64 {
+    assert!(values.len() <= super::CHUNK_SLOT_COUNT as usize);
+    // Every value in 0..PLAIN_SUM_VALUE_LIMIT: the total cannot overflow, and the partial sums
+    // only grow, so saturation, if any, is at the end. Else one at a time.
+    let bits = values.iter().fold(0i64, |bits, value| bits | value);
+    if !(0..PLAIN_SUM_VALUE_LIMIT).contains(&bits) {
+        return values
+            .iter()
+            .fold(sum, |sum, value| sum.saturating_add(*value));
+    }
+    let total = values
+        .iter()
+        .fold(0i64, |total, value| total.wrapping_add(*value));
+    sum.saturating_add(total)
+}
+
+/// The least low and greatest high of one column, kept in its kind's representation: integers
+/// and doubles as read from the arrays (no value built per partition), decimals as values.
+enum BoundFold {
+    Integer {
+        low: Option<Extremes<i64>>,
+        high: Option<Extremes<i64>>,
+    },
+    Double {
+        low: Option<Extremes<f64>>,
+        high: Option<Extremes<f64>>,
+    },
+    Decimal {
+        low: Option<Extremes<StatsValue>>,
+        high: Option<Extremes<StatsValue>>,
+    },
+}
+
+impl BoundFold {
+    fn new(kind: StatsKind) -> Self {
+        match kind {
+            StatsKind::Double => BoundFold::Double {
+                low: None,
+                high: None,
+            },
+            StatsKind::Decimal => BoundFold::Decimal {
+                low: None,
+                high: None,
+            },
+            _ => BoundFold::Integer {
+                low: None,
+                high: None,
+            },
+        }
+    }
+
+    /// Adds the bounds of the slot at `offset` of `chunk`, request position `index`.
+    fn add(&mut self, chunk: &PackedStatsChunk, offset: usize, index: usize, kind: StatsKind) {
+        let arrays = chunk.arrays();
+        let flags = arrays.flags[offset];
+        let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
+        match self {
+            BoundFold::Integer { low, high } => {
+                if has_low {
+                    add_extreme(low, integer_in(arrays.lows, offset), index, integer_order);
+                }
+                if has_high {
+                    add_extreme(high, integer_in(arrays.highs, offset), index, integer_order);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                let double = |bits: i64| f64::from_bits(bits as u64);
+                if has_low {
+                    let value = double(integer_in(arrays.lows, offset));
+                    add_extreme(low, value, index, double_order);
+                }
+                if has_high {
+                    let value = double(integer_in(arrays.highs, offset));
+                    add_extreme(high, value, index, double_order);
+                }
+            }
+            BoundFold::Decimal { low, high } => {
+                let value = |numbers: &[i64], high: bool| {
+                    let number = integer_in(numbers, offset);
+                    bound_value(kind, number, chunk.decimal_at(offset, high))
+                };
+                if has_low {
+                    add_extreme(low, value(arrays.lows, false), index, compare_values);
+                }
+                if has_high {
+                    add_extreme(high, value(arrays.highs, true), index, compare_values);
+                }
+            }
+        }
+    }
+
+    /// Adds the bounds of a run whose slots all have both bounds or all lack one (`flags`
+    /// tells), as [`BoundFold::add`] slot by slot would; `false` (nothing added) for decimals.
+    fn add_run(&mut self, arrays: &ChunkArrays<'_>, run: &Run, flags: u8) -> bool {
+        let range = run.offset..run.offset + run.len;
+        let part = |values| run_part(values, &range);
+        let add = |extremes: &mut Option<Extremes<i64>>, values: &[i64], key: fn(i64) -> i64| {
+            let first = values.first().copied().unwrap_or_default();
+            let extremes = extremes.get_or_insert_with(|| Extremes::new(first, run.index));
+            add_run_array(extremes, values, run.index, key);
+        };
+        match self {
+            BoundFold::Integer { low, high } => {
+                if flags & HAS_LOW != 0 {
+                    add(low, part(arrays.lows), |value| value);
+                }
+                if flags & HAS_HIGH != 0 {
+                    add(high, part(arrays.highs), |value| value);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                // Folded as bits ordered as `total_cmp` orders the doubles, then converted.
+                let as_bits = |extremes: &mut Option<Extremes<f64>>, values: &[i64]| {
+                    let mut bits = extremes.as_ref().map(|extremes| Extremes {
+                        min: extremes.min.to_bits() as i64,
+                        min_index: extremes.min_index,
+                        max: extremes.max.to_bits() as i64,
+                        max_index: extremes.max_index,
+                    });
+                    add(&mut bits, values, total_order_key);
+                    *extremes = bits.map(|bits| Extremes {
+                        min: f64::from_bits(bits.min as u64),
+                        min_index: bits.min_index,
+                        max: f64::from_bits(bits.max as u64),
+                        max_index: bits.max_index,
+                    });
+                };
+                if flags & HAS_LOW != 0 {
+                    as_bits(low, part(arrays.lows));
+                }
+                if flags & HAS_HIGH != 0 {
+                    as_bits(high, part(arrays.highs));
+                }
+            }
+            BoundFold::Decimal { .. } => return false,
+        }
+        true
+    }
+
+    /// The least low and greatest high, as values.
+    fn into_values(self) -> (Option<Extremes<StatsValue>>, Option<Extremes<StatsValue>>) {
+        fn to_values<T>(
+            extremes: Option<Extremes<T>>,
+            value: impl Fn(T) -> StatsValue,
+        ) -> Option<Extremes<StatsValue>> {
+            extremes.map(|extremes| Extremes {
+                min: value(extremes.min),
+                min_index: extremes.min_index,
+                max: value(extremes.max),
+                max_index: extremes.max_index,
+            })
+        }
+        match self {
+            BoundFold::Integer { low, high } => (
+                to_values(low, StatsValue::Integer),
+                to_values(high, StatsValue::Integer),
+            ),
+            BoundFold::Double { low, high } => (
+                to_values(low, StatsValue::Double),
+                to_values(high, StatsValue::Double),
+            ),
+            BoundFold::Decimal { low, high } => (low, high),
+        }
+    }
+}
+
+/// Consecutive request positions `index..index + len` whose slots `slot..slot + len` are
+/// offsets `offset..offset + len` of the chunk at `chunk_index` of the loaded range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Run {
+    pub(super) chunk_index: usize,
+    pub(super) offset: usize,
+    pub(super) len: usize,
+    pub(super) index: usize,
+    pub(super) slot: u32,
+}
+
+/// The runs of `slots` ((request position, slot), in request order), chunks numbered from
+/// `first_chunk`.
+pub(super) fn runs_of(slots: &[(usize, u32)], first_chunk: u32) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for &(index, slot) in slots {
+        let (chunk, offset) = super::chunk::chunk_of(slot);
+        let chunk_index = (chunk - first_chunk) as usize;
+        if let Some(last) = runs.last_mut() {
+            let continues = last.chunk_index == chunk_index
+                && last.index + last.len == index
+                && last.offset + last.len == offset;
+            if continues {
+                last.len += 1;
+                continue;
+            }
+        }
+        runs.push(Run {
+            chunk_index,
+            offset,
+            len: 1,
+            index,
+            slot,
+        });
+    }
+    runs
+}
+
+/// One column's fold over the requested partitions.
+pub(super) struct Accumulator {
+    kind: StatsKind,
+    column_type: String,
+    count: i64,
+    nulls_sum: i64,
+    trues_sum: i64,
+    falses_sum: i64,
+    distinct: Extremes<i64>,
+    max_length: Extremes<i64>,
+    avg_length: Extremes<f64>,
+    bounds: BoundFold,
+    /// The slots counted, while every one of them has a sketch (with whether it is in its
+    /// chunk's sketch value); `None` once one has none.
+    pub(super) sketched_slots: Option<Vec<(u32, bool)>>,
+}
+
+impl Accumulator {
+    /// The fold of a column whose first partition with statistics, at request position
+    /// `index`, is at `offset` of `chunk` (which [`Accumulator::add`] then adds, changing no
+    /// extreme); `None` when that slot holds none.
+    fn new(chunk: &PackedStatsChunk, offset: usize, index: usize) -> Option<Self> {
+        let kind = StatsKind::from_byte(*chunk.kinds.get(offset)?)?;
+        let arrays = chunk.arrays();
+        Some(Accumulator {
+            kind,
+            column_type: chunk.column_type(offset).to_string(),
+            count: 0,
+            nulls_sum: 0,
+            trues_sum: 0,
+            falses_sum: 0,
+            distinct: Extremes::new(integer_in(arrays.num_distinct_values, offset), index),
+            max_length: Extremes::new(integer_in(arrays.max_lengths, offset), index),
+            avg_length: Extremes::new(double_in(arrays.avg_lengths, offset), index),
+            bounds: BoundFold::new(kind),
+            sketched_slots: Some(Vec::new()),
+        })
+    }
+
+    /// Adds the partition at request position `index`, at `offset` of `chunk`, slot
+    /// `slot_number`. Statistics of another kind than the first seen (the column was written
+    /// with two types), or none, are not counted.
+    fn add(&mut self, chunk: &PackedStatsChunk, offset: usize, index: usize, slot: u32) -> bool {
+        let arrays = chunk.arrays();
+        if arrays.kinds.get(offset) != Some(&(self.kind as u8)) {
+            return false;
+        }
+        self.count += 1;
+        let flags = arrays.flags[offset];
+        if flags & HAS_BIT_VECTORS == 0 {
+            self.sketched_slots = None;
+        } else if let Some(sketched) = &mut self.sketched_slots {
+            sketched.push((slot, flags & SKETCH_IN_CHUNK != 0));
+        }
+        let nulls = integer_in(arrays.num_nulls, offset);
+        self.nulls_sum = self.nulls_sum.saturating_add(nulls);
+        let trues = integer_in(arrays.num_trues, offset);
+        self.trues_sum = self.trues_sum.saturating_add(trues);
+        let falses = integer_in(arrays.num_falses, offset);
+        self.falses_sum = self.falses_sum.saturating_add(falses);
+        let distinct = integer_in(arrays.num_distinct_values, offset);
+        self.distinct.add(distinct, index, integer_order);
+        let max_length = integer_in(arrays.max_lengths, offset);
+        self.max_length.add(max_length, index, integer_order);
+        let avg_length = double_in(arrays.avg_lengths, offset);
+        self.avg_length.add(avg_length, index, double_order);
+        self.bounds.add(chunk, offset, index, self.kind);
+        true
+    }
+
+    /// Adds a whole run in tight loops when every slot of it holds statistics of the column's
+    /// kind with the same bounds present, as [`Accumulator::add`] slot by slot would; `false`
+    /// (nothing added) otherwise.
+    fn add_run(&mut self, chunk: &PackedStatsChunk, run: &Run) -> bool {
+        let range = run.offset..run.offset + run.len;
+        let arrays = chunk.arrays();
+        let (Some(kinds), Some(flags)) = (
+            arrays.kinds.get(range.clone()),
+            arrays.flags.get(range.clone()),
+        ) else {
+            return false;
+        };
+        // Folds without early exits, which vectorise: the run is short, and usually passes.
+        let kind = self.kind as u8;
+        if kinds
+            .iter()
+            .fold(0, |other, stored| other | (stored ^ kind))
+            != 0
+        {
+            return false;
+        }
+        let bound_flags = flags[0] & (HAS_LOW | HAS_HIGH);
+        let differ =
+            |other: u8, stored: &u8| other | ((stored & (HAS_LOW | HAS_HIGH)) ^ bound_flags);
+        if flags.iter().fold(0, differ) != 0 {
+            return false;
+        }
+        if !self.bounds.add_run(&arrays, run, bound_flags) {
+            return false;
+        }
+        self.count += run.len as i64;
+        let sketched = flags
+            .iter()
+            .fold(HAS_BIT_VECTORS, |all, stored| all & stored)
+            != 0;
+        match (&mut self.sketched_slots, sketched) {
+            (Some(slots), true) => slots.extend(
+                flags
+                    .iter()
+                    .zip(run.slot..)
+                    .map(|(stored, slot)| (slot, stored & SKETCH_IN_CHUNK != 0)),
+            ),
+            (slots, _) => *slots = None,
+        }
+        let part = |values| run_part(values, &range);
+        self.nulls_sum = saturating_sum(self.nulls_sum, part(arrays.num_nulls));
+        self.trues_sum = saturating_sum(self.trues_sum, part(arrays.num_trues));
+        self.falses_sum = saturating_sum(self.falses_sum, part(arrays.num_falses));
+        let identity = |value: i64| value;
+        add_run_array(
+            &mut self.distinct,
+            part(arrays.num_distinct_values),
+            run.index,
+            identity,
+        );
+        add_run_array(
+            &mut self.max_length,
+            part(arrays.max_lengths),
+            run.index,
+            identity,
+        );
+        let lengths = arrays.avg_lengths.get(range).unwrap_or(&[]);
+        let key = |value: f64| total_order_key(value.to_bits() as i64);
+        add_run_array(&mut self.avg_length, lengths, run.index, key);
+        true
+    }
+
+    /// How many partitions were counted.
+    pub(super) fn found(&self) -> usize {
+        usize::try_from(self.count).unwrap_or(usize::MAX)
+    }
+
+    /// Whether Hive would merge sketches for the NDV: every partition that has statistics
+    /// has a sketch, and no extrapolation (all requested partitions found, or fewer than two).
+    pub(super) fn merges_sketches(&self, requested: usize) -> bool {
+        let found = self.found();
+        let sketched = self
+            .sketched_slots
+            .as_ref()
+            .is_some_and(|slots| !slots.is_empty());
+        sketched && (found >= requested || found < 2)
+    }
+
+    /// The statistics folded; `sketch_ndv` is the NDV of the merged sketches, when they
+    /// merged (Hive then takes it as it is, without capping it by the value range).
+    pub(super) fn finish(
+        self,
+        column: &str,
+        requested: usize,
+        sketch_ndv: Option<i64>,
+    ) -> ColumnStatistics {
+        let mut stats = ColumnStatistics::new(column, &self.column_type, self.kind);
+        let (low, high) = self.bounds.into_values();
+        let found = usize::try_from(self.count).unwrap_or(usize::MAX);
+        let extrapolate = found >= 2 && found < requested;
+        if extrapolate {
+            let border = requested - 1;
+            let scale = |sum: i64| {
+                let scaled = i128::from(sum / self.count) * requested as i128;
+                i64::try_from(scaled).unwrap_or(i64::MAX)
+            };
+            stats.num_nulls = scale(self.nulls_sum);
+            stats.num_trues = scale(self.trues_sum);
+            stats.num_falses = scale(self.falses_sum);
+            stats.num_distinct_values = linear_integer(&self.distinct, Aim::Max, border);
+            stats.max_length = linear_integer(&self.max_length, Aim::Max, border);
+            stats.avg_length = linear_double(&self.avg_length, Aim::Max, border);
+            stats.low_value = low.map(|low| linear_value(&low, Aim::Min, border));
+            stats.high_value = high.map(|high| linear_value(&high, Aim::Max, border));
+        } else {
+            stats.num_nulls = self.nulls_sum;
+            stats.num_trues = self.trues_sum;
+            stats.num_falses = self.falses_sum;
+            stats.num_distinct_values = self.distinct.max;
+            stats.max_length = self.max_length.max;
+            stats.avg_length = self.avg_length.max;
+            stats.low_value = low.map(|low| low.min);
+            stats.high_value = high.map(|high| high.max);
+        }
+        if let Some(ndv) = sketch_ndv {
+            stats.num_distinct_values = ndv;
+        } else if self.kind.has_integer_bounds() {
+            if let (Some(StatsValue::Integer(low)), Some(StatsValue::Integer(high))) =
+                (&stats.low_value, &stats.high_value)
+            {
+                let span = i128::from(*high) - i128::from(*low) + 1;
+                if span > 0 && i128::from(stats.num_distinct_values) > span {
+                    stats.num_distinct_values = i64::try_from(span).unwrap_or(i64::MAX);
+                }
+            }
+        }
+        stats
+    }
+}
+
+/// How a column is folded: by runs where they allow it, or slot by slot (the reference the
+/// tests compare the runs with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FoldBy {
+    Runs,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Slots,
+}
+
+/// Folds one column over `runs`, its chunks given by number minus the first of the range;
+/// each request position counted gets one more in `columns_found`. `None` when no requested
+/// partition has statistics for the column.
+pub(super) fn fold_column<'a>(
+    chunk_at: impl Fn(usize) -> Option<&'a PackedStatsChunk>,
+    runs: &[Run],
+    columns_found: &mut [usize],
+    by: FoldBy,
+) -> Option<Accumulator> {
+    let mut accumulator: Option<Accumulator> = None;
+    for run in runs {
+        let Some(chunk) = chunk_at(run.chunk_index) else {
+            continue;
+        };
+        if let (Some(folding), FoldBy::Runs) = (&mut accumulator, by) {
+            if folding.add_run(chunk, run) {
+                for found in &mut columns_found[run.index..run.index + run.len] {
+                    *found += 1;
+                }
+                continue;
+            }
+        }
+        for step in 0..run.len {
+            let (offset, index) = (run.offset + step, run.index + step);
+            let folding = match &mut accumulator {
+                Some(folding) => folding,
+                None => match Accumulator::new(chunk, offset, index) {
+                    Some(started) => accumulator.insert(started),
+                    None => continue,
+                },
+            };
+            if folding.add(chunk, offset, index, run.slot + step as u32) {
+                columns_found[index] += 1;
+            }
+        }
+    }
+    accumulator
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::chunk::StatsChunk;
+    use crate::stats::packed::pack;
+    use crate::stats::StatsDecimal;
+    use proptest::prelude::*;
+
+    /// Statistics of some kind, with values drawn from `numbers` (small ranges, so that
+    /// extremes tie and positions matter).
+    fn statistics(kind: u8, numbers: [i64; 8], flags: u8) -> Option<ColumnStatistics> {
+        let kind = StatsKind::from_byte(kind)?;
+        let mut stats =
+            ColumnStatistics::new("c", ["bigint", "int"][numbers[7] as usize & 1], kind);
+        stats.num_nulls = numbers[0];
+        stats.num_distinct_values = numbers[1];
+        let bound = |number: i64| match kind {
+            StatsKind::Double => StatsValue::Double(number as f64 / 4.0),
+            StatsKind::Decimal => StatsValue::Decimal(StatsDecimal {
+                unscaled: vec![number as u8],
+                scale: 1,
+            }),
+            _ => StatsValue::Integer(number),
+        };
+        stats.low_value = (flags & 1 != 0).then(|| bound(numbers[2]));
+        stats.high_value = (flags & 2 != 0).then(|| bound(numbers[3]));
+        stats.max_length = numbers[4];
+        stats.avg_length = numbers[5] as f64 / 3.0;
+        stats.num_trues = numbers[6];
+        stats.num_falses = numbers[7];
+        stats.bit_vectors = (flags & 4 != 0).then(|| vec![1]);
+        Some(stats)
+    }
+
+    fn slot_strategy() -> impl Strategy<Value = (u8, [i64; 8], u8)> {
+        // Kinds 0 (none), 2 (long, most), 3 (double), 6 (decimal); numbers mostly small,
+        // sometimes huge (saturation) or negative.
+        let kind = prop_oneof![4 => Just(2u8), 1 => Just(0u8), 1 => Just(3u8), 1 => Just(6u8)];
+        let number = prop_oneof![8 => -3i64..20, 1 => Just(i64::MAX / 2), 1 => Just(i64::MIN / 2)];
+        let numbers = proptest::array::uniform8(number);
+        (kind, numbers, prop_oneof![6 => Just(7u8), 1 => 0u8..8])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn runs_fold_as_slot_by_slot(
+            slots in proptest::collection::vec(slot_strategy(), 1..300),
+            order in proptest::collection::vec(0usize..400, 0..40),
+            shuffled in any::<bool>(),
+        ) {
+            // Goal: folding by runs gives exactly what folding slot by slot gives, whatever
+            // the kinds, bounds, sketches, values (ties, negatives, saturation) and request
+            // order. Method: random chunks; requests in slot order with gaps, or shuffled.
+            let mut unpacked: Vec<StatsChunk> = Vec::new();
+            for (slot, (kind, numbers, flags)) in slots.iter().enumerate() {
+                let (chunk, offset) = crate::stats::chunk::chunk_of(slot as u32);
+                if unpacked.len() <= chunk as usize {
+                    unpacked.resize_with(chunk as usize + 1, StatsChunk::default);
+                }
+                if let Some(stats) = statistics(*kind, *numbers, *flags) {
+                    unpacked[chunk as usize].set(offset, &stats, 1);
+                }
+            }
+            let chunks: Vec<PackedStatsChunk> = unpacked.iter().map(pack).collect();
+            let mut requested: Vec<u32> = (0..slots.len() as u32).collect();
+            if shuffled {
+                for (step, swap) in order.iter().enumerate() {
+                    let (left, right) = (step % requested.len(), swap % requested.len());
+                    requested.swap(left, right);
+                }
+            } else {
+                // Gaps: some slots left out of the request (their positions too).
+                requested.retain(|slot| !order.contains(&(*slot as usize)));
+            }
+            let positions: Vec<(usize, u32)> = requested.iter().copied().enumerate().collect();
+            let runs = runs_of(&positions, 0);
+            let fold = |by| {
+                let mut found = vec![0; requested.len()];
+                let folded = fold_column(|index| chunks.get(index), &runs, &mut found, by);
+                let sketched = folded.as_ref().and_then(|folded| folded.sketched_slots.clone());
+                let result = folded.map(|folded| {
+                    let requested = requested.len() + usize::from(shuffled);
+                    folded.finish("c", requested, None)
+                });
+                (result, found, sketched)
+            };
+            let (by_runs, by_slots) = (fold(FoldBy::Runs), fold(FoldBy::Slots));
+            // Doubles compared by bits (NaN-free here, but -0.0 and 0.0 must not blur).
+            prop_assert_eq!(format!("{:?}", by_runs), format!("{:?}", by_slots));
+        }
+    }
+
+    #[test]
+    fn runs_break_at_chunks_gaps_and_order() {
+        let positions = [(0, 126), (1, 127), (2, 128), (3, 129), (4, 131), (5, 130)];
+        let runs = runs_of(&positions, 0);
+        let starts: Vec<(usize, usize, usize)> = runs
+            .iter()
+            .map(|run| (run.chunk_index, run.offset, run.len))
+            .collect();
+        assert_eq!(starts, vec![(0, 126, 2), (1, 0, 2), (1, 3, 1), (1, 2, 1)]);
+    }
+
+    #[test]
+    fn saturating_sums_match_one_at_a_time() {
+        let cases: [&[i64]; 6] = [
+            &[i64::MAX, 1, -5],
+            &[PLAIN_SUM_VALUE_LIMIT - 1, PLAIN_SUM_VALUE_LIMIT - 1, 5],
+            &[PLAIN_SUM_VALUE_LIMIT, i64::MAX / 2, i64::MAX / 2, 3],
+            &[i64::MAX - 1, 1, 1],
+            &[-1, i64::MIN, -1, i64::MAX],
+            &[1, 2, 3],
+        ];
+        for values in cases {
+            for start in [0, i64::MIN, i64::MAX, -7] {
+                let expected = values
+                    .iter()
+                    .fold(start, |sum, value| sum.saturating_add(*value));
+                assert_eq!(
+                    saturating_sum(start, values),
+                    expected,
+                    "{start} + {values:?}"
+                );
+            }
+        }
+    }
+}
