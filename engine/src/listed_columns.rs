@@ -30,6 +30,26 @@ pub(crate) struct ListedColumns {
     pub(crate) keys: Vec<KeyColumn>,
 }
 
+/// Appends `value`'s id to `column`, giving it the next id if `seen` has not seen it.
+fn push_value<'n>(
+    column: &mut KeyColumn,
+    seen: &mut FxHashMap<Cow<'n, str>, u32>,
+    value: Cow<'n, str>,
+) -> Result<()> {
+    let id = match seen.get(value.as_ref()) {
+        Some(id) => *id,
+        None => {
+            let id = u32::try_from(column.distinct.len())
+                .map_err(|_| Error::Internal("a listing of more than 2^32 values".to_string()))?;
+            column.distinct.push(value.to_string());
+            seen.insert(value, id);
+            id
+        }
+    };
+    column.ids.push(id);
+    Ok(())
+}
+
 impl ListedColumns {
     /// The columns of `names`, the full listing of `table` built with `key_parts`.
     pub(crate) fn build(
@@ -48,27 +68,18 @@ impl ListedColumns {
         let mut sliced: Vec<&str> = Vec::with_capacity(key_count);
         for index in 0..names.len() {
             let name = names.get(index);
-            let values: Vec<Cow<'_, str>> = if slice_listed_values(key_parts, name, &mut sliced) {
-                sliced.iter().map(|value| Cow::Borrowed(*value)).collect()
+            if slice_listed_values(key_parts, name, &mut sliced) {
+                for ((value, column), seen) in sliced.iter().zip(&mut keys).zip(&mut seen) {
+                    push_value(column, seen, Cow::Borrowed(*value))?;
+                }
             } else {
+                // A name with an escaped character: its values parsed (and owned).
                 let values = values_of_name(table, name).ok_or_else(|| {
                     Error::Internal(format!("a kept partition name {name:?} does not parse"))
                 })?;
-                values.into_iter().map(Cow::Owned).collect()
-            };
-            for ((value, column), seen) in values.into_iter().zip(&mut keys).zip(&mut seen) {
-                let id = match seen.get(value.as_ref()) {
-                    Some(id) => *id,
-                    None => {
-                        let id = u32::try_from(column.distinct.len()).map_err(|_| {
-                            Error::Internal("a listing of more than 2^32 values".to_string())
-                        })?;
-                        column.distinct.push(value.to_string());
-                        seen.insert(value, id);
-                        id
-                    }
-                };
-                column.ids.push(id);
+                for ((value, column), seen) in values.into_iter().zip(&mut keys).zip(&mut seen) {
+                    push_value(column, seen, Cow::Owned(value))?;
+                }
             }
         }
         Ok(ListedColumns { keys })
