@@ -158,7 +158,7 @@ fn merged_sketches(
             let (chunk, offset) = chunk_of(slot);
             let sketch = chunks
                 .chunk(chunk)
-                .map_or(&[][..], |chunk| chunk.chunk.sketch(offset));
+                .map_or(&[][..], |chunk| chunk.sketch(offset));
             merge.add(sketch);
         } else {
             let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);

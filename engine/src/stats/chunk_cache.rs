@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::packed::PackedStatsChunk;
-use super::sketch_chunk::{DecodedSketchChunk, SketchChunk};
+use super::sketch_chunk::DecodedSketchChunk;
 use crate::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
@@ -59,15 +59,9 @@ impl HeapSize for PackedStatsChunk {
     }
 }
 
-impl HeapSize for SketchChunk {
-    fn heap_bytes(&self) -> usize {
-        4 * self.ends.len() + self.bytes.len()
-    }
-}
-
 impl HeapSize for DecodedSketchChunk {
     fn heap_bytes(&self) -> usize {
-        self.chunk.heap_bytes() + super::hll_union::UNION_BYTE_COUNT
+        self.kept_bytes() + super::hll_union::UNION_BYTE_COUNT
     }
 }
 
@@ -242,6 +236,7 @@ impl ChunkCache {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sketch_chunk::SketchChunk;
     use super::*;
 
     fn entry(version: u64, first: u32, count: usize) -> Arc<CachedChunks<DecodedSketchChunk>> {
@@ -253,7 +248,7 @@ mod tests {
             version,
             first,
             chunks: (0..count)
-                .map(|_| Some(DecodedSketchChunk::new(chunk())))
+                .map(|_| Some(DecodedSketchChunk::from_chunk(&chunk())))
                 .collect(),
         })
     }

@@ -38,6 +38,11 @@ impl<T: StoredValue> ChunkRun<T> {
         Ok(ChunkRun { views })
     }
 
+    /// The stored values themselves, indexed by chunk number minus the first.
+    pub(crate) fn into_views(self) -> Vec<Option<ValueView<T>>> {
+        self.views
+    }
+
     /// The values validated (each once) and passing `consistent` (else corruption, `what`
     /// saying what does not fit), indexed by chunk number minus the first.
     pub(crate) fn archived(

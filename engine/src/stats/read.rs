@@ -270,7 +270,7 @@ fn push_slot_statistics(
                 _ => Some(
                     sketches
                         .chunk(number)
-                        .map_or(&[][..], |chunk| chunk.chunk.sketch(offset))
+                        .map_or(&[][..], |chunk| chunk.sketch(offset))
                         .to_vec(),
                 ),
             };
