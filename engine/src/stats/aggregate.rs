@@ -256,7 +256,10 @@ impl Store {
                 range,
             };
             let chunks = decoded_chunks(self, &wanted)?;
-            let chunk_at = |index: usize| chunks.chunk(range.0 + index as u32);
+            let chunk_at = |index: usize| {
+                let kept = chunks.chunk(range.0 + index as u32);
+                kept.map(|kept| &kept.chunk)
+            };
             let folded = fold_column(chunk_at, &runs, &mut columns_found, FoldBy::Runs);
             if let Some(accumulator) = folded {
                 let requested = partition_names.len();

@@ -212,7 +212,10 @@ pub(crate) fn decoded_sketch_chunks(
         .0
         .into_views()
         .into_iter()
-        .map(|view| view.map(DecodedSketchChunk::from_view).transpose())
+        .map(|view| {
+            let chunk = view.map(DecodedSketchChunk::from_view).transpose()?;
+            Ok(chunk.map(Arc::new))
+        })
         .collect::<Result<_>>()?;
     let entry = Arc::new(CachedChunks {
         version: wanted.version,
