@@ -46,6 +46,44 @@ fn profiled_call(
     run_call(store, call, names, columns)
 }
 
+/// What the calling thread has used so far (`getrusage` of the thread): CPU time, minor page
+/// faults, and involuntary context switches (preemptions by other work on the machine), so
+/// that a slow wall-clock figure can be told apart from our own cost.
+#[derive(Clone, Copy)]
+struct ThreadUsage {
+    user: std::time::Duration,
+    system: std::time::Duration,
+    minor_faults: i64,
+    preemptions: i64,
+}
+
+fn thread_usage() -> Option<ThreadUsage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a whole `rusage` into the pointer it is given, which points
+    // at one; RUSAGE_THREAD asks for the calling thread only.
+    let result = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+    if result != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so it filled the struct (zeroed before in any case).
+    let usage = unsafe { usage.assume_init() };
+    let micros = |time: libc::timeval| time.tv_sec as u64 * 1_000_000 + time.tv_usec as u64;
+    Some(ThreadUsage {
+        user: std::time::Duration::from_micros(micros(usage.ru_utime)),
+        system: std::time::Duration::from_micros(micros(usage.ru_stime)),
+        minor_faults: usage.ru_minflt,
+        preemptions: usage.ru_nivcsw,
+    })
+}
+
+/// The process's resident bytes (Linux `/proc/self/statm`, 4 KiB pages), to see how much
+/// fresh memory a call made the kernel hand out (and zero).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 /// The call, measured or not.
 fn run_call(store: &hivestore_engine::Store, call: &str, names: &[String], columns: &[String]) {
     match call {
@@ -116,8 +154,26 @@ fn main() {
         if after_write {
             run_call(&store, "write", &names, &columns);
         }
+        let resident_before = resident_bytes();
+        let before = thread_usage();
         let started = std::time::Instant::now();
         profiled_call(&store, measured, &names, &columns);
-        eprintln!("{call}: {:?}", started.elapsed());
+        let elapsed = started.elapsed();
+        let resident_after = resident_bytes();
+        let grown = match (resident_before, resident_after) {
+            (Some(before), Some(after)) => after.saturating_sub(before) >> 20,
+            _ => 0,
+        };
+        match (before, thread_usage()) {
+            (Some(before), Some(after)) => eprintln!(
+                "{call}: {elapsed:?} (user {:?}, system {:?}, {} minor faults, resident +{grown} MiB, \
+                 preempted {} times)",
+                after.user.saturating_sub(before.user),
+                after.system.saturating_sub(before.system),
+                after.minor_faults - before.minor_faults,
+                after.preemptions - before.preemptions
+            ),
+            _ => eprintln!("{call}: {elapsed:?}"),
+        }
     }
 }

@@ -158,7 +158,7 @@ fn merged_sketches(
             let (chunk, offset) = chunk_of(slot);
             let sketch = chunks
                 .chunk(chunk)
-                .map_or(&[][..], |chunk| chunk.chunk.sketch(offset));
+                .map_or(&[][..], |chunk| chunk.sketch(offset));
             merge.add(sketch);
         } else {
             let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
@@ -256,7 +256,10 @@ impl Store {
                 range,
             };
             let chunks = decoded_chunks(self, &wanted)?;
-            let chunk_at = |index: usize| chunks.chunk(range.0 + index as u32);
+            let chunk_at = |index: usize| {
+                let kept = chunks.chunk(range.0 + index as u32);
+                kept.map(|kept| &kept.chunk)
+            };
             let folded = fold_column(chunk_at, &runs, &mut columns_found, FoldBy::Runs);
             if let Some(accumulator) = folded {
                 let requested = partition_names.len();

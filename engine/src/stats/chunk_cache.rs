@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::packed::PackedStatsChunk;
-use super::sketch_chunk::{DecodedSketchChunk, SketchChunk};
+use super::read::KeptStatsChunk;
+use super::sketch_chunk::DecodedSketchChunk;
 use crate::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
@@ -37,7 +37,13 @@ pub(crate) trait HeapSize {
     fn heap_bytes(&self) -> usize;
 }
 
-impl HeapSize for PackedStatsChunk {
+impl HeapSize for KeptStatsChunk {
+    fn heap_bytes(&self) -> usize {
+        self.stored_len() + self.chunk.heap_bytes()
+    }
+}
+
+impl HeapSize for super::packed::PackedStatsChunk {
     fn heap_bytes(&self) -> usize {
         let integers = self.last_analyzed.len()
             + self.num_nulls.len()
@@ -59,15 +65,9 @@ impl HeapSize for PackedStatsChunk {
     }
 }
 
-impl HeapSize for SketchChunk {
-    fn heap_bytes(&self) -> usize {
-        4 * self.ends.len() + self.bytes.len()
-    }
-}
-
 impl HeapSize for DecodedSketchChunk {
     fn heap_bytes(&self) -> usize {
-        self.chunk.heap_bytes() + super::hll_union::UNION_BYTE_COUNT
+        self.kept_bytes() + super::hll_union::UNION_BYTE_COUNT
     }
 }
 
@@ -75,8 +75,9 @@ impl HeapSize for DecodedSketchChunk {
 pub(crate) struct CachedChunks<T> {
     pub(crate) version: u64,
     pub(crate) first: u32,
-    /// Indexed by chunk number minus `first`; `None` where no chunk is stored.
-    pub(crate) chunks: Vec<Option<T>>,
+    /// Indexed by chunk number minus `first`; `None` where no chunk is stored. Shared, so
+    /// that a newer entry can take over the chunks a write left as they were.
+    pub(crate) chunks: Vec<Option<Arc<T>>>,
 }
 
 impl<T: HeapSize> CachedChunks<T> {
@@ -94,11 +95,16 @@ impl<T: HeapSize> CachedChunks<T> {
 
     fn heap_bytes(&self) -> usize {
         let chunks = self.chunks.iter().flatten();
-        chunks.map(HeapSize::heap_bytes).sum::<usize>() + 64 * self.chunks.len()
+        chunks.map(|chunk| chunk.heap_bytes()).sum::<usize>() + 64 * self.chunks.len()
     }
 
     /// The chunk numbered `number`, if stored (and in the entry's range).
     pub(crate) fn chunk(&self, number: u32) -> Option<&T> {
+        self.shared(number).map(|chunk| &**chunk)
+    }
+
+    /// The chunk numbered `number`, shared, if stored (and in the entry's range).
+    pub(crate) fn shared(&self, number: u32) -> Option<&Arc<T>> {
         let index = number.checked_sub(self.first)?;
         self.chunks.get(index as usize)?.as_ref()
     }
@@ -133,6 +139,11 @@ impl<T: HeapSize> Entries<T> {
         entry.covers(version, range).then(|| entry.clone())
     }
 
+    /// The entry kept for `key`, whatever its version and range.
+    fn any(&self, key: &ColumnKey) -> Option<Arc<CachedChunks<T>>> {
+        self.columns.get(key).map(|(entry, _)| entry.clone())
+    }
+
     fn insert(&mut self, key: ColumnKey, entry: Arc<CachedChunks<T>>, byte_count_max: usize) {
         let bytes = entry.heap_bytes();
         if bytes > byte_count_max / 4 {
@@ -164,7 +175,7 @@ impl<T: HeapSize> Entries<T> {
 /// The cache, shared by every reader of a store.
 #[derive(Default)]
 pub(crate) struct ChunkCache {
-    statistics: Mutex<Entries<PackedStatsChunk>>,
+    statistics: Mutex<Entries<KeptStatsChunk>>,
     sketches: Mutex<Entries<DecodedSketchChunk>>,
 }
 
@@ -193,7 +204,7 @@ impl ChunkCache {
     pub(crate) fn statistics(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<PackedStatsChunk>>> {
+    ) -> Option<Arc<CachedChunks<KeptStatsChunk>>> {
         let entries = self.statistics.lock().ok()?;
         entries.get(
             &wanted.key(ChunkKind::Statistics),
@@ -202,11 +213,21 @@ impl ChunkCache {
         )
     }
 
+    /// The column's statistics chunks kept at any version: a read at a newer one takes over
+    /// those whose stored bytes it finds unchanged.
+    pub(crate) fn statistics_of_any_version(
+        &self,
+        wanted: &ColumnChunksKey<'_>,
+    ) -> Option<Arc<CachedChunks<KeptStatsChunk>>> {
+        let entries = self.statistics.lock().ok()?;
+        entries.any(&wanted.key(ChunkKind::Statistics))
+    }
+
     /// Keeps `entry` as the column's statistics chunks, replacing what was kept.
     pub(crate) fn keep_statistics(
         &self,
         wanted: &ColumnChunksKey<'_>,
-        entry: Arc<CachedChunks<PackedStatsChunk>>,
+        entry: Arc<CachedChunks<KeptStatsChunk>>,
     ) {
         if let Ok(mut entries) = self.statistics.lock() {
             let key = wanted.key(ChunkKind::Statistics);
@@ -242,6 +263,7 @@ impl ChunkCache {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sketch_chunk::SketchChunk;
     use super::*;
 
     fn entry(version: u64, first: u32, count: usize) -> Arc<CachedChunks<DecodedSketchChunk>> {
@@ -253,7 +275,7 @@ mod tests {
             version,
             first,
             chunks: (0..count)
-                .map(|_| Some(DecodedSketchChunk::new(chunk())))
+                .map(|_| Some(Arc::new(DecodedSketchChunk::from_chunk(&chunk()))))
                 .collect(),
         })
     }

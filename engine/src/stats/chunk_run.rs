@@ -38,25 +38,8 @@ impl<T: StoredValue> ChunkRun<T> {
         Ok(ChunkRun { views })
     }
 
-    /// The values validated (each once) and passing `consistent` (else corruption, `what`
-    /// saying what does not fit), indexed by chunk number minus the first.
-    pub(crate) fn archived(
-        &self,
-        consistent: impl Fn(&T::Archived) -> bool,
-        what: &str,
-    ) -> Result<Vec<Option<&T::Archived>>> {
-        let mut archived = Vec::with_capacity(self.views.len());
-        for view in &self.views {
-            let Some(view) = view else {
-                archived.push(None);
-                continue;
-            };
-            let chunk = view.archived()?;
-            if !consistent(chunk) {
-                return Err(Error::corruption(view.key(), what));
-            }
-            archived.push(Some(chunk));
-        }
-        Ok(archived)
+    /// The stored values themselves, indexed by chunk number minus the first.
+    pub(crate) fn into_views(self) -> Vec<Option<ValueView<T>>> {
+        self.views
     }
 }

@@ -24,7 +24,7 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
-use crate::values::StoredValue;
+use crate::values::{StoredValue, ValueView};
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,31 +172,67 @@ impl ColumnChunks {
         let run = ChunkRun::load(reader, keys, (first, last), chunk_number, packed_view)?;
         Ok(ColumnChunks(run))
     }
+}
 
-    /// The chunks validated (each once), indexed by chunk number minus the first.
-    pub(crate) fn archived(&self) -> Result<Vec<Option<&ArchivedPackedStatsChunk>>> {
-        let consistent = ArchivedPackedStatsChunk::is_consistent;
-        self.0
-            .archived(consistent, "packed statistics arrays that do not fit")
+/// A statistics chunk kept (`chunk_cache.rs`): decoded, with the stored value it was decoded
+/// from (sled's bytes, shared), so that a read after a write that left the chunk as it was
+/// takes it over instead of validating and decoding it again.
+pub(crate) struct KeptStatsChunk {
+    view: ValueView<PackedStatsChunk>,
+    pub(crate) chunk: PackedStatsChunk,
+}
+
+impl KeptStatsChunk {
+    /// The chunk stored in `view`, validated and decoded; arrays that do not fit are
+    /// corruption.
+    fn from_view(view: ValueView<PackedStatsChunk>) -> Result<Self> {
+        let archived = view.archived()?;
+        if !archived.is_consistent() {
+            let reason = "packed statistics arrays that do not fit";
+            return Err(Error::corruption(view.key(), reason));
+        }
+        let chunk = owned_chunk(archived)?;
+        Ok(KeptStatsChunk { view, chunk })
+    }
+
+    /// The bytes of the stored value kept.
+    pub(crate) fn stored_len(&self) -> usize {
+        self.view.archive().len()
     }
 }
 
 /// One column's statistics chunks over `wanted`'s range, decoded: the kept ones when the
-/// store's cache holds them at `wanted`'s version, else read, decoded and kept.
+/// store's cache holds them at `wanted`'s version, else read and kept, each chunk taken over
+/// from the entry kept at an older version when its stored bytes are the same (equal bytes
+/// decode to equal statistics, so nothing stale is kept), else validated and decoded.
 pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-) -> Result<Arc<CachedChunks<PackedStatsChunk>>> {
+) -> Result<Arc<CachedChunks<KeptStatsChunk>>> {
     if let Some(kept) = store.stats_chunks.statistics(wanted) {
         return Ok(kept);
     }
+    let previous = store.stats_chunks.statistics_of_any_version(wanted);
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let loaded = ColumnChunks::load(store.reader(), table, column, engine, wanted.range)?;
-    let archived = loaded.archived()?;
-    let chunks = archived
-        .iter()
-        .map(|chunk| chunk.map(owned_chunk).transpose())
-        .collect::<Result<_>>()?;
+    let views = loaded.0.into_views();
+    let mut chunks = Vec::with_capacity(views.len());
+    for (number, view) in (wanted.range.0..).zip(views) {
+        let Some(view) = view else {
+            chunks.push(None);
+            continue;
+        };
+        let unchanged = previous
+            .as_ref()
+            .and_then(|kept| kept.shared(number))
+            .filter(|kept| kept.view.archive() == view.archive());
+        let chunk = match unchanged {
+            Some(kept) => kept.clone(),
+            None => Arc::new(KeptStatsChunk::from_view(view)?),
+        };
+        chunks.push(Some(chunk));
+    }
+    drop(previous);
     let entry = Arc::new(CachedChunks {
         version: wanted.version,
         first: wanted.range.0,
@@ -235,7 +271,7 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
 /// One column's chunks, and its sketch chunks when sketches are read, decoded (and kept).
 struct ColumnReader<'a> {
     column: &'a str,
-    chunks: Arc<CachedChunks<PackedStatsChunk>>,
+    chunks: Arc<CachedChunks<KeptStatsChunk>>,
     sketches: Option<Arc<CachedChunks<DecodedSketchChunk>>>,
 }
 
@@ -252,7 +288,7 @@ fn push_slot_statistics(
     out: &mut Vec<ColumnStatistics>,
 ) -> Result<Option<i64>> {
     let (number, offset) = chunk_of(slot);
-    let Some(chunk) = column.chunks.chunk(number) else {
+    let Some(chunk) = column.chunks.chunk(number).map(|kept| &kept.chunk) else {
         return Ok(None);
     };
     let Some(stats) = chunk.push_statistics_at(offset, column.column, out) else {
@@ -270,7 +306,7 @@ fn push_slot_statistics(
                 _ => Some(
                     sketches
                         .chunk(number)
-                        .map_or(&[][..], |chunk| chunk.chunk.sketch(offset))
+                        .map_or(&[][..], |chunk| chunk.sketch(offset))
                         .to_vec(),
                 ),
             };

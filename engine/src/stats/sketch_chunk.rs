@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
 use crate::store::Store;
-use crate::values::{stored_value, StoredValue, ValueKind, ValueView};
+use crate::values::{stored_value, ValueKind, ValueView};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
 /// `bytes[ends[i - 1]..ends[i]]` (from 0 for the first). `ends` has one entry per offset up
@@ -56,21 +56,6 @@ impl SketchChunk {
             chunk.ends.push(chunk.bytes.len() as u32);
         }
         Ok(Some(chunk))
-    }
-}
-
-impl SketchChunk {
-    /// The sketch at `offset`; empty past the last one. The chunk must be consistent (it
-    /// was checked archived).
-    pub(crate) fn sketch(&self, offset: usize) -> &[u8] {
-        let Some(end) = self.ends.get(offset) else {
-            return &[];
-        };
-        let start = match offset {
-            0 => 0,
-            _ => self.ends[offset - 1] as usize,
-        };
-        self.bytes.get(start..*end as usize).unwrap_or_default()
     }
 }
 
@@ -133,33 +118,65 @@ impl SketchChunks {
         )?;
         Ok(SketchChunks(run))
     }
-
-    /// The chunks validated (each once), indexed by chunk number minus the first.
-    pub(crate) fn archived(&self) -> Result<Vec<Option<&ArchivedSketchChunk>>> {
-        let consistent = ArchivedSketchChunk::is_consistent;
-        self.0
-            .archived(consistent, "sketch ends that do not fit their bytes")
-    }
 }
 
-/// A sketch chunk decoded and kept (`chunk_cache.rs`), with the union of all its sketches
-/// made the first time a merge wants them all.
+/// A sketch chunk kept (`chunk_cache.rs`): its stored value itself, shared with the store's
+/// reader rather than copied (a first aggregation over 10k partitions × 50 columns would
+/// otherwise copy about 10 MiB of sketches into fresh memory, whose pages the kernel must
+/// hand out and zero: slower than the merge itself on this machine), its ends decoded, and
+/// the union of all its sketches made the first time a merge wants them all.
 pub(crate) struct DecodedSketchChunk {
-    pub(crate) chunk: SketchChunk,
+    view: ValueView<SketchChunk>,
+    ends: Vec<u32>,
+    /// Where the sketches' bytes lie in the view's archive.
+    bytes: std::ops::Range<usize>,
     union: OnceLock<Option<HllUnion>>,
 }
 
 impl DecodedSketchChunk {
-    pub(crate) fn new(chunk: SketchChunk) -> Self {
-        DecodedSketchChunk {
-            chunk,
-            union: OnceLock::new(),
+    /// The chunk stored in `view`, validated; ends that do not fit the bytes are corruption.
+    pub(crate) fn from_view(view: ValueView<SketchChunk>) -> Result<Self> {
+        let archived = view.archived()?;
+        if !archived.is_consistent() {
+            let reason = "sketch ends that do not fit their bytes";
+            return Err(Error::corruption(view.key(), reason));
         }
+        let ends = archived.ends.iter().map(|end| end.to_native()).collect();
+        let start = archived.bytes.as_ptr() as usize - view.archive().as_ptr() as usize;
+        let bytes = start..start + archived.bytes.len();
+        Ok(DecodedSketchChunk {
+            view,
+            ends,
+            bytes,
+            union: OnceLock::new(),
+        })
     }
 
     /// How many offsets the chunk covers (up to the last holding a sketch).
     pub(crate) fn len(&self) -> usize {
-        self.chunk.ends.len()
+        self.ends.len()
+    }
+
+    /// The heap bytes the chunk keeps alive: its stored value and its ends.
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.view.archive().len() + 4 * self.ends.len()
+    }
+
+    /// The sketch at `offset`; empty past the last one.
+    pub(crate) fn sketch(&self, offset: usize) -> &[u8] {
+        let Some(end) = self.ends.get(offset) else {
+            return &[];
+        };
+        let start = match offset {
+            0 => 0,
+            _ => self.ends[offset - 1] as usize,
+        };
+        let bytes = self
+            .view
+            .archive()
+            .get(self.bytes.clone())
+            .unwrap_or_default();
+        bytes.get(start..*end as usize).unwrap_or_default()
     }
 
     /// The union of the sketches at every offset, as [`HllUnion::add`] of each in offset
@@ -169,7 +186,7 @@ impl DecodedSketchChunk {
         let union = self.union.get_or_init(|| {
             let mut union = HllUnion::default();
             for offset in 0..self.len() {
-                let sketch = self.chunk.sketch(offset);
+                let sketch = self.sketch(offset);
                 if sketch.is_empty() || union.add(sketch).is_err() {
                     return None;
                 }
@@ -180,8 +197,8 @@ impl DecodedSketchChunk {
     }
 }
 
-/// One column's sketch chunks over `wanted`'s range, decoded: the kept ones when the store's
-/// cache holds them at `wanted`'s version, else read, decoded and kept.
+/// One column's sketch chunks over `wanted`'s range: the kept ones when the store's cache
+/// holds them at `wanted`'s version, else read, validated and kept.
 pub(crate) fn decoded_sketch_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
@@ -191,10 +208,14 @@ pub(crate) fn decoded_sketch_chunks(
     }
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
-    let archived = loaded.archived()?;
-    let chunks = archived
-        .iter()
-        .map(|chunk| chunk.map(owned_chunk).transpose())
+    let chunks = loaded
+        .0
+        .into_views()
+        .into_iter()
+        .map(|view| {
+            let chunk = view.map(DecodedSketchChunk::from_view).transpose()?;
+            Ok(chunk.map(Arc::new))
+        })
         .collect::<Result<_>>()?;
     let entry = Arc::new(CachedChunks {
         version: wanted.version,
@@ -203,16 +224,6 @@ pub(crate) fn decoded_sketch_chunks(
     });
     store.stats_chunks.keep_sketches(wanted, entry.clone());
     Ok(entry)
-}
-
-/// `archived`, validated and consistent, deserialised.
-fn owned_chunk(archived: &ArchivedSketchChunk) -> Result<DecodedSketchChunk> {
-    let chunk = SketchChunk::from_archive(archived).map_err(|error| {
-        Error::Internal(format!(
-            "a validated sketch chunk does not deserialise: {error}"
-        ))
-    })?;
-    Ok(DecodedSketchChunk::new(chunk))
 }
 
 /// The chunk number at the end of a sketch chunk key.
@@ -228,9 +239,40 @@ fn sketch_chunk_number(key: &[u8]) -> Result<u32> {
 }
 
 #[cfg(test)]
+impl DecodedSketchChunk {
+    /// `chunk` as it would be kept once stored and read back.
+    pub(crate) fn from_chunk(chunk: &SketchChunk) -> Self {
+        let stored = crate::values::encode(chunk).expect("encode a sketch chunk");
+        let key = crate::kv::KvBytes::from_shared(Arc::from(&b"k"[..]));
+        let stored = crate::kv::KvBytes::from_shared(Arc::from(stored));
+        let view = ValueView::new(key, stored).expect("a view of a sketch chunk");
+        DecodedSketchChunk::from_view(view).expect("a consistent sketch chunk")
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
+
+    #[test]
+    fn a_kept_chunk_reads_its_sketches_in_place() {
+        // Goal: the kept form (the stored value, not a copy) answers each offset as the
+        // decoded chunk does, including gaps and offsets past the last sketch.
+        let sketches = vec![
+            b"HLL1".to_vec(),
+            Vec::new(),
+            b"FM223".to_vec(),
+            b"x".to_vec(),
+        ];
+        let chunk = SketchChunk::from_sketches(&sketches).unwrap().unwrap();
+        let kept = DecodedSketchChunk::from_chunk(&chunk);
+        assert_eq!(kept.len(), 4);
+        for offset in 0..6 {
+            let expected = sketches.get(offset).map_or(&[][..], Vec::as_slice);
+            assert_eq!(kept.sketch(offset), expected, "offset {offset}");
+        }
+    }
 
     #[test]
     fn sketches_round_trip_with_gaps() {
