@@ -442,7 +442,10 @@ impl WriteTxn<'_> {
     }
 }
 
-fn read_view<T: StoredValue>(backend: &dyn KvBackend, key: &[u8]) -> Result<Option<ValueView<T>>> {
+pub(crate) fn read_view<T: StoredValue>(
+    backend: &dyn KvBackend,
+    key: &[u8],
+) -> Result<Option<ValueView<T>>> {
     match backend.get(key)? {
         Some(stored) => {
             let key = KvBytes::from_shared(Arc::from(key));

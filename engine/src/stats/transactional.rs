@@ -13,7 +13,8 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
-use crate::store::{Store, WriteTxn};
+use crate::kv::KvBackend;
+use crate::store::{read_view, Store, WriteTxn};
 use crate::table::{CreationMetadata, SourceTable, Table};
 use crate::values::{stored_value, ValueKind};
 
@@ -60,10 +61,12 @@ impl TransactionStatistics {
     }
 }
 
-/// The key of table `table_id`'s totals, or none for an id no table can have.
-fn totals_key(table_id: i64) -> Option<Vec<u8>> {
-    let id = u64::try_from(table_id).ok()?;
-    Some(keys::transaction_statistics_key(TableId(id)))
+/// The totals of table `table` in `reader`: zeros when it has none.
+fn totals_in(reader: &dyn KvBackend, table: TableId) -> Result<TransactionStatistics> {
+    match read_view::<TransactionStatistics>(reader, &keys::transaction_statistics_key(table))? {
+        Some(stored) => stored.to_owned(),
+        None => Ok(TransactionStatistics::default()),
+    }
 }
 
 impl Store {
@@ -83,32 +86,25 @@ impl Store {
                 )));
             }
         }
-        let Some(key) = totals_key(table_id) else {
+        // A negative id names no table.
+        let Ok(id) = u64::try_from(table_id).map(TableId) else {
             return Ok(());
         };
-        let table_key = keys::table_key(TableId(table_id.unsigned_abs()));
         self.write(|txn| {
-            if txn.get(&table_key)?.is_none() {
+            if txn.get(&keys::table_key(id))?.is_none() {
                 return Ok(());
             }
-            let totals = match txn.view::<TransactionStatistics>(&key)? {
-                Some(stored) => stored.to_owned()?,
-                None => TransactionStatistics::default(),
-            };
-            let totals = totals.plus(&change, table_id)?;
-            txn.put_value(key, &totals)
+            let totals = totals_in(txn.reader(), id)?.plus(&change, table_id)?;
+            txn.put_value(keys::transaction_statistics_key(id), &totals)
         })
     }
 
     /// The totals `update_transaction_statistics` added up for table `table_id`: zeros for a
     /// table that has none, or for an id of no table.
     pub fn transaction_statistics(&self, table_id: i64) -> Result<TransactionStatistics> {
-        let Some(key) = totals_key(table_id) else {
-            return Ok(TransactionStatistics::default());
-        };
-        match self.view::<TransactionStatistics>(&key)? {
-            Some(stored) => stored.to_owned(),
-            None => Ok(TransactionStatistics::default()),
+        match u64::try_from(table_id) {
+            Ok(id) => totals_in(self.reader(), TableId(id)),
+            Err(_) => Ok(TransactionStatistics::default()),
         }
     }
 }
@@ -193,15 +189,10 @@ pub(crate) fn record_view_sources(
                     table.to_lowercase()
                 ))
             })?;
-        let totals_then =
-            match txn.view::<TransactionStatistics>(&keys::transaction_statistics_key(id))? {
-                Some(stored) => stored.to_owned()?,
-                None => TransactionStatistics::default(),
-            };
         sources.push(ViewSource {
             table: id.0,
             counts,
-            totals_then,
+            totals_then: totals_in(txn.reader(), id)?,
         });
     }
     txn.put_value(keys::view_sources_key(view_id), &ViewSources { sources })
@@ -226,7 +217,7 @@ impl Store {
                 continue;
             };
             let table = table.to_owned()?;
-            let now = self.transaction_statistics(i64::try_from(source.table).unwrap_or(-1))?;
+            let now = totals_in(self.reader(), TableId(source.table))?;
             let counts = source.counts.moved_on(&source.totals_then, &now);
             sources.push(SourceTable {
                 table,
