@@ -431,7 +431,8 @@ pub struct StoredStatistics {
 }
 
 impl StoredStatistics {
-    fn readable(self) -> crate::error::Result<EventBody> {
+    /// The readable body, [`EventBody::Statistics`].
+    pub fn into_body(self) -> crate::error::Result<EventBody> {
         Ok(EventBody::Statistics {
             table: self.table.table()?,
             partition_values: self.partition_values,
@@ -539,7 +540,7 @@ impl EventRecord {
     /// The record as readers see it: a stored form turned into its readable body.
     pub(crate) fn readable(mut self) -> crate::error::Result<Self> {
         self.body = match self.body {
-            EventBody::StoredStatistics(stored) => stored.readable()?,
+            EventBody::StoredStatistics(stored) => stored.into_body()?,
             EventBody::StoredPartitions(stored) => stored.into_body()?,
             body => body,
         };

@@ -273,34 +273,12 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             parameters,
         )?,
         // Reads turn the stored form into `Partitions`; rendered the same if one comes here.
-        EventBody::StoredPartitions(stored) => {
-            let body = stored
-                .clone()
-                .into_body()
-                .map_err(|error| crate::errors::undeclared(error.to_string()))?;
-            let EventBody::Partitions { table, after, .. } = &body else {
-                return Err(crate::errors::undeclared(
-                    "an add's event lost its partitions",
-                ));
-            };
-            render_partitions(&mut message, event.kind, table, None, after, false)?
-        }
-        // Reads turn the stored form into `Statistics`; rendered the same if one comes here.
-        EventBody::StoredStatistics(stored) => {
-            let table = stored
-                .table
-                .table()
-                .map_err(|error| crate::errors::undeclared(error.to_string()))?;
-            render_statistics(
-                &mut message,
-                event.kind,
-                &table,
-                stored.partition_values.as_deref(),
-                &stored.statistics,
-                &stored.columns,
-                &stored.engine,
-                &stored.parameters,
-            )?
+        // Reads hand out events with their stored forms turned readable
+        // (`EventRecord::readable`): these never come here.
+        EventBody::StoredPartitions(_) | EventBody::StoredStatistics(_) => {
+            return Err(crate::errors::undeclared(
+                "an event in its stored form reached the message renderer",
+            ));
         }
     }
     Ok(message.finish())
