@@ -442,6 +442,14 @@ impl Hll {
     /// Hive's serialized form. `None` when the estimate it caches cannot be computed here
     /// (a dense sketch of another precision than [`MERGE_PRECISION`]).
     pub(crate) fn encode(&self) -> Option<Vec<u8>> {
+        if let Registers::Dense(dense) = &self.registers {
+            if dense.max_value == 0 {
+                // Bit width 0 is the sparse marker in Hive's format: an all-zero dense sketch
+                // written as such would not read back (Hive's encoder has this flaw). An empty
+                // sparse sketch has the same registers and estimate.
+                return Hll::new(self.precision).encode();
+            }
+        }
         let mut bytes = HLL_MAGIC.to_vec();
         let mut fourth = self.precision << 4;
         let mut width = 0;
@@ -620,6 +628,23 @@ mod tests {
         let hll = Hll::decode(&bytes).unwrap();
         assert_eq!(hll.estimate(), Some(2));
         assert_eq!(hll.encode().unwrap(), bytes);
+    }
+
+    #[test]
+    fn an_empty_dense_sketch_writes_as_an_empty_sparse_one() {
+        // Goal: the squash of an empty sketch (dense, every register zero) writes bytes that
+        // read back; bit width 0 would be taken for the sparse marker.
+        let squashed = Hll::new(11).squash(10);
+        let bytes = squashed.encode().unwrap();
+        assert_eq!(bytes, Hll::new(10).encode().unwrap());
+        let read = Hll::decode(&bytes).unwrap();
+        assert_eq!(read.estimate(), squashed.estimate());
+        assert!(squashed
+            .dense_registers()
+            .unwrap()
+            .iter()
+            .all(|run| *run == 0));
+        assert_eq!(register_values(&read), (Vec::new(), Vec::new()));
     }
 
     #[test]
