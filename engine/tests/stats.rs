@@ -845,6 +845,96 @@ fn a_materialized_views_source_counts_grow_with_its_tables_transactions() {
 }
 
 #[test]
+fn a_rebuilt_materialized_view_takes_its_new_sources() {
+    // Goal: update_creation_metadata (a rebuild) replaces a view's sources, snapshot and
+    // time; the new counts grow from the table totals at the rebuild; a missing source, a
+    // missing view or a table that is not a view is refused and changes nothing.
+    let store = setup();
+    let (p, t) = (table_id(&store, "p"), table_id(&store, "t"));
+    create_view(
+        &store,
+        "mv",
+        Some(&[("p", transaction_counts(1, 0, 0))]),
+        &[],
+    )
+    .unwrap();
+    store
+        .update_transaction_statistics(t, transaction_counts(9, 9, 9))
+        .unwrap();
+    let rebuilt = |sources: &[&str]| CreationMetadata {
+        cat_name: "ignored".to_string(),
+        db_name: "ignored".to_string(),
+        tbl_name: "ignored".to_string(),
+        tables_used: sources.iter().map(|name| format!("db.{name}")).collect(),
+        valid_txn_list: Some("7:9223372036854775807::".to_string()),
+        materialization_time: Some(1_700_000_000_000),
+        source_tables: None,
+    };
+    store
+        .update_creation_metadata("hive", "DB", "MV", rebuilt(&["t"]))
+        .unwrap();
+    store
+        .update_transaction_statistics(t, transaction_counts(2, 0, 1))
+        .unwrap();
+    store
+        .update_transaction_statistics(p, transaction_counts(5, 0, 0))
+        .unwrap();
+    assert_eq!(
+        view_sources(&store, "mv"),
+        (
+            vec![("db.t".to_string(), transaction_counts(2, 0, 1))],
+            vec!["db.t".to_string()]
+        )
+    );
+    let metadata = store
+        .get_table("hive", "db", "mv")
+        .unwrap()
+        .creation_metadata
+        .unwrap();
+    assert_eq!(
+        (
+            metadata.cat_name.as_str(),
+            metadata.db_name.as_str(),
+            metadata.tbl_name.as_str()
+        ),
+        ("hive", "db", "mv")
+    );
+    assert_eq!(
+        metadata.valid_txn_list.as_deref(),
+        Some("7:9223372036854775807::")
+    );
+    assert_eq!(metadata.materialization_time, Some(1_700_000_000_000));
+
+    let before = store.get_table("hive", "db", "mv").unwrap();
+    let missing_source = store
+        .update_creation_metadata("hive", "db", "mv", rebuilt(&["t", "nope"]))
+        .unwrap_err();
+    assert!(
+        missing_source
+            .to_string()
+            .contains("Specified catalog.database.table does not exist : hive.db.nope"),
+        "{missing_source}"
+    );
+    let not_a_view = store
+        .update_creation_metadata("hive", "db", "t", rebuilt(&["p"]))
+        .unwrap_err();
+    assert!(
+        matches!(not_a_view, Error::InvalidOperation(_)),
+        "{not_a_view:?}"
+    );
+    let no_view = store
+        .update_creation_metadata("hive", "db", "gone", rebuilt(&["p"]))
+        .unwrap_err();
+    assert!(matches!(no_view, Error::NoSuchObject(_)), "{no_view:?}");
+    assert_eq!(store.get_table("hive", "db", "mv").unwrap(), before);
+    assert!(store
+        .get_table("hive", "db", "t")
+        .unwrap()
+        .creation_metadata
+        .is_none());
+}
+
+#[test]
 fn transaction_statistics_of_an_unknown_table_id_change_nothing() {
     // Goal: as Hive's UPDATE of no row, an id of no table is a success that stores nothing.
     let store = setup();

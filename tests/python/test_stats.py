@@ -45,6 +45,7 @@ from hive_metastore.ttypes import (
     EnvironmentContext,
     FieldSchema,
     InvalidInputException,
+    InvalidOperationException,
     LongColumnStatsData,
     MetaException,
     NoSuchObjectException,
@@ -711,6 +712,55 @@ def test_a_materialized_views_sources_count_their_tables_transactions(client, db
         client.create_table(missing)
     with raises_hms(NoSuchObjectException, "mv_missing"):
         client.get_table(db, "mv_missing")
+
+
+
+def test_update_creation_metadata_gives_a_rebuilt_view_its_new_sources(client, db, server):
+    """Hive 3+ sends update_creation_metadata when it rebuilds a materialized view: the view's
+    tablesUsed, validTxnList and materializationTime become the new ones, and its source
+    counts start again from those sent, then grow with update_transaction_statistics. A
+    missing source or view, or a table that is not a materialized view, is refused and
+    changes nothing. Hive 2.3 lacks the call."""
+    if server.external:
+        pytest.skip("Hive 2.3 has no update_creation_metadata")
+    new_table(client, db, "old")
+    new_table(client, db, "src")
+    old, source = client.get_table(db, "old"), client.get_table(db, "src")
+    view = make_table(db, "mv", columns=COLUMNS, table_type="MATERIALIZED_VIEW",
+                      viewOriginalText="select * from old", viewExpandedText="select * from old")
+    view.creationMetadata = CreationMetadata(catName="hive", dbName=db, tblName="mv",
+                                             tablesUsed={db + ".old"})
+    client.create_table(view)
+    client.update_transaction_statistics(UpdateTransactionalStatsRequest(source.id, 50, 0, 0))
+
+    def rebuilt(*names, counts=(0, 0, 0)):
+        sources = [SourceTable(client.get_table(db, name), *counts) for name in names]
+        return CreationMetadata(catName="hive", dbName=db, tblName="mv",
+                                tablesUsed={db + "." + name for name in names},
+                                validTxnList="12:9223372036854775807::",
+                                materializationTime=1700000000000, sourceTables=sources)
+
+    client.update_creation_metadata("hive", db, "mv", rebuilt("src", counts=(1, 0, 0)))
+    client.update_transaction_statistics(UpdateTransactionalStatsRequest(source.id, 3, 1, 0))
+    client.update_transaction_statistics(UpdateTransactionalStatsRequest(old.id, 9, 9, 9))
+    metadata = client.get_table(db, "mv").creationMetadata
+    assert (metadata.tablesUsed, metadata.validTxnList, metadata.materializationTime) == (
+        {db + ".src"}, "12:9223372036854775807::", 1700000000000)
+    [counted] = metadata.sourceTables
+    assert counted.table.tableName == "src"
+    assert (counted.insertedCount, counted.updatedCount, counted.deletedCount) == (4, 1, 0)
+
+    before = client.get_table(db, "mv")
+    broken = rebuilt("src")
+    broken.tablesUsed.add(db + ".nope")
+    broken.sourceTables = None
+    with raises_hms(MetaException, "does not exist : hive.%s.nope" % db):
+        client.update_creation_metadata("hive", db, "mv", broken)
+    with raises_hms(InvalidOperationException, "is not a materialized view"):
+        client.update_creation_metadata("hive", db, "src", rebuilt("old"))
+    with raises_hms(MetaException, "gone"):
+        client.update_creation_metadata("hive", db, "gone", rebuilt("old"))
+    assert client.get_table(db, "mv") == before
 
 
 # ---------------------------------------------------------------- basic statistics on alter

@@ -11,11 +11,15 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
+use crate::database::find_database_id;
 use crate::error::{Error, Result};
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
 use crate::store::{read_view, Store, WriteTxn};
-use crate::table::{CreationMetadata, SourceTable, Table};
+use crate::table::{
+    dangling_table_index, find_table_id, normalize_names, table_not_found, CreationMetadata,
+    SourceTable, Table, MATERIALIZED_VIEW,
+};
 use crate::values::{stored_value, ValueKind};
 
 /// Rows inserted, updated and deleted in one table by transactions, as Hive's
@@ -235,5 +239,57 @@ impl Store {
         metadata.tables_used = used;
         metadata.source_tables = Some(sources);
         Ok(())
+    }
+}
+
+impl Store {
+    /// Hive's `update_creation_metadata`, sent when a materialized view is rebuilt: the view's
+    /// tables used, transaction snapshot and materialization time become `metadata`'s, and its
+    /// sources are recorded anew as at create (counts as sent, totals as they are now), so
+    /// later `update_transaction_statistics` count from the rebuild. Every source must exist.
+    /// Hive fires no event for it, nor does this.
+    pub fn update_creation_metadata(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        metadata: CreationMetadata,
+    ) -> Result<()> {
+        let (catalog, database, name) = normalize_names(catalog, database, name);
+        self.write(|txn| {
+            let missing = || table_not_found(&catalog, &database, &name);
+            let database_id =
+                find_database_id(txn.reader(), &catalog, &database)?.ok_or_else(missing)?;
+            let id = find_table_id(txn.reader(), database_id, &name)?.ok_or_else(missing)?;
+            let mut view = txn
+                .view::<Table>(&keys::table_key(id))?
+                .ok_or_else(|| dangling_table_index(database_id, &name, id))?
+                .to_owned()?;
+            if view.table_type.as_deref() != Some(MATERIALIZED_VIEW) {
+                return Err(Error::InvalidOperation(format!(
+                    "{catalog}.{database}.{name} is not a materialized view: it has no creation \
+                     metadata to update"
+                )));
+            }
+            // The view's own names stay; what a rebuild changes is taken from `metadata`.
+            let kept = view
+                .creation_metadata
+                .take()
+                .unwrap_or_else(|| CreationMetadata {
+                    cat_name: catalog.clone(),
+                    db_name: database.clone(),
+                    tbl_name: name.clone(),
+                    ..CreationMetadata::default()
+                });
+            view.creation_metadata = Some(CreationMetadata {
+                tables_used: metadata.tables_used,
+                valid_txn_list: metadata.valid_txn_list,
+                materialization_time: metadata.materialization_time,
+                source_tables: metadata.source_tables,
+                ..kept
+            });
+            record_view_sources(txn, id, &view)?;
+            txn.put_value(keys::table_key(id), &view)
+        })
     }
 }

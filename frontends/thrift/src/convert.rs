@@ -332,7 +332,9 @@ pub fn storage_to_idl(sd: engine::StorageDescriptor) -> idl::StorageDescriptor {
     }
 }
 
-fn creation_metadata_from_idl(metadata: idl::CreationMetadata) -> engine::CreationMetadata {
+pub(crate) fn creation_metadata_from_idl(
+    metadata: idl::CreationMetadata,
+) -> engine::CreationMetadata {
     let catalog = metadata.cat_name.clone();
     let source_from_idl = |source: Box<idl::SourceTable>| engine::SourceTable {
         table: table_from_idl(source.table, &catalog),

@@ -120,6 +120,9 @@ pub mod throws {
     pub const LIST: &[Declared] = &[Meta];
     /// `get_table_objects_by_name_req` and friends.
     pub const LIST_TABLES: &[Declared] = &[Meta, InvalidOperation, UnknownDb];
+    /// `update_creation_metadata`: `MetaException`, `InvalidOperationException`,
+    /// `UnknownDBException`.
+    pub const CREATION_METADATA: &[Declared] = &[Meta, InvalidOperation, UnknownDb];
     /// `get_fields`, `get_schema`: `MetaException`, `UnknownTableException`,
     /// `UnknownDBException`.
     pub const FIELDS: &[Declared] = &[Meta, UnknownDb];

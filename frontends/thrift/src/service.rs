@@ -183,6 +183,7 @@ pub const IMPLEMENTED_METHODS: &[&str] = &[
     "truncate_table",
     "truncate_table_req",
     "unlock",
+    "update_creation_metadata",
     "update_partition_column_statistics",
     "update_partition_column_statistics_req",
     "update_table_column_statistics",
@@ -1407,6 +1408,16 @@ impl Handler for Session {
         req: idl::UpdateTransactionalStatsRequest,
     ) -> thrift::Result<()> {
         stats::update_transaction(self, req)
+    }
+
+    fn update_creation_metadata(
+        &self,
+        cat_name: String,
+        dbname: String,
+        tbl_name: String,
+        creation_metadata: idl::CreationMetadata,
+    ) -> thrift::Result<()> {
+        tables::update_creation_metadata(self, cat_name, dbname, tbl_name, creation_metadata)
     }
 }
 

@@ -4,7 +4,7 @@ use hivestore_engine::{
     AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter, StatsContext,
 };
 use hivestore_idl::hive_metastore::{
-    AlterTableRequest, AlterTableResponse, CreateTableRequest, DropTableRequest,
+    AlterTableRequest, AlterTableResponse, CreateTableRequest, CreationMetadata, DropTableRequest,
     EnvironmentContext, ExtendedTableInfo, FieldSchema, GetFieldsRequest, GetFieldsResponse,
     GetSchemaRequest, GetSchemaResponse, GetTableRequest, GetTableResult, GetTablesExtRequest,
     GetTablesRequest, GetTablesResult, Table, TableMeta, TruncateTableRequest,
@@ -14,7 +14,9 @@ use hivestore_idl::hive_metastore::{
 use super::{
     catalog_or_default, context_properties, is_true, parse_database_name, require_database_name,
 };
-use crate::convert::{fields_to_idl, principal_type_to_idl, table_from_idl, table_to_idl};
+use crate::convert::{
+    creation_metadata_from_idl, fields_to_idl, principal_type_to_idl, table_from_idl, table_to_idl,
+};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
 
@@ -530,4 +532,26 @@ pub fn truncate_req(
         request.part_names.unwrap_or_default(),
     )?;
     Ok(TruncateTableResponse {})
+}
+
+/// `update_creation_metadata`, sent by Hive when it rebuilds a materialized view: the view's
+/// tables used, snapshot and time. A missing view is a `MetaException` (Hive's store fails on
+/// it too), a table that is not a materialized view an `InvalidOperationException`.
+pub fn update_creation_metadata(
+    session: &Session,
+    catalog: String,
+    database: String,
+    name: String,
+    metadata: CreationMetadata,
+) -> thrift::Result<()> {
+    let catalog = catalog_or_default(Some(catalog));
+    session
+        .store()
+        .update_creation_metadata(
+            &catalog,
+            &database,
+            &name,
+            creation_metadata_from_idl(metadata),
+        )
+        .map_err(|error| to_thrift(error, throws::CREATION_METADATA))
 }
