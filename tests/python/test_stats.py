@@ -472,6 +472,38 @@ def test_aggregate_merges_hll_sketches(client, db, server):
         long_obj(0, 100, 0, 3)
 
 
+def test_need_merge_merges_hll_sketches(client, db, server):
+    """needMerge of two HLL sketches (Hive 3+'s mergers): the stored sketch becomes the union
+    of both, whose estimate is the NDV ({1,2,3} and {3,4,5,6} make 6, where the greater NDV
+    would be 4); aggregation then reads the merged sketch. A write without a sketch keeps the
+    stored one, its NDV the greater of the written NDV and the sketch's estimate."""
+    if server.external:
+        pytest.skip("Hive 2.3's metastore merges no HLL sketches")
+    names = new_table(client, db, "h", partitions=2)
+
+    def write(name, keys, ndv, need_merge):
+        sketch = sparse_hll(keys) if keys else None
+        objects = [long_obj(0, 10, 0, ndv, bit_vectors=sketch)]
+        client.set_aggr_stats_for(
+            SetPartitionsStatsRequest([stats(db, "h", objects, name)], needMerge=need_merge))
+
+    def ndv(name):
+        request = PartitionsStatsRequest(db, "h", ["id"], [name])
+        [got] = client.get_partitions_statistics_req(request).partStats[name]
+        return got.statsData.longStats.numDVs
+
+    write(names[0], [1, 2, 3], 3, False)
+    write(names[0], [3, 4, 5, 6], 4, True)
+    assert ndv(names[0]) == 6
+    write(names[1], [7], 1, False)
+    assert by_name(aggregate(client, db, "h", ["id"], names).colStats)["id"] == \
+        long_obj(0, 10, 0, 7)
+    write(names[1], None, 2, True)
+    assert ndv(names[1]) == 2
+    assert by_name(aggregate(client, db, "h", ["id"], names).colStats)["id"] == \
+        long_obj(0, 10, 0, 7)
+
+
 def test_aggregate_counts_partitions_with_every_column(client, db):
     """partsFound: requested partitions that have statistics for all requested columns;
     columns with statistics nowhere are left out; missing partitions count as without."""

@@ -6,10 +6,6 @@
 //! all 32. Merging ORs the vectors; the estimate is
 //! `2^(mean index of each vector's lowest clear bit - log2(0.77351))`, truncated.
 
-// Writing sketches and adding hashes are exercised by the tests only until `needMerge` keeps
-// merged sketches (it drops them today).
-#![cfg_attr(not(test), allow(dead_code))]
-
 use super::hll::SketchError;
 
 /// The first bytes of a serialized FM sketch.

@@ -2,12 +2,15 @@
 //! one request): low the least, high the greatest, counts summed, lengths and distinct values
 //! the greatest.
 //!
-//! Hive merges NDV sketches when both sides have mergeable ones; hivestore does not merge
-//! sketches yet, so a merge keeps the greater NDV and drops the sketches and histograms, which
-//! would no longer describe the merged data.
+//! Distinct values follow Hive's `mergeNumDistinctValueEstimator`: two sketches that merge
+//! (HLL with HLL, FM with FM of as many vectors) give the merged sketch and its estimate; a
+//! sketch on one side only is kept; otherwise the greater NDV. Histograms are kept when one
+//! side has one; two are dropped (Hive merges its KLL sketches; hivestore does not read them).
 
 use std::cmp::Ordering;
 
+use super::fm::{FmSketch, FM_MAGIC};
+use super::hll::Hll;
 use super::{ColumnStatistics, StatsDecimal, StatsValue};
 
 /// Decimals with an unscaled value of at most this many bytes compare exactly (as `i128`).
@@ -166,10 +169,61 @@ pub(crate) fn merge(old: ColumnStatistics, mut new: ColumnStatistics) -> ColumnS
     new.num_falses = new.num_falses.saturating_add(old.num_falses);
     new.max_length = new.max_length.max(old.max_length);
     new.avg_length = new.avg_length.max(old.avg_length);
-    new.num_distinct_values = new.num_distinct_values.max(old.num_distinct_values);
-    new.bit_vectors = None;
-    new.histogram = None;
+    merge_distinct_values(old.num_distinct_values, old.bit_vectors, &mut new);
+    new.histogram = match (new.histogram.take(), old.histogram) {
+        (Some(_), Some(_)) => None,
+        (mine, theirs) => mine.or(theirs),
+    };
     new
+}
+
+/// The NDV and sketch of `new` merged with the stored ones, as Hive's merger does with `new`
+/// as the aggregate: it keeps its own sketch, or takes the stored one when it has none.
+fn merge_distinct_values(old_ndv: i64, old_sketch: Option<Vec<u8>>, new: &mut ColumnStatistics) {
+    let greatest = new.num_distinct_values.max(old_ndv);
+    let (ndv, sketch) = match (new.bit_vectors.take(), old_sketch) {
+        (None, None) => (greatest, None),
+        (None, Some(theirs)) => match sketch_estimate(&theirs) {
+            Some(estimate) => (new.num_distinct_values.max(estimate), Some(theirs)),
+            // Bytes that are no sketch: Hive would fail the write; the NDV still merges.
+            None => (greatest, None),
+        },
+        (Some(mine), None) => (greatest, Some(mine)),
+        (Some(mine), Some(theirs)) => match merged_sketch(&mine, &theirs) {
+            Some((merged, estimate)) => (estimate, Some(merged)),
+            None => (greatest, Some(mine)),
+        },
+    };
+    new.num_distinct_values = ndv;
+    new.bit_vectors = sketch;
+}
+
+/// The estimate of a serialized sketch (Hive's dispatch: `FM` first, else an HLL).
+fn sketch_estimate(bytes: &[u8]) -> Option<i64> {
+    if bytes.starts_with(FM_MAGIC) {
+        return Some(FmSketch::decode(bytes).ok()?.estimate());
+    }
+    Hll::decode(bytes).ok()?.estimate()
+}
+
+/// `theirs` merged into `mine` and the merged estimate; `None` when they do not merge (other
+/// kinds, FM sizes, an HLL of fewer bits into one of more), or when the merged HLL cannot be
+/// estimated here (dense, of another precision than Hive's stats write).
+fn merged_sketch(mine: &[u8], theirs: &[u8]) -> Option<(Vec<u8>, i64)> {
+    match (mine.starts_with(FM_MAGIC), theirs.starts_with(FM_MAGIC)) {
+        (true, true) => {
+            let mut merged = FmSketch::decode(mine).ok()?;
+            merged.merge(&FmSketch::decode(theirs).ok()?).ok()?;
+            Some((merged.encode(), merged.estimate()))
+        }
+        (false, false) => {
+            let mut merged = Hll::decode(mine).ok()?;
+            merged.merge(&Hll::decode(theirs).ok()?).ok()?;
+            let estimate = merged.estimate()?;
+            Some((merged.encode()?, estimate))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -209,15 +263,99 @@ mod tests {
         new.high_value = Some(StatsValue::Integer(12));
         new.num_nulls = 1;
         new.num_distinct_values = 4;
-        new.bit_vectors = Some(b"HLL".to_vec());
+        new.histogram = Some(b"KLL".to_vec());
         let merged = merge(old, new);
         assert_eq!(merged.low_value, Some(StatsValue::Integer(-3)));
         assert_eq!(merged.high_value, Some(StatsValue::Integer(12)));
         assert_eq!((merged.num_nulls, merged.num_distinct_values), (3, 9));
         assert_eq!(merged.bit_vectors, None);
+        assert_eq!(merged.histogram, Some(b"KLL".to_vec()));
+    }
+
+    fn hll_of(hashes: impl IntoIterator<Item = u64>) -> Hll {
+        let mut hll = Hll::new(10);
+        for hash in hashes {
+            hll.add_hash(hash);
+        }
+        hll
+    }
+
+    fn long_stats(ndv: i64, sketch: Option<Vec<u8>>) -> ColumnStatistics {
+        let mut stats = ColumnStatistics::new("c", "bigint", StatsKind::Long);
+        stats.num_distinct_values = ndv;
+        stats.bit_vectors = sketch;
+        stats
+    }
+
+    fn fm_bytes(vectors: &[u32]) -> Vec<u8> {
+        let mut bytes = FM_MAGIC.to_vec();
+        bytes.extend_from_slice(&(vectors.len() as u16).to_le_bytes());
+        for vector in vectors {
+            bytes.extend_from_slice(&vector.to_le_bytes());
+        }
+        bytes
+    }
+
+    #[test]
+    fn a_sketch_on_one_side_is_kept() {
+        // Goal: as Hive's merger with the written statistics as aggregate: the stored sketch
+        // is taken (NDV the greater of the written NDV and its estimate) when the written
+        // statistics have none; the written sketch stays (NDV the greater) when the stored
+        // have none.
+        let stored = hll_of(0..40).encode().unwrap();
+        let stored_estimate = Hll::decode(&stored).unwrap().estimate().unwrap();
+        let merged = merge(long_stats(3, Some(stored.clone())), long_stats(5, None));
+        assert_eq!(merged.bit_vectors.as_deref(), Some(stored.as_slice()));
+        assert_eq!(merged.num_distinct_values, stored_estimate.max(5));
+        let written = hll_of(0..7).encode().unwrap();
+        let merged = merge(long_stats(90, None), long_stats(7, Some(written.clone())));
+        assert_eq!(merged.bit_vectors, Some(written));
+        assert_eq!(merged.num_distinct_values, 90);
+    }
+
+    #[test]
+    fn sketches_that_do_not_merge_keep_the_written_one_and_the_greater_ndv() {
+        let written = fm_bytes(&[0b111, 0b1]);
+        for stored in [
+            fm_bytes(&[0b1]),
+            hll_of(0..3).encode().unwrap(),
+            b"junk".to_vec(),
+        ] {
+            let merged = merge(
+                long_stats(50, Some(stored)),
+                long_stats(4, Some(written.clone())),
+            );
+            assert_eq!(merged.bit_vectors.as_deref(), Some(written.as_slice()));
+            assert_eq!(merged.num_distinct_values, 50);
+        }
+        let merged = merge(
+            long_stats(1, Some(fm_bytes(&[0b1000, 0]))),
+            long_stats(2, Some(written.clone())),
+        );
+        let expected = FmSketch::decode(&fm_bytes(&[0b1111, 0b1])).unwrap();
+        assert_eq!(merged.bit_vectors, Some(expected.encode()));
+        assert_eq!(merged.num_distinct_values, expected.estimate());
     }
 
     proptest! {
+        #[test]
+        fn merged_hll_statistics_carry_the_sketch_of_the_union(
+            stored in proptest::collection::btree_set(any::<u64>(), 0..2000),
+            written in proptest::collection::btree_set(any::<u64>(), 0..2000),
+        ) {
+            // Goal: needMerge of two HLL sketches gives the sketch of the union of what they
+            // counted (the same registers, so the same estimate) and that estimate as NDV.
+            let union = hll_of(stored.iter().chain(&written).copied());
+            let merged = merge(
+                long_stats(1, hll_of(stored.iter().copied()).encode()),
+                long_stats(1, hll_of(written.iter().copied()).encode()),
+            );
+            let sketch = Hll::decode(merged.bit_vectors.as_deref().unwrap()).unwrap();
+            prop_assert_eq!(sketch.estimate(), union.estimate());
+            prop_assert_eq!(Some(merged.num_distinct_values), union.estimate());
+            prop_assert_eq!(sketch.dense_registers(), union.dense_registers());
+        }
+
         #[test]
         fn decimals_compare_by_value(a in -1_000_000i64..1_000_000, b in -1_000_000i64..1_000_000, sa in 0i16..6, sb in 0i16..6) {
             let left = decimal(i128::from(a), sa);

@@ -500,6 +500,22 @@ impl<'a> ChunkWriter<'a> {
         (chunk, offset): (u32, usize),
         bytes: &[u8],
     ) -> Result<()> {
+        let sketches = self.sketch_chunk(txn, column, chunk)?;
+        if sketches.len() <= offset {
+            sketches.resize(offset + 1, Vec::new());
+        }
+        sketches[offset].clear();
+        sketches[offset].extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The sketches of chunk `chunk` of `column`, loaded once (empty bytes: none).
+    fn sketch_chunk(
+        &mut self,
+        txn: &WriteTxn<'_>,
+        column: &str,
+        chunk: u32,
+    ) -> Result<&mut Vec<Vec<u8>>> {
         if !self.sketches.contains_key(column) {
             self.sketches
                 .insert(column.to_string(), FxHashMap::default());
@@ -525,26 +541,43 @@ impl<'a> ChunkWriter<'a> {
             };
             entry.insert(loaded);
         }
-        let sketches = by_number
+        by_number
             .get_mut(&chunk)
-            .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))?;
-        if sketches.len() <= offset {
-            sketches.resize(offset + 1, Vec::new());
-        }
-        sketches[offset].clear();
-        sketches[offset].extend_from_slice(bytes);
-        Ok(())
+            .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))
     }
 
-    /// The statistics at `slot` (sketches not read: merges drop them).
+    /// The statistics at `slot` with their sketch and histogram, for a merge.
     fn stored(
         &mut self,
         txn: &WriteTxn<'_>,
         column: &str,
         slot: u32,
     ) -> Result<Option<ColumnStatistics>> {
-        let (chunk, offset) = chunk_of(slot);
-        Ok(self.chunk(txn, column, chunk)?.get(offset, column))
+        let (chunk_number, offset) = chunk_of(slot);
+        let chunk = self.chunk(txn, column, chunk_number)?;
+        let flags = chunk.flags.get(offset).copied().unwrap_or(0);
+        let Some(mut stats) = chunk.get(offset, column) else {
+            return Ok(None);
+        };
+        let (table, engine) = (self.table, self.engine);
+        let key = |tag| keys::stats_sketch_key(table, column, engine, slot, tag);
+        if flags & SKETCH_IN_CHUNK != 0 {
+            let sketches = self.sketch_chunk(txn, column, chunk_number)?;
+            stats.bit_vectors = sketches
+                .get(offset)
+                .filter(|bytes| !bytes.is_empty())
+                .cloned();
+        } else if flags & HAS_BIT_VECTORS != 0 {
+            stats.bit_vectors = txn
+                .get(&key(SKETCH_TAG_BIT_VECTORS))?
+                .map(|bytes| bytes.to_vec());
+        }
+        if flags & HAS_HISTOGRAM != 0 {
+            stats.histogram = txn
+                .get(&key(SKETCH_TAG_HISTOGRAM))?
+                .map(|bytes| bytes.to_vec());
+        }
+        Ok(Some(stats))
     }
 
     fn set(
