@@ -79,6 +79,7 @@ fn options(merge: bool) -> StatsWriteOptions {
         engine: "hive".to_string(),
         merge,
         last_analyzed: 1_700_000_000,
+        ..StatsWriteOptions::default()
     }
 }
 

@@ -90,6 +90,7 @@ pub fn write_batch(store: &Store, table: &str, partitions: std::ops::Range<usize
         engine: "hive".to_string(),
         merge: false,
         last_analyzed: 1_700_000_000,
+        ..StatsWriteOptions::default()
     };
     store
         .update_partition_column_statistics("hive", "bench", table, writes, &options)

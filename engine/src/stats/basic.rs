@@ -198,7 +198,7 @@ pub(crate) fn update_partition_stats_on_alter(
         return;
     }
     if !same {
-        if is_transactional(table) {
+        if super::snapshot::is_transactional(&table.parameters) {
             // Hive leaves a transactional table's partitions alone here.
             return;
         }
@@ -232,14 +232,6 @@ pub(crate) fn update_added_partition_stats(
         };
         update_basic_state(parameters, &context);
     }
-}
-
-/// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.
-fn is_transactional(table: &Table) -> bool {
-    table
-        .parameters
-        .get("transactional")
-        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
 }
 
 /// Hive 4's `updateStatsForTruncate`: every basic statistic present becomes `0`, the basic

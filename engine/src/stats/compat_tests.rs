@@ -84,6 +84,7 @@ fn write(store: &Store, indexes: std::ops::Range<usize>) {
         engine: "hive".to_string(),
         merge: false,
         last_analyzed: 1,
+        ..StatsWriteOptions::default()
     };
     store
         .update_partition_column_statistics("hive", "db", "p", writes, &options)

@@ -49,6 +49,7 @@ mod read;
 mod sketch_chunk;
 mod slot_cache;
 mod slots;
+mod snapshot;
 mod transactional;
 mod write;
 
@@ -218,6 +219,24 @@ pub struct StatsWriteOptions {
     pub merge: bool,
     /// When they were computed, seconds since the epoch (Hive writes its server time).
     pub last_analyzed: i64,
+    /// The ACID write id of the write (`-1`: none), recorded on a transactional table or
+    /// partition whose statistics it writes.
+    pub write_id: i64,
+    /// The writer's `validWriteIdList`, checked for transactional tables
+    /// (`snapshot.rs`).
+    pub valid_write_ids: Option<String>,
+}
+
+impl Default for StatsWriteOptions {
+    fn default() -> Self {
+        StatsWriteOptions {
+            engine: DEFAULT_STATS_ENGINE.to_string(),
+            merge: false,
+            last_analyzed: 0,
+            write_id: -1,
+            valid_write_ids: None,
+        }
+    }
 }
 
 /// The engine a request names, Hive's default when it names none.

@@ -17,6 +17,7 @@ use super::merge::merge;
 use super::packed::{pack, unpacked_chunk};
 use super::sketch_chunk::SketchChunk;
 use super::slots::{find_slot, SlotAllocator};
+use super::snapshot::{is_transactional, settle_transactional_write};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, StoredStatistics, TableImage};
@@ -207,6 +208,7 @@ impl Store {
             }
             let columns = by_column(&stats);
             check_table_columns(&table, columns.iter().map(|stat| stat.column_name.as_str()))?;
+            let transactional = is_transactional(&table.parameters);
             let mut accuracy = StatsAccuracy::parse(
                 table
                     .parameters
@@ -237,9 +239,15 @@ impl Store {
                 txn.put_value(keys::table_stats_key(id, &column, &options.engine), &record)?;
                 accuracy.columns.insert(column);
             }
+            let old_parameters = transactional.then(|| table.parameters.clone());
             table
                 .parameters
                 .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
+            if let Some(old) = &old_parameters {
+                let object = format!("{}.{}", table.db_name, table.table_name);
+                let (parameters, write_id) = (&mut table.parameters, &mut table.write_id);
+                settle_transactional_write(&object, old, parameters, write_id, options)?;
+            }
             txn.put_value(keys::table_key(id), &table)?;
             let event =
                 StatsEvent::update(&table, None, stats, &options.engine, &table.parameters)?;
@@ -277,6 +285,7 @@ impl Store {
             let mut slots = SlotAllocator::load(txn, table.id)?;
             let mut memo = AccuracyMemo::default();
             let mut events = PartitionStatsEvents::new(&table.table, &options.engine)?;
+            let transactional = is_transactional(&table.table.parameters);
             for (values, (mut record, sent)) in requested {
                 let columns = by_column(&sent);
                 let slot = slots.slot_for(txn, &values)?;
@@ -309,9 +318,15 @@ impl Store {
                     parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str),
                     &written,
                 );
+                let old_parameters = transactional.then(|| record.parameters.clone());
                 record
                     .parameters
                     .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
+                if let Some(old) = &old_parameters {
+                    let object = format!("{}.{}", table.table.db_name, table.table.table_name);
+                    let (parameters, write_id) = (&mut record.parameters, &mut record.write_id);
+                    settle_transactional_write(&object, old, parameters, write_id, options)?;
+                }
                 txn.put_value(keys::partition_key(table.id, &values), &record)?;
                 events.emit(txn, values, sent, record.parameters)?;
             }

@@ -25,6 +25,7 @@ mod purge;
 mod replication;
 mod snapshot;
 mod state;
+mod write_id_list;
 
 use std::collections::BTreeSet;
 
@@ -41,6 +42,7 @@ pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
 pub(crate) use state::TxnSpace;
 use state::{HeldTxn, TableWriteId, TxnRecord, TxnStatus, WriteComponent, WriteSet};
+pub(crate) use write_id_list::WriteIdSnapshot;
 
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, WriteEvent, WriteNotification};

@@ -10,7 +10,8 @@ use crate::locks::{now_ms, AcidChanges, AcidState};
 
 use super::compactions::{Compaction, CompactionQueue, CompactionType};
 use super::state::{TableWriteId, TxnRecord};
-use super::{normalise_table, TxnState, TxnType, TXN_ID_LIST_LEN_MAX};
+use super::write_id_list::WriteIdSnapshot;
+use super::{normalise_table, TxnState, TxnType};
 use crate::store::Store;
 
 /// Hive's `ReplTblWriteIdStateRequest`.
@@ -28,57 +29,6 @@ pub struct ReplWriteIdState {
     pub table: String,
     /// The partitions to compact when aborted write ids came over (none: the table).
     pub partitions: Vec<String>,
-}
-
-/// What a `ValidWriteIdList` string says: `<db.table>:<high water mark>:<min open write
-/// id>:<open ids>:<aborted ids>`, ids comma separated.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct WriteIdSnapshot {
-    pub high_water_mark: u64,
-    pub aborted: Vec<u64>,
-}
-
-impl WriteIdSnapshot {
-    pub(crate) fn parse(text: &str) -> Result<WriteIdSnapshot> {
-        let malformed = |why: &str| {
-            let shown: String = text.chars().take(200).collect();
-            Error::InvalidInput(format!("validWriteIdList {shown:?} is malformed: {why}"))
-        };
-        let parts: Vec<&str> = text.split(':').collect();
-        if parts.len() < 3 || parts.len() > 5 {
-            return Err(malformed(
-                "it needs <table>:<high water mark>:<min open write id>[:<open>[:<aborted>]]",
-            ));
-        }
-        let parse_id = |item: &str| {
-            item.trim()
-                .parse::<u64>()
-                .map_err(|_| malformed(&format!("{item:?} is not a write id")))
-        };
-        let high_water_mark = parse_id(parts[1])?;
-        let mut aborted = Vec::new();
-        let listed = parts.get(4).copied().unwrap_or("");
-        for item in listed.split(',').filter(|item| !item.trim().is_empty()) {
-            if aborted.len() >= TXN_ID_LIST_LEN_MAX {
-                return Err(malformed(&format!(
-                    "it lists more than {TXN_ID_LIST_LEN_MAX} aborted write ids"
-                )));
-            }
-            let write_id = parse_id(item)?;
-            if write_id == 0 || write_id > high_water_mark {
-                return Err(malformed(&format!(
-                    "aborted write id {write_id} is not between 1 and the high water mark"
-                )));
-            }
-            aborted.push(write_id);
-        }
-        aborted.sort_unstable();
-        aborted.dedup();
-        Ok(WriteIdSnapshot {
-            high_water_mark,
-            aborted,
-        })
-    }
 }
 
 impl Store {

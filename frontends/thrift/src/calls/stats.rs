@@ -9,7 +9,7 @@
 //! where Hive 2.3 fails internally; deletes unmark the columns in `COLUMN_STATS_ACCURATE` as
 //! Hive 4 does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::{
@@ -104,7 +104,19 @@ fn write_options(
         engine: engine_or_default(request_engine.or(stats_engine)),
         merge,
         last_analyzed: now_seconds(),
+        ..StatsWriteOptions::default()
     }
+}
+
+/// The write id and snapshot a `SetPartitionsStatsRequest` brings, for transactional tables.
+fn with_transaction(
+    mut options: StatsWriteOptions,
+    write_id: Option<i64>,
+    valid_write_ids: Option<String>,
+) -> StatsWriteOptions {
+    options.write_id = write_id.unwrap_or(-1);
+    options.valid_write_ids = valid_write_ids;
+    options
 }
 
 fn write_table(
@@ -208,6 +220,7 @@ fn single_request(
         ));
     };
     let options = write_options(request.engine.as_deref(), stats.engine.as_deref(), false);
+    let options = with_transaction(options, request.write_id, request.valid_write_id_list);
     Ok((stats, options))
 }
 
@@ -239,6 +252,7 @@ pub fn set_aggr(session: &Session, request: SetPartitionsStatsRequest) -> thrift
     };
     let merge = request.need_merge == Some(true);
     let options = write_options(request.engine.as_deref(), first.engine.as_deref(), merge);
+    let options = with_transaction(options, request.write_id, request.valid_write_id_list);
     if first.stats_desc.is_tbl_level {
         let count = request.col_stats.len();
         if count != 1 {
@@ -376,6 +390,19 @@ pub fn get_table_req(
             FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
+    // Hive answers no statistics, rather than flag them, when the snapshot cannot see them.
+    if let Some(snapshot) = &request.valid_write_id_list {
+        let visible = session
+            .store()
+            .table_statistics_visible(&target.catalog, &target.database, &target.table, snapshot)
+            .map_err(|error| to_thrift(error, throws::GET))?;
+        if !visible {
+            return Ok(TableStatsResult {
+                table_stats: Vec::new(),
+                is_stats_compliant: None,
+            });
+        }
+    }
     Ok(TableStatsResult {
         table_stats: found.stats.into_iter().map(column_stats_to_idl).collect(),
         is_stats_compliant: None,
@@ -401,8 +428,27 @@ pub fn get_partitions_req(
             FETCH_SKETCHES,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
+    // Partitions whose statistics the snapshot cannot see are left out, as Hive does.
+    let hidden = match &request.valid_write_id_list {
+        Some(snapshot) => session
+            .store()
+            .partition_statistics_hidden(
+                &target.catalog,
+                &target.database,
+                &target.table,
+                &request.part_names,
+                snapshot,
+            )
+            .map_err(|error| to_thrift(error, throws::GET))?
+            .into_iter()
+            .collect(),
+        None => BTreeSet::new(),
+    };
     let mut part_stats = BTreeMap::new();
     for partition in found {
+        if hidden.contains(&partition.partition_name) {
+            continue;
+        }
         let objects = partition
             .stats
             .into_iter()
@@ -420,6 +466,27 @@ pub fn get_partitions_req(
 pub fn get_aggr(session: &Session, request: PartitionsStatsRequest) -> thrift::Result<AggrStats> {
     let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
     let engine = engine_or_default(request.engine.as_deref());
+    // Given a snapshot, Hive aggregates only when it sees the statistics of every partition
+    // named (and of some partition), else answers none.
+    if let Some(snapshot) = &request.valid_write_id_list {
+        let hidden = session
+            .store()
+            .partition_statistics_hidden(
+                &target.catalog,
+                &target.database,
+                &target.table,
+                &request.part_names,
+                snapshot,
+            )
+            .map_err(|error| to_thrift(error, throws::GET))?;
+        if request.part_names.is_empty() || !hidden.is_empty() {
+            return Ok(AggrStats {
+                col_stats: Vec::new(),
+                parts_found: 0,
+                is_stats_compliant: None,
+            });
+        }
+    }
     let aggregate = session
         .store()
         .aggregate_column_statistics(
