@@ -44,6 +44,7 @@ from hive_metastore.ttypes import (
     DoubleColumnStatsData,
     EnvironmentContext,
     FieldSchema,
+    GetTableRequest,
     InvalidInputException,
     InvalidOperationException,
     LongColumnStatsData,
@@ -417,6 +418,17 @@ def test_statistics_of_transactional_tables_follow_the_write_snapshot(client, db
 
     assert read_table("%s.acid_t:3:9223372036854775807::" % db) == [long_obj(1, 9, 0, 3)]
     assert read_table("%s.acid_t:2:9223372036854775807::" % db) == []
+    # get_table_req of an unpartitioned transactional table says whether the reader sees its
+    # statistics, and hides their accurate state from one that does not.
+    def get_table(snapshot):
+        return client.get_table_req(GetTableRequest(dbName=db, tblName="acid_t",
+                                                    validWriteIdList=snapshot))
+    seen = get_table("%s.acid_t:3:9223372036854775807::" % db)
+    assert seen.isStatsCompliant is True and "COLUMN_STATS_ACCURATE" in seen.table.parameters
+    unseen = get_table("%s.acid_t:3:3:3:" % db)
+    assert unseen.isStatsCompliant is False
+    assert "COLUMN_STATS_ACCURATE" not in unseen.table.parameters
+    assert get_table(None).isStatsCompliant is None
     with raises_hms(InvalidInputException, "is malformed"):
         write("ds=00", 2, "no snapshot")
 

@@ -58,6 +58,7 @@ pub use aggregate::AggregateStatistics;
 pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use read::{PartitionStatistics, TableStatistics};
+pub use snapshot::is_transactional;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 

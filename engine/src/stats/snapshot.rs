@@ -20,7 +20,7 @@ use crate::store::Store;
 use crate::txns::WriteIdSnapshot;
 
 /// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.
-pub(crate) fn is_transactional(parameters: &BTreeMap<String, String>) -> bool {
+pub fn is_transactional(parameters: &BTreeMap<String, String>) -> bool {
     parameters
         .get("transactional")
         .is_some_and(|value| value.eq_ignore_ascii_case("true"))

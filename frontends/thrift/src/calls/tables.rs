@@ -1,7 +1,8 @@
 //! Tables: create, get (singly and in batches), fields and schema, alter, drop, listings.
 
 use hivestore_engine::{
-    AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter, StatsContext,
+    is_transactional, AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter,
+    StatsContext, COLUMN_STATS_ACCURATE,
 };
 use hivestore_idl::hive_metastore::{
     AlterTableRequest, AlterTableResponse, CreateTableRequest, CreationMetadata, DropTableRequest,
@@ -85,10 +86,28 @@ pub fn get(session: &Session, database: String, name: String) -> thrift::Result<
 /// `get_table_req`.
 pub fn get_req(session: &Session, request: GetTableRequest) -> thrift::Result<GetTableResult> {
     let catalog = catalog_or_default(request.cat_name);
-    let table = get_table(session, &catalog, &request.db_name, &request.tbl_name)?;
+    let mut table = get_table(session, &catalog, &request.db_name, &request.tbl_name)?;
+    // Hive 4 checks an unpartitioned transactional table's statistics against the reader's
+    // snapshot, and hides their accurate state from a reader that cannot see them.
+    let mut is_stats_compliant = None;
+    let unpartitioned = table.partition_keys.as_ref().is_none_or(Vec::is_empty);
+    let parameters = table.parameters.as_mut();
+    if let (Some(snapshot), Some(parameters)) = (&request.valid_write_id_list, parameters) {
+        if unpartitioned && is_transactional(parameters) {
+            let visible = session
+                .store()
+                .table_statistics_visible(&catalog, &request.db_name, &request.tbl_name, snapshot)
+                .map_err(|error| to_thrift(error, throws::GET))?;
+            if !visible {
+                parameters.remove(COLUMN_STATS_ACCURATE);
+            }
+            is_stats_compliant = Some(visible);
+        }
+    }
+    table.is_stats_compliant = is_stats_compliant;
     Ok(GetTableResult {
         table,
-        is_stats_compliant: None,
+        is_stats_compliant,
     })
 }
 

@@ -38,7 +38,8 @@ pub(super) fn get_table(
     Ok(Answer::Written)
 }
 
-/// `get_table_req(GetTableRequest)`: a `GetTableResult` without `isStatsCompliant`.
+/// `get_table_req(GetTableRequest)` without a `validWriteIdList`: a `GetTableResult` without
+/// `isStatsCompliant`.
 pub(super) fn get_table_req(
     sequence: i32,
     input: &mut dyn TInputProtocol,
@@ -49,6 +50,10 @@ pub(super) fn get_table_req(
     let Ok(Some(request)) = read_struct_argument::<GetTableRequest>(input) else {
         return Ok(Answer::Declined);
     };
+    // A reader's snapshot may change the answer (statistics compliance): the generated path.
+    if request.valid_write_id_list.is_some() {
+        return Ok(Answer::Declined);
+    }
     let catalog = catalog_or_default(request.cat_name);
     let store = session.store();
     let Ok(view) = store.get_table_view(&catalog, &request.db_name, &request.tbl_name) else {
