@@ -203,28 +203,17 @@ mod tests {
             "{refused}"
         );
         assert_eq!((written.clone(), write_id), (new.clone(), 2));
-        // With context: the old statistics (write 2) are in the snapshot, so the state stays.
-        settle_transactional_write(
-            "db.t",
-            &old,
-            &mut written,
-            &mut write_id,
-            &options(7, Some("db.t:7:7:7:")),
-        )
-        .unwrap();
-        assert_eq!((written.clone(), write_id), (new.clone(), 7));
-        // Old statistics of a write the snapshot cannot see: the state goes.
-        let mut written = new.clone();
-        let mut write_id = 8;
-        settle_transactional_write(
-            "db.t",
-            &old,
-            &mut written,
-            &mut write_id,
-            &options(7, Some("db.t:7:7:7:")),
-        )
-        .unwrap();
-        assert_eq!((written.get(COLUMN_STATS_ACCURATE), write_id), (None, 7));
+        // With context: the state stays when the old statistics (write 2) are in the
+        // snapshot, and goes when they are not (write 8).
+        let with_context = options(7, Some("db.t:7:7:7:"));
+        for (stored_write_id, kept) in [(2, true), (8, false)] {
+            let mut written = new.clone();
+            let mut write_id = stored_write_id;
+            settle_transactional_write("db.t", &old, &mut written, &mut write_id, &with_context)
+                .unwrap();
+            assert_eq!(written.contains_key(COLUMN_STATS_ACCURATE), kept);
+            assert_eq!(write_id, 7);
+        }
         // Without accurate basic statistics no context is needed.
         let mut written = parameters(r#"{"COLUMN_STATS":{"a":"true"}}"#);
         let mut write_id = -1;

@@ -429,21 +429,14 @@ pub fn get_partitions_req(
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
     // Partitions whose statistics the snapshot cannot see are left out, as Hive does.
-    let hidden = match &request.valid_write_id_list {
-        Some(snapshot) => session
-            .store()
-            .partition_statistics_hidden(
-                &target.catalog,
-                &target.database,
-                &target.table,
-                &request.part_names,
-                snapshot,
-            )
-            .map_err(|error| to_thrift(error, throws::GET))?
-            .into_iter()
-            .collect(),
-        None => BTreeSet::new(),
-    };
+    let hidden: BTreeSet<String> = hidden_partitions(
+        session,
+        &target,
+        &request.part_names,
+        request.valid_write_id_list.as_deref(),
+    )?
+    .into_iter()
+    .collect();
     let mut part_stats = BTreeMap::new();
     for partition in found {
         if hidden.contains(&partition.partition_name) {
@@ -462,23 +455,38 @@ pub fn get_partitions_req(
     })
 }
 
+/// The requested partitions whose statistics the request's snapshot cannot see (none
+/// without a snapshot).
+fn hidden_partitions(
+    session: &Session,
+    target: &Target,
+    names: &[String],
+    snapshot: Option<&str>,
+) -> thrift::Result<Vec<String>> {
+    let Some(snapshot) = snapshot else {
+        return Ok(Vec::new());
+    };
+    session
+        .store()
+        .partition_statistics_hidden(
+            &target.catalog,
+            &target.database,
+            &target.table,
+            names,
+            snapshot,
+        )
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
 /// `get_aggr_stats_for`.
 pub fn get_aggr(session: &Session, request: PartitionsStatsRequest) -> thrift::Result<AggrStats> {
     let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
     let engine = engine_or_default(request.engine.as_deref());
     // Given a snapshot, Hive aggregates only when it sees the statistics of every partition
     // named (and of some partition), else answers none.
-    if let Some(snapshot) = &request.valid_write_id_list {
-        let hidden = session
-            .store()
-            .partition_statistics_hidden(
-                &target.catalog,
-                &target.database,
-                &target.table,
-                &request.part_names,
-                snapshot,
-            )
-            .map_err(|error| to_thrift(error, throws::GET))?;
+    if request.valid_write_id_list.is_some() {
+        let snapshot = request.valid_write_id_list.as_deref();
+        let hidden = hidden_partitions(session, &target, &request.part_names, snapshot)?;
         if request.part_names.is_empty() || !hidden.is_empty() {
             return Ok(AggrStats {
                 col_stats: Vec::new(),
