@@ -976,8 +976,8 @@ def test_drop_partition_at_its_own_location_removes_it(client, db, tmp_path):
 
 
 def test_get_partition_values(server, client, db):
-    """get_partition_values (Hive 3+; skipped on 2.3): the values of the keys asked for, over
-    the partitions the filter selects, distinct by default, ordered by partitionOrder."""
+    """get_partition_values: the values of the keys asked for, over the partitions the filter
+    selects, distinct by default, ordered by partitionOrder (Hive 2.3 differs: see below)."""
     new_table(client, db)
     add(client, db, "t", ["a", "1"], ["a", "2"], ["b", "1"], ["c", "3"])
     hr, ds = FieldSchema("hr", "int"), FieldSchema("ds", "string")
@@ -990,10 +990,14 @@ def test_get_partition_values(server, client, db):
     assert rows(partitionKeys=[ds]) == [["a"], ["b"], ["c"]]
     assert rows(partitionKeys=[ds], applyDistinct=False) == [["a"], ["a"], ["b"], ["c"]]
     assert rows(partitionKeys=[hr], partitionOrder=[hr]) == [["1"], ["2"], ["3"]]
-    assert rows(partitionKeys=[hr, ds], partitionOrder=[hr], ascending=False,
-                maxParts=2) == [["3", "c"], ["2", "a"]]
-    assert rows(partitionKeys=[ds], filter='hr = 1') == [["a"], ["b"]]
-    with raises_hms(MetaException, "nope is not a partition key"):
+    # Hive 2.3 ignores partitionOrder and ascending here (it answers [["1", "a"], ["1", "b"]]),
+    # and with a filter answers every key's values ([["a", "1"], ["b", "1"]]).
+    if not server.external:
+        assert rows(partitionKeys=[hr, ds], partitionOrder=[hr], ascending=False,
+                    maxParts=2) == [["3", "c"], ["2", "a"]]
+        assert rows(partitionKeys=[ds], filter='hr = 1') == [["a"], ["b"]]
+    # Hive 2.3's MetaException quotes a failed SQL query instead.
+    with raises_hms(MetaException, "" if server.external else "nope is not a partition key"):
         rows(partitionKeys=[FieldSchema("nope", "string")])
 
 
