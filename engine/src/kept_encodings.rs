@@ -257,8 +257,13 @@ impl NameIndex {
     }
 
     /// The index of `name` in `names` (the listing this was built from), if listed.
+    #[cfg(test)]
     pub(crate) fn find(&self, names: &PartitionNames, name: &str) -> Option<u32> {
-        let mut probe = self.home(name);
+        self.find_from(names, name, self.home(name))
+    }
+
+    /// [`NameIndex::find`], probing from slot `probe` on.
+    fn find_from(&self, names: &PartitionNames, name: &str, mut probe: usize) -> Option<u32> {
         // At most half full: an empty slot ends every probe sequence.
         loop {
             let position = self.table[probe];
@@ -271,7 +276,50 @@ impl NameIndex {
             probe = (probe + 1) & (self.table.len() - 1);
         }
     }
+
+    /// The indexes of the names of `wanted` that are listed, in the order of `wanted`,
+    /// appended to `found`.
+    ///
+    /// At a million names each lookup misses the cache three times (its slot, the name's
+    /// bounds, the name's text), and one after the other they wait for each in turn. So the
+    /// names are looked up [`LOOKUP_BATCH`] at a time, a step for all of them before the
+    /// next: the loads of one step do not depend on each other, and the processor overlaps
+    /// them. A name not found in its first slot is probed on as [`NameIndex::find`] does.
+    pub(crate) fn find_all(&self, names: &PartitionNames, wanted: &[String], found: &mut Vec<u32>) {
+        let mask = self.table.len() - 1;
+        for batch in wanted.chunks(LOOKUP_BATCH) {
+            let mut homes = [0usize; LOOKUP_BATCH];
+            for (home, name) in homes.iter_mut().zip(batch) {
+                *home = self.home(name);
+            }
+            let mut firsts = [u32::MAX; LOOKUP_BATCH];
+            for (first, home) in firsts.iter_mut().zip(&homes).take(batch.len()) {
+                *first = self.table[*home];
+            }
+            let mut bounds = [(0, 0); LOOKUP_BATCH];
+            for (bound, first) in bounds.iter_mut().zip(&firsts).take(batch.len()) {
+                if *first != u32::MAX {
+                    *bound = names.bounds(*first as usize);
+                }
+            }
+            for (slot, name) in batch.iter().enumerate() {
+                let first = firsts[slot];
+                if first == u32::MAX {
+                    continue;
+                }
+                if names.is_at(bounds[slot], name) {
+                    found.push(first);
+                } else if let Some(position) = self.find_from(names, name, (homes[slot] + 1) & mask)
+                {
+                    found.push(position);
+                }
+            }
+        }
+    }
 }
+
+/// Names looked up a step at a time by [`NameIndex::find_all`].
+const LOOKUP_BATCH: usize = 16;
 
 impl Drop for NameIndex {
     fn drop(&mut self) {
@@ -462,5 +510,15 @@ mod tests {
         }
         assert_eq!(index.find(&names, "ds=500/hr=1"), None);
         assert_eq!(index.find(&names, "ds=1/hr=2"), None);
+        // Looked up in batches, with names not listed and repeated among them.
+        let mut wanted: Vec<String> = (0..700u32)
+            .rev()
+            .map(|day| format!("ds={day}/hr=1"))
+            .collect();
+        wanted.push("ds=3/hr=1".into());
+        let mut found = Vec::new();
+        index.find_all(&names, &wanted, &mut found);
+        let expected: Vec<u32> = (0..500u32).rev().chain([3]).collect();
+        assert_eq!(found, expected);
     }
 }

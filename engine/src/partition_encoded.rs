@@ -41,7 +41,7 @@ pub trait PartitionSink {
     /// Writes the encoding of `partition` into `out`; the sink is then handed it to append.
     fn encode(&mut self, partition: &PartitionView<'_>, out: EncodingOut<'_>) -> Result<()>;
     /// Writes one partition's encoding (made by `encode`, now or for an earlier call), piece
-    /// by piece ([`EncodedPartition::pieces`]).
+    /// by piece ([`EncodedPartition::for_each_piece`]).
     fn append(&mut self, encoded: &EncodedPartition<'_>);
 }
 

@@ -4,7 +4,7 @@
 //!
 //! Kept encodings (`kept_encodings.rs`) hold the own bytes per partition and each shared
 //! piece once, so a partition of 20 columns keeps some 200 bytes instead of 1.15 KB; a reply
-//! is stitched from both, as [`EncodedPartition::pieces`], without building anything.
+//! is stitched from both ([`EncodedPartition::for_each_piece`]) without building anything.
 //!
 //! A record (the own bytes of one partition and where its pieces go) is laid out as
 //! `own bytes | (at: u32, piece: u32) per splice | splice count: u16`, little-endian, `at`
@@ -32,6 +32,8 @@ pub struct PieceKey {
 const SPLICE_BYTES: usize = 8;
 /// Bytes of a record's splice count.
 const COUNT_BYTES: usize = 2;
+/// Pieces looked for one by one rather than by hash, at most.
+const SCAN_PIECES_MAX: usize = 8;
 
 /// Distinct shared pieces, each once, by key.
 #[derive(Default)]
@@ -47,6 +49,11 @@ pub(crate) const PIECE_OVERHEAD_BYTES: usize =
 impl SharedPieces {
     /// The index of the piece of `key`, if there is one.
     pub(crate) fn find(&self, key: &PieceKey) -> Option<u32> {
+        // A listing has a descriptor or two: a look along them beats hashing the key.
+        if self.pieces.len() <= SCAN_PIECES_MAX {
+            let found = self.pieces.iter().position(|(kept, _)| kept == key);
+            return found.map(|index| index as u32);
+        }
         self.index.get(key).copied()
     }
 
@@ -230,10 +237,8 @@ impl<'a> EncodedPartition<'a> {
     /// Reads `record`, checking its table against its length and `pieces`.
     pub(crate) fn new(record: &'a [u8], pieces: &'a SharedPieces) -> Result<Self> {
         let broken = || {
-            Error::Internal(format!(
-                "a kept partition record of {} bytes is broken",
-                record.len()
-            ))
+            let len = record.len();
+            Error::Internal(format!("a kept partition record of {len} bytes is broken"))
         };
         let count_at = record.len().checked_sub(COUNT_BYTES).ok_or_else(broken)?;
         let count = u16::from_le_bytes([record[count_at], record[count_at + 1]]) as usize;
@@ -248,8 +253,7 @@ impl<'a> EncodedPartition<'a> {
         let mut previous = 0;
         for index in 0..count {
             let (at, piece) = encoded.splice(index);
-            let fits = previous <= at && at as usize <= table_at;
-            if !fits || pieces.get(piece).is_none() {
+            if at < previous || at as usize > table_at || piece as usize >= pieces.pieces.len() {
                 return Err(broken());
             }
             previous = at;
@@ -261,24 +265,19 @@ impl<'a> EncodedPartition<'a> {
         self.table.len() / SPLICE_BYTES
     }
 
+    #[inline]
     fn splice(&self, index: usize) -> (u32, u32) {
-        let at = index * SPLICE_BYTES;
-        let word = |from: usize| {
-            let bytes = &self.table[from..from + 4];
-            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
-        };
-        (word(at), word(at + 4))
-    }
-
-    /// The key and bytes of each spliced piece, in order.
-    pub(crate) fn spliced(&self) -> impl Iterator<Item = (&'a PieceKey, &'a [u8])> + '_ {
-        let pieces = self.pieces;
-        (0..self.splice_count()).filter_map(move |index| pieces.get(self.splice(index).1))
+        let entry = &self.table[index * SPLICE_BYTES..(index + 1) * SPLICE_BYTES];
+        let at = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]);
+        let piece = u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]);
+        (at, piece)
     }
 
     /// The whole encoding's length in bytes.
     pub fn len(&self) -> usize {
-        let spliced: usize = self.spliced().map(|(_, bytes)| bytes.len()).sum();
+        let spliced: usize = (0..self.splice_count())
+            .map(|index| self.pieces.pieces[self.splice(index).1 as usize].1.len())
+            .sum();
         self.own.len() + spliced
     }
 
@@ -287,30 +286,26 @@ impl<'a> EncodedPartition<'a> {
         self.len() == 0
     }
 
-    /// The encoding's bytes, piece by piece: own bytes and shared pieces in turn.
-    pub fn pieces(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        let pieces = self.pieces;
-        let count = self.splice_count();
-        let own = self.own;
-        (0..=count).flat_map(move |index| {
-            let from = match index {
-                0 => 0,
-                _ => self.splice(index - 1).0 as usize,
-            };
-            let (to, piece) = match index < count {
-                true => {
-                    let (at, piece) = self.splice(index);
-                    (at as usize, pieces.get(piece).map(|(_, bytes)| bytes))
-                }
-                false => (own.len(), None),
-            };
-            std::iter::once(&own[from..to]).chain(piece)
-        })
+    /// Hands `write` the encoding's bytes piece by piece: own bytes and shared pieces in
+    /// turn (some of the own bytes' pieces may be empty).
+    #[inline]
+    pub fn for_each_piece(&self, mut write: impl FnMut(&[u8])) {
+        let mut from = 0;
+        for index in 0..self.splice_count() {
+            let (at, piece) = self.splice(index);
+            // Checked when the record was read: places ascend within the own bytes.
+            write(&self.own[from..at as usize]);
+            write(&self.pieces.pieces[piece as usize].1);
+            from = at as usize;
+        }
+        write(&self.own[from..]);
     }
 
     /// The whole encoding, copied.
     pub fn to_vec(&self) -> Vec<u8> {
-        self.pieces().flatten().copied().collect()
+        let mut whole = Vec::with_capacity(self.len());
+        self.for_each_piece(|piece| whole.extend_from_slice(piece));
+        whole
     }
 }
 

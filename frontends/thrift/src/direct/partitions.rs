@@ -154,9 +154,7 @@ impl PartitionSink for ReplyPartitions<'_, '_> {
             self.o.reserve(encoded.len().saturating_mul(self.count));
             self.reserved = true;
         }
-        for piece in encoded.pieces() {
-            self.o.raw_element(piece);
-        }
+        encoded.for_each_piece(|piece| self.o.raw_element(piece));
     }
 }
 
