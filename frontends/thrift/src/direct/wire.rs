@@ -62,7 +62,7 @@ impl<'a> Encoder<'a> {
     /// Makes room for `additional` more bytes at once: a big reply then grows once rather
     /// than doubling (and copying) its way up.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.out.reserve(additional);
+        crate::reply_buffers::reserve(self.out, additional);
     }
 
     /// Appends bytes encoded apart, in the same protocol, whose last field was `last_id`.
