@@ -12,17 +12,26 @@
 //! protocol say, and the table's names, which a rename changes without touching any
 //! partition key). Encodings of another key are kept apart, and one of an old key is
 //! dropped. All kept encodings together take at most [`KEPT_ENCODED_BYTES_MAX`].
+//!
+//! What many partitions share (their storage descriptor's bytes) is kept once per key, and
+//! each partition keeps only its own bytes and where those pieces go
+//! (`partition_encoding.rs`): a partition of 20 columns keeps some 270 bytes, not 1.15 KB.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard};
 
 use crate::name_listing::PartitionNames;
+use crate::partition_encoding::{
+    copy_record, EncodedPartition, FreshEncodings, SharedPieces, PIECE_OVERHEAD_BYTES,
+};
 
-/// Memory all kept encodings (and name indexes) may take in all, in bytes: some 230,000
-/// partitions of 20 columns. A million of them would take 1.1 GB, so only what is listed is
-/// kept, and what does not fit is encoded again on every call.
+/// Memory all kept encodings (and name indexes) may take in all, in bytes: the own bytes
+/// (some 270 with their splice table) and slot (12) of some 900,000 partitions of 20 columns
+/// sharing one descriptor. Only what is listed is kept, and what does not fit is encoded again
+/// on every call.
 pub const KEPT_ENCODED_BYTES_MAX: usize = 256 << 20;
 
 /// Kept bytes are appended to chunks of this capacity, never moved once written.
@@ -57,8 +66,11 @@ pub(crate) struct KindEncodings {
 
 struct Slots {
     slots: Vec<Slot>,
+    /// Records (`partition_encoding.rs`), at the places the slots say.
     chunks: Vec<Vec<u8>>,
-    /// Bytes taken from the budget by this kind (slots and chunks).
+    /// The pieces the records splice, each once.
+    pieces: SharedPieces,
+    /// Bytes taken from the budget by this kind (slots, chunks and pieces).
     bytes: usize,
 }
 
@@ -68,15 +80,23 @@ pub(crate) struct KeptBytes<'k> {
 }
 
 impl KeptBytes<'_> {
-    /// The kept encoding of partition `index`, if any.
-    pub(crate) fn get(&self, index: u32) -> Option<&[u8]> {
+    /// Whether the encoding of partition `index` is kept.
+    pub(crate) fn has(&self, index: u32) -> bool {
+        let slot = self.slots.slots.get(index as usize);
+        slot.is_some_and(|slot| slot.len != 0)
+    }
+
+    /// The kept encoding of partition `index`, if any (a record that does not read is
+    /// taken for missing, and encoded again).
+    pub(crate) fn get(&self, index: u32) -> Option<EncodedPartition<'_>> {
         let slot = self.slots.slots.get(index as usize)?;
         if slot.len == 0 {
             return None;
         }
-        let chunk = &self.slots.chunks[slot.chunk as usize];
+        let chunk = self.slots.chunks.get(slot.chunk as usize)?;
         let start = slot.start as usize;
-        Some(&chunk[start..start + slot.len as usize])
+        let record = chunk.get(start..start + slot.len as usize)?;
+        EncodedPartition::new(record, &self.slots.pieces).ok()
     }
 }
 
@@ -101,6 +121,7 @@ impl KindEncodings {
         let inner = Slots {
             slots: vec![Slot::default(); count],
             chunks: Vec::new(),
+            pieces: SharedPieces::default(),
             bytes,
         };
         Some(KindEncodings {
@@ -116,41 +137,76 @@ impl KindEncodings {
         KeptBytes { slots }
     }
 
-    /// Keeps the encodings `fresh` holds at `ranges` (partition index, start, end), as far
-    /// as the budget allows. An index already kept keeps its first bytes (the same).
-    pub(crate) fn fill(&self, fresh: &[u8], ranges: &[(u32, usize, usize)]) {
+    /// Keeps the records `fresh` holds at `ranges` (by partition index), with the pieces
+    /// they splice, as far as the budget allows. An index already kept keeps its first
+    /// record (the same).
+    pub(crate) fn fill(&self, fresh: &FreshEncodings, ranges: &[(u32, Range<usize>)]) {
         let mut inner = self.inner.write().unwrap_or_else(PoisonError::into_inner);
-        for &(index, start, end) in ranges {
-            let bytes = &fresh[start..end];
-            let Some(slot) = inner.slots.get(index as usize) else {
+        let Slots {
+            slots,
+            chunks,
+            pieces,
+            bytes,
+        } = &mut *inner;
+        for (index, range) in ranges {
+            let len = range.len();
+            let Some(slot) = slots.get_mut(*index as usize) else {
                 continue;
             };
-            if slot.len != 0 || bytes.is_empty() || bytes.len() > CHUNK_BYTES {
+            if slot.len != 0 || len == 0 || len > CHUNK_BYTES {
                 continue;
             }
-            let room = inner
-                .chunks
+            let Ok(record) = fresh.get(range.clone()) else {
+                continue;
+            };
+            let room = chunks
                 .last()
-                .is_some_and(|chunk| chunk.capacity() - chunk.len() >= bytes.len());
+                .is_some_and(|chunk| chunk.capacity() - chunk.len() >= len);
             if !room {
                 if !take_budget(&self.budget, CHUNK_BYTES) {
                     return;
                 }
-                inner.bytes += CHUNK_BYTES;
-                inner.chunks.push(Vec::with_capacity(CHUNK_BYTES));
+                *bytes += CHUNK_BYTES;
+                chunks.push(Vec::with_capacity(CHUNK_BYTES));
             }
-            let chunk_index = inner.chunks.len() - 1;
-            let chunk = &mut inner.chunks[chunk_index];
+            let chunk_index = chunks.len() - 1;
+            let chunk = &mut chunks[chunk_index];
             let start = chunk.len();
-            chunk.extend_from_slice(bytes);
+            let map = |piece| keep_piece(pieces, bytes, &self.budget, fresh.pieces(), piece);
+            if !copy_record(&record, chunk, map) {
+                continue;
+            }
             // Lengths fit: a chunk is 1 MiB and the listing's length came from a `u32` index.
-            inner.slots[index as usize] = Slot {
+            *slot = Slot {
                 chunk: chunk_index as u32,
                 start: start as u32,
-                len: bytes.len() as u32,
+                len: (chunk.len() - start) as u32,
             };
         }
     }
+}
+
+/// The index in `kept` of piece `piece` of `fresh`, kept now if it was not (and fits in the
+/// budget, its bytes counted in `taken`); `None` if it does not fit, or if `kept` holds other
+/// bytes under its key.
+fn keep_piece(
+    kept: &mut SharedPieces,
+    taken: &mut usize,
+    budget: &AtomicUsize,
+    fresh: &SharedPieces,
+    piece: u32,
+) -> Option<u32> {
+    let (key, bytes) = fresh.get(piece)?;
+    if let Some(found) = kept.find(key) {
+        let (_, kept_bytes) = kept.get(found)?;
+        return (kept_bytes == bytes).then_some(found);
+    }
+    let cost = bytes.len() + PIECE_OVERHEAD_BYTES;
+    if !take_budget(budget, cost) {
+        return None;
+    }
+    *taken += cost;
+    kept.add(*key, bytes).ok()
 }
 
 impl Drop for KindEncodings {
@@ -201,8 +257,13 @@ impl NameIndex {
     }
 
     /// The index of `name` in `names` (the listing this was built from), if listed.
+    #[cfg(test)]
     pub(crate) fn find(&self, names: &PartitionNames, name: &str) -> Option<u32> {
-        let mut probe = self.home(name);
+        self.find_from(names, name, self.home(name))
+    }
+
+    /// [`NameIndex::find`], probing from slot `probe` on.
+    fn find_from(&self, names: &PartitionNames, name: &str, mut probe: usize) -> Option<u32> {
         // At most half full: an empty slot ends every probe sequence.
         loop {
             let position = self.table[probe];
@@ -215,7 +276,50 @@ impl NameIndex {
             probe = (probe + 1) & (self.table.len() - 1);
         }
     }
+
+    /// The indexes of the names of `wanted` that are listed, in the order of `wanted`,
+    /// appended to `found`.
+    ///
+    /// At a million names each lookup misses the cache three times (its slot, the name's
+    /// bounds, the name's text), and one after the other they wait for each in turn. So the
+    /// names are looked up [`LOOKUP_BATCH`] at a time, a step for all of them before the
+    /// next: the loads of one step do not depend on each other, and the processor overlaps
+    /// them. A name not found in its first slot is probed on as [`NameIndex::find`] does.
+    pub(crate) fn find_all(&self, names: &PartitionNames, wanted: &[String], found: &mut Vec<u32>) {
+        let mask = self.table.len() - 1;
+        for batch in wanted.chunks(LOOKUP_BATCH) {
+            let mut homes = [0usize; LOOKUP_BATCH];
+            for (home, name) in homes.iter_mut().zip(batch) {
+                *home = self.home(name);
+            }
+            let mut firsts = [u32::MAX; LOOKUP_BATCH];
+            for (first, home) in firsts.iter_mut().zip(&homes).take(batch.len()) {
+                *first = self.table[*home];
+            }
+            let mut bounds = [(0, 0); LOOKUP_BATCH];
+            for (bound, first) in bounds.iter_mut().zip(&firsts).take(batch.len()) {
+                if *first != u32::MAX {
+                    *bound = names.bounds(*first as usize);
+                }
+            }
+            for (slot, name) in batch.iter().enumerate() {
+                let first = firsts[slot];
+                if first == u32::MAX {
+                    continue;
+                }
+                if names.is_at(bounds[slot], name) {
+                    found.push(first);
+                } else if let Some(position) = self.find_from(names, name, (homes[slot] + 1) & mask)
+                {
+                    found.push(position);
+                }
+            }
+        }
+    }
 }
+
+/// Names looked up a step at a time by [`NameIndex::find_all`].
+const LOOKUP_BATCH: usize = 16;
 
 impl Drop for NameIndex {
     fn drop(&mut self) {
@@ -268,6 +372,7 @@ impl KeptEncodings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::partition_encoding::PieceKey;
 
     fn key(kind: u32, table: &str) -> EncodingKey {
         EncodingKey {
@@ -276,29 +381,101 @@ mod tests {
         }
     }
 
+    /// Records of `own` bytes, each followed by the piece `shared` of key 1 when given.
+    fn fresh(own: &[&[u8]], shared: Option<&[u8]>) -> (FreshEncodings, Vec<Range<usize>>) {
+        let mut fresh = FreshEncodings::default();
+        let ranges = own
+            .iter()
+            .map(|own| {
+                fresh
+                    .record(|out| {
+                        let (bytes, mut splicer) = out.parts();
+                        bytes.extend_from_slice(own);
+                        if let Some(shared) = shared {
+                            splicer.splice(bytes.len(), PieceKey { object: 1, part: 0 }, shared);
+                        }
+                        Ok(())
+                    })
+                    .unwrap()
+            })
+            .collect();
+        (fresh, ranges)
+    }
+
+    fn whole(kept: &KeptBytes<'_>, index: u32) -> Option<Vec<u8>> {
+        kept.get(index).map(|encoded| encoded.to_vec())
+    }
+
     #[test]
     fn filled_encodings_are_found_by_index_and_key() {
         let budget = Arc::new(AtomicUsize::new(0));
         let kept = KeptEncodings::new(budget.clone());
         let binary = kept.kind(&key(0, "t"), 3).unwrap();
-        binary.fill(b"aaabb", &[(0, 0, 3), (2, 3, 5)]);
+        let (fresh, ranges) = fresh(&[b"aaa", b"bb"], Some(b"S"));
+        binary.fill(&fresh, &[(0, ranges[0].clone()), (2, ranges[1].clone())]);
         let bytes = binary.read();
-        assert_eq!(bytes.get(0), Some(&b"aaa"[..]));
-        assert_eq!(bytes.get(1), None);
-        assert_eq!(bytes.get(2), Some(&b"bb"[..]));
-        assert_eq!(bytes.get(3), None);
+        assert_eq!(whole(&bytes, 0), Some(b"aaaS".to_vec()));
+        assert_eq!(whole(&bytes, 1), None);
+        assert!(!bytes.has(1));
+        assert_eq!(whole(&bytes, 2), Some(b"bbS".to_vec()));
+        assert_eq!(whole(&bytes, 3), None);
         drop(bytes);
         // The same key finds the same encodings; another kind has its own.
         assert!(Arc::ptr_eq(&binary, &kept.kind(&key(0, "t"), 3).unwrap()));
         let compact = kept.kind(&key(1, "t"), 3).unwrap();
-        assert_eq!(compact.read().get(0), None);
+        assert_eq!(whole(&compact.read(), 0), None);
         // A renamed table's encodings replace the old ones of the kind.
         let renamed = kept.kind(&key(0, "u"), 3).unwrap();
-        assert_eq!(renamed.read().get(0), None);
+        assert_eq!(whole(&renamed.read(), 0), None);
         drop((binary, compact, renamed));
         assert!(budget.load(Ordering::SeqCst) > 0);
         drop(kept);
         assert_eq!(budget.load(Ordering::SeqCst), 0, "every byte given back");
+    }
+
+    /// A shared piece is kept once however many partitions splice it, and counted once.
+    #[test]
+    fn shared_pieces_are_kept_and_counted_once() {
+        let budget = Arc::new(AtomicUsize::new(0));
+        let kept = KeptEncodings::new(budget.clone());
+        let kind = kept.kind(&key(0, "t"), 1000).unwrap();
+        let slots_bytes = budget.load(Ordering::SeqCst);
+        let own: Vec<Vec<u8>> = (0..1000u32).map(|n| n.to_le_bytes().to_vec()).collect();
+        let own: Vec<&[u8]> = own.iter().map(Vec::as_slice).collect();
+        let shared = vec![7u8; 900];
+        let (fresh, ranges) = fresh(&own, Some(&shared));
+        let ranges = ranges.into_iter().enumerate();
+        let ranges: Vec<_> = ranges.map(|(n, range)| (n as u32, range)).collect();
+        kind.fill(&fresh, &ranges);
+        let read = kind.read();
+        for n in 0..1000u32 {
+            let mut expected = n.to_le_bytes().to_vec();
+            expected.extend_from_slice(&shared);
+            assert_eq!(whole(&read, n), Some(expected));
+        }
+        assert_eq!(read.slots.pieces.pieces_len(), 1);
+        // One chunk for the records (4 own bytes, 8 of splice, 2 of count each), the piece.
+        let taken = budget.load(Ordering::SeqCst) - slots_bytes;
+        assert_eq!(taken, CHUNK_BYTES + shared.len() + PIECE_OVERHEAD_BYTES);
+        assert_eq!(read.slots.chunks[0].len(), 1000 * 14);
+        drop(read);
+        drop((kind, kept));
+        assert_eq!(budget.load(Ordering::SeqCst), 0, "every byte given back");
+    }
+
+    /// Bytes of a key already kept with other bytes are not kept (the record is encoded
+    /// again on the next call) rather than written with the wrong piece.
+    #[test]
+    fn a_key_kept_with_other_bytes_keeps_nothing() {
+        let kept = KeptEncodings::new(Arc::new(AtomicUsize::new(0)));
+        let kind = kept.kind(&key(0, "t"), 2).unwrap();
+        let (first, ranges) = fresh(&[b"a"], Some(b"old"));
+        kind.fill(&first, &[(0, ranges[0].clone())]);
+        let (second, ranges) = fresh(&[b"b"], Some(b"new"));
+        kind.fill(&second, &[(1, ranges[0].clone())]);
+        let read = kind.read();
+        assert_eq!(whole(&read, 0), Some(b"aold".to_vec()));
+        assert_eq!(whole(&read, 1), None);
     }
 
     #[test]
@@ -306,8 +483,9 @@ mod tests {
         let budget = Arc::new(AtomicUsize::new(KEPT_ENCODED_BYTES_MAX - 100));
         let kept = KeptEncodings::new(budget.clone());
         let kind = kept.kind(&key(0, "t"), 2).unwrap();
-        kind.fill(b"abc", &[(0, 0, 3)]);
-        assert_eq!(kind.read().get(0), None, "no room for a chunk");
+        let (fresh, ranges) = fresh(&[b"abc"], None);
+        kind.fill(&fresh, &[(0, ranges[0].clone())]);
+        assert_eq!(whole(&kind.read(), 0), None, "no room for a chunk");
         assert!(
             kept.kind(&key(1, "t"), 100).is_none(),
             "no room for the slots"
@@ -332,5 +510,15 @@ mod tests {
         }
         assert_eq!(index.find(&names, "ds=500/hr=1"), None);
         assert_eq!(index.find(&names, "ds=1/hr=2"), None);
+        // Looked up in batches, with names not listed and repeated among them.
+        let mut wanted: Vec<String> = (0..700u32)
+            .rev()
+            .map(|day| format!("ds={day}/hr=1"))
+            .collect();
+        wanted.push("ds=3/hr=1".into());
+        let mut found = Vec::new();
+        index.find_all(&names, &wanted, &mut found);
+        let expected: Vec<u32> = (0..500u32).rev().chain([3]).collect();
+        assert_eq!(found, expected);
     }
 }

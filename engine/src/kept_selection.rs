@@ -242,10 +242,8 @@ pub(crate) fn named_indexes(
     wanted: &[String],
     limit: usize,
 ) -> Vec<u32> {
-    let mut selected: Vec<u32> = wanted
-        .iter()
-        .filter_map(|name| index.find(names, name))
-        .collect();
+    let mut selected = Vec::with_capacity(wanted.len());
+    index.find_all(names, wanted, &mut selected);
     selected.sort_unstable();
     selected.dedup();
     selected.truncate(limit);

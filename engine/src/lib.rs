@@ -63,6 +63,7 @@ mod names;
 mod partition;
 mod partition_batch;
 mod partition_encoded;
+mod partition_encoding;
 mod partition_events;
 mod partition_exchange;
 mod partition_filter;
@@ -101,6 +102,7 @@ pub use names::{
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use partition_batch::{AddedPartitions, NewPartition};
 pub use partition_encoded::PartitionSink;
+pub use partition_encoding::{EncodedPartition, EncodingOut, PieceKey, Splicer};
 pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{

@@ -54,6 +54,18 @@ impl PartitionNames {
         &self.text[start..self.ends[index]]
     }
 
+    /// Where name `index` is in the text: read apart from the text itself so that the reads
+    /// of many names' bounds can overlap (`kept_encodings::NameIndex::find_all`).
+    pub(crate) fn bounds(&self, index: usize) -> (usize, usize) {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        (start, self.ends[index])
+    }
+
+    /// Whether the text at `bounds` (of [`PartitionNames::bounds`]) is `name`.
+    pub(crate) fn is_at(&self, (start, end): (usize, usize), name: &str) -> bool {
+        self.text.as_bytes().get(start..end) == Some(name.as_bytes())
+    }
+
     /// Appends one name, as `write` writes it to the buffer.
     pub(crate) fn push_with(
         &mut self,

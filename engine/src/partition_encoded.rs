@@ -18,6 +18,7 @@ use crate::kept_selection::{listed_indexes, listed_values, named_indexes, Scope}
 use crate::keys;
 use crate::name_listing::PartitionNames;
 use crate::partition::{resolve_table, PartitionedTable};
+use crate::partition_encoding::{EncodedPartition, EncodingOut, FreshEncodings};
 use crate::partition_list::{plain_key_parts, plan, Entry, Keep, PartitionSelection};
 use crate::partition_views::{PartitionView, PartitionViews};
 use crate::store::Store;
@@ -28,17 +29,20 @@ use crate::table::Table;
 /// The bytes [`PartitionSink::encode`] makes for a partition may depend only on the
 /// partition, on [`PartitionSink::encoding_kind`] and on the catalog, database and table
 /// names of the table handed to [`PartitionSink::begin`]: they are kept and copied into later
-/// replies of the same kind while the table's partitions and names are unchanged.
+/// replies of the same kind while the table's partitions and names are unchanged. Bytes that
+/// many partitions share (a storage descriptor's) are best spliced in by key
+/// ([`crate::Splicer`]): they are then kept once, not once a partition.
 pub trait PartitionSink {
     /// What else the encoding depends on (its protocol, say): encodings of different kinds
     /// are kept apart.
     fn encoding_kind(&self) -> u32;
     /// Called once, before any partition: the table, and how many partitions follow.
     fn begin(&mut self, table: &Table, count: usize) -> Result<()>;
-    /// Appends the encoding of `partition` to `out`; the sink is then handed those bytes.
-    fn encode(&mut self, partition: &PartitionView<'_>, out: &mut Vec<u8>) -> Result<()>;
-    /// Writes one partition's encoding (made by `encode`, now or for an earlier call).
-    fn append(&mut self, encoded: &[u8]);
+    /// Writes the encoding of `partition` into `out`; the sink is then handed it to append.
+    fn encode(&mut self, partition: &PartitionView<'_>, out: EncodingOut<'_>) -> Result<()>;
+    /// Writes one partition's encoding (made by `encode`, now or for an earlier call), piece
+    /// by piece ([`EncodedPartition::for_each_piece`]).
+    fn append(&mut self, encoded: &EncodedPartition<'_>);
 }
 
 /// What the consistent read of a listing found.
@@ -88,11 +92,13 @@ impl Store {
             ReadListing::Scanned(entries) => {
                 let views = PartitionViews::new(table.table, table.id, entries, backend)?;
                 sink.begin(&views.table, views.len())?;
-                let mut encoded = Vec::new();
+                let mut fresh = FreshEncodings::default();
                 for view in views.iter() {
-                    encoded.clear();
-                    sink.encode(&view?, &mut encoded)?;
-                    sink.append(&encoded);
+                    // Pieces stay from partition to partition; records do not.
+                    fresh.truncate(0);
+                    let view = view?;
+                    let record = fresh.record(|out| sink.encode(&view, out))?;
+                    sink.append(&fresh.get(record)?);
                 }
                 Ok(views.len())
             }
@@ -197,7 +203,7 @@ impl Store {
         {
             let kept = kind.as_ref().map(|kind| kind.read());
             for index in selected {
-                if kept.as_ref().and_then(|kept| kept.get(index)).is_some() {
+                if kept.as_ref().is_some_and(|kept| kept.has(index)) {
                     present.push(index);
                     continue;
                 }
@@ -228,26 +234,25 @@ fn write_listed(
     room: usize,
 ) -> Result<()> {
     sink.begin(&views.table, selected.len())?;
-    let mut fresh = Vec::new();
+    let mut fresh = FreshEncodings::default();
     let mut fresh_ranges = Vec::new();
     {
         let kept = kind.map(KindEncodings::read);
         let mut missing = views.iter();
         for &index in selected {
-            if let Some(bytes) = kept.as_ref().and_then(|kept| kept.get(index)) {
-                sink.append(bytes);
+            if let Some(encoded) = kept.as_ref().and_then(|kept| kept.get(index)) {
+                sink.append(&encoded);
                 continue;
             }
             let view = missing.next().ok_or_else(|| {
                 Error::Internal("a listing has fewer records than partitions to encode".into())
             })??;
-            let start = fresh.len();
-            sink.encode(&view, &mut fresh)?;
-            sink.append(&fresh[start..]);
+            let record = fresh.record(|out| sink.encode(&view, out))?;
+            sink.append(&fresh.get(record.clone())?);
             if kind.is_some() && fresh.len() <= room {
-                fresh_ranges.push((index, start, fresh.len()));
+                fresh_ranges.push((index, record));
             } else {
-                fresh.truncate(start);
+                fresh.truncate(record.start);
             }
         }
     }

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::{
-    AddPartitionsOptions, Database, Durability, FieldSchema, Partition, PartitionSelection,
-    PartitionSink, PartitionView, Result, StorageDescriptor, Store, StoreOptions, Table,
+    AddPartitionsOptions, Database, Durability, EncodedPartition, EncodingOut, FieldSchema,
+    Partition, PartitionSelection, PartitionSink, PartitionView, PieceKey, Result,
+    StorageDescriptor, Store, StoreOptions, Table,
 };
 
 /// Encodes a partition as text; counts the partitions it had to encode.
@@ -34,7 +35,7 @@ impl PartitionSink for TextSink {
         Ok(())
     }
 
-    fn encode(&mut self, partition: &PartitionView<'_>, out: &mut Vec<u8>) -> Result<()> {
+    fn encode(&mut self, partition: &PartitionView<'_>, out: EncodingOut<'_>) -> Result<()> {
         self.encoded_count += 1;
         let record = partition.record();
         let parameters: Vec<(&str, &str)> = record
@@ -43,19 +44,26 @@ impl PartitionSink for TextSink {
             .map(|(key, value)| (key.as_str(), value.as_str()))
             .collect();
         let text = format!(
-            "{}|{:?}|{:?}|{:?}|{}|{}",
+            "{}|{:?}|{:?}|{:?}|{}|",
             self.table,
             partition.values(),
             record.location.as_ref().map(|location| location.as_str()),
             parameters,
             record.create_time.to_native(),
-            self.kind,
         );
-        out.extend_from_slice(text.as_bytes());
+        // The kind is spliced in as a piece shared by every partition, as a descriptor is.
+        let (bytes, mut splicer) = out.parts();
+        bytes.extend_from_slice(text.as_bytes());
+        let kind = self.kind.to_string();
+        let key = PieceKey {
+            object: u64::from(self.kind),
+            part: 0,
+        };
+        splicer.splice(bytes.len(), key, kind.as_bytes());
         Ok(())
     }
 
-    fn append(&mut self, encoded: &[u8]) {
+    fn append(&mut self, encoded: &EncodedPartition<'_>) {
         self.written
             .push(String::from_utf8(encoded.to_vec()).expect("the sink writes text"));
     }

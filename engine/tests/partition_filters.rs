@@ -104,14 +104,16 @@ impl PartitionSink for ValuesSink {
     fn encode(
         &mut self,
         partition: &PartitionView<'_>,
-        out: &mut Vec<u8>,
+        out: hivestore_engine::EncodingOut<'_>,
     ) -> hivestore_engine::Result<()> {
-        out.extend_from_slice(partition.values().join("\u{1}").as_bytes());
+        let (bytes, _) = out.parts();
+        bytes.extend_from_slice(partition.values().join("\u{1}").as_bytes());
         Ok(())
     }
 
-    fn append(&mut self, encoded: &[u8]) {
-        let text = std::str::from_utf8(encoded).unwrap();
+    fn append(&mut self, encoded: &hivestore_engine::EncodedPartition<'_>) {
+        let encoded = encoded.to_vec();
+        let text = std::str::from_utf8(&encoded).unwrap();
         self.values
             .push(text.split('\u{1}').map(str::to_string).collect());
     }

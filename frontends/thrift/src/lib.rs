@@ -38,6 +38,7 @@ pub mod event_cleaner;
 pub mod event_messages;
 pub mod limits;
 pub mod message;
+mod reply_buffers;
 pub mod server;
 pub mod service;
 pub mod tjson;

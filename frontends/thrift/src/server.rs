@@ -228,7 +228,7 @@ pub fn serve_stream<R: Read, W: Write>(
             send(&mut writer, format, &mut reply).map_err(|error| error.to_string())?;
         }
         if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
-            reply = Vec::new();
+            crate::reply_buffers::give_back(std::mem::take(&mut reply));
         }
     }
 }

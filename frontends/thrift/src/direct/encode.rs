@@ -195,17 +195,28 @@ impl EncodedDescriptor {
         })
     }
 
-    /// The descriptor with `location` as field `id`.
-    fn write_field(&self, o: &mut Encoder<'_>, id: i16, location: Option<&str>) {
+    /// The descriptor `descriptor_id` with `location` as field `id`; its encoded parts are
+    /// shared pieces of the partitions ([`Encoder::shared`]).
+    fn write_field(
+        &self,
+        o: &mut Encoder<'_>,
+        id: i16,
+        descriptor_id: u64,
+        location: Option<&str>,
+    ) {
+        let key = |part| engine::PieceKey {
+            object: descriptor_id,
+            part,
+        };
         o.field(TType::Struct, id);
         o.struct_begin();
-        o.raw(&self.columns, 1);
+        o.shared(key(0), &self.columns, 1);
         match location {
             Some(location) => {
                 o.string_field(2, location);
-                o.raw(&self.rest_after_location, LAST_STORAGE_FIELD);
+                o.shared(key(1), &self.rest_after_location, LAST_STORAGE_FIELD);
             }
-            None => o.raw(&self.rest_after_columns, LAST_STORAGE_FIELD),
+            None => o.shared(key(2), &self.rest_after_columns, LAST_STORAGE_FIELD),
         }
         o.struct_end();
     }
@@ -267,7 +278,7 @@ impl PartitionWriter {
                 }
             };
             let location = record.location.as_ref().map(ArchivedString::as_str);
-            descriptor.write_field(o, 6, location);
+            descriptor.write_field(o, 6, id, location);
         }
         string_map_field(o, 7, &record.parameters)?;
         if let Some(privileges) = record.privileges.as_ref() {
@@ -607,31 +618,57 @@ mod tests {
         }
     }
 
-    /// The bytes the engine keeps and copies are the writer's: the same list, written through
-    /// the store's sink on a miss (encoded) and on a hit (copied), as the generated code
-    /// writes it.
+    /// The bytes the engine keeps and copies are the writer's: each listing, written through
+    /// the store's sink on a miss (encoded, shared pieces spliced in) and on hits (own bytes
+    /// and shared pieces stitched from the kept encodings), is what the generated code
+    /// writes for the partitions read from the store, in both protocols.
     #[test]
     fn kept_partitions_are_written_as_the_generated_code_writes_them() {
         let store = store_with_partitions();
-        let selection = engine::PartitionSelection::All;
-        let owned = store
-            .list_partitions_selected("hive", "db", "t", selection, -1, false)
-            .unwrap();
+        let names = [
+            "ds=a/hr=10",
+            "ds=d/hr=4",
+            "ds=b/hr=2",
+            "ds=nope/hr=1",
+            "ds=a/hr=10",
+        ];
+        let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+        let (any_then_3, a_then_any) = (
+            vec![String::new(), "3".into()],
+            vec!["a".into(), String::new()],
+        );
+        let selections = [
+            engine::PartitionSelection::All,
+            engine::PartitionSelection::Filter("ds = \"a\""),
+            engine::PartitionSelection::Filter("ds >= \"b\" and ds < \"d\""),
+            engine::PartitionSelection::Filter("hr = 2 or hr = 4"),
+            engine::PartitionSelection::Names(&names),
+            engine::PartitionSelection::PartialValues(&any_then_3),
+            engine::PartitionSelection::PartialValues(&a_then_any),
+        ];
         store.list_partition_names("hive", "db", "t", -1).unwrap();
-        for protocol in [Protocol::Binary, Protocol::Compact] {
-            let mut generated = Vec::new();
-            Encoder::new(&mut generated, protocol)
-                .list_begin(TType::Struct, owned.len())
-                .unwrap();
-            write_generated(&owned, protocol, &mut generated);
-            for attempt in ["encoded", "kept"] {
-                let mut written = Vec::new();
-                let o = &mut Encoder::new(&mut written, protocol);
-                let mut sink = super::super::partitions::ReplyPartitions::new(o, protocol);
-                store
-                    .write_partitions("hive", "db", "t", selection, -1, &mut sink)
+        for selection in selections {
+            for max_parts in [-1, 2] {
+                let owned = store
+                    .list_partitions_selected("hive", "db", "t", selection, max_parts, false)
                     .unwrap();
-                assert_eq!(written, generated, "{protocol:?}, {attempt}");
+                for protocol in [Protocol::Binary, Protocol::Compact] {
+                    let mut generated = Vec::new();
+                    Encoder::new(&mut generated, protocol)
+                        .list_begin(TType::Struct, owned.len())
+                        .unwrap();
+                    write_generated(&owned, protocol, &mut generated);
+                    for attempt in ["encoded", "kept", "kept again"] {
+                        let mut written = Vec::new();
+                        let o = &mut Encoder::new(&mut written, protocol);
+                        let mut sink = super::super::partitions::ReplyPartitions::new(o, protocol);
+                        store
+                            .write_partitions("hive", "db", "t", selection, max_parts, &mut sink)
+                            .unwrap();
+                        let context = format!("{selection:?} {max_parts} {protocol:?}, {attempt}");
+                        assert_eq!(written, generated, "{context}");
+                    }
+                }
             }
         }
     }
@@ -650,7 +687,7 @@ mod tests {
                     let (mut spliced, mut written) = (Vec::new(), Vec::new());
                     // Inside a struct whose last field was 5, as in a Partition.
                     let o = &mut Encoder::continuing(&mut spliced, protocol, 5);
-                    encoded.write_field(o, 6, location);
+                    encoded.write_field(o, 6, 1, location);
                     let o = &mut Encoder::continuing(&mut written, protocol, 5);
                     super::storage_field(o, 6, archived, location).unwrap();
                     assert_eq!(spliced, written, "{protocol:?} {location:?}");

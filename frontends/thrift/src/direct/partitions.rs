@@ -133,24 +133,28 @@ impl PartitionSink for ReplyPartitions<'_, '_> {
     fn encode(
         &mut self,
         partition: &engine::PartitionView<'_>,
-        out: &mut Vec<u8>,
+        out: engine::EncodingOut<'_>,
     ) -> engine::Result<()> {
         let writer = self.writer.as_mut().ok_or_else(|| {
             engine::Error::Internal("a partition encoded before the listing began".into())
         })?;
+        let (bytes, splicer) = out.parts();
         writer
-            .write(&mut Encoder::new(out, self.protocol), partition)
+            .write(
+                &mut Encoder::splicing(bytes, splicer, self.protocol),
+                partition,
+            )
             .map_err(thrift_failure)
     }
 
-    fn append(&mut self, encoded: &[u8]) {
+    fn append(&mut self, encoded: &engine::EncodedPartition<'_>) {
         if !self.reserved {
             // Partitions of a table are about the same size: room for all of them at once,
             // so that a reply of many megabytes is not grown (and copied) a doubling at a time.
             self.o.reserve(encoded.len().saturating_mul(self.count));
             self.reserved = true;
         }
-        self.o.raw_element(encoded);
+        encoded.for_each_piece(|piece| self.o.raw_element(piece));
     }
 }
 

@@ -7,6 +7,8 @@ use thrift::protocol::{
     TBinaryOutputProtocol, TCompactOutputProtocol, TOutputProtocol, TSerializable, TType,
 };
 
+use hivestore_engine::{PieceKey, Splicer};
+
 use crate::detect::Protocol;
 
 /// Binary protocol, strict: version 1 in the high word, the message type in the low byte.
@@ -25,6 +27,9 @@ pub(crate) struct Encoder<'a> {
     /// and those of the structs around it.
     last_id: i16,
     outer_ids: Vec<i16>,
+    /// Where pieces shared by many partitions go instead of being copied, when the engine
+    /// keeps what is written ([`Encoder::shared`]).
+    splicer: Option<Splicer<'a>>,
 }
 
 impl<'a> Encoder<'a> {
@@ -35,7 +40,15 @@ impl<'a> Encoder<'a> {
             compact: protocol == Protocol::Compact,
             last_id: 0,
             outer_ids: Vec::new(),
+            splicer: None,
         }
+    }
+
+    /// Appends to `out` in `protocol`, telling `splicer` where shared pieces go.
+    pub(crate) fn splicing(out: &'a mut Vec<u8>, splicer: Splicer<'a>, protocol: Protocol) -> Self {
+        let mut encoder = Encoder::new(out, protocol);
+        encoder.splicer = Some(splicer);
+        encoder
     }
 
     /// Continues a struct whose last field written was `last_id`: for bytes encoded apart and
@@ -49,12 +62,22 @@ impl<'a> Encoder<'a> {
     /// Makes room for `additional` more bytes at once: a big reply then grows once rather
     /// than doubling (and copying) its way up.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.out.reserve(additional);
+        crate::reply_buffers::reserve(self.out, additional);
     }
 
     /// Appends bytes encoded apart, in the same protocol, whose last field was `last_id`.
     pub(crate) fn raw(&mut self, bytes: &[u8], last_id: i16) {
         self.out.extend_from_slice(bytes);
+        self.last_id = last_id;
+    }
+
+    /// Bytes encoded apart, as [`Encoder::raw`], that many partitions share under `key`: left
+    /// to the splicer when there is one (the engine then keeps them once), else copied.
+    pub(crate) fn shared(&mut self, key: PieceKey, bytes: &[u8], last_id: i16) {
+        match self.splicer.as_mut() {
+            Some(splicer) => splicer.splice(self.out.len(), key, bytes),
+            None => self.out.extend_from_slice(bytes),
+        }
         self.last_id = last_id;
     }
 
