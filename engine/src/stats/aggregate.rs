@@ -16,8 +16,8 @@
 //!   and lengths extended linearly from the partitions holding the least and greatest value
 //!   to the borders of the request.
 //!
-//! The fold (`column_fold.rs`) reads the partitions' numbers from the column's chunks, decoded
-//! once and kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
+//! The fold (`column_fold.rs`) reads the partitions' numbers in place from the column's
+//! stored chunks, kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
 //! partition. When several partitions share the least (greatest) value, the first in request
 //! order is taken as holding it.
 
@@ -29,6 +29,7 @@ use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
 use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
+use super::stored_chunk::KeptStatsChunk;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
@@ -258,7 +259,7 @@ impl Store {
             let chunks = decoded_chunks(self, &wanted)?;
             let chunk_at = |index: usize| {
                 let kept = chunks.chunk(range.0 + index as u32);
-                kept.map(|kept| &kept.chunk)
+                kept.map(KeptStatsChunk::arrays)
             };
             let folded = fold_column(chunk_at, &runs, &mut columns_found, FoldBy::Runs);
             if let Some(accumulator) = folded {

@@ -49,6 +49,7 @@ mod read;
 mod sketch_chunk;
 mod slot_cache;
 mod slots;
+mod stored_chunk;
 mod transactional;
 mod write;
 
