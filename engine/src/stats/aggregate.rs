@@ -24,7 +24,7 @@
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::column_fold::{fold_column, runs_of, Extremes, FoldBy};
-use super::hll_union::HllUnion;
+use super::hll_union::UnionRef;
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
@@ -182,7 +182,7 @@ fn merged_sketches(
 fn whole_chunk_union<'a>(
     chunks: &'a CachedChunks<DecodedSketchChunk>,
     slots: &[(u32, bool)],
-) -> Option<(&'a HllUnion, usize)> {
+) -> Option<(UnionRef<'a>, usize)> {
     let (first, _) = slots.first()?;
     let (number, offset) = chunk_of(*first);
     let chunk = chunks.chunk(number)?;

@@ -25,6 +25,7 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::values::ValueView;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +155,7 @@ fn scan_slot_index(
 
 /// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in
 /// place.
-pub(crate) struct ColumnChunks(ChunkRun<PackedStatsChunk>);
+pub(crate) struct ColumnChunks(ChunkRun<ValueView<PackedStatsChunk>>);
 
 impl ColumnChunks {
     /// The chunks `first..=last` of `column` for `engine` that are stored.
