@@ -73,6 +73,8 @@ pub enum ValueKind {
     TransactionStatistics = 10,
     /// The tables a materialized view reads, with their counts (`crate::stats`).
     ViewSources = 11,
+    /// A chunk's sketches with their HLL union (`crate::stats`); replaces kind 9.
+    StatsSketchUnionChunk = 12,
     /// A lock (`crate::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

@@ -480,7 +480,8 @@ proptest! {
         rows in proptest::collection::vec((-1000i64..1000, 0i64..500, 0i64..100, 0i64..300), 1..200),
     ) {
         // Goal: with every requested partition holding statistics, the columnar fold equals a
-        // fold over the per-partition values. Method: random long statistics per partition.
+        // fold over the per-partition values, on the first call and on the next (from the
+        // kept chunks). Method: random long statistics per partition.
         let store = setup();
         let partitions = add_partitions(&store, rows.len());
         let stats: Vec<ColumnStatistics> = rows
@@ -499,6 +500,11 @@ proptest! {
         let aggregate = store
             .aggregate_column_statistics("hive", "db", "p", &partitions, &["L".to_string()], "hive")
             .unwrap();
+        // Again, from the chunks the first call kept (stored values read in place).
+        let kept = store
+            .aggregate_column_statistics("hive", "db", "p", &partitions, &["L".to_string()], "hive")
+            .unwrap();
+        prop_assert_eq!(&kept, &aggregate);
         prop_assert_eq!(aggregate.partitions_found, rows.len() as i64);
         let (low, high, nulls, ndv, _) = naive_fold(&stats);
         let result = &aggregate.stats[0];

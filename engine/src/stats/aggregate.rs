@@ -16,19 +16,20 @@
 //!   and lengths extended linearly from the partitions holding the least and greatest value
 //!   to the borders of the request.
 //!
-//! The fold (`column_fold.rs`) reads the partitions' numbers from the column's chunks, decoded
-//! once and kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
+//! The fold (`column_fold.rs`) reads the partitions' numbers in place from the column's
+//! stored chunks, kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
 //! partition. When several partitions share the least (greatest) value, the first in request
 //! order is taken as holding it.
 
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::column_fold::{fold_column, runs_of, Extremes, FoldBy};
-use super::hll_union::HllUnion;
+use super::hll_union::UnionRef;
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
 use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
+use super::stored_chunk::KeptStatsChunk;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
@@ -181,7 +182,7 @@ fn merged_sketches(
 fn whole_chunk_union<'a>(
     chunks: &'a CachedChunks<DecodedSketchChunk>,
     slots: &[(u32, bool)],
-) -> Option<(&'a HllUnion, usize)> {
+) -> Option<(UnionRef<'a>, usize)> {
     let (first, _) = slots.first()?;
     let (number, offset) = chunk_of(*first);
     let chunk = chunks.chunk(number)?;
@@ -258,7 +259,7 @@ impl Store {
             let chunks = decoded_chunks(self, &wanted)?;
             let chunk_at = |index: usize| {
                 let kept = chunks.chunk(range.0 + index as u32);
-                kept.map(|kept| &kept.chunk)
+                kept.map(KeptStatsChunk::arrays)
             };
             let folded = fold_column(chunk_at, &runs, &mut columns_found, FoldBy::Runs);
             if let Some(accumulator) = folded {

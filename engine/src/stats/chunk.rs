@@ -234,7 +234,6 @@ impl StatsChunk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
 
     fn sample(kind: StatsKind, low: Option<StatsValue>) -> ColumnStatistics {
         let mut stats = ColumnStatistics::new("c", "t", kind);
@@ -266,18 +265,14 @@ mod tests {
         for (offset, stats) in &written {
             chunk.set(*offset, stats, 42);
         }
-        let stored = encode(&super::super::packed::pack(&chunk)).unwrap();
-        let archived =
-            super::super::packed::PackedStatsChunk::access_archive(&stored[VALUE_HEADER_LEN..])
-                .unwrap();
-        assert!(archived.is_consistent());
-        let decoded = super::super::packed::PackedStatsChunk::from_archive(archived).unwrap();
+        let kept = super::super::stored_chunk::KeptStatsChunk::from_chunk(&chunk);
+        let decoded = kept.arrays();
         for (offset, stats) in &written {
             let mut expected = stats.clone();
             expected.bit_vectors = None;
             assert_eq!(decoded.statistics_at(*offset, "c"), Some(expected));
             assert_eq!(decoded.flags[*offset] & HAS_BIT_VECTORS, HAS_BIT_VECTORS);
-            assert_eq!(decoded.last_analyzed[*offset], 42);
+            assert_eq!(decoded.last_analyzed.at(*offset), 42);
         }
         assert!(decoded.statistics_at(1, "c").is_none());
     }

@@ -1,4 +1,4 @@
-//! Columns' chunks kept decoded between reads: an aggregation over 10k partitions would
+//! Columns' chunks kept between reads: an aggregation over 10k partitions would
 //! otherwise scan and validate 79 stored values per column (a third of its time) on every
 //! call, though planners ask the same table again and again.
 //!
@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::read::KeptStatsChunk;
 use super::sketch_chunk::DecodedSketchChunk;
+use super::stored_chunk::KeptStatsChunk;
 use crate::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
@@ -39,29 +39,7 @@ pub(crate) trait HeapSize {
 
 impl HeapSize for KeptStatsChunk {
     fn heap_bytes(&self) -> usize {
-        self.stored_len() + self.chunk.heap_bytes()
-    }
-}
-
-impl HeapSize for super::packed::PackedStatsChunk {
-    fn heap_bytes(&self) -> usize {
-        let integers = self.last_analyzed.len()
-            + self.num_nulls.len()
-            + self.num_distinct_values.len()
-            + self.lows.len()
-            + self.highs.len()
-            + self.max_lengths.len()
-            + self.avg_lengths.len()
-            + self.num_trues.len()
-            + self.num_falses.len();
-        let names: usize = self.type_names.iter().map(String::len).sum();
-        self.kinds.len()
-            + self.flags.len()
-            + self.type_indexes.len()
-            + 8 * integers
-            + names
-            + self.decimal_bytes.len()
-            + 4 * self.decimal_ends.len()
+        self.kept_bytes()
     }
 }
 

@@ -15,7 +15,7 @@ use std::cmp::Ordering;
 use super::aggregate::{linear_double, linear_integer, linear_value, Aim};
 use super::chunk::{bound_value, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK};
 use super::merge::compare_values;
-use super::packed::{double_in, integer_in, ChunkArrays, PackedStatsChunk};
+use super::stored_chunk::{StoredChunk, StoredIntegers};
 use super::{ColumnStatistics, StatsKind, StatsValue};
 
 /// The least and greatest value of one statistic, and where in the request they are.
@@ -75,24 +75,72 @@ fn total_order_key(bits: i64) -> i64 {
     bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
-/// Adds to `extremes` the values `keys(values)` of a run starting at request position
-/// `index`: as many additions one at a time, in order, would give. `key` maps a value to an
-/// integer of the same order.
+/// A number as a chunk stores it (an `i64`, or a double's bits), with an integer of the same
+/// order for the run loops.
+trait StoredNumber: Copy {
+    fn from_stored(stored: i64) -> Self;
+    fn to_stored(self) -> i64;
+    fn order_key(stored: i64) -> i64;
+}
+
+impl StoredNumber for i64 {
+    #[inline]
+    fn from_stored(stored: i64) -> Self {
+        stored
+    }
+    #[inline]
+    fn to_stored(self) -> i64 {
+        self
+    }
+    #[inline]
+    fn order_key(stored: i64) -> i64 {
+        stored
+    }
+}
+
+impl StoredNumber for f64 {
+    #[inline]
+    fn from_stored(stored: i64) -> Self {
+        f64::from_bits(stored as u64)
+    }
+    #[inline]
+    fn to_stored(self) -> i64 {
+        self.to_bits() as i64
+    }
+    #[inline]
+    fn order_key(stored: i64) -> i64 {
+        total_order_key(stored)
+    }
+}
+
+/// A chunk's worth of numbers, copied out of a stored array for the run loops.
+type RunBuffer = [i64; super::CHUNK_SLOT_COUNT as usize];
+
+/// Adds to `extremes` the stored `values` of a run starting at request position `index`
+/// (`values` empty when the array is stored empty, zero everywhere): as many additions one
+/// at a time, in order, would give.
 #[inline]
-fn add_run_extremes<V: Copy>(
+fn add_run_array<V: StoredNumber>(
     extremes: &mut Extremes<V>,
-    values: &[V],
+    values: StoredIntegers<'_>,
     index: usize,
-    key: impl Fn(V) -> i64 + Copy,
 ) {
+    let mut buffer: RunBuffer;
+    let values: &[i64] = match values.is_empty() {
+        true => &[0],
+        false => {
+            buffer = [0; super::CHUNK_SLOT_COUNT as usize];
+            values.read_into(&mut buffer)
+        }
+    };
     let Some(&first) = values.first() else {
         return;
     };
     // One pass, keeping the first position of each extreme, as a fold in request order does.
-    let (mut min, mut max) = (key(first), key(first));
+    let (mut min, mut max) = (V::order_key(first), V::order_key(first));
     let (mut min_at, mut max_at) = (0, 0);
     for (at, &value) in values.iter().enumerate().skip(1) {
-        let value = key(value);
+        let value = V::order_key(value);
         if value < min {
             (min, min_at) = (value, at);
         }
@@ -100,35 +148,14 @@ fn add_run_extremes<V: Copy>(
             (max, max_at) = (value, at);
         }
     }
-    if min < key(extremes.min) {
-        extremes.min = values[min_at];
+    if min < V::order_key(extremes.min.to_stored()) {
+        extremes.min = V::from_stored(values[min_at]);
         extremes.min_index = index + min_at;
     }
-    if max > key(extremes.max) {
-        extremes.max = values[max_at];
+    if max > V::order_key(extremes.max.to_stored()) {
+        extremes.max = V::from_stored(values[max_at]);
         extremes.max_index = index + max_at;
     }
-}
-
-/// [`add_run_extremes`] for one array of a run: `values` is the run's part of the array, or
-/// empty when the array is stored empty (zero everywhere).
-#[inline]
-fn add_run_array<V: Copy + Default>(
-    extremes: &mut Extremes<V>,
-    values: &[V],
-    index: usize,
-    key: impl Fn(V) -> i64 + Copy,
-) {
-    match values.is_empty() {
-        true => add_run_extremes(extremes, &[V::default()], index, key),
-        false => add_run_extremes(extremes, values, index, key),
-    }
-}
-
-/// The part `range` of an array, or nothing when it is stored empty (zero everywhere).
-#[inline]
-fn run_part<'a>(values: &'a [i64], range: &std::ops::Range<usize>) -> &'a [i64] {
-    values.get(range.clone()).unwrap_or(&[])
 }
 
 /// Values below this, at most [`super::CHUNK_SLOT_COUNT`] of them, sum without overflow.
@@ -140,8 +167,13 @@ const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
 /// `sum` plus each of `values` (at most a chunk's) with saturation, as as many
 /// `saturating_add` in order give.
 #[inline]
-fn saturating_sum(sum: i64, values: &[i64]) -> i64 {
+fn saturating_sum(sum: i64, values: StoredIntegers<'_>) -> i64 {
     assert!(values.len() <= super::CHUNK_SLOT_COUNT as usize);
+    if values.is_empty() {
+        return sum;
+    }
+    let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
+    let values = values.read_into(&mut buffer);
     // Every value in 0..PLAIN_SUM_VALUE_LIMIT: the total cannot overflow, and the partial sums
     // only grow, so saturation, if any, is at the end. Else one at a time.
     let bits = values.iter().fold(0i64, |bits, value| bits | value);
@@ -154,6 +186,18 @@ fn saturating_sum(sum: i64, values: &[i64]) -> i64 {
         .iter()
         .fold(0i64, |total, value| total.wrapping_add(*value));
     sum.saturating_add(total)
+}
+
+/// Starts `extremes` at the run's first value if nothing was folded yet, then adds the run.
+#[inline]
+fn add_run_bounds<V: StoredNumber>(
+    extremes: &mut Option<Extremes<V>>,
+    values: StoredIntegers<'_>,
+    index: usize,
+) {
+    let first = V::from_stored(values.at(0));
+    let extremes = extremes.get_or_insert_with(|| Extremes::new(first, index));
+    add_run_array(extremes, values, index);
 }
 
 /// The least low and greatest high of one column, kept in its kind's representation: integers
@@ -192,40 +236,37 @@ impl BoundFold {
     }
 
     /// Adds the bounds of the slot at `offset` of `chunk`, request position `index`.
-    fn add(&mut self, chunk: &PackedStatsChunk, offset: usize, index: usize, kind: StatsKind) {
-        let arrays = chunk.arrays();
-        let flags = arrays.flags[offset];
+    fn add(&mut self, chunk: &StoredChunk<'_>, offset: usize, index: usize, kind: StatsKind) {
+        let flags = chunk.flags.get(offset).copied().unwrap_or_default();
         let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
         match self {
             BoundFold::Integer { low, high } => {
                 if has_low {
-                    add_extreme(low, integer_in(arrays.lows, offset), index, integer_order);
+                    add_extreme(low, chunk.lows.at(offset), index, integer_order);
                 }
                 if has_high {
-                    add_extreme(high, integer_in(arrays.highs, offset), index, integer_order);
+                    add_extreme(high, chunk.highs.at(offset), index, integer_order);
                 }
             }
             BoundFold::Double { low, high } => {
-                let double = |bits: i64| f64::from_bits(bits as u64);
                 if has_low {
-                    let value = double(integer_in(arrays.lows, offset));
+                    let value = chunk.lows.double_at(offset);
                     add_extreme(low, value, index, double_order);
                 }
                 if has_high {
-                    let value = double(integer_in(arrays.highs, offset));
+                    let value = chunk.highs.double_at(offset);
                     add_extreme(high, value, index, double_order);
                 }
             }
             BoundFold::Decimal { low, high } => {
-                let value = |numbers: &[i64], high: bool| {
-                    let number = integer_in(numbers, offset);
-                    bound_value(kind, number, chunk.decimal_at(offset, high))
+                let value = |numbers: StoredIntegers<'_>, high: bool| {
+                    bound_value(kind, numbers.at(offset), chunk.decimal_at(offset, high))
                 };
                 if has_low {
-                    add_extreme(low, value(arrays.lows, false), index, compare_values);
+                    add_extreme(low, value(chunk.lows, false), index, compare_values);
                 }
                 if has_high {
-                    add_extreme(high, value(arrays.highs, true), index, compare_values);
+                    add_extreme(high, value(chunk.highs, true), index, compare_values);
                 }
             }
         }
@@ -233,45 +274,26 @@ impl BoundFold {
 
     /// Adds the bounds of a run whose slots all have both bounds or all lack one (`flags`
     /// tells), as [`BoundFold::add`] slot by slot would; `false` (nothing added) for decimals.
-    fn add_run(&mut self, arrays: &ChunkArrays<'_>, run: &Run, flags: u8) -> bool {
+    fn add_run(&mut self, chunk: &StoredChunk<'_>, run: &Run, flags: u8) -> bool {
         let range = run.offset..run.offset + run.len;
-        let part = |values| run_part(values, &range);
-        let add = |extremes: &mut Option<Extremes<i64>>, values: &[i64], key: fn(i64) -> i64| {
-            let first = values.first().copied().unwrap_or_default();
-            let extremes = extremes.get_or_insert_with(|| Extremes::new(first, run.index));
-            add_run_array(extremes, values, run.index, key);
-        };
+        let (lows, highs) = (chunk.lows.part(range.clone()), chunk.highs.part(range));
+        let (with_low, with_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
         match self {
             BoundFold::Integer { low, high } => {
-                if flags & HAS_LOW != 0 {
-                    add(low, part(arrays.lows), |value| value);
+                if with_low {
+                    add_run_bounds(low, lows, run.index);
                 }
-                if flags & HAS_HIGH != 0 {
-                    add(high, part(arrays.highs), |value| value);
+                if with_high {
+                    add_run_bounds(high, highs, run.index);
                 }
             }
             BoundFold::Double { low, high } => {
-                // Folded as bits ordered as `total_cmp` orders the doubles, then converted.
-                let as_bits = |extremes: &mut Option<Extremes<f64>>, values: &[i64]| {
-                    let mut bits = extremes.as_ref().map(|extremes| Extremes {
-                        min: extremes.min.to_bits() as i64,
-                        min_index: extremes.min_index,
-                        max: extremes.max.to_bits() as i64,
-                        max_index: extremes.max_index,
-                    });
-                    add(&mut bits, values, total_order_key);
-                    *extremes = bits.map(|bits| Extremes {
-                        min: f64::from_bits(bits.min as u64),
-                        min_index: bits.min_index,
-                        max: f64::from_bits(bits.max as u64),
-                        max_index: bits.max_index,
-                    });
-                };
-                if flags & HAS_LOW != 0 {
-                    as_bits(low, part(arrays.lows));
+                // Doubles' bits, ordered as `total_cmp` orders the doubles.
+                if with_low {
+                    add_run_bounds(low, lows, run.index);
                 }
-                if flags & HAS_HIGH != 0 {
-                    as_bits(high, part(arrays.highs));
+                if with_high {
+                    add_run_bounds(high, highs, run.index);
                 }
             }
             BoundFold::Decimal { .. } => return false,
@@ -365,9 +387,8 @@ impl Accumulator {
     /// The fold of a column whose first partition with statistics, at request position
     /// `index`, is at `offset` of `chunk` (which [`Accumulator::add`] then adds, changing no
     /// extreme); `None` when that slot holds none.
-    fn new(chunk: &PackedStatsChunk, offset: usize, index: usize) -> Option<Self> {
+    fn new(chunk: &StoredChunk<'_>, offset: usize, index: usize) -> Option<Self> {
         let kind = StatsKind::from_byte(*chunk.kinds.get(offset)?)?;
-        let arrays = chunk.arrays();
         Some(Accumulator {
             kind,
             column_type: chunk.column_type(offset).to_string(),
@@ -375,9 +396,9 @@ impl Accumulator {
             nulls_sum: 0,
             trues_sum: 0,
             falses_sum: 0,
-            distinct: Extremes::new(integer_in(arrays.num_distinct_values, offset), index),
-            max_length: Extremes::new(integer_in(arrays.max_lengths, offset), index),
-            avg_length: Extremes::new(double_in(arrays.avg_lengths, offset), index),
+            distinct: Extremes::new(chunk.num_distinct_values.at(offset), index),
+            max_length: Extremes::new(chunk.max_lengths.at(offset), index),
+            avg_length: Extremes::new(chunk.avg_lengths.double_at(offset), index),
             bounds: BoundFold::new(kind),
             sketched_slots: Some(Vec::new()),
         })
@@ -386,29 +407,28 @@ impl Accumulator {
     /// Adds the partition at request position `index`, at `offset` of `chunk`, slot
     /// `slot_number`. Statistics of another kind than the first seen (the column was written
     /// with two types), or none, are not counted.
-    fn add(&mut self, chunk: &PackedStatsChunk, offset: usize, index: usize, slot: u32) -> bool {
-        let arrays = chunk.arrays();
-        if arrays.kinds.get(offset) != Some(&(self.kind as u8)) {
+    fn add(&mut self, chunk: &StoredChunk<'_>, offset: usize, index: usize, slot: u32) -> bool {
+        if chunk.kinds.get(offset) != Some(&(self.kind as u8)) {
             return false;
         }
         self.count += 1;
-        let flags = arrays.flags[offset];
+        let flags = chunk.flags.get(offset).copied().unwrap_or_default();
         if flags & HAS_BIT_VECTORS == 0 {
             self.sketched_slots = None;
         } else if let Some(sketched) = &mut self.sketched_slots {
             sketched.push((slot, flags & SKETCH_IN_CHUNK != 0));
         }
-        let nulls = integer_in(arrays.num_nulls, offset);
+        let nulls = chunk.num_nulls.at(offset);
         self.nulls_sum = self.nulls_sum.saturating_add(nulls);
-        let trues = integer_in(arrays.num_trues, offset);
+        let trues = chunk.num_trues.at(offset);
         self.trues_sum = self.trues_sum.saturating_add(trues);
-        let falses = integer_in(arrays.num_falses, offset);
+        let falses = chunk.num_falses.at(offset);
         self.falses_sum = self.falses_sum.saturating_add(falses);
-        let distinct = integer_in(arrays.num_distinct_values, offset);
+        let distinct = chunk.num_distinct_values.at(offset);
         self.distinct.add(distinct, index, integer_order);
-        let max_length = integer_in(arrays.max_lengths, offset);
+        let max_length = chunk.max_lengths.at(offset);
         self.max_length.add(max_length, index, integer_order);
-        let avg_length = double_in(arrays.avg_lengths, offset);
+        let avg_length = chunk.avg_lengths.double_at(offset);
         self.avg_length.add(avg_length, index, double_order);
         self.bounds.add(chunk, offset, index, self.kind);
         true
@@ -417,12 +437,11 @@ impl Accumulator {
     /// Adds a whole run in tight loops when every slot of it holds statistics of the column's
     /// kind with the same bounds present, as [`Accumulator::add`] slot by slot would; `false`
     /// (nothing added) otherwise.
-    fn add_run(&mut self, chunk: &PackedStatsChunk, run: &Run) -> bool {
+    fn add_run<'a>(&mut self, chunk: &StoredChunk<'a>, run: &Run) -> bool {
         let range = run.offset..run.offset + run.len;
-        let arrays = chunk.arrays();
         let (Some(kinds), Some(flags)) = (
-            arrays.kinds.get(range.clone()),
-            arrays.flags.get(range.clone()),
+            chunk.kinds.get(range.clone()),
+            chunk.flags.get(range.clone()),
         ) else {
             return false;
         };
@@ -441,7 +460,7 @@ impl Accumulator {
         if flags.iter().fold(0, differ) != 0 {
             return false;
         }
-        if !self.bounds.add_run(&arrays, run, bound_flags) {
+        if !self.bounds.add_run(chunk, run, bound_flags) {
             return false;
         }
         self.count += run.len as i64;
@@ -458,26 +477,14 @@ impl Accumulator {
             ),
             (slots, _) => *slots = None,
         }
-        let part = |values| run_part(values, &range);
-        self.nulls_sum = saturating_sum(self.nulls_sum, part(arrays.num_nulls));
-        self.trues_sum = saturating_sum(self.trues_sum, part(arrays.num_trues));
-        self.falses_sum = saturating_sum(self.falses_sum, part(arrays.num_falses));
-        let identity = |value: i64| value;
-        add_run_array(
-            &mut self.distinct,
-            part(arrays.num_distinct_values),
-            run.index,
-            identity,
-        );
-        add_run_array(
-            &mut self.max_length,
-            part(arrays.max_lengths),
-            run.index,
-            identity,
-        );
-        let lengths = arrays.avg_lengths.get(range).unwrap_or(&[]);
-        let key = |value: f64| total_order_key(value.to_bits() as i64);
-        add_run_array(&mut self.avg_length, lengths, run.index, key);
+        let part = |values: StoredIntegers<'a>| values.part(range.clone());
+        self.nulls_sum = saturating_sum(self.nulls_sum, part(chunk.num_nulls));
+        self.trues_sum = saturating_sum(self.trues_sum, part(chunk.num_trues));
+        self.falses_sum = saturating_sum(self.falses_sum, part(chunk.num_falses));
+        let distinct = part(chunk.num_distinct_values);
+        add_run_array(&mut self.distinct, distinct, run.index);
+        add_run_array(&mut self.max_length, part(chunk.max_lengths), run.index);
+        add_run_array(&mut self.avg_length, part(chunk.avg_lengths), run.index);
         true
     }
 
@@ -562,7 +569,7 @@ pub(super) enum FoldBy {
 /// each request position counted gets one more in `columns_found`. `None` when no requested
 /// partition has statistics for the column.
 pub(super) fn fold_column<'a>(
-    chunk_at: impl Fn(usize) -> Option<&'a PackedStatsChunk>,
+    chunk_at: impl Fn(usize) -> Option<StoredChunk<'a>>,
     runs: &[Run],
     columns_found: &mut [usize],
     by: FoldBy,
@@ -573,7 +580,7 @@ pub(super) fn fold_column<'a>(
             continue;
         };
         if let (Some(folding), FoldBy::Runs) = (&mut accumulator, by) {
-            if folding.add_run(chunk, run) {
+            if folding.add_run(&chunk, run) {
                 for found in &mut columns_found[run.index..run.index + run.len] {
                     *found += 1;
                 }
@@ -584,12 +591,12 @@ pub(super) fn fold_column<'a>(
             let (offset, index) = (run.offset + step, run.index + step);
             let folding = match &mut accumulator {
                 Some(folding) => folding,
-                None => match Accumulator::new(chunk, offset, index) {
+                None => match Accumulator::new(&chunk, offset, index) {
                     Some(started) => accumulator.insert(started),
                     None => continue,
                 },
             };
-            if folding.add(chunk, offset, index, run.slot + step as u32) {
+            if folding.add(&chunk, offset, index, run.slot + step as u32) {
                 columns_found[index] += 1;
             }
         }
@@ -601,7 +608,7 @@ pub(super) fn fold_column<'a>(
 mod tests {
     use super::*;
     use crate::stats::chunk::StatsChunk;
-    use crate::stats::packed::pack;
+    use crate::stats::stored_chunk::KeptStatsChunk;
     use crate::stats::StatsDecimal;
     use proptest::prelude::*;
 
@@ -662,7 +669,8 @@ mod tests {
                     unpacked[chunk as usize].set(offset, &stats, 1);
                 }
             }
-            let chunks: Vec<PackedStatsChunk> = unpacked.iter().map(pack).collect();
+            // Kept as the store keeps them: stored values read in place.
+            let chunks: Vec<KeptStatsChunk> = unpacked.iter().map(KeptStatsChunk::from_chunk).collect();
             let mut requested: Vec<u32> = (0..slots.len() as u32).collect();
             if shuffled {
                 for (step, swap) in order.iter().enumerate() {
@@ -677,7 +685,7 @@ mod tests {
             let runs = runs_of(&positions, 0);
             let fold = |by| {
                 let mut found = vec![0; requested.len()];
-                let folded = fold_column(|index| chunks.get(index), &runs, &mut found, by);
+                let folded = fold_column(|index| chunks.get(index).map(KeptStatsChunk::arrays), &runs, &mut found, by);
                 let sketched = folded.as_ref().and_then(|folded| folded.sketched_slots.clone());
                 let result = folded.map(|folded| {
                     let requested = requested.len() + usize::from(shuffled);
@@ -717,8 +725,12 @@ mod tests {
                 let expected = values
                     .iter()
                     .fold(start, |sum, value| sum.saturating_add(*value));
+                let bytes: Vec<u8> = values
+                    .iter()
+                    .flat_map(|value| value.to_le_bytes())
+                    .collect();
                 assert_eq!(
-                    saturating_sum(start, values),
+                    saturating_sum(start, StoredIntegers::new(&bytes)),
                     expected,
                     "{start} + {values:?}"
                 );

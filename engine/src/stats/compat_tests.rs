@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use super::chunk::{chunk_of, SKETCH_IN_CHUNK, SKETCH_TAG_BIT_VECTORS};
 use super::packed::unpacked_chunk;
+use super::sketch_chunk::{SketchChunk, StoredSketches};
 use super::slots::find_slot;
 use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
-use crate::kv::MemoryBackend;
+use crate::kv::{KvBytes, MemoryBackend};
 use crate::partition::resolve_table;
+use crate::values::{ValueKind, VALUE_KIND_OFFSET};
 use crate::{
     keys, Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions,
     Table,
@@ -189,4 +191,54 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write(
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SKETCH, table);
     let left = crate::kv::scan(reader, crate::kv::KeyRange::prefix(&prefix), 16).count();
     assert_eq!(left, 0, "no sketch key or value is left");
+}
+
+/// The kind of the sketch chunk stored for the test's column.
+fn sketch_chunk_kind(store: &Store) -> u8 {
+    let reader = store.reader();
+    let table = resolve_table(reader, "hive", "db", "p").unwrap().id;
+    let key = keys::stats_sketch_chunk_key(table, "l", "hive", 0);
+    reader.get(&key).unwrap().unwrap()[VALUE_KIND_OFFSET]
+}
+
+/// Rewrites the sketch chunk in the form of the builds before stored unions (kind 9).
+fn drop_the_stored_union(store: &Store) {
+    store
+        .write(|txn| {
+            let table = resolve_table(txn.reader(), "hive", "db", "p")?.id;
+            let key = keys::stats_sketch_chunk_key(table, "l", "hive", 0);
+            let stored = txn.get(&key)?.unwrap();
+            let shared_key = KvBytes::from_shared(Arc::from(key.as_slice()));
+            let sketches = StoredSketches::new(shared_key, stored)?.to_sketches()?;
+            txn.put_value(key, &SketchChunk::from_sketches(&sketches)?.unwrap())?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn sketch_chunks_stored_without_a_union_merge_alike_and_get_one_by_their_next_write() {
+    // Goal: a sketch chunk of the form before stored unions (kind 9) aggregates and reads
+    // back as one with its union (kind 12), cold and kept, and its next write stores the
+    // union. Method: write with this build, rewrite the chunk without its union, compare.
+    let store = store_with_partitions();
+    write(&store, 0..PARTITION_COUNT);
+    let with_union = ValueKind::StatsSketchUnionChunk as u8;
+    assert_eq!(sketch_chunk_kind(&store), with_union);
+    let expected: Vec<Option<Vec<u8>>> = (0..PARTITION_COUNT)
+        .map(|index| Some(sparse_hll(index as u32 + 1)))
+        .collect();
+    assert_eq!(merged_ndv(&store), PARTITION_COUNT as i64);
+
+    drop_the_stored_union(&store);
+    assert_eq!(sketch_chunk_kind(&store), ValueKind::StatsSketchChunk as u8);
+    for _cold_then_kept in 0..2 {
+        assert_eq!(merged_ndv(&store), PARTITION_COUNT as i64);
+    }
+    assert_eq!(sketches_read_back(&store), expected);
+
+    write(&store, 0..1);
+    assert_eq!(sketch_chunk_kind(&store), with_union);
+    assert_eq!(merged_ndv(&store), PARTITION_COUNT as i64);
+    assert_eq!(sketches_read_back(&store), expected);
 }

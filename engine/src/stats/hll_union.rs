@@ -11,6 +11,8 @@
 //! threshold; its estimate is that of whichever form Hive's merged sketch would have.
 //! `hll.rs`'s [`Hll::merge`] stays the reference the tests compare with.
 
+use rkyv::{Archive, Deserialize, Serialize};
+
 use super::hll::{
     dense_count, sparse_count, Hll, SketchError, VarintReader, ENCODING_SPARSE, ENCODING_UNPACKED,
     HLL_MAGIC, MERGE_PRECISION, PRECISION_MAX, PRECISION_MIN, SPARSE_VALUE_BITS,
@@ -26,6 +28,45 @@ const SPARSE_VALUE_MASK: i32 = (1 << SPARSE_VALUE_BITS) - 1;
 
 /// About the heap bytes of a union (registers, and sparse keys at most), for cache bounds.
 pub(crate) const UNION_BYTE_COUNT: usize = REGISTER_COUNT + 4 * (SPARSE_KEY_COUNT_MAX + 1);
+
+/// A union as stored beside a chunk's sketches (`sketch_chunk.rs`, value kind 12): its
+/// registers (each a non-negative `i8`, as a byte), its distinct sparse keys while the merged
+/// sketch would be sparse (sorted, none once dense), and whether it is dense.
+#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+pub(crate) struct StoredUnion {
+    pub(crate) registers: Vec<u8>,
+    pub(crate) sparse_keys: Vec<u32>,
+    pub(crate) dense: bool,
+}
+
+impl ArchivedStoredUnion {
+    /// Whether the parts fit a union of [`MERGE_PRECISION`] bits; one that fails is corrupt.
+    pub(crate) fn is_consistent(&self) -> bool {
+        let keys = &self.sparse_keys;
+        self.registers.len() == REGISTER_COUNT
+            && keys.len() <= SPARSE_KEY_COUNT_MAX
+            && (!self.dense || keys.is_empty())
+            && keys
+                .windows(2)
+                .all(|pair| pair[0].to_native() < pair[1].to_native())
+    }
+}
+
+/// A stored union read in place: its registers' bytes, its sparse keys' bytes (u32
+/// little-endian), and whether it is dense. Made from a consistent [`ArchivedStoredUnion`].
+#[derive(Clone, Copy)]
+pub(crate) struct StoredUnionView<'a> {
+    pub(crate) registers: &'a [u8],
+    pub(crate) sparse_keys: &'a [u8],
+    pub(crate) dense: bool,
+}
+
+/// A union to merge in: one built in memory, or one stored, read in place.
+#[derive(Clone, Copy)]
+pub(crate) enum UnionRef<'a> {
+    Built(&'a HllUnion),
+    Stored(StoredUnionView<'a>),
+}
 
 /// The union of HLL sketches, as Hive's merged sketch of [`MERGE_PRECISION`] bits.
 pub(crate) struct HllUnion {
@@ -162,25 +203,63 @@ impl HllUnion {
     /// would. Registers take maxima, and the distinct keys join; the merged sketch is dense if
     /// either was, or if the joined keys pass the threshold (Hive checks after each sketch,
     /// and keys only grow, so the check at the end is the same).
-    pub(crate) fn merge_union(&mut self, other: &HllUnion) {
-        for (register, value) in self.registers.iter_mut().zip(other.registers.iter()) {
-            *register = (*register).max(*value);
+    pub(crate) fn merge_union(&mut self, other: UnionRef<'_>) {
+        match other {
+            UnionRef::Built(other) => {
+                let registers = other.registers.iter().copied();
+                self.merge_parts(registers, other.dense, other.sparse_keys.iter().copied());
+            }
+            UnionRef::Stored(other) => {
+                // Registers are stored as the bytes of non-negative i8; keys little-endian.
+                let registers = other.registers.iter().map(|byte| *byte as i8);
+                let keys = other
+                    .sparse_keys
+                    .chunks_exact(4)
+                    .map(|bytes| u32::from_le_bytes(bytes.try_into().unwrap_or_default()));
+                self.merge_parts(registers, other.dense, keys);
+            }
+        }
+    }
+
+    /// [`HllUnion::merge_union`] of a union's registers, form and sorted sparse keys.
+    fn merge_parts(
+        &mut self,
+        registers: impl Iterator<Item = i8>,
+        dense: bool,
+        sparse_keys: impl Iterator<Item = u32>,
+    ) {
+        for (register, value) in self.registers.iter_mut().zip(registers) {
+            *register = (*register).max(value);
         }
         if self.dense {
             return;
         }
-        if other.dense {
+        if dense {
             self.turn_dense();
             return;
         }
-        for key in &other.sparse_keys {
-            if let Err(position) = self.sparse_keys.binary_search(key) {
-                self.sparse_keys.insert(position, *key);
+        for key in sparse_keys {
+            if let Err(position) = self.sparse_keys.binary_search(&key) {
+                self.sparse_keys.insert(position, key);
             }
             if self.sparse_keys.len() > SPARSE_KEY_COUNT_MAX {
                 self.turn_dense();
                 return;
             }
+        }
+    }
+
+    /// The union as stored beside a chunk's sketches.
+    pub(crate) fn to_stored(&self) -> StoredUnion {
+        StoredUnion {
+            // Never below 0: the bytes read back as the same i8.
+            registers: self
+                .registers
+                .iter()
+                .map(|register| *register as u8)
+                .collect(),
+            sparse_keys: self.sparse_keys.clone(),
+            dense: self.dense,
         }
     }
 
@@ -321,9 +400,11 @@ mod tests {
                 proptest::collection::btree_set(any::<u64>(), 0..40), 1..40),
             dense in proptest::collection::btree_set(0usize..40, 0..3),
             cuts in proptest::collection::btree_set(1usize..40, 0..6),
+            first_stored in any::<bool>(),
         ) {
-            // Goal: merging the unions of consecutive groups of sketches (a chunk's, kept)
-            // gives the registers, form and estimate of adding every sketch one by one.
+            // Goal: merging the unions of consecutive groups of sketches (a chunk's, kept, or
+            // stored with the chunk and read in place) gives the registers, form and estimate
+            // of adding every sketch one by one.
             // Method: small sparse sketches (some made dense by many hashes), cut anywhere.
             let sketches: Vec<Vec<u8>> = sets
                 .iter()
@@ -341,14 +422,30 @@ mod tests {
                 whole.add(bytes).unwrap();
             }
             let mut grouped = HllUnion::default();
-            let mut start = 0;
+            let (mut start, mut stored) = (0, first_stored);
             let ends = cuts.iter().copied().filter(|cut| *cut < sketches.len()).chain([sketches.len()]);
             for end in ends {
                 let mut group = HllUnion::default();
                 for bytes in &sketches[start..end] {
                     group.add(bytes).unwrap();
                 }
-                grouped.merge_union(&group);
+                // Every other group as stored beside a chunk and read back in place.
+                match stored {
+                    true => {
+                        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&group.to_stored()).unwrap();
+                        let archived =
+                            rkyv::access::<ArchivedStoredUnion, rkyv::rancor::Error>(&bytes).unwrap();
+                        prop_assert!(archived.is_consistent());
+                        let keys: Vec<u8> = archived.sparse_keys.iter().flat_map(|key| key.to_native().to_le_bytes()).collect();
+                        grouped.merge_union(UnionRef::Stored(StoredUnionView {
+                            registers: archived.registers.as_slice(),
+                            sparse_keys: &keys,
+                            dense: archived.dense,
+                        }));
+                    }
+                    false => grouped.merge_union(UnionRef::Built(&group)),
+                }
+                stored = !stored;
                 start = end;
             }
             prop_assert_eq!(&grouped.registers[..], &whole.registers[..]);

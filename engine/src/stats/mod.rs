@@ -50,6 +50,7 @@ mod sketch_chunk;
 mod slot_cache;
 mod slots;
 mod snapshot;
+mod stored_chunk;
 mod transactional;
 mod write;
 

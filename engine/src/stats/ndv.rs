@@ -9,7 +9,7 @@
 
 use super::fm::{FmSketch, FM_MAGIC};
 use super::hll::SketchError;
-use super::hll_union::HllUnion;
+use super::hll_union::{HllUnion, UnionRef};
 
 /// Partitions' sketches merged as Hive's aggregators merge them: HLL sketches into one array
 /// of registers ([`HllUnion`]), FM sketches by OR.
@@ -54,7 +54,7 @@ impl SketchMerge {
 
     /// Merges in `union`, the HLL sketches of several partitions already merged: as adding
     /// each of them would.
-    pub(crate) fn add_hll_union(&mut self, union: &HllUnion) {
+    pub(crate) fn add_hll_union(&mut self, union: UnionRef<'_>) {
         if self.failed {
             return;
         }

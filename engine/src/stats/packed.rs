@@ -14,8 +14,7 @@ use std::sync::Arc;
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use super::chunk::{bound_value, StatsChunk, HAS_HIGH, HAS_LOW};
-use super::{ColumnStatistics, StatsKind};
+use super::chunk::StatsChunk;
 use crate::error::{Error, Result};
 use crate::kv::KvBytes;
 use crate::values::{encode, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
@@ -153,123 +152,6 @@ pub(crate) fn unpacked_chunk(key: &[u8], stored: KvBytes) -> Result<StatsChunk> 
     Ok(archived.unpack())
 }
 
-/// One decoded chunk's arrays as plain slices, for the aggregation's loops. Arrays other
-/// than `kinds` and `flags` may be empty (zero everywhere), as stored.
-#[derive(Clone, Copy)]
-pub(crate) struct ChunkArrays<'a> {
-    pub(crate) kinds: &'a [u8],
-    pub(crate) flags: &'a [u8],
-    pub(crate) num_nulls: &'a [i64],
-    pub(crate) num_distinct_values: &'a [i64],
-    pub(crate) lows: &'a [i64],
-    pub(crate) highs: &'a [i64],
-    pub(crate) max_lengths: &'a [i64],
-    pub(crate) avg_lengths: &'a [f64],
-    pub(crate) num_trues: &'a [i64],
-    pub(crate) num_falses: &'a [i64],
-}
-
-/// `values[offset]`, or 0 past the end (an array stored empty).
-#[inline]
-pub(crate) fn integer_in(values: &[i64], offset: usize) -> i64 {
-    values.get(offset).copied().unwrap_or(0)
-}
-
-/// `values[offset]`, or 0.0 past the end (an array stored empty).
-#[inline]
-pub(crate) fn double_in(values: &[f64], offset: usize) -> f64 {
-    values.get(offset).copied().unwrap_or(0.0)
-}
-
-impl PackedStatsChunk {
-    /// The arrays as plain slices.
-    pub(crate) fn arrays(&self) -> ChunkArrays<'_> {
-        ChunkArrays {
-            kinds: &self.kinds,
-            flags: &self.flags,
-            num_nulls: &self.num_nulls,
-            num_distinct_values: &self.num_distinct_values,
-            lows: &self.lows,
-            highs: &self.highs,
-            max_lengths: &self.max_lengths,
-            avg_lengths: &self.avg_lengths,
-            num_trues: &self.num_trues,
-            num_falses: &self.num_falses,
-        }
-    }
-
-    /// The column type at `offset`. The chunk must be consistent (it was checked archived).
-    pub(crate) fn column_type(&self, offset: usize) -> &str {
-        let index = self.type_indexes.get(offset).copied().unwrap_or_default();
-        self.type_names
-            .get(index as usize)
-            .map_or("", String::as_str)
-    }
-
-    /// Pushes onto `out` the statistics at `offset`, without sketches, and returns them;
-    /// `None` (nothing pushed) when the offset holds none (or a kind this build does not
-    /// know). Built in place in `out`: a partition read builds thousands.
-    pub(crate) fn push_statistics_at<'a>(
-        &self,
-        offset: usize,
-        column_name: &str,
-        out: &'a mut Vec<ColumnStatistics>,
-    ) -> Option<&'a mut ColumnStatistics> {
-        let kind = StatsKind::from_byte(*self.kinds.get(offset)?)?;
-        let (arrays, flags) = (self.arrays(), self.flags[offset]);
-        out.push(ColumnStatistics::new(
-            column_name,
-            self.column_type(offset),
-            kind,
-        ));
-        let stats = out.last_mut()?;
-        stats.num_nulls = integer_in(arrays.num_nulls, offset);
-        stats.num_distinct_values = integer_in(arrays.num_distinct_values, offset);
-        let bound = |numbers: &[i64], high: bool| {
-            bound_value(
-                kind,
-                integer_in(numbers, offset),
-                self.decimal_at(offset, high),
-            )
-        };
-        stats.low_value = (flags & HAS_LOW != 0).then(|| bound(arrays.lows, false));
-        stats.high_value = (flags & HAS_HIGH != 0).then(|| bound(arrays.highs, true));
-        stats.max_length = integer_in(arrays.max_lengths, offset);
-        stats.avg_length = double_in(arrays.avg_lengths, offset);
-        stats.num_trues = integer_in(arrays.num_trues, offset);
-        stats.num_falses = integer_in(arrays.num_falses, offset);
-        Some(stats)
-    }
-
-    /// The statistics at `offset`, as [`PackedStatsChunk::push_statistics_at`] builds them.
-    #[cfg(test)]
-    pub(crate) fn statistics_at(
-        &self,
-        offset: usize,
-        column_name: &str,
-    ) -> Option<ColumnStatistics> {
-        let mut out = Vec::with_capacity(1);
-        self.push_statistics_at(offset, column_name, &mut out)?;
-        out.pop()
-    }
-
-    /// The unscaled bytes of the decimal low (`high` false) or high at `offset`; empty when
-    /// the chunk holds no decimals. The chunk must be consistent.
-    pub(crate) fn decimal_at(&self, offset: usize, high: bool) -> &[u8] {
-        let index = 2 * offset + usize::from(high);
-        let Some(end) = self.decimal_ends.get(index) else {
-            return &[];
-        };
-        let start = match index {
-            0 => 0,
-            _ => self.decimal_ends[index - 1] as usize,
-        };
-        self.decimal_bytes
-            .get(start..*end as usize)
-            .unwrap_or_default()
-    }
-}
-
 /// An archived `i64` array that may be stored empty (zero everywhere).
 fn integer_at(values: &rkyv::vec::ArchivedVec<rkyv::rend::i64_le>, offset: usize) -> i64 {
     values.get(offset).map_or(0, |value| value.to_native())
@@ -382,7 +264,8 @@ impl ArchivedPackedStatsChunk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{ColumnStatistics, StatsDecimal, StatsValue};
+    use crate::stats::stored_chunk::KeptStatsChunk;
+    use crate::stats::{ColumnStatistics, StatsDecimal, StatsKind, StatsValue};
     use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
 
     fn round_trip(chunk: &StatsChunk) -> StatsChunk {
@@ -411,14 +294,12 @@ mod tests {
         string.max_length = 9;
         chunk.set(127, &string, 9);
         assert_eq!(round_trip(&chunk), chunk);
-        // Decoded (as kept by the chunk cache), every offset reads as it was set.
-        let stored = encode(&pack(&chunk)).unwrap();
-        let archived = PackedStatsChunk::access_archive(&stored[VALUE_HEADER_LEN..]).unwrap();
-        let decoded = PackedStatsChunk::from_archive(archived).unwrap();
+        // Kept in place (as by the chunk cache), every offset reads as it was set.
+        let kept = KeptStatsChunk::from_chunk(&chunk);
         for offset in 0..130 {
             let expected = chunk.get(offset, "c");
             assert_eq!(
-                decoded.statistics_at(offset, "c"),
+                kept.arrays().statistics_at(offset, "c"),
                 expected,
                 "offset {offset}"
             );
@@ -437,10 +318,8 @@ mod tests {
         let key = KvBytes::from_shared(Arc::from(&b"chunk key"[..]));
         let as_bytes = || KvBytes::from_shared(Arc::from(stored.as_slice()));
         let view = packed_view(key, as_bytes()).unwrap();
-        let archived = view.archived().unwrap();
-        assert!(archived.is_consistent());
-        let decoded = PackedStatsChunk::from_archive(archived).unwrap();
-        assert_eq!(decoded.statistics_at(4, "c"), Some(long));
+        let kept = KeptStatsChunk::from_view(view).unwrap();
+        assert_eq!(kept.arrays().statistics_at(4, "c"), Some(long));
         assert_eq!(unpacked_chunk(b"chunk key", as_bytes()).unwrap(), chunk);
     }
 

@@ -11,10 +11,11 @@ use super::chunk::{
 };
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_run::ChunkRun;
-use super::packed::{packed_view, ArchivedPackedStatsChunk, PackedStatsChunk};
+use super::packed::{packed_view, PackedStatsChunk};
 use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
 use super::slot_cache::SlotIndex;
 use super::slots::find_slot;
+use super::stored_chunk::{KeptStatsChunk, StoredChunk};
 use super::write::{normalize_partition_name, resolve_stats_table};
 use super::ColumnStatistics;
 use crate::error::{Error, Result};
@@ -24,7 +25,7 @@ use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::partition_name::make_partition_name;
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
-use crate::values::{StoredValue, ValueView};
+use crate::values::ValueView;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +155,7 @@ fn scan_slot_index(
 
 /// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in
 /// place.
-pub(crate) struct ColumnChunks(ChunkRun<PackedStatsChunk>);
+pub(crate) struct ColumnChunks(ChunkRun<ValueView<PackedStatsChunk>>);
 
 impl ColumnChunks {
     /// The chunks `first..=last` of `column` for `engine` that are stored.
@@ -174,37 +175,10 @@ impl ColumnChunks {
     }
 }
 
-/// A statistics chunk kept (`chunk_cache.rs`): decoded, with the stored value it was decoded
-/// from (sled's bytes, shared), so that a read after a write that left the chunk as it was
-/// takes it over instead of validating and decoding it again.
-pub(crate) struct KeptStatsChunk {
-    view: ValueView<PackedStatsChunk>,
-    pub(crate) chunk: PackedStatsChunk,
-}
-
-impl KeptStatsChunk {
-    /// The chunk stored in `view`, validated and decoded; arrays that do not fit are
-    /// corruption.
-    fn from_view(view: ValueView<PackedStatsChunk>) -> Result<Self> {
-        let archived = view.archived()?;
-        if !archived.is_consistent() {
-            let reason = "packed statistics arrays that do not fit";
-            return Err(Error::corruption(view.key(), reason));
-        }
-        let chunk = owned_chunk(archived)?;
-        Ok(KeptStatsChunk { view, chunk })
-    }
-
-    /// The bytes of the stored value kept.
-    pub(crate) fn stored_len(&self) -> usize {
-        self.view.archive().len()
-    }
-}
-
-/// One column's statistics chunks over `wanted`'s range, decoded: the kept ones when the
-/// store's cache holds them at `wanted`'s version, else read and kept, each chunk taken over
-/// from the entry kept at an older version when its stored bytes are the same (equal bytes
-/// decode to equal statistics, so nothing stale is kept), else validated and decoded.
+/// One column's statistics chunks over `wanted`'s range, kept as stored: the kept ones when
+/// the store's cache holds them at `wanted`'s version, else read and kept, each chunk taken
+/// over from the entry kept at an older version when its stored bytes are the same (equal
+/// bytes hold equal statistics, so nothing stale is kept), else validated.
 pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
@@ -225,7 +199,7 @@ pub(crate) fn decoded_chunks(
         let unchanged = previous
             .as_ref()
             .and_then(|kept| kept.shared(number))
-            .filter(|kept| kept.view.archive() == view.archive());
+            .filter(|kept| kept.is_stored_as(&view));
         let chunk = match unchanged {
             Some(kept) => kept.clone(),
             None => Arc::new(KeptStatsChunk::from_view(view)?),
@@ -240,15 +214,6 @@ pub(crate) fn decoded_chunks(
     });
     store.stats_chunks.keep_statistics(wanted, entry.clone());
     Ok(entry)
-}
-
-/// `archived`, validated and consistent, deserialised.
-fn owned_chunk(archived: &ArchivedPackedStatsChunk) -> Result<PackedStatsChunk> {
-    PackedStatsChunk::from_archive(archived).map_err(|error| {
-        Error::Internal(format!(
-            "a validated statistics chunk does not deserialise: {error}"
-        ))
-    })
 }
 
 /// The chunk number at the end of a chunk key.
@@ -268,11 +233,13 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
     Some((first, last))
 }
 
-/// One column's chunks, and its sketch chunks when sketches are read, decoded (and kept).
+/// One column's chunks as read in place (from the first of the range on), and its sketch
+/// chunks when sketches are read.
 struct ColumnReader<'a> {
     column: &'a str,
-    chunks: Arc<CachedChunks<KeptStatsChunk>>,
-    sketches: Option<Arc<CachedChunks<DecodedSketchChunk>>>,
+    first: u32,
+    arrays: Vec<Option<StoredChunk<'a>>>,
+    sketches: Option<&'a CachedChunks<DecodedSketchChunk>>,
 }
 
 /// Pushes onto `out` the statistics at `slot` read from `column`'s chunks (sketches and
@@ -288,14 +255,15 @@ fn push_slot_statistics(
     out: &mut Vec<ColumnStatistics>,
 ) -> Result<Option<i64>> {
     let (number, offset) = chunk_of(slot);
-    let Some(chunk) = column.chunks.chunk(number).map(|kept| &kept.chunk) else {
+    let index = number.checked_sub(column.first).map(|index| index as usize);
+    let Some(chunk) = index.and_then(|index| *column.arrays.get(index)?) else {
         return Ok(None);
     };
     let Some(stats) = chunk.push_statistics_at(offset, column.column, out) else {
         return Ok(None);
     };
-    if let Some(sketches) = &column.sketches {
-        let flags = chunk.flags[offset];
+    if let Some(sketches) = column.sketches {
+        let flags = chunk.flags.get(offset).copied().unwrap_or_default();
         let own_key = |tag| -> Result<Option<Vec<u8>>> {
             let key = keys::stats_sketch_key(table, column.column, engine, slot, tag);
             Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
@@ -315,7 +283,7 @@ fn push_slot_statistics(
             stats.histogram = own_key(SKETCH_TAG_HISTOGRAM)?;
         }
     }
-    Ok(Some(chunk.last_analyzed[offset]))
+    Ok(Some(chunk.last_analyzed.at(offset)))
 }
 
 impl Store {
@@ -406,7 +374,7 @@ impl Store {
         let Some(range) = chunk_range(&slots) else {
             return Ok(Vec::new());
         };
-        let mut readers = Vec::with_capacity(columns.len());
+        let mut kept = Vec::with_capacity(columns.len());
         for column in columns {
             let wanted = ColumnChunksKey {
                 table: table.id,
@@ -416,12 +384,26 @@ impl Store {
                 range,
             };
             let sketches = with_sketches.then(|| decoded_sketch_chunks(self, &wanted));
-            readers.push(ColumnReader {
+            kept.push((
                 column,
-                chunks: decoded_chunks(self, &wanted)?,
-                sketches: sketches.transpose()?,
-            });
+                decoded_chunks(self, &wanted)?,
+                sketches.transpose()?,
+            ));
         }
+        // Each chunk's arrays found once, not once per statistic read from it.
+        let readers: Vec<ColumnReader<'_>> = kept
+            .iter()
+            .map(|(column, chunks, sketches)| ColumnReader {
+                column,
+                first: chunks.first,
+                arrays: chunks
+                    .chunks
+                    .iter()
+                    .map(|chunk| chunk.as_deref().map(KeptStatsChunk::arrays))
+                    .collect(),
+                sketches: sketches.as_deref(),
+            })
+            .collect();
         let mut result = Vec::new();
         for (index, slot) in slots {
             let mut partition = PartitionStatistics {

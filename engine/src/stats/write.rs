@@ -15,14 +15,14 @@ use super::chunk::{
 };
 use super::merge::merge;
 use super::packed::{pack, unpacked_chunk};
-use super::sketch_chunk::SketchChunk;
+use super::sketch_chunk::{SketchUnionChunk, StoredSketches};
 use super::slots::{find_slot, SlotAllocator};
 use super::snapshot::{is_transactional, settle_transactional_write};
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, StoredStatistics, TableImage};
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend};
+use crate::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::partition::{resolve_table, PartitionRecord, PartitionedTable};
 use crate::partition_list::values_of_name;
 use crate::store::{Store, WriteTxn};
@@ -541,16 +541,10 @@ impl<'a> ChunkWriter<'a> {
             .ok_or_else(|| Error::Internal("a column's sketches are missing".to_string()))?;
         if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
-            let loaded = match txn.view::<SketchChunk>(&key)? {
-                Some(view) => {
-                    let archived = view.archived()?;
-                    if !archived.is_consistent() {
-                        return Err(Error::corruption(
-                            &key,
-                            "sketch ends that do not fit their bytes",
-                        ));
-                    }
-                    archived.to_sketches()
+            let loaded = match txn.get(&key)? {
+                Some(stored) => {
+                    let key = KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
+                    StoredSketches::new(key, stored)?.to_sketches()?
                 }
                 None => Vec::new(),
             };
@@ -671,7 +665,7 @@ impl<'a> ChunkWriter<'a> {
         for (column, by_number) in self.sketches {
             for (chunk, sketches) in by_number {
                 let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
-                match SketchChunk::from_sketches(&sketches)? {
+                match SketchUnionChunk::from_sketches(&sketches)? {
                     Some(value) => txn.put_value(key, &value)?,
                     None => txn.delete(key),
                 }
