@@ -12,7 +12,7 @@ use thrift::protocol::{
 };
 
 use super::add_partitions::{decode, decode_call, Request};
-use super::wire_reader::{Pass, Unusual, WireLimits};
+use super::wire_reader::{Pass, Unusual, WireLimits, UNIT_READS_MAX};
 use crate::calls::partitions::{PartitionsToAdd, TableName};
 use crate::convert::partition_from_idl;
 use crate::limits::Limits;
@@ -466,4 +466,29 @@ fn lengths_past_the_limits_are_left_to_the_walk_which_refuses_them() {
         );
         assert!(pass.take_broken().is_none(), "declined, not broken");
     }
+}
+
+#[test]
+fn a_unit_arriving_in_too_many_pieces_is_left_to_the_walk() {
+    let partition = idl::Partition {
+        values: Some(vec!["2024-01-01".to_string(); 8]),
+        ..idl::Partition::default()
+    };
+    let message = add_partitions_call(&[partition]);
+    // A byte a read: the header, and then the partition, run out more often than a unit may.
+    let cuts = (1..message.len()).collect();
+    let mut trickle = Trickle::new(message.clone(), cuts);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    assert_eq!(
+        decode_call("add_partitions", &mut pass).err(),
+        Some(Unusual)
+    );
+    assert!(pass.take_broken().is_none(), "declined, not broken");
+    // In fewer pieces than that, the same message is read as it arrives.
+    let cuts = (1..UNIT_READS_MAX)
+        .map(|index| index * message.len() / UNIT_READS_MAX)
+        .collect();
+    let mut trickle = Trickle::new(message, cuts);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    assert!(decode_call("add_partitions", &mut pass).is_ok());
 }

@@ -274,12 +274,14 @@ impl<'m> Pass<'m> {
         self.unit(header)
     }
 
-    /// Reads one unit with `read`, from where the last ended.
+    /// Reads one unit with `read`, from where the last ended. A unit that ran out of bytes
+    /// [`UNIT_READS_MAX`] times is left to the walk: reading it again at each arrival would cost
+    /// its size times the arrivals, which a client sending in small pieces would make quadratic.
     pub(crate) fn unit<T>(
         &mut self,
         mut read: impl FnMut(&mut WireReader<'_>) -> Read<T>,
     ) -> Read<T> {
-        loop {
+        for _ in 0..UNIT_READS_MAX {
             let mut reader = WireReader::at(self.message.arrived(), self.at, self.limits);
             match read(&mut reader) {
                 Ok(value) => {
@@ -295,5 +297,11 @@ impl<'m> Pass<'m> {
                 Err(Unusual) => return Err(Unusual),
             }
         }
+        Err(Unusual)
     }
 }
+
+/// How many times a unit of an arriving message is read before it is left to the walk: a
+/// partition of a request arriving by socket reads of 64 KiB nearly always needs one read, two
+/// when it straddles one's end.
+pub(crate) const UNIT_READS_MAX: usize = 16;
