@@ -1,8 +1,10 @@
 //! Feeds arbitrary bytes to a whole server connection: format detection, message reading and
-//! dispatch. Any panic, hang or unbounded allocation is a bug.
+//! dispatch. Any panic, hang or unbounded allocation is a bug. The first byte sets how many
+//! bytes each read of the connection returns at most, so that messages read as they arrive
+//! (`add_partitions`) are cut at every place a socket may cut them.
 #![no_main]
 
-use std::io::{sink, Cursor};
+use std::io::{sink, Read};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -13,7 +15,30 @@ use hivestore_thrift::server::serve_stream;
 use hivestore_thrift::service::ServerState;
 use libfuzzer_sys::fuzz_target;
 
+/// The bytes, at most `piece` a read.
+struct Pieces<'a> {
+    bytes: &'a [u8],
+    piece: usize,
+}
+
+impl Read for Pieces<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let count = self.bytes.len().min(out.len()).min(self.piece);
+        out[..count].copy_from_slice(&self.bytes[..count]);
+        self.bytes = &self.bytes[count..];
+        Ok(count)
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    let Some((&piece, data)) = data.split_first() else {
+        return;
+    };
+    // 1 to 64 bytes a read, or all at once.
+    let piece = match piece {
+        0..=63 => usize::from(piece) + 1,
+        _ => usize::MAX,
+    };
     let limits = Limits {
         message_bytes_max: 64 * 1024,
         string_bytes_max: 16 * 1024,
@@ -28,5 +53,5 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let state = Arc::new(ServerState::new(store));
-    let _ = serve_stream(Cursor::new(data), sink(), peer, state, limits);
+    let _ = serve_stream(Pieces { bytes: data, piece }, sink(), peer, state, limits);
 });

@@ -123,6 +123,22 @@ impl Endpoint {
     }
 
     fn open(&self, call_timeout: Duration) -> Result<(Client, ReplyBytes), Error> {
+        let (stream, read) = self.open_stream_with(call_timeout)?;
+        let reply_bytes = ReplyBytes::default();
+        let read = CountingRead::new(read, reply_bytes.clone(), call_timeout);
+        let (input, output) = protocols(read, stream, self.framed, self.compact);
+        Ok((
+            ThriftHiveMetastoreSyncClient::new(input, output),
+            reply_bytes,
+        ))
+    }
+
+    /// A new connection for measured calls: its write and read handles.
+    pub(crate) fn open_stream(&self) -> Result<(TcpStream, TcpStream), Error> {
+        self.open_stream_with(self.call_timeout)
+    }
+
+    fn open_stream_with(&self, call_timeout: Duration) -> Result<(TcpStream, TcpStream), Error> {
         let connect_error = |source| Error::Connect {
             endpoint: self.uri.clone(),
             source,
@@ -138,17 +154,7 @@ impl Endpoint {
             .set_write_timeout(Some(call_timeout))
             .map_err(connect_error)?;
         let read = stream.try_clone().map_err(connect_error)?;
-        let reply_bytes = ReplyBytes::default();
-        let read = CountingRead {
-            inner: read,
-            count: reply_bytes.clone(),
-            timeout: call_timeout,
-        };
-        let (input, output) = protocols(read, stream, self.framed, self.compact);
-        Ok((
-            ThriftHiveMetastoreSyncClient::new(input, output),
-            reply_bytes,
-        ))
+        Ok((stream, read))
     }
 }
 
@@ -166,10 +172,21 @@ impl ReplyBytes {
 
 /// A reader that adds what it reads to a [`ReplyBytes`], and says so when a reply took longer
 /// than the socket's read timeout (the OS says only "resource temporarily unavailable").
-struct CountingRead<R> {
+pub(crate) struct CountingRead<R> {
     inner: R,
     count: ReplyBytes,
     timeout: Duration,
+}
+
+impl<R> CountingRead<R> {
+    /// Counts what `inner` reads into `count`; `timeout` is the socket's, for its error.
+    pub(crate) fn new(inner: R, count: ReplyBytes, timeout: Duration) -> Self {
+        CountingRead {
+            inner,
+            count,
+            timeout,
+        }
+    }
 }
 
 impl<R: Read> Read for CountingRead<R> {
@@ -251,34 +268,38 @@ type SocketRead = CountingRead<TcpStream>;
 /// buffer, and either counts its socket reads under it.
 fn protocols(read: SocketRead, write: TcpStream, framed: bool, compact: bool) -> Protocols {
     let buffered = BufReader::with_capacity(SOCKET_BUFFER_BYTES, read);
+    let input = input_protocol(buffered, framed, compact);
+    let output: Box<dyn TOutputProtocol + Send> = match (compact, framed) {
+        (false, false) => Box::new(TBinaryOutputProtocol::new(
+            BufWriter::with_capacity(SOCKET_BUFFER_BYTES, write),
+            true,
+        )),
+        (false, true) => Box::new(TBinaryOutputProtocol::new(
+            TFramedWriteTransport::new(write),
+            true,
+        )),
+        (true, false) => Box::new(TCompactOutputProtocol::new(BufWriter::with_capacity(
+            SOCKET_BUFFER_BYTES,
+            write,
+        ))),
+        (true, true) => Box::new(TCompactOutputProtocol::new(TFramedWriteTransport::new(
+            write,
+        ))),
+    };
+    (input, output)
+}
+
+/// The client's input protocol over `buffered`, a connection's buffered read side.
+pub(crate) fn input_protocol<R: Read + Send + 'static>(
+    buffered: R,
+    framed: bool,
+    compact: bool,
+) -> Box<dyn TInputProtocol + Send> {
     match (compact, framed) {
-        (false, false) => (
-            Box::new(TBinaryInputProtocol::new(buffered, true)),
-            Box::new(TBinaryOutputProtocol::new(
-                BufWriter::with_capacity(SOCKET_BUFFER_BYTES, write),
-                true,
-            )),
-        ),
-        (false, true) => (
-            Box::new(TBinaryInputProtocol::new(framed_read(buffered), true)),
-            Box::new(TBinaryOutputProtocol::new(
-                TFramedWriteTransport::new(write),
-                true,
-            )),
-        ),
-        (true, false) => (
-            Box::new(TCompactInputProtocol::new(buffered)),
-            Box::new(TCompactOutputProtocol::new(BufWriter::with_capacity(
-                SOCKET_BUFFER_BYTES,
-                write,
-            ))),
-        ),
-        (true, true) => (
-            Box::new(TCompactInputProtocol::new(framed_read(buffered))),
-            Box::new(TCompactOutputProtocol::new(TFramedWriteTransport::new(
-                write,
-            ))),
-        ),
+        (false, false) => Box::new(TBinaryInputProtocol::new(buffered, true)),
+        (false, true) => Box::new(TBinaryInputProtocol::new(framed_read(buffered), true)),
+        (true, false) => Box::new(TCompactInputProtocol::new(buffered)),
+        (true, true) => Box::new(TCompactInputProtocol::new(framed_read(buffered))),
     }
 }
 

@@ -35,6 +35,7 @@
 
 pub mod args;
 mod cpu;
+pub mod encoded_call;
 pub mod endpoint;
 mod error;
 pub mod fixture;

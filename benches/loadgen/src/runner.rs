@@ -380,7 +380,7 @@ fn prepare(run: &Run<'_>, caller: &mut Caller) -> Result<(Client, ReplyBytes), O
         .connect_counting()
         .map_err(|error| Outcome::Failed(error.to_string()))?;
     caller
-        .prepare(&mut client)
+        .prepare(&mut client, run.endpoint, &reply_bytes)
         .map_err(|error| classify(&error))?;
     let deadline = Instant::now() + run.budget.duration;
     for _ in 0..run.budget.warmup_call_count {

@@ -21,8 +21,10 @@ use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 use std::sync::Arc;
 
 use crate::detect::Protocol;
+pub use crate::direct::Arrived;
 use crate::direct::{self, Answer};
 use crate::limits::Limits;
+use crate::message::Arriving;
 use crate::service::{is_implemented, ServerState, Session};
 
 /// What became of a request.
@@ -147,6 +149,40 @@ impl Dispatcher {
             return Ok(Outcome::NoReply);
         }
         Ok(Outcome::Reply)
+    }
+
+    /// The method an unframed binary call of `name` calls, when this dispatcher reads such calls
+    /// as they arrive ([`Dispatcher::dispatch_arriving`]).
+    pub fn arriving_method(&self, name: &str) -> Option<&'static str> {
+        method_by_name(name)
+            .map(|method| method.name)
+            .filter(|method| is_implemented(method) && direct::answers_arriving(method))
+    }
+
+    /// Answers an unframed binary call of `method` (from [`Dispatcher::arriving_method`]) read
+    /// once, as it arrives, appending the reply to `reply`; or declines it, having done nothing
+    /// (the message is then read whole and [`Dispatcher::dispatch`]ed). The time counted against
+    /// the method includes the wait for its bytes after the header.
+    pub fn dispatch_arriving(
+        &self,
+        method: &'static str,
+        message: &mut dyn Arriving,
+        reply: &mut Vec<u8>,
+    ) -> Result<Arrived, DispatchError> {
+        let started = Instant::now();
+        let reply_start = reply.len();
+        let arrived = direct::answer_arriving(method, message, &self.limits, reply, &self.session)
+            .map_err(|error| DispatchError(format!("{method}: {error}")))?;
+        match &arrived {
+            Arrived::Answered(_) => {
+                tracing::debug!(method, "call");
+                self.state
+                    .counters
+                    .record_server_time(method, started.elapsed());
+            }
+            Arrived::Declined | Arrived::Broken(_) => reply.truncate(reply_start),
+        }
+        Ok(arrived)
     }
 
     /// Limits for decoding one message: nothing in it can be longer than the message itself.

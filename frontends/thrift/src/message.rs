@@ -10,6 +10,10 @@
 //! Decoding then runs over a complete, bounded slice: a bad message can cost its connection,
 //! never the server's memory, and a call the server does not know is skipped whole, so the
 //! stream stays in step.
+//!
+//! The biggest requests skip the walk: an unframed binary call whose decoder reads it as it
+//! arrives ([`Arriving`], [`MessageReader::arriving`]) is read once, by that decoder, which
+//! checks the same limits; should it give up on the message, the walk reads it from its start.
 
 use std::io::{self, Read};
 
@@ -92,15 +96,7 @@ impl<R: Read> MessageReader<R> {
             Transport::Framed => FRAME_HEADER_BYTES,
             Transport::Buffered => 0,
         };
-        let bytes_max = limits.message_bytes_max + header_bytes;
-        let mut walk = Walk {
-            start: self.next,
-            at: 0,
-            available: (self.filled - self.next).min(bytes_max),
-            bytes_max,
-            limits,
-            input: self,
-        };
+        let mut walk = self.walk(format.transport, limits);
         match (format.transport, format.protocol) {
             (Transport::Framed, _) => walk.frame()?,
             (Transport::Buffered, Protocol::Binary) => walk.binary_message()?,
@@ -109,6 +105,43 @@ impl<R: Read> MessageReader<R> {
         let (start, end) = (walk.start, walk.start + walk.at);
         self.next = end;
         Ok(&self.buffer[start + header_bytes..end])
+    }
+
+    /// The method an unframed binary message calls, once its header arrived (a name that is
+    /// not UTF-8 is empty); the message stays unread.
+    pub fn binary_method(&mut self, limits: &Limits) -> Result<&str, ReadError> {
+        self.reclaim();
+        let mut walk = self.walk(Transport::Buffered, limits);
+        let name = walk.binary_header()?;
+        let start = walk.start;
+        self.next = start;
+        let name = &self.buffer[start + name.start..start + name.end];
+        Ok(std::str::from_utf8(name).unwrap_or_default())
+    }
+
+    /// The next unframed message, for a decoder that reads it as it arrives, within `limits`.
+    pub fn arriving<'a>(&'a mut self, limits: &'a Limits) -> ArrivingMessage<'a, R> {
+        self.reclaim();
+        ArrivingMessage {
+            walk: self.walk(Transport::Buffered, limits),
+        }
+    }
+
+    /// A walk over the next message, from its start.
+    fn walk<'a>(&'a mut self, transport: Transport, limits: &'a Limits) -> Walk<'a, R> {
+        let header_bytes = match transport {
+            Transport::Framed => FRAME_HEADER_BYTES,
+            Transport::Buffered => 0,
+        };
+        let bytes_max = limits.message_bytes_max + header_bytes;
+        Walk {
+            start: self.next,
+            at: 0,
+            available: (self.filled - self.next).min(bytes_max),
+            bytes_max,
+            limits,
+            input: self,
+        }
     }
 
     /// Rewinds an emptied buffer, and gives back one that grew for a big message, keeping the
@@ -142,6 +175,59 @@ pub fn read_one_message<R: Read>(
     let mut reader = MessageReader::new(reader);
     message.extend_from_slice(reader.read_message(format, limits)?);
     Ok(())
+}
+
+/// The bytes of one message as they arrive, for a decoder that reads it in one pass.
+pub trait Arriving {
+    /// The message's bytes that arrived, from its first; never more than its limit.
+    fn arrived(&self) -> &[u8];
+    /// Waits for more of the message. An error ends the connection: the peer closed it in the
+    /// middle of the message, the message passed its limit, or the socket failed.
+    fn arrive_more(&mut self) -> Result<(), ReadError>;
+}
+
+/// A message in memory has arrived whole: there is no more of it.
+impl Arriving for &[u8] {
+    fn arrived(&self) -> &[u8] {
+        self
+    }
+
+    fn arrive_more(&mut self) -> Result<(), ReadError> {
+        Err(ReadError::Truncated)
+    }
+}
+
+/// The next unframed message of a [`MessageReader`], read as it arrives: more is read from the
+/// source as the decoder asks, by chunks, up to the message limit.
+pub struct ArrivingMessage<'a, R> {
+    walk: Walk<'a, R>,
+}
+
+impl<R: Read> ArrivingMessage<'_, R> {
+    /// The decoder read the message through its first `end` bytes: the next message starts
+    /// there, and the bytes past it stay buffered.
+    ///
+    /// # Panics
+    /// If `end` is past the bytes that arrived: a decoder's bug.
+    pub fn finish(self, end: usize) {
+        assert!(
+            end <= self.walk.available,
+            "a message ends where it arrived"
+        );
+        self.walk.input.next = self.walk.start + end;
+    }
+}
+
+impl<R: Read> Arriving for ArrivingMessage<'_, R> {
+    fn arrived(&self) -> &[u8] {
+        let start = self.walk.start;
+        &self.walk.input.buffer[start..start + self.walk.available]
+    }
+
+    fn arrive_more(&mut self) -> Result<(), ReadError> {
+        let end = self.walk.available + 1;
+        self.walk.fill(end)
+    }
 }
 
 // Thrift type codes of the binary protocol.
@@ -320,8 +406,14 @@ impl<R: Read> Walk<'_, R> {
     }
 
     fn binary_message(&mut self) -> Result<(), ReadError> {
+        self.binary_header()?;
+        self.binary_value(T_STRUCT, 0)
+    }
+
+    /// Walks a binary message's header (strict or old-style); where its method name lies.
+    fn binary_header(&mut self) -> Result<std::ops::Range<usize>, ReadError> {
         let head = self.i32_be()?.to_be_bytes();
-        if head[0] & 0x80 != 0 {
+        let name = if head[0] & 0x80 != 0 {
             if head[0] != BINARY_VERSION_HIGH || head[1] != BINARY_VERSION_LOW {
                 return Err(ReadError::Invalid(format!(
                     "bad binary protocol version {:02x?}",
@@ -331,15 +423,19 @@ impl<R: Read> Walk<'_, R> {
             let name_length = self.i32_be()?;
             let name_length =
                 self.check_length("method name", name_length.into(), METHOD_NAME_BYTES_MAX)?;
+            let name = self.at..self.at + name_length;
             self.skip(name_length)?;
+            name
         } else {
             let name_length = i32::from_be_bytes(head);
             let name_length =
                 self.check_length("method name", name_length.into(), METHOD_NAME_BYTES_MAX)?;
+            let name = self.at..self.at + name_length;
             self.skip(name_length + 1)?; // the name, then the message type
-        }
+            name
+        };
         self.skip(4)?; // sequence id
-        self.binary_value(T_STRUCT, 0)
+        Ok(name)
     }
 
     fn binary_value(&mut self, value_type: u8, depth: usize) -> Result<(), ReadError> {

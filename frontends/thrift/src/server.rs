@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crate::detect::{detect, Detection, Transport, WireFormat, DETECT_BYTES};
+use crate::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
+use crate::dispatch::Arrived;
 use crate::dispatch::{Dispatcher, Outcome};
 use crate::limits::Limits;
 use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX};
@@ -211,7 +212,23 @@ pub fn serve_stream<R: Read, W: Write>(
     let mut messages = MessageReader::with_prefix(reader, &prefix);
     let dispatcher = Dispatcher::new(Session::new(Arc::clone(&state), peer), state, limits);
     let mut reply = Vec::new();
+    let unframed_binary =
+        format.transport == Transport::Buffered && format.protocol == Protocol::Binary;
     loop {
+        if unframed_binary {
+            match answer_arriving(&mut messages, &dispatcher, &limits, &mut reply) {
+                Ok(true) => {
+                    send(&mut writer, format, &mut reply).map_err(|error| error.to_string())?;
+                    if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
+                        reply = Vec::new();
+                    }
+                    continue;
+                }
+                Ok(false) => {}
+                Err(ReadError::Closed) => return Ok(()),
+                Err(error) => return Err(error.to_string()),
+            }
+        }
         let message = match messages.read_message(format, &limits) {
             Ok(message) => message,
             Err(ReadError::Closed) => return Ok(()),
@@ -230,6 +247,33 @@ pub fn serve_stream<R: Read, W: Write>(
         if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
             crate::reply_buffers::give_back(std::mem::take(&mut reply));
         }
+    }
+}
+
+/// Answers the next message if its decoder reads it as it arrives (`true`: the reply is in
+/// `reply`); `false` leaves it, unread, to the message walk.
+fn answer_arriving<R: Read>(
+    messages: &mut MessageReader<R>,
+    dispatcher: &Dispatcher,
+    limits: &Limits,
+    reply: &mut Vec<u8>,
+) -> Result<bool, ReadError> {
+    let method = messages.binary_method(limits)?;
+    let Some(method) = dispatcher.arriving_method(method) else {
+        return Ok(false);
+    };
+    reply.clear();
+    let mut message = messages.arriving(limits);
+    let arrived = dispatcher
+        .dispatch_arriving(method, &mut message, reply)
+        .map_err(|error| ReadError::Invalid(error.to_string()))?;
+    match arrived {
+        Arrived::Answered(end) => {
+            message.finish(end);
+            Ok(true)
+        }
+        Arrived::Declined => Ok(false),
+        Arrived::Broken(error) => Err(error),
     }
 }
 

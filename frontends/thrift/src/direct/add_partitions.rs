@@ -5,7 +5,8 @@
 //! processor writes it.
 //!
 //! Binary protocol only; a compact request, or one holding anything unusual, is declined before
-//! anything was done, and the generated processor answers it.
+//! anything was done, and the generated processor answers it. An unframed request is read as it
+//! arrives (`answer_arriving`), a partition at a time, without the message walk before it.
 
 use hivestore_engine as engine;
 use hivestore_idl::hive_metastore::{
@@ -19,12 +20,14 @@ use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::partition_decode::{partition, DescriptorMemo};
 use super::wire_reader::{
-    arguments_start, Read, Unusual, WireReader, RESERVED_ELEMENTS_MAX, T_BOOL, T_LIST, T_STRING,
+    Pass, Read, Unusual, WireLimits, MESSAGE_CALL, RESERVED_ELEMENTS_MAX, T_BOOL, T_LIST, T_STRING,
     T_STRUCT,
 };
 use super::Answer;
 use crate::calls::partitions::{add_decoded, add_req_result, PartitionsToAdd, TableName};
 use crate::detect::Protocol;
+use crate::limits::Limits;
+use crate::message::{Arriving, ReadError};
 use crate::service::Session;
 
 /// Answers `add_partitions` or `add_partitions_req` from `message`, or declines it.
@@ -42,6 +45,51 @@ pub(super) fn answer(
     let Ok(request) = decode(method, message) else {
         return Ok(Answer::Declined);
     };
+    answer_request(method, sequence, request, reply, session)?;
+    Ok(Answer::Written)
+}
+
+/// What became of a call read as it arrived.
+#[derive(Debug)]
+pub enum Arrived {
+    /// Answered; the message took this many bytes.
+    Answered(usize),
+    /// Not answered, nothing done: the message is for the walk and the generated decoder.
+    Declined,
+    /// The message cannot be read to its end; the connection must close.
+    Broken(ReadError),
+}
+
+/// Answers a binary-protocol call of `method` (one of the two), reading its message once, as
+/// it arrives, within `limits`; or declines it, having only read it.
+pub(super) fn answer_arriving(
+    method: &'static str,
+    message: &mut dyn Arriving,
+    limits: &Limits,
+    reply: &mut Vec<u8>,
+    session: &Session,
+) -> thrift::Result<Arrived> {
+    let mut pass = Pass::new(message, WireLimits::of(limits));
+    match decode_call(method, &mut pass) {
+        Ok((sequence, request)) => {
+            answer_request(method, sequence, request, reply, session)?;
+            Ok(Arrived::Answered(pass.position()))
+        }
+        Err(Unusual) => Ok(match pass.take_broken() {
+            Some(error) => Arrived::Broken(error),
+            None => Arrived::Declined,
+        }),
+    }
+}
+
+/// Adds the partitions of `request` and writes the reply, as the generated processor would.
+fn answer_request(
+    method: &'static str,
+    sequence: i32,
+    request: Request,
+    reply: &mut Vec<u8>,
+    session: &Session,
+) -> thrift::Result<()> {
     let need_result = request.need_result;
     let added = add_decoded(session, request.batch);
     hivestore_idl::handler::Handler::observe(session, method, added.is_err());
@@ -52,18 +100,17 @@ pub(super) fn answer(
             write_reply(output, method, sequence, |o| {
                 o.write_field_begin(&TFieldIdentifier::new("success", TType::I32, 0))?;
                 o.write_i32(count)
-            })?
+            })
         }
         (Ok(added), Some(need_result)) => {
             let result = add_req_result(added, need_result);
             write_reply(output, method, sequence, |o| {
                 o.write_field_begin(&TFieldIdentifier::new("success", TType::Struct, 0))?;
                 result.write_to_out_protocol(o)
-            })?
+            })
         }
-        (Err(error), _) => write_error(output, method, sequence, error)?,
+        (Err(error), _) => write_error(output, method, sequence, error),
     }
-    Ok(Answer::Written)
 }
 
 /// A decoded request: the partitions with their table, and for `add_partitions_req` whether the
@@ -75,20 +122,35 @@ pub(super) struct Request {
 
 /// Reads the arguments of a binary-protocol call of `method` (one of the two) in `message`.
 pub(super) fn decode(method: &str, message: &[u8]) -> Read<Request> {
-    let start = arguments_start(message)?;
-    let mut reader = WireReader::new(&message[start..]);
+    let mut whole = message;
+    let mut pass = Pass::new(&mut whole, WireLimits::WHOLE);
+    pass.header()?;
+    arguments(method, &mut pass)
+}
+
+/// Reads a call of `method` (one of the two) from its first byte: its sequence id and request.
+pub(super) fn decode_call(method: &str, pass: &mut Pass<'_>) -> Read<(i32, Request)> {
+    let (message_type, sequence) = pass.header()?;
+    if message_type != MESSAGE_CALL {
+        return Err(Unusual);
+    }
+    Ok((sequence, arguments(method, pass)?))
+}
+
+/// The arguments of `method`, from where `pass` is (past the header).
+fn arguments(method: &str, pass: &mut Pass<'_>) -> Read<Request> {
     match method {
-        "add_partitions" => add_partitions_arguments(&mut reader),
-        _ => add_partitions_req_arguments(&mut reader),
+        "add_partitions" => add_partitions_arguments(pass),
+        _ => add_partitions_req_arguments(pass),
     }
 }
 
 /// `add_partitions(1: list<Partition> new_parts)`.
-fn add_partitions_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
+fn add_partitions_arguments(pass: &mut Pass<'_>) -> Read<Request> {
     let mut partitions = Vec::new();
-    while let Some((field_type, id)) = reader.field()? {
+    while let Some((field_type, id)) = pass.unit(|reader| reader.field())? {
         match (id, field_type) {
-            (1, T_LIST) => partitions = partition_list(reader)?,
+            (1, T_LIST) => partitions = partition_list(pass)?,
             _ => return Err(Unusual),
         }
     }
@@ -103,11 +165,11 @@ fn add_partitions_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
 }
 
 /// `add_partitions_req(1: AddPartitionsRequest request)`.
-fn add_partitions_req_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
+fn add_partitions_req_arguments(pass: &mut Pass<'_>) -> Read<Request> {
     let mut request = None;
-    while let Some((field_type, id)) = reader.field()? {
+    while let Some((field_type, id)) = pass.unit(|reader| reader.field())? {
         match (id, field_type) {
-            (1, T_STRUCT) => request = Some(add_partitions_request(reader)?),
+            (1, T_STRUCT) => request = Some(add_partitions_request(pass)?),
             _ => return Err(Unusual),
         }
     }
@@ -116,20 +178,20 @@ fn add_partitions_req_arguments(reader: &mut WireReader<'_>) -> Read<Request> {
 }
 
 /// An `AddPartitionsRequest`; a missing required field is left to the generated code.
-fn add_partitions_request(reader: &mut WireReader<'_>) -> Read<Request> {
+fn add_partitions_request(pass: &mut Pass<'_>) -> Read<Request> {
     let (mut database, mut table, mut partitions, mut if_not_exists) = (None, None, None, None);
     let (mut need_result, mut catalog) = (None, None);
-    while let Some((field_type, id)) = reader.field()? {
+    while let Some((field_type, id)) = pass.unit(|reader| reader.field())? {
         match (id, field_type) {
-            (1, T_STRING) => database = Some(reader.string()?),
-            (2, T_STRING) => table = Some(reader.string()?),
-            (3, T_LIST) => partitions = Some(partition_list(reader)?),
-            (4, T_BOOL) => if_not_exists = Some(reader.bool()?),
-            (5, T_BOOL) => need_result = Some(reader.bool()?),
-            (6, T_STRING) => catalog = Some(reader.string()?),
+            (1, T_STRING) => database = Some(pass.unit(|reader| reader.string())?),
+            (2, T_STRING) => table = Some(pass.unit(|reader| reader.string())?),
+            (3, T_LIST) => partitions = Some(partition_list(pass)?),
+            (4, T_BOOL) => if_not_exists = Some(pass.unit(|reader| reader.bool())?),
+            (5, T_BOOL) => need_result = Some(pass.unit(|reader| reader.bool())?),
+            (6, T_STRING) => catalog = Some(pass.unit(|reader| reader.string())?),
             // validWriteIdList and skipColumnSchemaForPartition: not used by the add.
-            (7, T_STRING) => drop(reader.str()?),
-            (8, T_BOOL) => drop(reader.bool()?),
+            (7, T_STRING) => pass.unit(|reader| reader.str().map(drop))?,
+            (8, T_BOOL) => drop(pass.unit(|reader| reader.bool())?),
             _ => return Err(Unusual),
         }
     }
@@ -149,12 +211,13 @@ fn add_partitions_request(reader: &mut WireReader<'_>) -> Read<Request> {
     })
 }
 
-fn partition_list(reader: &mut WireReader<'_>) -> Read<Vec<engine::NewPartition>> {
-    let count = reader.list(T_STRUCT)?;
+/// A `list<Partition>`, a partition at a time.
+fn partition_list(pass: &mut Pass<'_>) -> Read<Vec<engine::NewPartition>> {
+    let count = pass.unit(|reader| reader.list(T_STRUCT))?;
     let mut partitions = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
-    let mut memo: Option<DescriptorMemo<'_>> = None;
+    let mut memo: Option<DescriptorMemo> = None;
     for _ in 0..count {
-        partitions.push(partition(reader, &mut memo)?);
+        partitions.push(pass.unit(|reader| partition(reader, &mut memo))?);
     }
     Ok(partitions)
 }

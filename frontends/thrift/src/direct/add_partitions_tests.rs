@@ -11,10 +11,12 @@ use thrift::protocol::{
     TMessageIdentifier, TMessageType, TOutputProtocol, TSerializable, TStructIdentifier, TType,
 };
 
-use super::add_partitions::{decode, Request};
-use super::wire_reader::Unusual;
+use super::add_partitions::{decode, decode_call, Request};
+use super::wire_reader::{Pass, Unusual, WireLimits, UNIT_READS_MAX};
 use crate::calls::partitions::{PartitionsToAdd, TableName};
 use crate::convert::partition_from_idl;
+use crate::limits::Limits;
+use crate::message::{Arriving, ReadError};
 
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -321,4 +323,172 @@ fn privileges_are_left_to_the_generated_decoder() {
     };
     let message = add_partitions_call(&[partition]);
     assert_eq!(decode("add_partitions", &message).err(), Some(Unusual));
+}
+
+/// A message arriving in pieces that end at `cuts`, as from a socket; then nothing more.
+struct Trickle {
+    bytes: Vec<u8>,
+    cuts: Vec<usize>,
+    arrived: usize,
+}
+
+impl Trickle {
+    fn new(bytes: Vec<u8>, mut cuts: Vec<usize>) -> Self {
+        cuts.sort_unstable();
+        let first = cuts.first().copied().unwrap_or(bytes.len());
+        Trickle {
+            bytes,
+            cuts,
+            arrived: first,
+        }
+    }
+}
+
+impl Arriving for Trickle {
+    fn arrived(&self) -> &[u8] {
+        &self.bytes[..self.arrived]
+    }
+
+    fn arrive_more(&mut self) -> Result<(), ReadError> {
+        if self.arrived == self.bytes.len() {
+            return Err(ReadError::Truncated);
+        }
+        let arrived = self.arrived;
+        self.arrived = self
+            .cuts
+            .iter()
+            .copied()
+            .find(|cut| *cut > arrived)
+            .unwrap_or(self.bytes.len());
+        Ok(())
+    }
+}
+
+/// Reads `message` arriving in pieces, followed by the start of another; where it ended.
+fn decode_trickled(method: &str, message: &[u8], cuts: &[prop::sample::Index]) -> (Request, usize) {
+    let mut stream = message.to_vec();
+    stream.extend_from_slice(&message[..message.len().min(9)]);
+    let cuts = cuts.iter().map(|cut| cut.index(stream.len())).collect();
+    let mut trickle = Trickle::new(stream, cuts);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    let (sequence, request) = decode_call(method, &mut pass).expect("read as it arrives");
+    assert_eq!(sequence, 3);
+    (request, pass.position())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn add_partitions_arriving_in_pieces_reads_as_whole(
+        partitions in partitions(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+    ) {
+        let message = add_partitions_call(&partitions);
+        let whole = decode("add_partitions", &message);
+        prop_assume!(whole.is_ok());
+        let (arrived, end) = decode_trickled("add_partitions", &message, &cuts);
+        prop_assert_eq!(end, message.len(), "the message ends where it ends, whatever follows");
+        let whole = whole.unwrap();
+        prop_assert_eq!(arrived.batch.partitions, whole.batch.partitions);
+        prop_assert_eq!(arrived.need_result, whole.need_result);
+    }
+
+    #[test]
+    fn add_partitions_req_arriving_in_pieces_reads_as_whole(
+        partitions in partitions(),
+        if_not_exists in any::<bool>(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+    ) {
+        let request = idl::AddPartitionsRequest {
+            db_name: "db".to_string(),
+            tbl_name: "t".to_string(),
+            parts: partitions,
+            if_not_exists,
+            need_result: Some(true),
+            cat_name: Some("hive".to_string()),
+            valid_write_id_list: Some("w".to_string()),
+            skip_column_schema_for_partition: Some(false),
+            partition_col_schema: None,
+            environment_context: None,
+        };
+        let message = add_partitions_req_call(&request);
+        let whole = decode("add_partitions_req", &message);
+        prop_assume!(whole.is_ok());
+        let (arrived, end) = decode_trickled("add_partitions_req", &message, &cuts);
+        prop_assert_eq!(end, message.len());
+        let whole = whole.unwrap();
+        prop_assert_eq!(arrived.batch.partitions, whole.batch.partitions);
+        prop_assert_eq!(arrived.batch.table, whole.batch.table);
+        prop_assert_eq!(arrived.batch.if_not_exists, whole.batch.if_not_exists);
+        prop_assert_eq!(arrived.need_result, whole.need_result);
+    }
+}
+
+#[test]
+fn a_request_ending_before_its_end_is_broken_not_declined() {
+    let partition = idl::Partition {
+        values: Some(vec!["2024-01-01".to_string()]),
+        ..idl::Partition::default()
+    };
+    let message = add_partitions_call(&[partition.clone(), partition]);
+    let mut trickle = Trickle::new(message[..message.len() - 3].to_vec(), vec![7, 40]);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    assert_eq!(
+        decode_call("add_partitions", &mut pass).err(),
+        Some(Unusual)
+    );
+    assert!(matches!(pass.take_broken(), Some(ReadError::Truncated)));
+}
+
+#[test]
+fn lengths_past_the_limits_are_left_to_the_walk_which_refuses_them() {
+    let partition = idl::Partition {
+        values: Some(vec!["x".repeat(100)]),
+        ..idl::Partition::default()
+    };
+    let message = add_partitions_call(&[partition.clone(), partition]);
+    for limits in [
+        Limits {
+            string_bytes_max: 99,
+            ..Limits::default()
+        },
+        Limits {
+            container_elements_max: 1,
+            ..Limits::default()
+        },
+    ] {
+        let mut arriving: &[u8] = &message;
+        let mut pass = Pass::new(&mut arriving, WireLimits::of(&limits));
+        assert_eq!(
+            decode_call("add_partitions", &mut pass).err(),
+            Some(Unusual)
+        );
+        assert!(pass.take_broken().is_none(), "declined, not broken");
+    }
+}
+
+#[test]
+fn a_unit_arriving_in_too_many_pieces_is_left_to_the_walk() {
+    let partition = idl::Partition {
+        values: Some(vec!["2024-01-01".to_string(); 8]),
+        ..idl::Partition::default()
+    };
+    let message = add_partitions_call(&[partition]);
+    // A byte a read: the header, and then the partition, run out more often than a unit may.
+    let cuts = (1..message.len()).collect();
+    let mut trickle = Trickle::new(message.clone(), cuts);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    assert_eq!(
+        decode_call("add_partitions", &mut pass).err(),
+        Some(Unusual)
+    );
+    assert!(pass.take_broken().is_none(), "declined, not broken");
+    // In fewer pieces than that, the same message is read as it arrives.
+    let cuts = (1..UNIT_READS_MAX)
+        .map(|index| index * message.len() / UNIT_READS_MAX)
+        .collect();
+    let mut trickle = Trickle::new(message, cuts);
+    let mut pass = Pass::new(&mut trickle, WireLimits::of(&Limits::default()));
+    assert!(decode_call("add_partitions", &mut pass).is_ok());
 }

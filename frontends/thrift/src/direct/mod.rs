@@ -22,6 +22,7 @@ mod wire_reader;
 
 use thrift::protocol::{TInputProtocol, TType};
 
+pub use add_partitions::Arrived;
 pub use encoded_tables::EncodedTables;
 
 use crate::detect::Protocol;
@@ -55,6 +56,28 @@ pub fn serves(method: &str) -> bool {
             | "get_partitions_by_names_req"
             | "get_partitions_ps"
     )
+}
+
+/// Whether unframed binary calls of `method` are read here as their bytes arrive
+/// ([`answer_arriving`]), without the message walk before them: the biggest requests.
+pub fn answers_arriving(method: &str) -> bool {
+    matches!(method, "add_partitions" | "add_partitions_req")
+}
+
+/// Answers an unframed binary call of `method` (one that [`answers_arriving`]) reading its
+/// message once, as it arrives, within `limits`; or declines it, having done nothing.
+pub fn answer_arriving(
+    method: &'static str,
+    message: &mut dyn crate::message::Arriving,
+    limits: &crate::limits::Limits,
+    reply: &mut Vec<u8>,
+    session: &Session,
+) -> thrift::Result<Arrived> {
+    assert!(
+        answers_arriving(method),
+        "{method} is not read as it arrives"
+    );
+    add_partitions::answer_arriving(method, message, limits, reply, session)
 }
 
 /// Answers a call of `method` whose header was read from `input` (over `message`, the whole

@@ -9,6 +9,7 @@
 //! (privileges, column statistics, file metadata) are [`Unusual`]: the generated decoder reads
 //! those requests.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use hivestore_engine as engine;
@@ -18,12 +19,14 @@ use super::wire_reader::{
     T_STRING, T_STRUCT,
 };
 
-/// The last storage descriptor decoded, and its bytes split around its location field.
-pub(crate) struct DescriptorMemo<'a> {
+/// The last storage descriptor decoded, and where its bytes lie in the message, split around
+/// its location field (offsets from the message's start, which stay valid as more of it
+/// arrives and the buffer moves).
+pub(crate) struct DescriptorMemo {
     /// The descriptor's bytes up to its location field (all of them when it has none).
-    before_location: &'a [u8],
+    before_location: Range<usize>,
     /// Its bytes after the location field, through its stop byte.
-    after_location: &'a [u8],
+    after_location: Range<usize>,
     /// Whether it had a location field.
     has_location: bool,
     /// The descriptor without its location, shared by the partitions that repeat it.
@@ -31,9 +34,9 @@ pub(crate) struct DescriptorMemo<'a> {
 }
 
 /// Reads one `Partition` struct (its fields through the stop byte).
-pub(crate) fn partition<'a>(
-    reader: &mut WireReader<'a>,
-    memo: &mut Option<DescriptorMemo<'a>>,
+pub(crate) fn partition(
+    reader: &mut WireReader<'_>,
+    memo: &mut Option<DescriptorMemo>,
 ) -> Read<engine::NewPartition> {
     let mut partition = engine::NewPartition {
         write_id: -1,
@@ -73,9 +76,9 @@ fn non_blank(name: &str) -> String {
 
 /// A storage descriptor, split: the previous one's shared part and a new location when their
 /// bytes match around it, else decoded.
-fn descriptor<'a>(
-    reader: &mut WireReader<'a>,
-    memo: &mut Option<DescriptorMemo<'a>>,
+fn descriptor(
+    reader: &mut WireReader<'_>,
+    memo: &mut Option<DescriptorMemo>,
 ) -> Read<(Arc<engine::StorageDescriptor>, Option<String>)> {
     if let Some(previous) = memo.as_ref() {
         if let Some(location) = same_but_location(reader, previous)? {
@@ -87,18 +90,18 @@ fn descriptor<'a>(
     let mut descriptor = decode_descriptor(reader, start, &mut location_field)?;
     let location = descriptor.location.take();
     let descriptor = Arc::new(descriptor);
-    let bytes = reader.since(start);
+    let end = reader.position();
     *memo = match location_field {
         LocationField::Repeated => None,
         LocationField::None => Some(DescriptorMemo {
-            before_location: bytes,
-            after_location: &[],
+            before_location: start..end,
+            after_location: end..end,
             has_location: false,
             descriptor: descriptor.clone(),
         }),
         LocationField::At(from, to) => Some(DescriptorMemo {
-            before_location: &bytes[..from],
-            after_location: &bytes[to..],
+            before_location: start..start + from,
+            after_location: start + to..end,
             has_location: true,
             descriptor: descriptor.clone(),
         }),
@@ -109,30 +112,33 @@ fn descriptor<'a>(
 /// When the descriptor at `reader` has the bytes of `previous` around its location field,
 /// moves past it and returns its location (as the conversion keeps it: none when empty).
 /// Identical bytes before and after parse identically, so the descriptors are equal but for
-/// the location.
-fn same_but_location<'a>(
-    reader: &mut WireReader<'a>,
-    previous: &DescriptorMemo<'a>,
+/// the location. Bytes that have not arrived yet do not match.
+fn same_but_location(
+    reader: &mut WireReader<'_>,
+    previous: &DescriptorMemo,
 ) -> Read<Option<Option<String>>> {
-    let rest = reader.rest();
-    if !rest.starts_with(previous.before_location) {
+    let bytes = reader.bytes();
+    let before = &bytes[previous.before_location.clone()];
+    let rest = &bytes[reader.position()..];
+    if !rest.starts_with(before) {
         return Ok(None);
     }
     if !previous.has_location {
-        reader.advance(previous.before_location.len())?;
+        reader.advance(before.len())?;
         return Ok(Some(None));
     }
-    let mut probe = WireReader::new(&rest[previous.before_location.len()..]);
+    let mut probe = WireReader::at(&rest[before.len()..], 0, reader.limits());
     if probe.field() != Ok(Some((T_STRING, 2))) {
         return Ok(None);
     }
     let Ok(location) = probe.str() else {
         return Ok(None);
     };
-    if !probe.rest().starts_with(previous.after_location) {
+    let after = &bytes[previous.after_location.clone()];
+    if !rest[before.len() + probe.position()..].starts_with(after) {
         return Ok(None);
     }
-    let length = previous.before_location.len() + probe.position() + previous.after_location.len();
+    let length = before.len() + probe.position() + after.len();
     reader.advance(length)?;
     Ok(Some((!location.is_empty()).then(|| location.to_string())))
 }

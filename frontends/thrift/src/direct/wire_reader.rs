@@ -1,10 +1,15 @@
-//! Reading binary-protocol values by index over a whole message already in memory: no reader
-//! object per value, no copy but the strings kept.
+//! Reading binary-protocol values by index over a message in memory: no reader object per
+//! value, no copy but the strings kept.
 //!
 //! Anything this reader does not expect is [`Unusual`]: the caller then leaves the message to
 //! the generated decoder, which reads it as it always did (and fails where it always failed).
+//! A message may also be read as it arrives ([`Pass`]): a read that runs past the bytes that
+//! arrived waits for more and reads its unit (a field, a partition) again.
 
 use std::collections::BTreeMap;
+
+use crate::limits::Limits;
+use crate::message::{Arriving, ReadError};
 
 /// The message holds something this reader leaves to the generated decoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,16 +32,48 @@ pub(crate) const T_LIST: u8 = 15;
 /// but one byte on the wire can become hundreds in memory, so bigger lists grow as they are read.
 pub(crate) const RESERVED_ELEMENTS_MAX: usize = 1024;
 
+/// The bounds a reader of arriving bytes checks lengths against, as the message walk does for
+/// whole messages (`message.rs`); a whole message was walked within them already.
+#[derive(Clone, Copy)]
+pub(crate) struct WireLimits {
+    string_bytes_max: usize,
+    container_elements_max: usize,
+}
+
+impl WireLimits {
+    /// No bounds but the bytes: for a whole message, already walked within the limits.
+    pub(crate) const WHOLE: WireLimits = WireLimits {
+        string_bytes_max: usize::MAX,
+        container_elements_max: usize::MAX,
+    };
+
+    /// The server's limits.
+    pub(crate) fn of(limits: &Limits) -> WireLimits {
+        WireLimits {
+            string_bytes_max: limits.string_bytes_max,
+            container_elements_max: limits.container_elements_max,
+        }
+    }
+}
+
 /// A position in a binary-protocol message.
 pub(crate) struct WireReader<'a> {
     bytes: &'a [u8],
     at: usize,
+    limits: WireLimits,
+    /// A read needed bytes past the end of `bytes`.
+    ran_out: bool,
 }
 
 impl<'a> WireReader<'a> {
-    /// A reader of `bytes` from their start.
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        WireReader { bytes, at: 0 }
+    /// A reader of `bytes`, the start of a message, from `at`.
+    pub(crate) fn at(bytes: &'a [u8], at: usize, limits: WireLimits) -> Self {
+        WireReader {
+            bytes,
+            at,
+            limits,
+            ran_out: false,
+        }
     }
 
     /// Where the reader is, in bytes from the start.
@@ -44,14 +81,19 @@ impl<'a> WireReader<'a> {
         self.at
     }
 
-    /// The bytes from `from` to where the reader is.
-    pub(crate) fn since(&self, from: usize) -> &'a [u8] {
-        &self.bytes[from..self.at]
+    /// All the bytes read over, from the start.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.bytes
     }
 
-    /// The bytes from where the reader is to the end.
-    pub(crate) fn rest(&self) -> &'a [u8] {
-        &self.bytes[self.at..]
+    /// The bounds this reader checks lengths against.
+    pub(crate) fn limits(&self) -> WireLimits {
+        self.limits
+    }
+
+    /// Whether a read failed for want of bytes past the end, rather than for what it read.
+    pub(crate) fn ran_out(&self) -> bool {
+        self.ran_out
     }
 
     /// Moves on by `count` bytes, which the caller saw are there.
@@ -61,7 +103,10 @@ impl<'a> WireReader<'a> {
 
     fn take(&mut self, count: usize) -> Read<&'a [u8]> {
         let end = self.at.checked_add(count).ok_or(Unusual)?;
-        let taken = self.bytes.get(self.at..end).ok_or(Unusual)?;
+        let Some(taken) = self.bytes.get(self.at..end) else {
+            self.ran_out = true;
+            return Err(Unusual);
+        };
         self.at = end;
         Ok(taken)
     }
@@ -97,6 +142,9 @@ impl<'a> WireReader<'a> {
     /// A string, borrowed; one that is not UTF-8 is unusual (the generated decoder fails it).
     pub(crate) fn str(&mut self) -> Read<&'a str> {
         let length = usize::try_from(self.i32()?).map_err(|_| Unusual)?;
+        if length > self.limits.string_bytes_max {
+            return Err(Unusual);
+        }
         std::str::from_utf8(self.take(length)?).map_err(|_| Unusual)
     }
 
@@ -131,9 +179,15 @@ impl<'a> WireReader<'a> {
         self.count()
     }
 
+    /// A container's element count; every element takes a byte at least, so a count past the
+    /// bytes left waits for more of an arriving message.
     fn count(&mut self) -> Read<usize> {
         let count = usize::try_from(self.i32()?).map_err(|_| Unusual)?;
+        if count > self.limits.container_elements_max {
+            return Err(Unusual);
+        }
         if count > self.bytes.len() - self.at {
+            self.ran_out = true;
             return Err(Unusual);
         }
         Ok(count)
@@ -161,20 +215,93 @@ impl<'a> WireReader<'a> {
     }
 }
 
-/// Where a binary-protocol call's argument struct starts in `message`, past its header (strict
-/// or not).
-pub(crate) fn arguments_start(message: &[u8]) -> Read<usize> {
-    let mut reader = WireReader::new(message);
+/// The message type code of a call.
+pub(crate) const MESSAGE_CALL: u8 = 1;
+
+/// Reads a binary-protocol message header (strict or old-style): its message type and sequence
+/// id. The method name is the caller's to know.
+fn header(reader: &mut WireReader<'_>) -> Read<(u8, i32)> {
     let head = reader.i32()?;
-    if head < 0 {
+    let message_type = if head < 0 {
         // Strict: version and type, then the name.
         let name_length = usize::try_from(reader.i32()?).map_err(|_| Unusual)?;
         reader.advance(name_length)?;
+        head.to_be_bytes()[3]
     } else {
         // Old style: the name, then the type.
         let name_length = usize::try_from(head).map_err(|_| Unusual)?;
-        reader.advance(name_length + 1)?;
-    }
-    reader.advance(4)?; // sequence id
-    Ok(reader.position())
+        reader.advance(name_length)?;
+        reader.u8()?
+    };
+    Ok((message_type, reader.i32()?))
 }
+
+/// One pass over a binary-protocol message, as it arrives or whole: each unit of it (the
+/// header, a field, a partition) is read from where the last ended, and read again once more
+/// bytes arrived when it ran past those that had.
+pub(crate) struct Pass<'m> {
+    message: &'m mut dyn Arriving,
+    at: usize,
+    limits: WireLimits,
+    /// Why no more bytes came, once that happened: the connection cannot go on.
+    broken: Option<ReadError>,
+}
+
+impl<'m> Pass<'m> {
+    /// A pass over `message` from its first byte, its lengths checked against `limits`.
+    pub(crate) fn new(message: &'m mut dyn Arriving, limits: WireLimits) -> Self {
+        Pass {
+            message,
+            at: 0,
+            limits,
+            broken: None,
+        }
+    }
+
+    /// Where the pass is: the end of the last unit read, in bytes from the message's start.
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
+    /// Why the message could not be read to its end, when that was the socket's or the limits'
+    /// doing rather than the bytes'.
+    pub(crate) fn take_broken(&mut self) -> Option<ReadError> {
+        self.broken.take()
+    }
+
+    /// Reads the message's header: its message type and sequence id; the arguments follow.
+    pub(crate) fn header(&mut self) -> Read<(u8, i32)> {
+        self.unit(header)
+    }
+
+    /// Reads one unit with `read`, from where the last ended. A unit that ran out of bytes
+    /// [`UNIT_READS_MAX`] times is left to the walk: reading it again at each arrival would cost
+    /// its size times the arrivals, which a client sending in small pieces would make quadratic.
+    pub(crate) fn unit<T>(
+        &mut self,
+        mut read: impl FnMut(&mut WireReader<'_>) -> Read<T>,
+    ) -> Read<T> {
+        for _ in 0..UNIT_READS_MAX {
+            let mut reader = WireReader::at(self.message.arrived(), self.at, self.limits);
+            match read(&mut reader) {
+                Ok(value) => {
+                    self.at = reader.position();
+                    return Ok(value);
+                }
+                Err(Unusual) if reader.ran_out() => {
+                    if let Err(error) = self.message.arrive_more() {
+                        self.broken = Some(error);
+                        return Err(Unusual);
+                    }
+                }
+                Err(Unusual) => return Err(Unusual),
+            }
+        }
+        Err(Unusual)
+    }
+}
+
+/// How many times a unit of an arriving message is read before it is left to the walk: a
+/// partition of a request arriving by socket reads of 64 KiB nearly always needs one read, two
+/// when it straddles one's end.
+pub(crate) const UNIT_READS_MAX: usize = 16;
