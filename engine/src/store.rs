@@ -64,6 +64,8 @@ pub struct StoreOptions {
     /// Hive's `metastore.txn.timeout`: a lock (or transaction) that has not been
     /// heartbeated for this long is released (see [`crate::locks`]).
     pub txn_timeout: std::time::Duration,
+    /// The sled backend's page cache, in bytes (see [`Store::open`]).
+    pub page_cache_bytes: u64,
 }
 
 impl StoreOptions {
@@ -76,6 +78,7 @@ impl StoreOptions {
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
             txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
+            page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
         }
     }
 
@@ -121,7 +124,7 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the sled store in `data_dir`.
     pub fn open(data_dir: &Path, options: StoreOptions) -> Result<Store> {
-        let backend = SledBackend::open(data_dir)?;
+        let backend = SledBackend::open(data_dir, options.page_cache_bytes)?;
         Store::open_with_backend(Arc::new(backend), options)
     }
 

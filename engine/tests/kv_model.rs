@@ -5,7 +5,9 @@
 use std::ops::Bound;
 use std::path::Path;
 
-use hivestore_engine::kv::{self, KeyRange, KvBackend, MemoryBackend, SledBackend, WriteBatch};
+use hivestore_engine::kv::{
+    self, KeyRange, KvBackend, MemoryBackend, SledBackend, WriteBatch, PAGE_CACHE_BYTES_DEFAULT,
+};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -70,7 +72,7 @@ fn paged(backend: &dyn KvBackend, prefix: &[u8], page: usize) -> Vec<(Vec<u8>, V
 
 fn run(ops: Vec<Op>, dir: &Path) -> Result<(), TestCaseError> {
     let model = MemoryBackend::new();
-    let mut sled = SledBackend::open(dir).unwrap();
+    let mut sled = SledBackend::open(dir, PAGE_CACHE_BYTES_DEFAULT).unwrap();
     for op in ops {
         match op {
             Op::Batch(writes) => {
@@ -102,7 +104,7 @@ fn run(ops: Vec<Op>, dir: &Path) -> Result<(), TestCaseError> {
             Op::Reopen => {
                 sled.flush().unwrap();
                 drop(sled);
-                sled = SledBackend::open(dir).unwrap();
+                sled = SledBackend::open(dir, PAGE_CACHE_BYTES_DEFAULT).unwrap();
             }
         }
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::error::Result;
 
 pub use memory::MemoryBackend;
-pub use sled_backend::SledBackend;
+pub use sled_backend::{SledBackend, PAGE_CACHE_BYTES_DEFAULT};
 
 /// The most entries one call to [`KvBackend::scan`] may be asked for.
 pub const SCAN_PAGE_ENTRY_COUNT_MAX: usize = 4096;

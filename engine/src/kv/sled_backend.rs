@@ -6,12 +6,13 @@ use std::path::Path;
 use super::{KeyRange, KvBackend, KvBytes, WriteBatch, WriteOp, SCAN_PAGE_ENTRY_COUNT_MAX};
 use crate::error::{Error, Result};
 
-/// sled's page cache. With a million partitions (2 keys, 20 columns; 500 MB on disk) the
-/// first name listing after a restart took the same 3.1-3.6 s (from Python, its decoding
-/// included) at 256 MiB as at 512 MiB, since names and partitions are kept once listed
-/// (`name_listing.rs`); but the server's peak RSS fell from 1.17 GB to 767 MB over the bulk
-/// load and from 632 to 465 MB after the listing, inside issue 4's 1 GB.
-const PAGE_CACHE_BYTES: u64 = 256 * 1024 * 1024;
+/// sled's page cache by default (`StoreOptions::page_cache_bytes`, `--cache-mb`). Names and
+/// partitions are kept apart once listed (`name_listing.rs`), so the cache mostly serves the
+/// first listing after a write. With a million partitions (2 keys, 20 columns) the whole 1M
+/// listing suite peaked at 1.08-1.12 GB of RSS with 256 MiB and 0.94-0.95 GB with 128 MiB
+/// (issue 4 wants under 1 GB); the first listings after a write were slower with 128 MiB
+/// (`hr = 7` 19 against 12 ms, `trino_plan` 142 against 89 ms), the kept ones as fast.
+pub const PAGE_CACHE_BYTES_DEFAULT: u64 = 128 * 1024 * 1024;
 
 /// A sled database in a directory; everything lives in its default tree.
 #[derive(Debug, Clone)]
@@ -20,13 +21,12 @@ pub struct SledBackend {
 }
 
 impl SledBackend {
-    /// Opens (creating if missing) the sled database in `path`.
-    pub fn open(path: &Path) -> Result<Self> {
+    /// Opens (creating if missing) the sled database in `path`, with a page cache of about
+    /// `cache_bytes` (sled's own accounting).
+    pub fn open(path: &Path, cache_bytes: u64) -> Result<Self> {
         // sled also flushes on its own every 500 ms; acknowledged writes do
         // not depend on it, since the engine flushes before acknowledging.
-        let config = sled::Config::new()
-            .path(path)
-            .cache_capacity(PAGE_CACHE_BYTES);
+        let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
         // A database just dropped in this process keeps its file lock until sled's flusher
         // thread has ended, some milliseconds later: reopening waits for it, for a while.
         let mut waited = std::time::Duration::ZERO;

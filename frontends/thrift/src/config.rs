@@ -13,6 +13,7 @@
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
+//! cache_mb = 256
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -67,6 +68,9 @@ pub struct ServeArgs {
     /// How often the cleaner looks for expired notification events, in seconds [default: 60].
     #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
     pub event_clean_interval_secs: Option<u64>,
+    /// The embedded store's page cache, in MiB [default: 256].
+    #[arg(long, env = "HIVESTORE_CACHE_MB")]
+    pub cache_mb: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -83,6 +87,7 @@ struct FileSettings {
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
+    cache_mb: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -102,6 +107,8 @@ pub struct ServeConfig {
     pub event_ttl: std::time::Duration,
     /// How often expired notification events are looked for.
     pub event_clean_interval: std::time::Duration,
+    /// The embedded store's page cache, in bytes.
+    pub page_cache_bytes: u64,
 }
 
 impl ServeArgs {
@@ -169,6 +176,11 @@ impl ServeArgs {
                     EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
                 ),
             )?,
+            page_cache_bytes: page_cache_bytes(pick(
+                self.cache_mb,
+                file.cache_mb,
+                CACHE_MB_DEFAULT,
+            ))?,
         })
     }
 }
@@ -196,6 +208,21 @@ fn at_least_a_second(name: &str, seconds: u64) -> Result<std::time::Duration, St
         return Err(format!("{name} must be at least 1"));
     }
     Ok(std::time::Duration::from_secs(seconds))
+}
+
+/// The page cache in MiB by default: the engine's default.
+pub const CACHE_MB_DEFAULT: u64 = hivestore_engine::kv::PAGE_CACHE_BYTES_DEFAULT >> 20;
+/// The most a cache may be given, in MiB (1 TiB): beyond it the byte count could overflow.
+const CACHE_MB_MAX: u64 = 1 << 20;
+
+/// The page cache in bytes; none at all would make every read go to the files.
+fn page_cache_bytes(mebibytes: u64) -> Result<u64, String> {
+    if !(1..=CACHE_MB_MAX).contains(&mebibytes) {
+        return Err(format!(
+            "cache_mb must be between 1 and {CACHE_MB_MAX}, not {mebibytes}"
+        ));
+    }
+    Ok(mebibytes << 20)
 }
 
 fn pick<T>(flag: Option<T>, file: Option<T>, default: T) -> T {
@@ -256,6 +283,22 @@ mod tests {
         };
         let error = args.resolve().unwrap_err();
         assert!(error.contains("lisen"), "{error}");
+    }
+
+    #[test]
+    fn the_page_cache_is_given_in_mebibytes_and_never_zero() {
+        let config = ServeArgs::default().resolve().unwrap();
+        assert_eq!(
+            config.page_cache_bytes,
+            hivestore_engine::kv::PAGE_CACHE_BYTES_DEFAULT
+        );
+        let args = |cache_mb| ServeArgs {
+            cache_mb: Some(cache_mb),
+            ..ServeArgs::default()
+        };
+        assert_eq!(args(128).resolve().unwrap().page_cache_bytes, 128 << 20);
+        assert!(args(0).resolve().unwrap_err().contains("cache_mb"));
+        assert!(args(u64::MAX).resolve().unwrap_err().contains("cache_mb"));
     }
 
     #[test]
