@@ -17,6 +17,7 @@ use super::write::{existing_partition, resolve_stats_table};
 use super::StatsWriteOptions;
 use crate::error::{Error, Result};
 use crate::store::Store;
+use crate::table::Table;
 use crate::txns::WriteIdSnapshot;
 
 /// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.
@@ -26,15 +27,16 @@ pub fn is_transactional(parameters: &BTreeMap<String, String>) -> bool {
         .is_some_and(|value| value.eq_ignore_ascii_case("true"))
 }
 
-fn basic_stats_accurate(parameters: &BTreeMap<String, String>) -> bool {
-    StatsAccuracy::parse(parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str)).basic
+fn basic_stats_accurate(accuracy: Option<&str>) -> bool {
+    StatsAccuracy::parse(accuracy).basic
 }
 
-/// Whether statistics written under `stats_write_id` with `parameters` are valid for a reader
-/// of `snapshot`; a `complete_writer` (a write replacing them) may also replace statistics
-/// not marked accurate, or of an aborted write.
+/// Whether statistics written under `stats_write_id`, with `accuracy` their
+/// `COLUMN_STATS_ACCURATE`, are valid for a reader of `snapshot`; a `complete_writer` (a
+/// write replacing them) may also replace statistics not marked accurate, or of an aborted
+/// write.
 fn valid_for(
-    parameters: &BTreeMap<String, String>,
+    accuracy: Option<&str>,
     stats_write_id: i64,
     snapshot: Option<&WriteIdSnapshot>,
     complete_writer: bool,
@@ -46,7 +48,7 @@ fn valid_for(
     if write_id == 0 {
         return true;
     }
-    if !complete_writer && !basic_stats_accurate(parameters) {
+    if !complete_writer && !basic_stats_accurate(accuracy) {
         return false;
     }
     snapshot.is_some_and(|snapshot| {
@@ -54,46 +56,72 @@ fn valid_for(
     })
 }
 
-/// The snapshot a write or read names, parsed.
-fn parse_snapshot(text: Option<&str>) -> Result<Option<WriteIdSnapshot>> {
-    text.map(WriteIdSnapshot::parse).transpose()
+/// The `COLUMN_STATS_ACCURATE` of some parameters.
+fn accuracy_of(parameters: &BTreeMap<String, String>) -> Option<&str> {
+    parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str)
 }
 
-/// What a write of column statistics does to the parameters and write id of a transactional
-/// table or partition (`object`, its name for messages): `old` its parameters before the
-/// write, `parameters` after it (columns marked accurate).
-pub(crate) fn settle_transactional_write(
-    object: &str,
-    old: &BTreeMap<String, String>,
-    parameters: &mut BTreeMap<String, String>,
-    write_id: &mut i64,
-    options: &StatsWriteOptions,
-) -> Result<()> {
-    let snapshot = parse_snapshot(options.valid_write_ids.as_deref())?;
-    let has_context = snapshot.is_some() && options.write_id > 0;
-    if !has_context && basic_stats_accurate(parameters) {
-        // A change of an accurate state without the write's transactional context.
-        let shown = |parameters: &BTreeMap<String, String>| {
-            parameters
-                .get(COLUMN_STATS_ACCURATE)
-                .cloned()
-                .unwrap_or_else(|| "null".to_string())
+/// How one statistics write sets `COLUMN_STATS_ACCURATE` and the write id of each table or
+/// partition it writes: made once a write (the snapshot parsed once), used for each.
+pub(crate) struct AccuracyWrite<'a> {
+    options: &'a StatsWriteOptions,
+    /// For a transactional table: its name for messages and the write's snapshot.
+    transactional: Option<(String, Option<WriteIdSnapshot>)>,
+}
+
+impl<'a> AccuracyWrite<'a> {
+    /// The write of `options` to `table`; a malformed snapshot is refused here, for a
+    /// transactional table only (others never read it, as in Hive).
+    pub(crate) fn new(table: &Table, options: &'a StatsWriteOptions) -> Result<Self> {
+        let transactional = match is_transactional(&table.parameters) {
+            true => {
+                let snapshot = options.valid_write_ids.as_deref();
+                let snapshot = snapshot.map(WriteIdSnapshot::parse).transpose()?;
+                Some((format!("{}.{}", table.db_name, table.table_name), snapshot))
+            }
+            false => None,
         };
-        return Err(Error::Refused(format!(
-            "Cannot change stats state for a transactional table {object} without providing \
-             the transactional write state for verification (new write ID {}, valid write IDs \
-             {}; current state {}; new state {}",
-            options.write_id,
-            options.valid_write_ids.as_deref().unwrap_or("null"),
-            shown(old),
-            shown(parameters),
-        )));
+        Ok(AccuracyWrite {
+            options,
+            transactional,
+        })
     }
-    if !valid_for(old, *write_id, snapshot.as_ref(), true) {
-        parameters.remove(COLUMN_STATS_ACCURATE);
+
+    /// Sets `accuracy` as the `COLUMN_STATS_ACCURATE` of `parameters`, whose statistics were
+    /// written under `write_id`. For a transactional table, as Hive 4: a change of an accurate
+    /// state without the write's id and snapshot is refused (nothing changed); the state goes
+    /// when the snapshot cannot see the statistics replaced; the write's id is recorded.
+    pub(crate) fn set(
+        &self,
+        parameters: &mut BTreeMap<String, String>,
+        accuracy: String,
+        write_id: &mut i64,
+    ) -> Result<()> {
+        let Some((object, snapshot)) = &self.transactional else {
+            parameters.insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
+            return Ok(());
+        };
+        let options = self.options;
+        let has_context = snapshot.is_some() && options.write_id > 0;
+        let old = accuracy_of(parameters);
+        if !has_context && basic_stats_accurate(Some(&accuracy)) {
+            return Err(Error::Refused(format!(
+                "Cannot change stats state for a transactional table {object} without providing \
+                 the transactional write state for verification (new write ID {}, valid write IDs \
+                 {}; current state {}; new state {accuracy}",
+                options.write_id,
+                options.valid_write_ids.as_deref().unwrap_or("null"),
+                old.unwrap_or("null"),
+            )));
+        }
+        let replaced_visible = valid_for(old, *write_id, snapshot.as_ref(), true);
+        parameters.insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
+        if !replaced_visible {
+            parameters.remove(COLUMN_STATS_ACCURATE);
+        }
+        *write_id = options.write_id;
+        Ok(())
     }
-    *write_id = options.write_id;
-    Ok(())
 }
 
 impl Store {
@@ -111,12 +139,8 @@ impl Store {
             return Ok(true);
         }
         let snapshot = WriteIdSnapshot::parse(valid_write_ids)?;
-        Ok(valid_for(
-            &table.parameters,
-            table.write_id,
-            Some(&snapshot),
-            false,
-        ))
+        let accuracy = accuracy_of(&table.parameters);
+        Ok(valid_for(accuracy, table.write_id, Some(&snapshot), false))
     }
 
     /// Which of `names` (partitions of `catalog.database.name`) hold statistics a reader of
@@ -141,7 +165,8 @@ impl Store {
             else {
                 continue;
             };
-            if !valid_for(&record.parameters, record.write_id, Some(&snapshot), false) {
+            let accuracy = accuracy_of(&record.parameters);
+            if !valid_for(accuracy, record.write_id, Some(&snapshot), false) {
                 hidden.push(super::normalize_partition_name(partition_name));
             }
         }
@@ -153,26 +178,28 @@ impl Store {
 mod tests {
     use super::*;
 
+    const BASIC: &str = r#"{"BASIC_STATS":"true"}"#;
+    const BASIC_AND_A: &str = r#"{"BASIC_STATS":"true","COLUMN_STATS":{"a":"true"}}"#;
+    const ONLY_A: &str = r#"{"COLUMN_STATS":{"a":"true"}}"#;
+
     fn parameters(accuracy: &str) -> BTreeMap<String, String> {
         BTreeMap::from([(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_string())])
     }
 
     #[test]
     fn statistics_are_valid_for_readers_that_see_their_write() {
-        let accurate = parameters(r#"{"BASIC_STATS":"true"}"#);
         let snapshot = WriteIdSnapshot::parse("db.t:9:4:4:5").unwrap();
-        assert!(valid_for(&accurate, -1, None, false));
-        assert!(valid_for(&accurate, 3, Some(&snapshot), false));
-        assert!(!valid_for(&accurate, 4, Some(&snapshot), false));
-        assert!(!valid_for(&accurate, 10, Some(&snapshot), false));
-        assert!(!valid_for(&accurate, 3, None, false));
+        assert!(valid_for(Some(BASIC), -1, None, false));
+        assert!(valid_for(Some(BASIC), 3, Some(&snapshot), false));
+        assert!(!valid_for(Some(BASIC), 4, Some(&snapshot), false));
+        assert!(!valid_for(Some(BASIC), 10, Some(&snapshot), false));
+        assert!(!valid_for(Some(BASIC), 3, None, false));
         // Not marked accurate: invalid to readers, replaceable by a complete writer.
-        let unmarked = parameters(r#"{"COLUMN_STATS":{"a":"true"}}"#);
-        assert!(!valid_for(&unmarked, 3, Some(&snapshot), false));
-        assert!(valid_for(&unmarked, 3, Some(&snapshot), true));
+        assert!(!valid_for(Some(ONLY_A), 3, Some(&snapshot), false));
+        assert!(valid_for(Some(ONLY_A), 3, Some(&snapshot), true));
         // An aborted write's statistics may be replaced, not read.
-        assert!(valid_for(&accurate, 5, Some(&snapshot), true));
-        assert!(!valid_for(&accurate, 5, Some(&snapshot), false));
+        assert!(valid_for(Some(BASIC), 5, Some(&snapshot), true));
+        assert!(!valid_for(Some(BASIC), 5, Some(&snapshot), false));
     }
 
     #[test]
@@ -182,18 +209,19 @@ mod tests {
             valid_write_ids: list.map(str::to_string),
             ..StatsWriteOptions::default()
         };
-        let old = parameters(r#"{"BASIC_STATS":"true"}"#);
-        let new = parameters(r#"{"BASIC_STATS":"true","COLUMN_STATS":{"a":"true"}}"#);
-        let mut written = new.clone();
+        let table = Table {
+            db_name: "db".to_string(),
+            table_name: "t".to_string(),
+            parameters: BTreeMap::from([("transactional".to_string(), "TRUE".to_string())]),
+            ..Table::default()
+        };
+        let without_context = options(-1, None);
+        let write = AccuracyWrite::new(&table, &without_context).unwrap();
+        let mut written = parameters(BASIC);
         let mut write_id = 2;
-        let refused = settle_transactional_write(
-            "db.t",
-            &old,
-            &mut written,
-            &mut write_id,
-            &options(-1, None),
-        )
-        .unwrap_err();
+        let refused = write
+            .set(&mut written, BASIC_AND_A.to_string(), &mut write_id)
+            .unwrap_err();
         assert!(
             refused.to_string().starts_with(
                 "Cannot change stats state for a transactional table db.t without providing the \
@@ -202,29 +230,40 @@ mod tests {
             ),
             "{refused}"
         );
-        assert_eq!((written.clone(), write_id), (new.clone(), 2));
-        // With context: the state stays when the old statistics (write 2) are in the
+        // The refused write changed nothing.
+        assert_eq!((written, write_id), (parameters(BASIC), 2));
+        // With context: the state is set when the old statistics (write 2) are in the
         // snapshot, and goes when they are not (write 8).
         let with_context = options(7, Some("db.t:7:7:7:"));
+        let write = AccuracyWrite::new(&table, &with_context).unwrap();
         for (stored_write_id, kept) in [(2, true), (8, false)] {
-            let mut written = new.clone();
+            let mut written = parameters(BASIC);
             let mut write_id = stored_write_id;
-            settle_transactional_write("db.t", &old, &mut written, &mut write_id, &with_context)
+            write
+                .set(&mut written, BASIC_AND_A.to_string(), &mut write_id)
                 .unwrap();
-            assert_eq!(written.contains_key(COLUMN_STATS_ACCURATE), kept);
+            let expected = kept.then_some(BASIC_AND_A);
+            assert_eq!(accuracy_of(&written), expected);
             assert_eq!(write_id, 7);
         }
         // Without accurate basic statistics no context is needed.
-        let mut written = parameters(r#"{"COLUMN_STATS":{"a":"true"}}"#);
+        let write = AccuracyWrite::new(&table, &without_context).unwrap();
+        let mut written = BTreeMap::new();
         let mut write_id = -1;
-        settle_transactional_write(
-            "db.t",
-            &BTreeMap::new(),
-            &mut written,
-            &mut write_id,
-            &options(-1, None),
-        )
-        .unwrap();
-        assert!(written.contains_key(COLUMN_STATS_ACCURATE));
+        write
+            .set(&mut written, ONLY_A.to_string(), &mut write_id)
+            .unwrap();
+        assert_eq!(accuracy_of(&written), Some(ONLY_A));
+        // A malformed snapshot is refused for a transactional table, never read for others.
+        let malformed = options(7, Some("no snapshot"));
+        assert!(AccuracyWrite::new(&table, &malformed).is_err());
+        let plain = Table::default();
+        let write = AccuracyWrite::new(&plain, &malformed).unwrap();
+        let mut written = parameters(BASIC);
+        let mut write_id = 3;
+        write
+            .set(&mut written, BASIC_AND_A.to_string(), &mut write_id)
+            .unwrap();
+        assert_eq!((accuracy_of(&written), write_id), (Some(BASIC_AND_A), 3));
     }
 }

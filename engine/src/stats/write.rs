@@ -17,7 +17,7 @@ use super::merge::merge;
 use super::packed::{pack, unpacked_chunk};
 use super::sketch_chunk::{SketchUnionChunk, StoredSketches};
 use super::slots::{find_slot, SlotAllocator};
-use super::snapshot::{is_transactional, settle_transactional_write};
+use super::snapshot::AccuracyWrite;
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, StoredStatistics, TableImage};
@@ -208,7 +208,7 @@ impl Store {
             }
             let columns = by_column(&stats);
             check_table_columns(&table, columns.iter().map(|stat| stat.column_name.as_str()))?;
-            let transactional = is_transactional(&table.parameters);
+            let accuracy_write = AccuracyWrite::new(&table, options)?;
             let mut accuracy = StatsAccuracy::parse(
                 table
                     .parameters
@@ -239,15 +239,8 @@ impl Store {
                 txn.put_value(keys::table_stats_key(id, &column, &options.engine), &record)?;
                 accuracy.columns.insert(column);
             }
-            let old_parameters = transactional.then(|| table.parameters.clone());
-            table
-                .parameters
-                .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy.to_json());
-            if let Some(old) = &old_parameters {
-                let object = format!("{}.{}", table.db_name, table.table_name);
-                let (parameters, write_id) = (&mut table.parameters, &mut table.write_id);
-                settle_transactional_write(&object, old, parameters, write_id, options)?;
-            }
+            let (parameters, write_id) = (&mut table.parameters, &mut table.write_id);
+            accuracy_write.set(parameters, accuracy.to_json(), write_id)?;
             txn.put_value(keys::table_key(id), &table)?;
             let event =
                 StatsEvent::update(&table, None, stats, &options.engine, &table.parameters)?;
@@ -285,7 +278,7 @@ impl Store {
             let mut slots = SlotAllocator::load(txn, table.id)?;
             let mut memo = AccuracyMemo::default();
             let mut events = PartitionStatsEvents::new(&table.table, &options.engine)?;
-            let transactional = is_transactional(&table.table.parameters);
+            let accuracy_write = AccuracyWrite::new(&table.table, options)?;
             for (values, (mut record, sent)) in requested {
                 let columns = by_column(&sent);
                 let slot = slots.slot_for(txn, &values)?;
@@ -318,15 +311,8 @@ impl Store {
                     parameters.get(COLUMN_STATS_ACCURATE).map(String::as_str),
                     &written,
                 );
-                let old_parameters = transactional.then(|| record.parameters.clone());
-                record
-                    .parameters
-                    .insert(COLUMN_STATS_ACCURATE.to_string(), accuracy);
-                if let Some(old) = &old_parameters {
-                    let object = format!("{}.{}", table.table.db_name, table.table.table_name);
-                    let (parameters, write_id) = (&mut record.parameters, &mut record.write_id);
-                    settle_transactional_write(&object, old, parameters, write_id, options)?;
-                }
+                let (parameters, write_id) = (&mut record.parameters, &mut record.write_id);
+                accuracy_write.set(parameters, accuracy, write_id)?;
                 txn.put_value(keys::partition_key(table.id, &values), &record)?;
                 events.emit(txn, values, sent, record.parameters)?;
             }
