@@ -33,10 +33,7 @@ impl SledBackend {
         loop {
             match config.open() {
                 Ok(db) => return Ok(SledBackend { db }),
-                Err(sled::Error::Io(error))
-                    if error.kind() == std::io::ErrorKind::WouldBlock
-                        && waited < LOCK_WAIT_LIMIT =>
-                {
+                Err(sled::Error::Io(error)) if is_lock_held(&error) && waited < LOCK_WAIT_LIMIT => {
                     std::thread::sleep(LOCK_WAIT_STEP);
                     waited += LOCK_WAIT_STEP;
                 }
@@ -46,6 +43,14 @@ impl SledBackend {
             }
         }
     }
+}
+
+/// Whether an open failed because another handle holds the database's file lock. sled 0.34
+/// reports it as an error of kind `Other` whose text names the lock (and the `WouldBlock`
+/// beneath), so the kind alone never matches.
+fn is_lock_held(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::WouldBlock
+        || error.to_string().starts_with("could not acquire lock on")
 }
 
 /// How long an open waits for another handle's lock on the database to go, and in what steps.
@@ -103,5 +108,25 @@ impl KvBackend for SledBackend {
             .flush()
             .map(|_| ())
             .map_err(|error| storage_error(error, "flushing to disk"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_open_waits_for_a_handle_dropped_meanwhile() {
+        // Goal: the wait for the file lock applies to sled's own lock error; before, its kind
+        // (`Other`) slipped past the check and a reopen failed at once.
+        let dir = tempfile::tempdir().unwrap();
+        let first = SledBackend::open(dir.path(), PAGE_CACHE_BYTES_DEFAULT).unwrap();
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(first);
+        });
+        let second = SledBackend::open(dir.path(), PAGE_CACHE_BYTES_DEFAULT);
+        holder.join().unwrap();
+        assert!(second.is_ok(), "{:?}", second.err());
     }
 }
