@@ -759,7 +759,7 @@ pub fn acid_counter_key(name: &str) -> Vec<u8> {
 /// transaction commits or aborts.
 pub const KEYSPACE_MIN_HISTORY: u8 = 0x17;
 
-// The notification log (`crate::events`): keyspaces 0x18 to 0x1A.
+// The notification log (`crate::events`): keyspaces 0x18 to 0x1B.
 
 /// Notification events by id: `0x18 + ID(event)` → event value.
 pub const KEYSPACE_EVENT: u8 = 0x18;
@@ -773,9 +773,14 @@ pub const KEYSPACE_WRITE_EVENT: u8 = 0x1A;
 
 const _: () =
     assert!(KEYSPACE_COMPACTION < KEYSPACE_MIN_HISTORY && KEYSPACE_MIN_HISTORY < KEYSPACE_EVENT);
+/// The pieces of an event stored in pieces (`crate::events::pieces`): `0x1B + ID(event) +
+/// u32 BE(piece index)` → the piece's bytes.
+pub const KEYSPACE_EVENT_PIECE: u8 = 0x1B;
+
 const _: () = assert!(
     KEYSPACE_EVENT < KEYSPACE_EVENT_COUNTER && KEYSPACE_EVENT_COUNTER < KEYSPACE_WRITE_EVENT
 );
+const _: () = assert!(KEYSPACE_WRITE_EVENT < KEYSPACE_EVENT_PIECE);
 
 /// `0x18 + ID(event)`.
 pub fn event_key(event_id: u64) -> Vec<u8> {
@@ -785,6 +790,18 @@ pub fn event_key(event_id: u64) -> Vec<u8> {
 /// The prefix of every event key.
 pub fn event_prefix() -> Vec<u8> {
     vec![KEYSPACE_EVENT]
+}
+
+/// `0x1B + ID(event) + u32 BE(index)`: piece `index` of an event stored in pieces.
+pub fn event_piece_key(event_id: u64, index: u32) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_EVENT_PIECE, event_id);
+    key.extend_from_slice(&index.to_be_bytes());
+    key
+}
+
+/// `0x1B + ID(event)`: the prefix of an event's pieces.
+pub fn event_piece_prefix(event_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_EVENT_PIECE, event_id)
 }
 
 /// The event id in an event key.

@@ -409,7 +409,8 @@ impl WriteTxn<'_> {
     pub(crate) fn emit_reused(&mut self, event: &mut crate::events::EventRecord) -> Result<u64> {
         let event_id = self.state.next_event_id;
         event.event_time = self.event_time;
-        self.put_value(keys::event_key(event_id), &*event)?;
+        let stored = crate::values::encode(&*event)?;
+        crate::events::pieces::stage(&mut self.batch, event_id, stored)?;
         self.state.next_event_id += 1;
         Ok(event_id)
     }

@@ -90,6 +90,8 @@ pub enum ValueKind {
     Event = 32,
     /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).
     WriteEvent = 33,
+    /// An event stored in pieces: its length and piece count (`crate::events::pieces`).
+    EventPieces = 34,
 }
 
 /// A type stored as an rkyv archive.

@@ -13,6 +13,7 @@
 //! with Hive's time-to-live (`hive.metastore.event.db.listener.timetolive`).
 
 mod model;
+pub(crate) mod pieces;
 mod writes;
 
 use crate::error::{Error, Result};
@@ -176,12 +177,19 @@ impl Store {
     pub fn delete_events_before(&self, cutoff: i32, max_count: usize) -> Result<usize> {
         let mut doomed = Vec::new();
         let mut doomed_writes = Vec::new();
+        let mut doomed_pieces = Vec::new();
         let range = KeyRange::prefix(&keys::event_prefix());
         for entry in self.scan(range) {
             let (key, stored) = entry?;
             if doomed.len() >= max_count {
                 break;
             }
+            let event_id = keys::decode_event_key(&key)?;
+            let piece_keys = pieces::piece_keys(&key, event_id, &stored)?;
+            // Only this cleaner deletes events: `None` would be another call having done so.
+            let Some(stored) = pieces::whole(self.reader(), &key, event_id, stored)? else {
+                continue;
+            };
             let view = ValueView::<EventRecord>::new(key.clone(), stored)?;
             let archived = view.archived()?;
             if archived.event_time.to_native() >= cutoff {
@@ -193,6 +201,7 @@ impl Store {
                 }
             }
             doomed.push(key.to_vec());
+            doomed_pieces.extend(piece_keys);
         }
         if doomed.is_empty() {
             return Ok(0);
@@ -201,7 +210,7 @@ impl Store {
         // fsync of its own (a crash may bring some back, to be deleted again).
         let mut batch = WriteBatch::new();
         let count = doomed.len();
-        for key in doomed.into_iter().chain(doomed_writes) {
+        for key in doomed.into_iter().chain(doomed_writes).chain(doomed_pieces) {
             batch.delete(key);
         }
         self.backend().apply(batch)?;
@@ -240,6 +249,9 @@ impl Store {
             if filter.to_event_id.is_some_and(|to| event_id > to) {
                 break;
             }
+            let Some(stored) = pieces::whole(self.reader(), &key, event_id, stored)? else {
+                continue;
+            };
             let view = ValueView::<EventRecord>::new(key, stored)?;
             if filter.accepts(view.archived()?) && !visit(event_id, &view)? {
                 break;
