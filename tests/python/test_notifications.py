@@ -245,6 +245,51 @@ def test_a_consumer_sees_every_event_once_across_restart_and_kill(tmp_path):
     assert seen == list(range(1, made + 1))
 
 
+def test_a_big_add_is_one_whole_event_across_a_restart_and_a_kill(tmp_path):
+    """An add of 2,000 partitions (an event of about 1 MB, which the engine stores in pieces)
+    reads back as one ADD_PARTITION event with every partition, before and after a restart, and
+    one acknowledged just before a kill -9 is there whole after it."""
+    binary = hivestore_binary()
+    server = start_hivestore(binary, tmp_path)
+    db = unique_name(DB_PREFIX)
+    values = [f"2026-{day:05d}" for day in range(2000)]
+
+    def added_values(srv):
+        with connected(srv) as client:
+            adds = [e for e in events_after(client, 0, maxEvents=100)
+                    if e.eventType == "ADD_PARTITION"]
+            return [[p["ds"] for p in json.loads(e.message)["partitions"]] for e in adds]
+
+    with connected(server) as client:
+        client.create_database(Database(name=db))
+        client.create_table(make_table(db, "t", columns=COLUMNS, partition_keys=KEYS))
+        parts = [partition(db, "t", value) for value in values]
+        for part in parts:
+            part.parameters = {"note": "x" * 100}
+        assert client.add_partitions(parts) == len(values)
+        event = [e for e in events_after(client, 0) if e.eventType == "ADD_PARTITION"][0]
+        message = json.loads(event.message)
+        objects = [thrift_object(text, Partition) for text in message["partitionListJson"]]
+        assert [p.values for p in objects] == [[value] for value in values]
+        assert all(p.parameters["note"] == "x" * 100 for p in objects)
+    assert added_values(server) == [values]
+    stop_hivestore(server)
+    server = start_hivestore(binary, tmp_path)
+    assert added_values(server) == [values]
+    with connected(server) as client:
+        more = [partition(db, "t", f"b-{n:05d}") for n in range(2000)]
+        assert client.add_partitions(more) == 2000
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=30)
+    server = start_hivestore(binary, tmp_path)
+    try:
+        assert added_values(server) == [values, [p.values[0] for p in more]]
+        with connected(server) as client:
+            assert len(client.get_partition_names(db, "t", -1)) == 4000
+    finally:
+        stop_hivestore(server)
+
+
 def test_the_cleaner_deletes_events_older_than_the_ttl(tmp_path):
     server = start_hivestore(hivestore_binary(), tmp_path,
                              ["--event-ttl-secs", "1", "--event-clean-interval-secs", "1"])
