@@ -81,8 +81,25 @@ pub(crate) fn whole(
     let Some(pieces) = read_pieces(key, &stored)? else {
         return Ok(Some(stored));
     };
-    let length = usize::try_from(pieces.length)
-        .map_err(|_| Error::corruption(key, "an event in pieces longer than memory"))?;
+    // Checked before anything is allocated for it: a damaged value must not ask for memory.
+    let most = u64::from(pieces.piece_count) * PIECE_LEN_MAX as u64;
+    let length = match usize::try_from(pieces.length) {
+        Ok(length)
+            if pieces.length <= most
+                && pieces.length > most.saturating_sub(PIECE_LEN_MAX as u64) =>
+        {
+            length
+        }
+        _ => {
+            return Err(Error::corruption(
+                key,
+                format!(
+                    "an event of {} bytes in {} pieces",
+                    pieces.length, pieces.piece_count
+                ),
+            ))
+        }
+    };
     let mut joined = Vec::with_capacity(length);
     let mut found = 0u32;
     let range = KeyRange::prefix(&keys::event_piece_prefix(event_id));
@@ -202,6 +219,13 @@ mod tests {
         lose_one.delete(keys::event_piece_key(5, 2));
         backend.apply(lose_one).unwrap();
         let error = whole(&backend, &key, 5, stored.clone()).unwrap_err();
+        assert!(matches!(error, Error::Corruption { .. }), "{error:?}");
+        let claims_too_much = EventPieces {
+            length: u64::MAX,
+            piece_count: 4,
+        };
+        let damaged = KvBytes::from_shared(values::encode(&claims_too_much).unwrap().into());
+        let error = whole(&backend, &key, 5, damaged).unwrap_err();
         assert!(matches!(error, Error::Corruption { .. }), "{error:?}");
 
         let mut cleaner = WriteBatch::new();
