@@ -10,6 +10,7 @@ use super::chunk::{
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
+use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, PackedStatsChunk};
 use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
@@ -176,9 +177,11 @@ impl ColumnChunks {
 }
 
 /// One column's statistics chunks over `wanted`'s range, kept as stored: the kept ones when
-/// the store's cache holds them at `wanted`'s version, else read and kept, each chunk taken
-/// over from the entry kept at an older version when its stored bytes are the same (equal
-/// bytes hold equal statistics, so nothing stale is kept), else validated.
+/// the store's cache holds them at `wanted`'s version, else those of the entry kept at an
+/// older version that no batch changed since (`chunk_refresh.rs`) and the others read; when
+/// the store's record of changes cannot tell, the whole range is read, each chunk taken over
+/// from the older entry when its stored bytes are the same (equal bytes hold equal
+/// statistics, so nothing stale is kept), else validated.
 pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
@@ -187,6 +190,38 @@ pub(crate) fn decoded_chunks(
         return Ok(kept);
     }
     let previous = store.stats_chunks.statistics_of_any_version(wanted);
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    let reading = ChunkReading {
+        key_of: |number| keys::stats_chunk_key(table, column, engine, number),
+        number_of: chunk_number,
+        view: packed_view,
+        make: KeptStatsChunk::from_view,
+    };
+    let refreshed = match &previous {
+        Some(previous) => refreshed_chunks(store, wanted, previous, &reading)?,
+        None => None,
+    };
+    let chunks = match refreshed {
+        Some(chunks) => chunks,
+        None => scanned_chunks(store, wanted, previous.as_deref())?,
+    };
+    drop(previous);
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats_chunks.keep_statistics(wanted, entry.clone());
+    Ok(entry)
+}
+
+/// The chunks of `wanted`'s range read by one scan, each taken over from `previous` when its
+/// stored bytes are the same, else validated.
+fn scanned_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+    previous: Option<&CachedChunks<KeptStatsChunk>>,
+) -> Result<Vec<Option<Arc<KeptStatsChunk>>>> {
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let loaded = ColumnChunks::load(store.reader(), table, column, engine, wanted.range)?;
     let views = loaded.0.into_views();
@@ -197,7 +232,6 @@ pub(crate) fn decoded_chunks(
             continue;
         };
         let unchanged = previous
-            .as_ref()
             .and_then(|kept| kept.shared(number))
             .filter(|kept| kept.is_stored_as(&view));
         let chunk = match unchanged {
@@ -206,14 +240,7 @@ pub(crate) fn decoded_chunks(
         };
         chunks.push(Some(chunk));
     }
-    drop(previous);
-    let entry = Arc::new(CachedChunks {
-        version: wanted.version,
-        first: wanted.range.0,
-        chunks,
-    });
-    store.stats_chunks.keep_statistics(wanted, entry.clone());
-    Ok(entry)
+    Ok(chunks)
 }
 
 /// The chunk number at the end of a chunk key.
