@@ -5,19 +5,15 @@
 use std::sync::Arc;
 
 use super::chunk_cache::{CachedChunks, ColumnChunksKey, HeapSize};
-use super::chunk_run::ChunkRun;
+use super::chunk_run::{ChunkRun, CHUNK_NUMBER_LEN};
 use crate::error::Result;
 use crate::kv::{KvBackend, KvBytes};
 use crate::store::Store;
 
-/// The length of a chunk number at the end of a chunk key.
-const CHUNK_NUMBER_LEN: usize = 4;
-
-/// How a column's chunks are read: their keys, the number in a key, a stored value's view,
-/// and the chunk kept from a view.
-pub(crate) struct ChunkReading<K, N, V, M> {
+/// How a column's chunks are read: their keys, a stored value's view, and the chunk kept
+/// from a view.
+pub(crate) struct ChunkReading<K, V, M> {
     pub(crate) key_of: K,
-    pub(crate) number_of: N,
     pub(crate) view: V,
     pub(crate) make: M,
 }
@@ -25,16 +21,15 @@ pub(crate) struct ChunkReading<K, N, V, M> {
 /// The chunks of `wanted`'s range, `previous`'s where no batch changed them since it was
 /// read and read again elsewhere; `None` when the store's record of changes cannot tell
 /// (then the caller reads the whole range).
-pub(crate) fn refreshed_chunks<T, W, K, N, V, M>(
+pub(crate) fn refreshed_chunks<T, W, K, V, M>(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
     previous: &CachedChunks<T>,
-    reading: &ChunkReading<K, N, V, M>,
+    reading: &ChunkReading<K, V, M>,
 ) -> Result<Option<Vec<Option<Arc<T>>>>>
 where
     T: HeapSize,
     K: Fn(u32) -> Vec<u8>,
-    N: Fn(&[u8]) -> Result<u32>,
     V: Fn(KvBytes, KvBytes) -> Result<W>,
     M: Fn(W) -> Result<T>,
 {
@@ -68,14 +63,13 @@ where
 
 /// The stored chunks among `numbers` (ascending), by one range scan when they follow each
 /// other (a write of a run of partitions), else one lookup each.
-fn read_chunks<W, K, N, V, M>(
+fn read_chunks<W, K, V, M>(
     reader: &dyn KvBackend,
     numbers: &[u32],
-    reading: &ChunkReading<K, N, V, M>,
+    reading: &ChunkReading<K, V, M>,
 ) -> Result<Vec<(u32, W)>>
 where
     K: Fn(u32) -> Vec<u8>,
-    N: Fn(&[u8]) -> Result<u32>,
     V: Fn(KvBytes, KvBytes) -> Result<W>,
 {
     let (Some(&first), Some(&last)) = (numbers.first(), numbers.last()) else {
@@ -84,13 +78,7 @@ where
     let mut found = Vec::with_capacity(numbers.len());
     if (last - first) as usize + 1 == numbers.len() {
         let keys = ((reading.key_of)(first), (reading.key_of)(last));
-        let run = ChunkRun::load(
-            reader,
-            keys,
-            (first, last),
-            &reading.number_of,
-            &reading.view,
-        )?;
+        let run = ChunkRun::load(reader, keys, (first, last), &reading.view)?;
         let mut views = run.into_views();
         for &number in numbers {
             if let Some(view) = views[(number - first) as usize].take() {

@@ -222,13 +222,7 @@ impl SketchChunks {
             keys::stats_sketch_chunk_key(table, column, engine, first),
             keys::stats_sketch_chunk_key(table, column, engine, last),
         );
-        let run = ChunkRun::load(
-            reader,
-            keys,
-            (first, last),
-            sketch_chunk_number,
-            StoredSketches::new,
-        )?;
+        let run = ChunkRun::load(reader, keys, (first, last), StoredSketches::new)?;
         Ok(SketchChunks(run))
     }
 }
@@ -373,7 +367,6 @@ pub(crate) fn decoded_sketch_chunks(
     let previous = store.stats_chunks.sketches_of_any_version(wanted);
     let reading = ChunkReading {
         key_of: |number| keys::stats_sketch_chunk_key(table, column, engine, number),
-        number_of: sketch_chunk_number,
         view: StoredSketches::new,
         make: DecodedSketchChunk::from_stored,
     };
@@ -401,18 +394,6 @@ pub(crate) fn decoded_sketch_chunks(
     });
     store.stats_chunks.keep_sketches(wanted, entry.clone());
     Ok(entry)
-}
-
-/// The chunk number at the end of a sketch chunk key.
-fn sketch_chunk_number(key: &[u8]) -> Result<u32> {
-    let (_, _, _, rest) = keys::decode_stats_column_key(key)?;
-    let corrupt = || Error::corruption(key, "a sketch chunk key without its mark and number");
-    let (mark, number) = rest.split_at_checked(4).ok_or_else(corrupt)?;
-    if mark != keys::STATS_SKETCH_CHUNK_MARK {
-        return Err(corrupt());
-    }
-    let number: [u8; 4] = number.try_into().map_err(|_| corrupt())?;
-    Ok(u32::from_be_bytes(number))
 }
 
 #[cfg(test)]
