@@ -8,6 +8,8 @@
 //! A read at version `until` that finds a column's chunks kept at `since` asks which of them a
 //! batch changed after `since`: those are read again, the others are the kept ones. A chunk
 //! recorded with a version past `until` is read again too (needlessly: that read is retried).
+//! An entry whose read a batch overlapped may hold chunks newer than its version: a batch
+//! recorded after that version changed them, so they are read again too.
 //!
 //! The record of a stripe is whole from a version on (at first, the store's open, when
 //! nothing is kept yet); a read from before that gets no answer and scans as it did before.
