@@ -15,7 +15,7 @@ use crate::kv::{WriteBatch, WriteOp};
 
 /// Stripes of the sequence lock; tables share a stripe when their ids are equal modulo this,
 /// which costs only a needless retry now and then.
-const STRIPE_COUNT: usize = 64;
+pub(crate) const STRIPE_COUNT: usize = 64;
 /// Optimistic scans before a listing takes the writer lock.
 pub(crate) const OPTIMISTIC_ATTEMPT_COUNT: usize = 8;
 
@@ -76,6 +76,26 @@ impl PartitionVersions {
                 stripe.fetch_add(1, Ordering::SeqCst);
             }
         }
+    }
+
+    /// The stripe `table` shares with others.
+    pub(crate) fn stripe_of(table: TableId) -> usize {
+        stripe_of(table.0)
+    }
+
+    /// The version stripe `stripe` will have once the batch about to be applied has moved it
+    /// (twice, see [`PartitionVersions::bump`]). Only writers, under the writer lock, move
+    /// stripes, so it holds when asked there before the batch.
+    pub(crate) fn version_after_batch(&self, stripe: usize) -> u64 {
+        self.stripes[stripe].load(Ordering::SeqCst) + 2
+    }
+
+    /// Moves `table`'s stripe as one applied batch does.
+    #[cfg(test)]
+    pub(crate) fn bump_stripe_twice_for_test(&self, table: TableId) {
+        let stripes = Stripes(1 << stripe_of(table.0));
+        self.bump(stripes);
+        self.bump(stripes);
     }
 
     /// The version of `table`'s stripe, or `None` while a batch touching it is applied.

@@ -119,6 +119,8 @@ pub struct Store {
     pub(crate) stats_slots: crate::stats::SlotCache,
     /// Columns' statistics chunks decoded, per table version (see `stats`).
     pub(crate) stats_chunks: crate::stats::ChunkCache,
+    /// Which statistics chunks batches changed, per version (see `stats`).
+    pub(crate) stats_changes: crate::stats::ChunkChanges,
 }
 
 impl Store {
@@ -156,6 +158,7 @@ impl Store {
             acid,
             stats_slots: crate::stats::SlotCache::default(),
             stats_chunks: crate::stats::ChunkCache::default(),
+            stats_changes: crate::stats::ChunkChanges::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -268,6 +271,8 @@ impl Store {
             if !batch.is_empty() {
                 let stripes = PartitionVersions::touched_by(&batch);
                 let slot_stripes = PartitionVersions::slots_touched_by(&batch);
+                // Before the stripes move, so that a reader at their new version finds it.
+                self.stats_changes.record(&batch, &self.partition_versions);
                 self.partition_versions.bump(stripes);
                 self.slot_versions.bump(slot_stripes);
                 let applied = self.backend.apply(batch);

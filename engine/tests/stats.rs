@@ -1045,17 +1045,60 @@ fn apply_change(store: &Store, step: usize) {
         }
 
         7 => write(&[1, 2, 3], 2),
+        8 => {
+            let writes = [140, 260, 299]
+                .iter()
+                .map(|partition| (format!("ds={partition:04}"), statistics(*partition, 9)))
+                .collect();
+            store
+                .update_partition_column_statistics("hive", "db", "p", writes, &options(true))
+                .unwrap();
+        }
+        9 => {
+            let mut table = store.get_table("hive", "db", "p").unwrap();
+            let columns = &mut table.sd.as_mut().unwrap().cols;
+            let retyped = columns
+                .iter_mut()
+                .find(|column| column.name == "d")
+                .unwrap();
+            retyped.type_name = "string".to_string();
+            store.alter_table("hive", "db", "p", table).unwrap();
+        }
+        10 => {
+            for (from, to) in [("p", "q"), ("q", "p")] {
+                let mut table = store.get_table("hive", "db", from).unwrap();
+                table.table_name = to.to_string();
+                store.alter_table("hive", "db", from, table).unwrap();
+            }
+        }
+        11 => store
+            .delete_partition_column_statistics("hive", "db", "p", "ds=0130", None, "hive")
+            .unwrap(),
+        12 => {
+            store.truncate_table("hive", "db", "p").unwrap();
+            for partition in 200..210 {
+                let values = [format!("{partition:04}")];
+                store
+                    .drop_partition("hive", "db", "p", &values, false)
+                    .unwrap();
+            }
+        }
+        // Chunks 0 and 2 only, apart: read by a lookup each.
+        13 => write(&[0, 256], 5),
         _ => unreachable!("no change {step}"),
     }
 }
 
-const CACHE_TEST_CHANGE_COUNT: usize = 8;
+const CACHE_TEST_CHANGE_COUNT: usize = 14;
 
 #[test]
 fn kept_chunks_never_outlive_the_statistics_they_hold() {
     // Goal: the decoded chunks (and slot index) an aggregation or a partition read keeps
-    // never answer a later read with statistics that changed: writes, deletes, partition drops and renames, column
-    // alters, a table dropped and made again. Method: one store aggregates after every change
+    // never answer a later read with statistics that changed: writes (replacing and merged),
+    // deletes (of a column, of a partition's every column), partition drops and renames,
+    // column alters (dropped, retyped), a table renamed and back, truncated, dropped and made
+    // again; after a write, kept chunks it left are reused and the others read, by one scan
+    // or one lookup each (`chunk_refresh.rs`). Method: one store aggregates after every change
     // (its caches warm, read twice); a fresh store that applies the same changes and reads
     // once is the oracle.
     let mut names: Vec<String> = (0..300).map(|index| format!("ds={index:04}")).collect();

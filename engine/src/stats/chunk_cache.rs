@@ -76,6 +76,13 @@ impl<T: HeapSize> CachedChunks<T> {
         chunks.map(|chunk| chunk.heap_bytes()).sum::<usize>() + 64 * self.chunks.len()
     }
 
+    /// Whether chunk `number` is in the entry's range (stored or not).
+    pub(crate) fn covers_number(&self, number: u32) -> bool {
+        number
+            .checked_sub(self.first)
+            .is_some_and(|index| (index as usize) < self.chunks.len())
+    }
+
     /// The chunk numbered `number`, if stored (and in the entry's range).
     pub(crate) fn chunk(&self, number: u32) -> Option<&T> {
         self.shared(number).map(|chunk| &**chunk)
@@ -224,6 +231,16 @@ impl ChunkCache {
             wanted.version,
             wanted.range,
         )
+    }
+
+    /// The column's sketch chunks kept at any version: a read at a newer one takes over
+    /// those no batch changed since (`chunk_refresh.rs`).
+    pub(crate) fn sketches_of_any_version(
+        &self,
+        wanted: &ColumnChunksKey<'_>,
+    ) -> Option<Arc<CachedChunks<DecodedSketchChunk>>> {
+        let entries = self.sketches.lock().ok()?;
+        entries.any(&wanted.key(ChunkKind::Sketches))
     }
 
     /// Keeps `entry` as the column's sketch chunks, replacing what was kept.

@@ -34,6 +34,8 @@ mod aggregate;
 mod basic;
 mod chunk;
 mod chunk_cache;
+mod chunk_changes;
+mod chunk_refresh;
 mod chunk_run;
 mod column_fold;
 #[cfg(test)]
@@ -64,6 +66,7 @@ pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
 pub(crate) use chunk_cache::ChunkCache;
+pub(crate) use chunk_changes::ChunkChanges;
 pub(crate) use slot_cache::SlotCache;
 pub(crate) use transactional::record_view_sources;
 

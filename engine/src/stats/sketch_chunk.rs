@@ -19,6 +19,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
+use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::hll_union::{ArchivedStoredUnion, HllUnion, StoredUnion, StoredUnionView, UnionRef};
 use crate::error::{Error, Result};
@@ -221,13 +222,7 @@ impl SketchChunks {
             keys::stats_sketch_chunk_key(table, column, engine, first),
             keys::stats_sketch_chunk_key(table, column, engine, last),
         );
-        let run = ChunkRun::load(
-            reader,
-            keys,
-            (first, last),
-            sketch_chunk_number,
-            StoredSketches::new,
-        )?;
+        let run = ChunkRun::load(reader, keys, (first, last), StoredSketches::new)?;
         Ok(SketchChunks(run))
     }
 }
@@ -368,16 +363,30 @@ pub(crate) fn decoded_sketch_chunks(
         return Ok(kept);
     }
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
-    let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
-    let chunks = loaded
-        .0
-        .into_views()
-        .into_iter()
-        .map(|stored| {
-            let chunk = stored.map(DecodedSketchChunk::from_stored).transpose()?;
-            Ok(chunk.map(Arc::new))
-        })
-        .collect::<Result<_>>()?;
+    // Those of an older version that no batch changed since are kept (`chunk_refresh.rs`).
+    let previous = store.stats_chunks.sketches_of_any_version(wanted);
+    let reading = ChunkReading {
+        key_of: |number| keys::stats_sketch_chunk_key(table, column, engine, number),
+        view: StoredSketches::new,
+        make: DecodedSketchChunk::from_stored,
+    };
+    let refreshed = match &previous {
+        Some(previous) => refreshed_chunks(store, wanted, previous, &reading)?,
+        None => None,
+    };
+    drop(previous);
+    let chunks = match refreshed {
+        Some(chunks) => chunks,
+        None => {
+            let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
+            let views = loaded.0.into_views().into_iter();
+            let chunks = views.map(|stored| {
+                let chunk = stored.map(DecodedSketchChunk::from_stored).transpose()?;
+                Ok(chunk.map(Arc::new))
+            });
+            chunks.collect::<Result<_>>()?
+        }
+    };
     let entry = Arc::new(CachedChunks {
         version: wanted.version,
         first: wanted.range.0,
@@ -385,18 +394,6 @@ pub(crate) fn decoded_sketch_chunks(
     });
     store.stats_chunks.keep_sketches(wanted, entry.clone());
     Ok(entry)
-}
-
-/// The chunk number at the end of a sketch chunk key.
-fn sketch_chunk_number(key: &[u8]) -> Result<u32> {
-    let (_, _, _, rest) = keys::decode_stats_column_key(key)?;
-    let corrupt = || Error::corruption(key, "a sketch chunk key without its mark and number");
-    let (mark, number) = rest.split_at_checked(4).ok_or_else(corrupt)?;
-    if mark != keys::STATS_SKETCH_CHUNK_MARK {
-        return Err(corrupt());
-    }
-    let number: [u8; 4] = number.try_into().map_err(|_| corrupt())?;
-    Ok(u32::from_be_bytes(number))
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use fxhash::FxHashMap;
+
 use crate::keys::TableId;
 
 /// Tables whose slot index is kept; past it the cache is emptied (it refills on use).
@@ -22,7 +24,7 @@ pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
 /// One table's partition names and their slots, at one version of its slot changes.
 pub(crate) struct SlotIndex {
     pub(crate) version: u64,
-    pub(crate) by_name: HashMap<String, u32>,
+    pub(crate) by_name: FxHashMap<Box<str>, u32>,
 }
 
 /// The cache, shared by every reader of a store.
