@@ -5,8 +5,6 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use fxhash::FxHashMap;
-
 use super::chunk::{
     chunk_of, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
@@ -188,18 +186,18 @@ fn plain_slot_key(
 
 /// The table's whole slot index, by partition name: one scan. Each name is written straight
 /// from its key's components into one string (the keys escaped once), into a map sized for
-/// the table's slots, hashed with Fx: a cold call resolving 10,000 names spent more building
+/// the table's slots (`SlotsByName`): a cold call resolving 10,000 names spent more building
 /// this than reading the chunks.
 fn scan_slot_index(
     reader: &dyn KvBackend,
     table: &PartitionedTable,
     slot_count: u32,
-) -> Result<FxHashMap<Box<str>, u32>> {
+) -> Result<super::slot_cache::SlotsByName> {
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SLOT, table.id);
     let counter = keys::stats_slot_counter_key(table.id);
     let escaped_keys = escaped_keys(&table.key_names());
     let capacity = (slot_count as usize).min(super::slot_cache::CACHED_SLOT_COUNT_MAX);
-    let mut by_name = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
+    let mut by_name = super::slot_cache::SlotsByName::with_capacity(capacity);
     let mut value = Vec::new();
     let mut name = String::new();
     for entry in kv::scan(reader, KeyRange::prefix(&prefix), SCAN_PAGE_ENTRY_COUNT) {

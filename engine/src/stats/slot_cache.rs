@@ -12,9 +12,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use fxhash::FxHashMap;
-
 use crate::keys::TableId;
+
+/// Slots by partition name. Names are the clients' (any partition they created), so the map
+/// hashes with std's randomly keyed SipHash: a fixed hash such as Fx lets a client choose names
+/// that all collide and make every index build quadratic.
+pub(crate) type SlotsByName = HashMap<Box<str>, u32>;
 
 /// Tables whose slot index is kept; past it the cache is emptied (it refills on use).
 const CACHED_TABLE_COUNT_MAX: usize = 32;
@@ -24,7 +27,7 @@ pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
 /// One table's partition names and their slots, at one version of its slot changes.
 pub(crate) struct SlotIndex {
     pub(crate) version: u64,
-    pub(crate) by_name: FxHashMap<Box<str>, u32>,
+    pub(crate) by_name: SlotsByName,
 }
 
 /// The cache, shared by every reader of a store.
