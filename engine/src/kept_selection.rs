@@ -239,7 +239,7 @@ fn column_tests<'c>(keep: &Keep, columns: &'c ListedColumns) -> Vec<ColumnTest<'
 pub(crate) fn named_indexes(
     names: &PartitionNames,
     index: &NameIndex,
-    wanted: &[String],
+    wanted: &[&str],
     limit: usize,
 ) -> Vec<u32> {
     let mut selected = Vec::with_capacity(wanted.len());

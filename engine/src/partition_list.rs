@@ -40,8 +40,9 @@ pub enum PartitionSelection<'a> {
     /// Hive's filter language (`get_partitions_by_filter`).
     Filter(&'a str),
     /// Partition names; names of no partition are skipped
-    /// (`get_partitions_by_names`).
-    Names(&'a [String]),
+    /// (`get_partitions_by_names`). Borrowed, so that a frontend can hand over the names
+    /// where they lie in the request.
+    Names(&'a [&'a str]),
 }
 
 /// One selected partition: key, stored record, values.
@@ -420,7 +421,8 @@ impl Store {
         name: &str,
         names: &[String],
     ) -> Result<Vec<Partition>> {
-        let selection = PartitionSelection::Names(names);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let selection = PartitionSelection::Names(&names);
         self.list_partitions_selected(catalog, database, name, selection, -1, false)
     }
 
@@ -540,7 +542,7 @@ impl Store {
     fn visit_names(
         &self,
         table: &PartitionedTable,
-        names: &[String],
+        names: &[&str],
         remaining: &mut usize,
         visit: &mut Visit<'_>,
     ) -> Result<()> {

@@ -309,10 +309,11 @@ impl Store {
                 reset_stats_parameters(txn, database_id, &name, id)
             });
         }
+        let partition_names: Vec<&str> = partition_names.iter().map(String::as_str).collect();
         let selection = if partition_names.is_empty() {
             crate::PartitionSelection::All
         } else {
-            crate::PartitionSelection::Names(partition_names)
+            crate::PartitionSelection::Names(&partition_names)
         };
         let mut partitions =
             self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;

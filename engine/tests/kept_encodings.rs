@@ -151,7 +151,7 @@ fn add(store: &Store, database: &str, table: &str, partitions: Vec<Partition>) {
 }
 
 /// The selections every check lists.
-fn selections(names: &[String]) -> Vec<PartitionSelection<'_>> {
+fn selections<'n>(names: &'n [&'n str]) -> Vec<PartitionSelection<'n>> {
     vec![
         PartitionSelection::All,
         PartitionSelection::Filter("ds >= \"2024-01-03\" and ds < \"2024-01-05\""),
@@ -186,12 +186,12 @@ fn written(
 /// Every selection, twice and in both kinds, against the partitions read from the store.
 /// Answers how many partitions the second round encoded (0 when everything was kept).
 fn check_listings(store: &Store, (database, table): (&str, &str)) -> usize {
-    let wanted = vec![
-        "ds=2024-01-03/hr=10".to_string(),
-        "ds=a%2Fb/hr=3".to_string(),
-        "ds=2024-01-01/hr=0".to_string(),
-        "ds=2024-01-03/hr=10".to_string(),
-        "ds=nope/hr=1".to_string(),
+    let wanted = [
+        "ds=2024-01-03/hr=10",
+        "ds=a%2Fb/hr=3",
+        "ds=2024-01-01/hr=0",
+        "ds=2024-01-03/hr=10",
+        "ds=nope/hr=1",
     ];
     let partial: Vec<String> = PARTIAL.iter().map(|value| value.to_string()).collect();
     let mut all = selections(&wanted);

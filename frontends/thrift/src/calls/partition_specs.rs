@@ -18,7 +18,7 @@ use hivestore_idl::hive_metastore::{
     PartitionWithoutSD, SerDeInfo, SkewedInfo, StorageDescriptor,
 };
 
-use super::partitions::{list, TableName};
+use super::partitions::{borrowed, list, TableName};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
@@ -302,12 +302,16 @@ pub fn with_specs(
     let filter_spec = request.filter_spec.unwrap_or_default();
     let filters = filter_spec.filters.unwrap_or_default();
     let expression;
+    let names;
     let selection = match filter_spec.filter_mode {
         None => PartitionSelection::All,
         Some(_) if filters.is_empty() => {
             return Err(meta("Invalid filter expressions in the filter spec"));
         }
-        Some(PartitionFilterMode::BY_NAMES) => PartitionSelection::Names(&filters),
+        Some(PartitionFilterMode::BY_NAMES) => {
+            names = borrowed(&filters);
+            PartitionSelection::Names(&names)
+        }
         Some(PartitionFilterMode::BY_VALUES) => PartitionSelection::PartialValues(&filters),
         Some(PartitionFilterMode::BY_EXPR) => {
             // Several expressions must all hold.

@@ -566,7 +566,7 @@ pub fn get_ps_req(
         (Some(names), _) if !names.is_empty() => list(
             session,
             &table,
-            PartitionSelection::Names(&names),
+            PartitionSelection::Names(&borrowed(&names)),
             max_parts,
             throws::GET,
         )?,
@@ -688,6 +688,11 @@ pub fn count_by_filter(
     Ok(i32::try_from(count).unwrap_or(i32::MAX))
 }
 
+/// The names as the engine takes them, borrowed.
+pub(crate) fn borrowed(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
+}
+
 /// `get_partitions_by_names`.
 pub fn by_names(
     session: &Session,
@@ -696,6 +701,7 @@ pub fn by_names(
     names: Vec<String>,
 ) -> thrift::Result<Vec<Partition>> {
     let table = TableName::old_style(&database, name)?;
+    let names = borrowed(&names);
     let selection = PartitionSelection::Names(&names);
     list(session, &table, selection, -1, throws::BY_NAMES)
 }
@@ -712,6 +718,7 @@ pub fn by_names_req(
         name: request.tbl_name,
     };
     let names = request.names.unwrap_or_default();
+    let names = borrowed(&names);
     let selection = PartitionSelection::Names(&names);
     let partitions = list(session, &table, selection, -1, throws::BY_NAMES)?;
     Ok(GetPartitionsByNamesResult {

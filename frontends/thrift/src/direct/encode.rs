@@ -632,7 +632,6 @@ mod tests {
             "ds=nope/hr=1",
             "ds=a/hr=10",
         ];
-        let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
         let (any_then_3, a_then_any) = (
             vec![String::new(), "3".into()],
             vec!["a".into(), String::new()],

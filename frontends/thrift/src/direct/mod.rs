@@ -112,7 +112,8 @@ pub fn answer(
             partitions::get_partitions_by_filter(sequence, input, output, protocol, session)?
         }
         "get_partitions_by_names" => {
-            partitions::get_partitions_by_names(sequence, input, output, protocol, session)?
+            let call = (sequence, message);
+            partitions::get_partitions_by_names(call, input, output, protocol, session)?
         }
         "get_partitions_by_names_req" => {
             partitions::get_partitions_by_names_req(sequence, input, output, protocol, session)?

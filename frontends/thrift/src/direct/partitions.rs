@@ -10,7 +10,9 @@ use thrift::protocol::{TInputProtocol, TType};
 
 use super::encode::PartitionWriter;
 use super::wire::Encoder;
+use super::wire_reader::{Pass, Read, Unusual, WireLimits, WireReader, T_LIST, T_STRING};
 use super::{read_struct_argument, write_success, Answer};
+use crate::calls::partitions::borrowed;
 use crate::calls::{catalog_or_default, require_database_name};
 use crate::detect::Protocol;
 use crate::service::Session;
@@ -252,18 +254,35 @@ pub(super) fn get_partitions_by_filter(
     )
 }
 
-/// `get_partitions_by_names(db_name, tbl_name, names)`.
+/// `get_partitions_by_names(db_name, tbl_name, names)`, call `sequence` of `message`. The
+/// names of a binary-protocol call are read where they lie in the message: a string each
+/// from the generic reader is an allocation each, which took a sixth of the call's time for
+/// 10,000 names.
 pub(super) fn get_partitions_by_names(
-    sequence: i32,
+    (sequence, message): (i32, &[u8]),
     input: &mut dyn TInputProtocol,
     output: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::Strings(names))]) = read_arguments::<3>(input) else {
-        return Ok(Answer::Declined);
+    let read;
+    let (table, names) = match by_names_in_place(protocol, message) {
+        Ok(([database, name], names)) => {
+            let Ok((catalog, database)) = require_database_name(database) else {
+                return Ok(Answer::Declined);
+            };
+            (Some([catalog, database, name.to_string()]), names)
+        }
+        Err(Unusual) => {
+            let Ok([database, name, Some(Argument::Strings(names))]) = read_arguments::<3>(input)
+            else {
+                return Ok(Answer::Declined);
+            };
+            read = names;
+            (old_style_table(database, name), borrowed(&read))
+        }
     };
-    let Some(table) = old_style_table(database, name) else {
+    let Some(table) = table else {
         return Ok(Answer::Declined);
     };
     let method = "get_partitions_by_names";
@@ -277,6 +296,32 @@ pub(super) fn get_partitions_by_names(
         selection,
         -1,
     )
+}
+
+/// The arguments of a binary-protocol `get_partitions_by_names` call read in place from its
+/// whole `message`: the database and table arguments, and the names. A field of another id
+/// or type, a missing argument or another protocol is [`Unusual`]: the generic reader reads it.
+fn by_names_in_place(protocol: Protocol, message: &[u8]) -> Read<([&str; 2], Vec<&str>)> {
+    if protocol != Protocol::Binary {
+        return Err(Unusual);
+    }
+    let mut whole = message;
+    let mut pass = Pass::new(&mut whole, WireLimits::WHOLE);
+    pass.header()?;
+    let mut reader = WireReader::at(message, pass.position(), WireLimits::WHOLE);
+    let (mut database, mut name, mut names) = (None, None, None);
+    while let Some((field_type, id)) = reader.field()? {
+        match (id, field_type) {
+            (1, T_STRING) => database = Some(reader.str()?),
+            (2, T_STRING) => name = Some(reader.str()?),
+            (3, T_LIST) => names = Some(reader.strs()?),
+            _ => return Err(Unusual),
+        }
+    }
+    match (database, name, names) {
+        (Some(database), Some(name), Some(names)) => Ok(([database, name], names)),
+        _ => Err(Unusual),
+    }
 }
 
 /// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`; an empty partial spec is
@@ -392,8 +437,122 @@ pub(super) fn get_partitions_by_names_req(
         return Ok(Answer::Declined);
     }
     let names = request.names.unwrap_or_default();
+    let names = borrowed(&names);
     let table = [catalog, database, request.tbl_name];
     let method = ("get_partitions_by_names_req", sequence);
     let selection = PartitionSelection::Names(&names);
     answer_response(method, output, protocol, session, &table, selection, -1)
+}
+
+#[cfg(test)]
+mod tests {
+    use thrift::protocol::{
+        TBinaryInputProtocol, TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier,
+        TListIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol, TStructIdentifier,
+    };
+
+    use super::*;
+
+    /// An argument of a test call: a string, or a list of strings.
+    enum Value<'v> {
+        Text(&'v str),
+        Texts(&'v [&'v str]),
+    }
+
+    /// A `get_partitions_by_names` call with `fields`, written by the `thrift` crate.
+    fn call(out: &mut dyn TOutputProtocol, fields: &[(i16, Value<'_>)]) {
+        let header = TMessageIdentifier::new("get_partitions_by_names", TMessageType::Call, 7);
+        out.write_message_begin(&header).unwrap();
+        out.write_struct_begin(&TStructIdentifier::new("args"))
+            .unwrap();
+        for (id, value) in fields {
+            match value {
+                Value::Text(text) => {
+                    let field = TFieldIdentifier::new("f", TType::String, *id);
+                    out.write_field_begin(&field).unwrap();
+                    out.write_string(text).unwrap();
+                }
+                Value::Texts(texts) => {
+                    let field = TFieldIdentifier::new("f", TType::List, *id);
+                    out.write_field_begin(&field).unwrap();
+                    let list = TListIdentifier::new(TType::String, texts.len() as i32);
+                    out.write_list_begin(&list).unwrap();
+                    for text in *texts {
+                        out.write_string(text).unwrap();
+                    }
+                    out.write_list_end().unwrap();
+                }
+            }
+            out.write_field_end().unwrap();
+        }
+        out.write_field_stop().unwrap();
+        out.write_struct_end().unwrap();
+        out.write_message_end().unwrap();
+    }
+
+    fn binary(fields: &[(i16, Value<'_>)]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        call(&mut TBinaryOutputProtocol::new(&mut bytes, true), fields);
+        bytes
+    }
+
+    /// What the generic reader reads from `message`: the database, the table and the names.
+    fn generic(message: &[u8]) -> Option<(String, String, Vec<String>)> {
+        let mut input = TBinaryInputProtocol::new(message, false);
+        input.read_message_begin().ok()?;
+        match read_arguments::<3>(&mut input).ok()? {
+            [Some(Argument::String(database)), Some(Argument::String(name)), Some(Argument::Strings(names))] => {
+                Some((database, name, names))
+            }
+            _ => None,
+        }
+    }
+
+    /// The goal: the names read in place are those the generic reader reads, in any field
+    /// order; anything else (another field, a missing argument, another protocol, a cut
+    /// message) is left to the generic reader rather than read differently.
+    #[test]
+    fn names_read_in_place_are_those_the_generic_reader_reads() {
+        let names: &[&str] = &["ds=2024-01-01/hr=1", "", "ds=a%2Fb/hr=é"];
+        let in_order = [
+            (1, Value::Text("db")),
+            (2, Value::Text("t")),
+            (3, Value::Texts(names)),
+        ];
+        let shuffled = [
+            (3, Value::Texts(names)),
+            (1, Value::Text("db")),
+            (2, Value::Text("t")),
+        ];
+        for fields in [&in_order[..], &shuffled[..]] {
+            let message = binary(fields);
+            let (read, names_read) = by_names_in_place(Protocol::Binary, &message).unwrap();
+            let expected = generic(&message).unwrap();
+            assert_eq!(read, [expected.0.as_str(), expected.1.as_str()]);
+            assert_eq!(names_read, expected.2);
+            assert_eq!(names_read, names);
+        }
+        let extra = [
+            (1, Value::Text("db")),
+            (2, Value::Text("t")),
+            (3, Value::Texts(names)),
+            (4, Value::Text("x")),
+        ];
+        let names_as_text = [
+            (1, Value::Text("db")),
+            (2, Value::Text("t")),
+            (3, Value::Text("n")),
+        ];
+        let no_names = [(1, Value::Text("db")), (2, Value::Text("t"))];
+        for fields in [&extra[..], &names_as_text[..], &no_names[..]] {
+            assert!(by_names_in_place(Protocol::Binary, &binary(fields)).is_err());
+        }
+        let message = binary(&in_order);
+        for end in 0..message.len() {
+            assert!(by_names_in_place(Protocol::Binary, &message[..end]).is_err());
+        }
+        let mut compact = Vec::new();
+        call(&mut TCompactOutputProtocol::new(&mut compact), &in_order);
+        assert!(by_names_in_place(Protocol::Compact, &compact).is_err());
+    }
 }

@@ -193,6 +193,16 @@ impl<'a> WireReader<'a> {
         Ok(count)
     }
 
+    /// A `list<string>`, borrowed from the message.
+    pub(crate) fn strs(&mut self) -> Read<Vec<&'a str>> {
+        let count = self.list(T_STRING)?;
+        let mut strings = Vec::with_capacity(count.min(RESERVED_ELEMENTS_MAX));
+        for _ in 0..count {
+            strings.push(self.str()?);
+        }
+        Ok(strings)
+    }
+
     /// A `list<string>`.
     pub(crate) fn strings(&mut self) -> Read<Vec<String>> {
         let count = self.list(T_STRING)?;
