@@ -88,32 +88,9 @@ impl KeptBytes<'_> {
 
     /// The kept encoding of partition `index`, if any (a record that does not read is
     /// taken for missing, and encoded again).
-    #[cfg(test)]
     pub(crate) fn get(&self, index: u32) -> Option<EncodedPartition<'_>> {
         let record = self.record(index)?;
         EncodedPartition::new(record, &self.slots.pieces).ok()
-    }
-
-    /// [`KeptBytes::get`] of each of `indexes`, appended to `found` in their order.
-    ///
-    /// Partitions named or selected across a big listing have their slots and records far
-    /// apart: each a cache miss. Read one at a time, as the reply is written, each miss waits
-    /// for the copying of the partition before it (at a million partitions, `by_names` of
-    /// 10,000 spent a sixth of its time on the slots' loads). So the slots are read first,
-    /// then the records they point to, each in a loop of loads that do not depend on each
-    /// other, which the processor overlaps.
-    pub(crate) fn get_all<'s>(
-        &'s self,
-        indexes: &[u32],
-        found: &mut Vec<Option<EncodedPartition<'s>>>,
-    ) {
-        let records: Vec<Option<&[u8]>> = indexes.iter().map(|index| self.record(*index)).collect();
-        let pieces = &self.slots.pieces;
-        found.extend(
-            records
-                .into_iter()
-                .map(|record| record.and_then(|record| EncodedPartition::new(record, pieces).ok())),
-        );
     }
 
     /// The record of partition `index`, if kept.

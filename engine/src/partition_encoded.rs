@@ -224,11 +224,6 @@ impl Store {
     }
 }
 
-/// Partitions whose kept encodings are looked up together before they are written
-/// (`KeptBytes::get_all`): enough for their cache misses to overlap, few enough that the
-/// lookups stay in the first caches.
-const STITCH_BATCH: usize = 256;
-
 /// Writes the `selected` partitions through `sink`: kept encodings copied, the others
 /// (`views`, in the same order) encoded, and kept as far as `room` bytes.
 fn write_listed(
@@ -244,28 +239,20 @@ fn write_listed(
     {
         let kept = kind.map(KindEncodings::read);
         let mut missing = views.iter();
-        let mut found = Vec::with_capacity(selected.len().min(STITCH_BATCH));
-        for batch in selected.chunks(STITCH_BATCH) {
-            found.clear();
-            match &kept {
-                Some(kept) => kept.get_all(batch, &mut found),
-                None => found.resize_with(batch.len(), || None),
+        for &index in selected {
+            if let Some(encoded) = kept.as_ref().and_then(|kept| kept.get(index)) {
+                sink.append(&encoded);
+                continue;
             }
-            for (&index, encoded) in batch.iter().zip(found.drain(..)) {
-                if let Some(encoded) = encoded {
-                    sink.append(&encoded);
-                    continue;
-                }
-                let view = missing.next().ok_or_else(|| {
-                    Error::Internal("a listing has fewer records than partitions to encode".into())
-                })??;
-                let record = fresh.record(|out| sink.encode(&view, out))?;
-                sink.append(&fresh.get(record.clone())?);
-                if kind.is_some() && fresh.len() <= room {
-                    fresh_ranges.push((index, record));
-                } else {
-                    fresh.truncate(record.start);
-                }
+            let view = missing.next().ok_or_else(|| {
+                Error::Internal("a listing has fewer records than partitions to encode".into())
+            })??;
+            let record = fresh.record(|out| sink.encode(&view, out))?;
+            sink.append(&fresh.get(record.clone())?);
+            if kind.is_some() && fresh.len() <= room {
+                fresh_ranges.push((index, record));
+            } else {
+                fresh.truncate(record.start);
             }
         }
     }
