@@ -50,11 +50,12 @@ enum ReadListing {
     /// The selected partitions, read from the store.
     Scanned(Vec<Entry>),
     /// The selected partitions by index in a kept listing; the records of those whose
-    /// encoding is not kept, in the same order.
+    /// encoding was not kept when read, in the same order, and their indexes.
     Listed {
         selected: Vec<u32>,
         kind: Option<Arc<KindEncodings>>,
         missing: Vec<Entry>,
+        missing_indexes: Vec<u32>,
     },
 }
 
@@ -106,10 +107,15 @@ impl Store {
                 selected,
                 kind,
                 missing,
+                missing_indexes,
             } => {
                 let views = PartitionViews::new(table.table, table.id, missing, backend)?;
                 let room = self.name_cache().0.encoded_room();
-                write_listed(sink, &views, &selected, kind.as_deref(), room)?;
+                let listed = Listed {
+                    selected: &selected,
+                    missing_indexes: &missing_indexes,
+                };
+                write_listed(sink, &views, listed, kind.as_deref(), room)?;
                 Ok(selected.len())
             }
         }
@@ -199,6 +205,7 @@ impl Store {
         kind: Option<Arc<KindEncodings>>,
     ) -> Result<ReadListing> {
         let mut missing = Vec::new();
+        let mut missing_indexes = Vec::new();
         let mut present = Vec::with_capacity(selected.len());
         {
             let kept = kind.as_ref().map(|kind| kind.read());
@@ -213,6 +220,7 @@ impl Store {
                     continue;
                 };
                 missing.push((crate::kv::KvBytes::from_shared(key.into()), stored, values));
+                missing_indexes.push(index);
                 present.push(index);
             }
         }
@@ -220,27 +228,45 @@ impl Store {
             selected: present,
             kind,
             missing,
+            missing_indexes,
         })
     }
 }
 
+/// The partitions a listing writes, by index, and those of them read as records.
+struct Listed<'a> {
+    selected: &'a [u32],
+    /// In the order of `selected`; each has its record in the views.
+    missing_indexes: &'a [u32],
+}
+
 /// Writes the `selected` partitions through `sink`: kept encodings copied, the others
-/// (`views`, in the same order) encoded, and kept as far as `room` bytes.
+/// (`views`, in the same order) encoded, and kept as far as `room` bytes. A partition read as
+/// a record is encoded from it even if a concurrent listing has kept it since: which record
+/// goes with which partition is decided by index, never by what is kept now.
 fn write_listed(
     sink: &mut dyn PartitionSink,
     views: &PartitionViews,
-    selected: &[u32],
+    listed: Listed<'_>,
     kind: Option<&KindEncodings>,
     room: usize,
 ) -> Result<()> {
-    sink.begin(&views.table, selected.len())?;
+    sink.begin(&views.table, listed.selected.len())?;
     let mut fresh = FreshEncodings::default();
     let mut fresh_ranges = Vec::new();
     {
         let kept = kind.map(KindEncodings::read);
         let mut missing = views.iter();
-        for &index in selected {
-            if let Some(encoded) = kept.as_ref().and_then(|kept| kept.get(index)) {
+        let mut missing_indexes = listed.missing_indexes.iter().peekable();
+        for &index in listed.selected {
+            if missing_indexes.next_if_eq(&&index).is_none() {
+                // Kept when the listing was read; kept encodings are only ever added to.
+                let encoded = kept
+                    .as_ref()
+                    .and_then(|kept| kept.get(index))
+                    .ok_or_else(|| {
+                        Error::Internal("a kept partition encoding went missing".into())
+                    })?;
                 sink.append(&encoded);
                 continue;
             }
