@@ -89,19 +89,14 @@ impl KeptBytes<'_> {
     /// The kept encoding of partition `index`, if any (a record that does not read is
     /// taken for missing, and encoded again).
     pub(crate) fn get(&self, index: u32) -> Option<EncodedPartition<'_>> {
-        let record = self.record(index)?;
-        EncodedPartition::new(record, &self.slots.pieces).ok()
-    }
-
-    /// The record of partition `index`, if kept.
-    fn record(&self, index: u32) -> Option<&[u8]> {
         let slot = self.slots.slots.get(index as usize)?;
         if slot.len == 0 {
             return None;
         }
         let chunk = self.slots.chunks.get(slot.chunk as usize)?;
         let start = slot.start as usize;
-        chunk.get(start..start + slot.len as usize)
+        let record = chunk.get(start..start + slot.len as usize)?;
+        EncodedPartition::new(record, &self.slots.pieces).ok()
     }
 }
 

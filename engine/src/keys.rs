@@ -770,13 +770,12 @@ pub const KEYSPACE_EVENT_COUNTER: u8 = 0x19;
 /// component(database) + component(table) + component(partition name, empty for none)` →
 /// write event value.
 pub const KEYSPACE_WRITE_EVENT: u8 = 0x1A;
-
-const _: () =
-    assert!(KEYSPACE_COMPACTION < KEYSPACE_MIN_HISTORY && KEYSPACE_MIN_HISTORY < KEYSPACE_EVENT);
 /// The pieces of an event stored in pieces (`crate::events::pieces`): `0x1B + ID(event) +
 /// u32 BE(piece index)` → the piece's bytes.
 pub const KEYSPACE_EVENT_PIECE: u8 = 0x1B;
 
+const _: () =
+    assert!(KEYSPACE_COMPACTION < KEYSPACE_MIN_HISTORY && KEYSPACE_MIN_HISTORY < KEYSPACE_EVENT);
 const _: () = assert!(
     KEYSPACE_EVENT < KEYSPACE_EVENT_COUNTER && KEYSPACE_EVENT_COUNTER < KEYSPACE_WRITE_EVENT
 );

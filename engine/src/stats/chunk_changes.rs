@@ -46,9 +46,7 @@ impl StripeChanges {
     /// the record and makes it whole from `version` on.
     fn record(&mut self, chunks: &[(&[u8], u32)], version: u64) {
         if self.chunk_count + chunks.len() > RECORDED_CHUNK_COUNT_MAX {
-            self.columns.clear();
-            self.chunk_count = 0;
-            self.whole_since = version;
+            self.forget_before(version);
             return;
         }
         for (column, number) in chunks {
