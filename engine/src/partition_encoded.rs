@@ -76,9 +76,26 @@ impl Store {
         max_parts: i32,
         sink: &mut dyn PartitionSink,
     ) -> Result<usize> {
+        let kind = sink.encoding_kind();
+        let (table, read) =
+            self.read_selected(catalog, database, name, selection, max_parts, kind)?;
+        self.write_read(table, read, sink)
+    }
+
+    /// The first step of [`Store::write_partitions`]: the table, and the consistent read of
+    /// its `selection` for encodings of `kind`.
+    fn read_selected(
+        &self,
+        catalog: &str,
+        database: &str,
+        name: &str,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+        kind: u32,
+    ) -> Result<(PartitionedTable, ReadListing)> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
         let key = EncodingKey {
-            kind: sink.encoding_kind(),
+            kind,
             names: [
                 table.table.cat_name.clone(),
                 table.table.db_name.clone(),
@@ -88,6 +105,17 @@ impl Store {
         let read = self.read_partitions_at_version(table.id, |version| {
             self.read_for_writing(&table, selection, max_parts, version, &key)
         })?;
+        Ok((table, read))
+    }
+
+    /// The second step of [`Store::write_partitions`], outside the read: writes what `read`
+    /// found through `sink`, and answers how many partitions.
+    fn write_read(
+        &self,
+        table: PartitionedTable,
+        read: ReadListing,
+        sink: &mut dyn PartitionSink,
+    ) -> Result<usize> {
         let backend = self.backend().clone();
         match read {
             ReadListing::Scanned(entries) => {
@@ -286,4 +314,134 @@ fn write_listed(
         kind.fill(&fresh, &fresh_ranges);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Goal: a listing whose partitions are kept by a concurrent listing between its read and
+    //! its write still writes each partition from its own record (51e406c). Method: the two
+    //! steps of `write_partitions` called apart, with a listing by names in between that
+    //! keeps two of the partitions the first read as records.
+
+    use super::*;
+    use crate::kv::MemoryBackend;
+    use crate::{Database, Durability, FieldSchema, Partition, StoreOptions};
+
+    /// Encodes a partition as its values; remembers what it was handed to append.
+    #[derive(Default)]
+    struct ValuesSink {
+        written: Vec<String>,
+    }
+
+    impl PartitionSink for ValuesSink {
+        fn encoding_kind(&self) -> u32 {
+            1
+        }
+
+        fn begin(&mut self, _table: &Table, count: usize) -> Result<()> {
+            self.written = Vec::with_capacity(count);
+            Ok(())
+        }
+
+        fn encode(&mut self, partition: &PartitionView<'_>, out: EncodingOut<'_>) -> Result<()> {
+            let (bytes, _) = out.parts();
+            bytes.extend_from_slice(partition.values().join("/").as_bytes());
+            Ok(())
+        }
+
+        fn append(&mut self, encoded: &EncodedPartition<'_>) {
+            let text = String::from_utf8(encoded.to_vec()).expect("the sink writes text");
+            self.written.push(text);
+        }
+    }
+
+    const DAYS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
+
+    /// A store whose table `db.t` has a partition for each of `DAYS`, its names kept.
+    fn store() -> Store {
+        let mut options = StoreOptions::new("/warehouse").metadata_only();
+        options.durability = Durability::Memory;
+        let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
+        let database = Database {
+            name: "db".into(),
+            ..Database::default()
+        };
+        store.create_database(database).unwrap();
+        let ds = FieldSchema {
+            name: "ds".into(),
+            type_name: "string".into(),
+            comment: None,
+        };
+        let table = Table {
+            table_name: "t".into(),
+            db_name: "db".into(),
+            partition_keys: vec![ds],
+            ..Table::default()
+        };
+        store.create_table(table).unwrap();
+        let partitions = DAYS
+            .iter()
+            .map(|day| Partition {
+                values: vec![day.to_string()],
+                ..Partition::default()
+            })
+            .collect();
+        let options = crate::AddPartitionsOptions::default();
+        store
+            .add_partitions("hive", "db", "t", partitions, &options)
+            .unwrap();
+        store.list_partition_names("hive", "db", "t", -1).unwrap();
+        store
+    }
+
+    #[test]
+    fn partitions_kept_between_read_and_write_are_written_from_their_own_records() {
+        let store = store();
+        let mut sink = ValuesSink::default();
+        let kind = sink.encoding_kind();
+        let (table, read) = store
+            .read_selected("hive", "db", "t", PartitionSelection::All, -1, kind)
+            .unwrap();
+        let ReadListing::Listed {
+            kind: Some(kept),
+            missing_indexes,
+            ..
+        } = &read
+        else {
+            panic!("the names are kept, so the listing is read by index");
+        };
+        assert_eq!(
+            missing_indexes,
+            &[0, 1, 2, 3, 4, 5],
+            "nothing kept when read"
+        );
+        let kept = kept.clone();
+
+        // A concurrent listing keeps "b" and "d" before the first writes its reply.
+        let mut concurrent = ValuesSink::default();
+        let wanted = ["ds=b", "ds=d"];
+        let selection = PartitionSelection::Names(&wanted);
+        store
+            .write_partitions("hive", "db", "t", selection, -1, &mut concurrent)
+            .unwrap();
+        assert_eq!(concurrent.written, ["b", "d"]);
+        let kept_now: Vec<bool> = (0..6).map(|index| kept.read().has(index)).collect();
+        assert_eq!(
+            kept_now,
+            [false, true, false, true, false, false],
+            "the race is set up"
+        );
+
+        let count = store.write_read(table, read, &mut sink).unwrap();
+        assert_eq!(count, DAYS.len());
+        assert_eq!(sink.written, DAYS);
+
+        // What the first listing kept is each partition's own encoding too.
+        let mut again = ValuesSink::default();
+        store
+            .write_partitions("hive", "db", "t", PartitionSelection::All, -1, &mut again)
+            .unwrap();
+        assert!((0..6).all(|index| kept.read().has(index)), "all kept now");
+        assert_eq!(again.written, DAYS);
+    }
 }
