@@ -10,7 +10,10 @@
 //! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs); `aggr_after_write`
 //! and `read_after_write` measure `aggr` or `read` right after an unmeasured `write` (500
 //! partitions that already have statistics, of the table both read), each run: the first call
-//! after a write, which finds only what the write left kept. Sizes:
+//! after a write, which finds only what the write left kept. `aggr_after_new` and
+//! `read_after_new` measure them right after a new partition (past those read) is added and
+//! given its first statistics, as a day's partition analysed: a write that hands out a slot.
+//! Sizes:
 //! `STATS_PROFILE_PARTITIONS` (default 10,000) and `STATS_PROFILE_COLUMNS` (default 50);
 //! `STATS_PROFILE_RUNS` repeats (default 1); `STATS_PROFILE_WARM_RUNS` unmeasured runs before
 //! them (default 0), so that the measured ones find the store's caches filled.
@@ -128,6 +131,15 @@ fn run_call(store: &hivestore_engine::Store, call: &str, names: &[String], colum
     }
 }
 
+/// What runs, unmeasured, before each measured call.
+#[derive(Clone, Copy)]
+enum Before {
+    /// Statistics rewritten for partitions that have them (`write`).
+    Write,
+    /// A new partition added and given statistics for the first time.
+    NewPartition,
+}
+
 fn main() {
     // `cargo bench` passes `--bench`: without a call named, there is nothing to profile.
     let Some(call) = std::env::args().skip(1).find(|arg| !arg.starts_with("--")) else {
@@ -142,17 +154,24 @@ fn main() {
     let store = build_store(directory.path(), partition_count, column_count);
     let names: Vec<String> = (0..partition_count).map(partition_name).collect();
     let columns: Vec<String> = (0..column_count).map(column_name).collect();
-    let (measured, after_write) = match call.strip_suffix("_after_write") {
-        Some(measured) => (measured, true),
-        None => (call.as_str(), false),
+    let (measured, before) = if let Some(measured) = call.strip_suffix("_after_write") {
+        (measured, Some(Before::Write))
+    } else if let Some(measured) = call.strip_suffix("_after_new") {
+        (measured, Some(Before::NewPartition))
+    } else {
+        (call.as_str(), None)
     };
     // Unmeasured runs first, to measure calls that find the store's caches filled.
     for _ in 0..warm_run_count {
         run_call(&store, measured, &names, &columns);
     }
-    for _ in 0..run_count {
-        if after_write {
-            run_call(&store, "write", &names, &columns);
+    for run in 0..run_count {
+        match before {
+            Some(Before::Write) => run_call(&store, "write", &names, &columns),
+            Some(Before::NewPartition) => {
+                add_analysed_partition(&store, PLAIN_TABLE, partition_count + run, column_count)
+            }
+            None => {}
         }
         let resident_before = resident_bytes();
         let before = thread_usage();

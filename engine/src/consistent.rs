@@ -28,6 +28,13 @@ pub(crate) struct PartitionVersions {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Stripes(u64);
 
+impl Stripes {
+    /// Whether no stripe is touched.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+}
+
 fn stripe_of(table: u64) -> usize {
     (table % STRIPE_COUNT as u64) as usize
 }

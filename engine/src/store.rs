@@ -117,6 +117,8 @@ pub struct Store {
     acid: Mutex<crate::locks::AcidState>,
     /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
     pub(crate) stats_slots: crate::stats::SlotCache,
+    /// Which slot keys each batch changed, to bring a kept slot index up to date.
+    pub(crate) stats_slot_changes: crate::stats::SlotChanges,
     /// Columns' statistics chunks decoded, per table version (see `stats`).
     pub(crate) stats_chunks: crate::stats::ChunkCache,
     /// Which statistics chunks batches changed, per version (see `stats`).
@@ -157,6 +159,7 @@ impl Store {
             sweeper: Sweeper::default(),
             acid,
             stats_slots: crate::stats::SlotCache::default(),
+            stats_slot_changes: crate::stats::SlotChanges::default(),
             stats_chunks: crate::stats::ChunkCache::default(),
             stats_changes: crate::stats::ChunkChanges::default(),
         };
@@ -273,6 +276,9 @@ impl Store {
                 let slot_stripes = PartitionVersions::slots_touched_by(&batch);
                 // Before the stripes move, so that a reader at their new version finds it.
                 self.stats_changes.record(&batch, &self.partition_versions);
+                if !slot_stripes.is_empty() {
+                    self.stats_slot_changes.record(&batch, &self.slot_versions);
+                }
                 self.partition_versions.bump(stripes);
                 self.slot_versions.bump(slot_stripes);
                 let applied = self.backend.apply(batch);

@@ -1157,3 +1157,156 @@ fn kept_chunks_never_outlive_the_statistics_they_hold() {
         );
     }
 }
+
+#[test]
+fn a_kept_slot_index_brought_up_to_date_resolves_as_a_scan_would() {
+    // Goal: the slot index a large aggregation keeps, and brings up to date from the slot
+    // changes recorded since (instead of scanning again), resolves every name to its own
+    // partition's statistics: across first statistics, rewrites, drops and renames, on a table
+    // of two keys whose values need escaping. Method: a seeded sequence of changes; after each,
+    // aggregate over every partition with statistics (each with its own `numNulls`, so a name
+    // resolved to another partition's slot changes the sum), and over those plus every name
+    // dropped or renamed away (which must resolve to nothing).
+    let store = setup();
+    store
+        .create_table(Table {
+            table_name: "q".to_string(),
+            db_name: "db".to_string(),
+            sd: Some(StorageDescriptor {
+                cols: table_columns(),
+                ..StorageDescriptor::default()
+            }),
+            partition_keys: vec![column("ds", "string"), column("kind", "string")],
+            ..Table::default()
+        })
+        .unwrap();
+    let keys = ["ds", "kind"];
+    let odd_values = ["a/b", "x=y", "50%", "c:d", "sp ace", "é", "#h", "plain"];
+    let values_of = |index: usize| {
+        vec![
+            format!("{}{index}", odd_values[index % odd_values.len()]),
+            odd_values[(index / 3) % odd_values.len()].to_string(),
+        ]
+    };
+    let name_of = |values: &[String]| hivestore_engine::make_partition_name(&keys, values);
+    let add = |index: usize| {
+        let partition = Partition {
+            values: values_of(index),
+            ..Partition::default()
+        };
+        store
+            .add_partitions("hive", "db", "q", vec![partition], &Default::default())
+            .unwrap();
+    };
+    let write = |values: &[String], nulls: i64| {
+        let mut stats = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+        stats.num_nulls = nulls;
+        let writes = vec![(name_of(values), vec![stats])];
+        store
+            .update_partition_column_statistics("hive", "db", "q", writes, &options(false))
+            .unwrap();
+    };
+    // Live partitions with statistics and their numNulls; names that must resolve to nothing.
+    let mut with_stats: std::collections::BTreeMap<Vec<String>, i64> = Default::default();
+    let mut without_stats: Vec<Vec<String>> = Vec::new();
+    let mut gone: Vec<String> = Vec::new();
+    let mut next = 0;
+    for _ in 0..300 {
+        add(next);
+        write(&values_of(next), next as i64 + 1);
+        with_stats.insert(values_of(next), next as i64 + 1);
+        next += 1;
+    }
+    let columns = vec!["l".to_string()];
+    let check = |with_stats: &std::collections::BTreeMap<Vec<String>, i64>,
+                 gone: &[String],
+                 step: usize| {
+        let names: Vec<String> = with_stats.keys().map(|values| name_of(values)).collect();
+        let aggregate = store
+            .aggregate_column_statistics("hive", "db", "q", &names, &columns, "hive")
+            .unwrap();
+        assert_eq!(
+            aggregate.partitions_found,
+            names.len() as i64,
+            "step {step}"
+        );
+        let nulls: i64 = with_stats.values().sum();
+        assert_eq!(aggregate.stats[0].num_nulls, nulls, "step {step}");
+        let mut with_gone = names.clone();
+        with_gone.extend_from_slice(gone);
+        let aggregate = store
+            .aggregate_column_statistics("hive", "db", "q", &with_gone, &columns, "hive")
+            .unwrap();
+        assert_eq!(
+            aggregate.partitions_found,
+            names.len() as i64,
+            "step {step}"
+        );
+    };
+    check(&with_stats, &gone, 0);
+    let mut seed: u64 = 0x5eed;
+    for step in 1..=120 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let pick = (seed >> 33) as usize;
+        let live: Vec<Vec<String>> = with_stats.keys().cloned().collect();
+        let chosen = live[pick % live.len()].clone();
+        match pick % 5 {
+            // A new partition given its first statistics (a new slot).
+            0 => {
+                add(next);
+                write(&values_of(next), next as i64 + 1);
+                with_stats.insert(values_of(next), next as i64 + 1);
+                next += 1;
+            }
+            // Statistics rewritten (no slot changes).
+            1 => {
+                let nulls = with_stats[&chosen] + 1000;
+                write(&chosen, nulls);
+                with_stats.insert(chosen, nulls);
+            }
+            // A partition dropped (its slot key deleted).
+            2 => {
+                store
+                    .drop_partitions(
+                        "hive",
+                        "db",
+                        "q",
+                        std::slice::from_ref(&chosen),
+                        &Default::default(),
+                    )
+                    .unwrap();
+                with_stats.remove(&chosen);
+                gone.push(name_of(&chosen));
+            }
+            // A partition renamed (its slot key moved, statistics kept).
+            3 => {
+                let renamed = values_of(next);
+                next += 1;
+                let partition = Partition {
+                    values: renamed.clone(),
+                    ..Partition::default()
+                };
+                store
+                    .rename_partition("hive", "db", "q", &chosen, partition)
+                    .unwrap();
+                let nulls = with_stats.remove(&chosen).unwrap();
+                with_stats.insert(renamed, nulls);
+                gone.push(name_of(&chosen));
+            }
+            // A partition without statistics added, then given some.
+            _ => {
+                add(next);
+                without_stats.push(values_of(next));
+                next += 1;
+                if without_stats.len() > 1 {
+                    let values = without_stats.remove(0);
+                    write(&values, 7);
+                    with_stats.insert(values, 7);
+                }
+            }
+        }
+        check(&with_stats, &gone, step);
+    }
+}

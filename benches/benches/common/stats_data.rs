@@ -97,6 +97,24 @@ pub fn write_batch(store: &Store, table: &str, partitions: std::ops::Range<usize
         .expect("write statistics");
 }
 
+/// Adds partition `index` to `table` and writes its first statistics, `columns` of them.
+pub fn add_analysed_partition(store: &Store, table: &str, index: usize, columns: usize) {
+    let partition = Partition {
+        values: vec![format!("{index:06}")],
+        ..Partition::default()
+    };
+    store
+        .add_partitions(
+            "hive",
+            "bench",
+            table,
+            vec![partition],
+            &AddPartitionsOptions::default(),
+        )
+        .expect("add a partition");
+    write_batch(store, table, index..index + 1, columns);
+}
+
 /// A store with both tables, `partition_count` partitions of `column_count` columns each, all
 /// with statistics.
 pub fn build_store(

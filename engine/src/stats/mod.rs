@@ -50,6 +50,8 @@ mod packed;
 mod read;
 mod sketch_chunk;
 mod slot_cache;
+mod slot_changes;
+mod slot_index;
 mod slots;
 mod snapshot;
 mod stored_chunk;
@@ -68,6 +70,7 @@ pub use write::normalize_partition_name;
 pub(crate) use chunk_cache::ChunkCache;
 pub(crate) use chunk_changes::ChunkChanges;
 pub(crate) use slot_cache::SlotCache;
+pub(crate) use slot_changes::SlotChanges;
 pub(crate) use transactional::record_view_sources;
 
 pub(crate) use basic::{

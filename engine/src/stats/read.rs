@@ -14,17 +14,17 @@ use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, PackedStatsChunk};
 use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
-use super::slot_cache::SlotIndex;
+use super::slot_index::slot_index;
 use super::stored_chunk::{KeptStatsChunk, StoredChunk};
 use super::write::{normalize_partition_name, resolve_stats_table};
 use super::ColumnStatistics;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend};
+use crate::kv::KvBackend;
 use crate::partition::{read_view, PartitionedTable};
 use crate::partition_list::values_of_name;
-use crate::partition_name::{escaped_keys, is_plain, push_escaped};
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::partition_name::{escaped_keys, is_plain};
+use crate::store::Store;
 use crate::values::ValueView;
 
 /// A table's statistics.
@@ -112,19 +112,7 @@ pub(crate) fn resolve_slots(
     if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
-            let by_name = scan_slot_index(reader, table, slot_count)?;
-            let scanned = Arc::new(SlotIndex {
-                version: slot_version.unwrap_or(u64::MAX),
-                by_name,
-            });
-            // Kept only if no slot changed during the scan: it then holds the slots of its
-            // version whole.
-            let whole = slot_version
-                .is_some_and(|version| store.slot_versions.unchanged(table.id, version));
-            if whole {
-                store.stats_slots.insert(table.id, scanned.clone());
-            }
-            index = Some(scanned);
+            index = Some(slot_index(store, table, slot_version, slot_count)?);
         }
     }
     let mut slots = Vec::with_capacity(names.len());
@@ -182,60 +170,6 @@ fn plain_slot_key(
         keys::push_component(slot_key, value.as_bytes());
     }
     components.next().is_none()
-}
-
-/// The table's whole slot index, by partition name: one scan. Each name is written straight
-/// from its key's components into one string (the keys escaped once), into a map sized for
-/// the table's slots (`SlotsByName`): a cold call resolving 10,000 names spent more building
-/// this than reading the chunks.
-fn scan_slot_index(
-    reader: &dyn KvBackend,
-    table: &PartitionedTable,
-    slot_count: u32,
-) -> Result<super::slot_cache::SlotsByName> {
-    let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SLOT, table.id);
-    let counter = keys::stats_slot_counter_key(table.id);
-    let escaped_keys = escaped_keys(&table.key_names());
-    let capacity = (slot_count as usize).min(super::slot_cache::CACHED_SLOT_COUNT_MAX);
-    let mut by_name = super::slot_cache::SlotsByName::with_capacity(capacity);
-    let mut value = Vec::new();
-    let mut name = String::new();
-    for entry in kv::scan(reader, KeyRange::prefix(&prefix), SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        if key.as_ref() == counter.as_slice() {
-            continue;
-        }
-        let mut components = key.get(prefix.len()..).unwrap_or_default();
-        name.clear();
-        for (index, escaped_key) in escaped_keys.iter().enumerate() {
-            if components.is_empty() {
-                return Err(Error::corruption(
-                    &key,
-                    "a statistics slot of the wrong arity",
-                ));
-            }
-            value.clear();
-            components = keys::take_component_into(components, &mut value)
-                .map_err(|error| Error::corruption(&key, error.to_string()))?;
-            let value = std::str::from_utf8(&value)
-                .map_err(|_| Error::corruption(&key, "a partition value that is not UTF-8"))?;
-            if index > 0 {
-                name.push('/');
-            }
-            name.push_str(escaped_key);
-            name.push('=');
-            push_escaped(&mut name, value);
-        }
-        if !components.is_empty() {
-            return Err(Error::corruption(
-                &key,
-                "a statistics slot of the wrong arity",
-            ));
-        }
-        let slot = super::slots::decode_slot(&key, &stored)?;
-        by_name.insert(Box::from(name.as_str()), slot);
-    }
-    Ok(by_name)
 }
 
 /// One column's stored chunks over a range of chunk numbers, read by one range scan, kept in

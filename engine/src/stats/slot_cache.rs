@@ -46,6 +46,13 @@ impl SlotCache {
             .cloned()
     }
 
+    /// The index of `table` kept at whatever version, to bring up to date
+    /// (`slot_index.rs`).
+    pub(crate) fn latest(&self, table: TableId) -> Option<Arc<SlotIndex>> {
+        let tables = self.tables.lock().ok()?;
+        tables.get(&table).cloned()
+    }
+
     /// Keeps `index` for `table`, replacing an older one.
     pub(crate) fn insert(&self, table: TableId, index: Arc<SlotIndex>) {
         if index.by_name.len() > CACHED_SLOT_COUNT_MAX {
