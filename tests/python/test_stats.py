@@ -1065,3 +1065,45 @@ def test_a_table_created_at_an_existing_directory_gets_its_files_counted(client,
     assert "numFiles" not in params and "DO_NOT_UPDATE_STATS" not in params
     client.create_table(make_table(db, "p", columns=COLUMNS, partition_keys=KEYS))
     assert "numFiles" not in client.get_table(db, "p").parameters
+
+
+# ---------------------------------------------------------------- pymetastore 0.4.2
+
+def test_pymetastore_reads_table_statistics_through_its_helper(server, client, db, hive):
+    """pymetastore's stats helper, `HMS.get_table_stats` (one get_table_column_statistics a
+    column, typed into its own classes), reads what the pyiceberg client wrote: every kind it
+    types, with Hive's values; the descriptor names the table at table level."""
+    from pymetastore.metastore import HMS
+    from pymetastore.stats import (BinaryTypeStats, BooleanTypeStats, DoubleTypeStats,
+                                   LongTypeStats, StringTypeStats)
+
+    new_table(client, db, "t")
+    written = every_kind(hive)
+    assert client.update_table_column_statistics(stats(db, "t", written)) is True
+    with HMS.create(host=server.host, port=server.port) as hms:
+        hms.client._iprot.trans._TBufferedTransport__trans.setTimeout(10_000)
+        table = hms.get_table(db, "t")
+        # A column without statistics is an error for get_table_column_statistics: ask for
+        # those written only.
+        columns = [column for column in table.columns if column.name in by_name(written)]
+        read = {found.columnName: found for found in hms.get_table_stats(table, columns)}
+    assert set(read) == set(by_name(written))
+    for found in read.values():
+        assert (found.dbName, found.tableName, found.isTblLevel) == (db, "t", True)
+        assert found.columnType == by_name(written)[found.columnName].colType
+    assert read["id"].stats == LongTypeStats(cardinality=5, numNulls=0, lowValue=1, highValue=10)
+    assert read["amount"].stats == DoubleTypeStats(cardinality=7, numNulls=1, lowValue=-0.5,
+                                                   highValue=2.5)
+    assert read["name"].stats == StringTypeStats(avgColLen=2.5, maxColLen=10, cardinality=3,
+                                                 numNulls=1)
+    assert read["flag"].stats == BooleanTypeStats(numTrues=3, numFalses=4, numNulls=1)
+    assert read["payload"].stats == BinaryTypeStats(avgColLen=7.5, maxColLen=100, numNulls=2)
+    decimal = read["dec"].stats
+    assert (decimal.typeName, decimal.cardinality, decimal.numNulls) == ("decimal", 4, 0)
+    assert (dec_value(decimal.lowValue), dec_value(decimal.highValue)) == (-2.5, 10.0)
+    date = read["dt"].stats
+    assert (date.typeName, date.cardinality, date.numNulls) == ("date", 11, 0)
+    assert (date.lowValue.daysSinceEpoch, date.highValue.daysSinceEpoch) == (100, 110)
+    if hive >= 4:
+        # pymetastore 0.4.2 types no timestamp statistics: the entry is there, untyped.
+        assert read["ts"].stats is None
