@@ -152,11 +152,15 @@ impl<'a> Encoder<'a> {
     }
 
     pub(crate) fn i64_field(&mut self, id: i16, value: i64) {
-        self.field(TType::I64, id);
         if self.compact {
+            self.field(TType::I64, id);
             self.varint(zigzag(value));
         } else {
-            self.out.extend_from_slice(&value.to_be_bytes());
+            // One append, not three: statistics replies are mostly these.
+            let mut field = [binary_type(TType::I64); 11];
+            field[1..3].copy_from_slice(&id.to_be_bytes());
+            field[3..].copy_from_slice(&value.to_be_bytes());
+            self.out.extend_from_slice(&field);
         }
     }
 
@@ -297,12 +301,17 @@ impl<'a> Encoder<'a> {
         value.write_to_out_protocol(&mut *protocol)
     }
 
+    /// Built on the stack and appended once (a `push` per byte checks capacity each time).
     fn varint(&mut self, mut value: u64) {
+        let mut bytes = [0u8; 10];
+        let mut length = 0;
         while value >= 0x80 {
-            self.out.push((value as u8) | 0x80);
+            bytes[length] = (value as u8) | 0x80;
             value >>= 7;
+            length += 1;
         }
-        self.out.push(value as u8);
+        bytes[length] = value as u8;
+        self.out.extend_from_slice(&bytes[..=length]);
     }
 }
 
