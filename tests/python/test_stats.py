@@ -65,6 +65,7 @@ from hms_helpers import (
     call_or_skip_on_reference,
     hide_generated_client_frames,
     make_table,
+    open_client,
     raises_hms,
     storage_descriptor,
 )
@@ -290,6 +291,31 @@ def test_partition_statistics_round_trip(client, db, hive):
         assert by_name(result.partStats[name]) == by_name(written)
     assert accurate_columns(client.get_partition(db, "p", ["00"]).parameters) == set(columns)
     assert accurate_columns(client.get_partition(db, "p", ["02"]).parameters) == set()
+
+
+@pytest.mark.parametrize("transport,protocol", [("buffered", "binary"), ("buffered", "compact"),
+                                                ("framed", "compact")])
+def test_partition_statistics_read_over_each_protocol(client, db, server, hive, transport,
+                                                      protocol):
+    """get_partitions_statistics_req of several partitions, each with statistics of several
+    kinds (a name repeated, one without statistics), answers the same in binary and compact
+    protocols: hivestore writes this reply without the generated code."""
+    if not server.supports(transport, protocol):
+        pytest.skip(f"{server.uri} is not configured for {transport} {protocol} (HMS_COMBOS)")
+    names = new_table(client, db, "p", partitions=4)
+    written = every_kind(hive)
+    for index, name in enumerate(names[:3]):
+        client.update_partition_column_statistics(stats(db, "p", written[index:], name))
+    columns = [o.colName for o in written]
+    reader, transport_ = open_client(server, transport, protocol)
+    try:
+        result = reader.get_partitions_statistics_req(
+            PartitionsStatsRequest(db, "p", columns, names + [names[1]]))
+    finally:
+        transport_.close()
+    assert sorted(result.partStats) == names[:3]
+    for index, name in enumerate(names[:3]):
+        assert by_name(result.partStats[name]) == by_name(written[index:])
 
 
 def test_partition_statistics_errors(client, db, server):

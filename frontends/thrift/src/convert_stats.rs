@@ -112,30 +112,46 @@ pub fn column_stats_from_idl(object: idl::ColumnStatisticsObj) -> engine::Column
     }
 }
 
-fn as_integer(value: Option<StatsValue>) -> Option<i64> {
+/// A bound of an integral kind (long, date, timestamp) as the wire carries it: a double bound
+/// truncated, a decimal one dropped.
+pub(crate) fn integer_bound(value: Option<&StatsValue>) -> Option<i64> {
     match value? {
-        StatsValue::Integer(value) => Some(value),
-        StatsValue::Double(value) => Some(value as i64),
+        StatsValue::Integer(value) => Some(*value),
+        StatsValue::Double(value) => Some(*value as i64),
         StatsValue::Decimal(_) => None,
     }
+}
+
+/// A bound of the double kind as the wire carries it; a decimal one dropped.
+pub(crate) fn double_bound(value: Option<&StatsValue>) -> Option<f64> {
+    match value? {
+        StatsValue::Integer(value) => Some(*value as f64),
+        StatsValue::Double(value) => Some(*value),
+        StatsValue::Decimal(_) => None,
+    }
+}
+
+/// A bound of the decimal kind as the wire carries it; any other dropped.
+pub(crate) fn decimal_bound(value: Option<&StatsValue>) -> Option<&StatsDecimal> {
+    match value? {
+        StatsValue::Decimal(decimal) => Some(decimal),
+        _ => None,
+    }
+}
+
+fn as_integer(value: Option<StatsValue>) -> Option<i64> {
+    integer_bound(value.as_ref())
 }
 
 fn as_double(value: Option<StatsValue>) -> Option<OrderedFloat<f64>> {
-    match value? {
-        StatsValue::Integer(value) => Some(OrderedFloat(value as f64)),
-        StatsValue::Double(value) => Some(OrderedFloat(value)),
-        StatsValue::Decimal(_) => None,
-    }
+    double_bound(value.as_ref()).map(OrderedFloat)
 }
 
 fn as_decimal(value: Option<StatsValue>) -> Option<idl::Decimal> {
-    match value? {
-        StatsValue::Decimal(decimal) => Some(idl::Decimal {
-            unscaled: decimal.unscaled,
-            scale: decimal.scale,
-        }),
-        _ => None,
-    }
+    decimal_bound(value.as_ref()).map(|decimal| idl::Decimal {
+        unscaled: decimal.unscaled.clone(),
+        scale: decimal.scale,
+    })
 }
 
 /// One column's statistics toward the wire, in the union variant of its kind.

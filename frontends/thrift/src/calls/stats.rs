@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::{
-    engine_or_default, normalize_partition_name, StatsWriteOptions, TransactionStatistics,
-    DEFAULT_STATS_ENGINE,
+    self as engine, engine_or_default, normalize_partition_name, StatsWriteOptions,
+    TransactionStatistics, DEFAULT_STATS_ENGINE,
 };
 use hivestore_idl::hive_metastore::{
     AggrStats, ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, PartitionsStatsRequest,
@@ -409,12 +409,26 @@ pub fn get_table_req(
     })
 }
 
-/// `get_partitions_statistics_req`: partitions without statistics are left out of the map.
-pub fn get_partitions_req(
+/// What `get_partitions_statistics_req` answers, before it is written: the engine's
+/// statistics by partition name (the map dedupes and orders the names), partitions without
+/// statistics left out. The generic path converts it to the IDL, `direct::stats` writes it
+/// straight to the wire.
+pub(crate) struct PartitionsStatistics {
+    pub by_partition: BTreeMap<String, Vec<engine::ColumnStatistics>>,
+    /// `isStatsCompliant`, never set for now.
+    pub is_stats_compliant: Option<bool>,
+}
+
+/// The engine part of `get_partitions_statistics_req`.
+pub(crate) fn partitions_statistics(
     session: &Session,
-    request: PartitionsStatsRequest,
-) -> thrift::Result<PartitionsStatsResult> {
-    let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    request: &PartitionsStatsRequest,
+) -> thrift::Result<PartitionsStatistics> {
+    let target = Target::request(
+        request.cat_name.clone(),
+        &request.db_name,
+        &request.tbl_name,
+    );
     let engine = engine_or_default(request.engine.as_deref());
     let found = session
         .store()
@@ -437,21 +451,32 @@ pub fn get_partitions_req(
     )?
     .into_iter()
     .collect();
-    let mut part_stats = BTreeMap::new();
+    let mut by_partition = BTreeMap::new();
     for partition in found {
-        if hidden.contains(&partition.partition_name) {
-            continue;
+        if !hidden.contains(&partition.partition_name) {
+            by_partition.insert(partition.partition_name, partition.stats);
         }
-        let objects = partition
-            .stats
-            .into_iter()
-            .map(column_stats_to_idl)
-            .collect();
-        part_stats.insert(partition.partition_name, objects);
     }
+    Ok(PartitionsStatistics {
+        by_partition,
+        is_stats_compliant: None,
+    })
+}
+
+/// `get_partitions_statistics_req`.
+pub fn get_partitions_req(
+    session: &Session,
+    request: PartitionsStatsRequest,
+) -> thrift::Result<PartitionsStatsResult> {
+    let found = partitions_statistics(session, &request)?;
+    let part_stats = found
+        .by_partition
+        .into_iter()
+        .map(|(name, stats)| (name, stats.into_iter().map(column_stats_to_idl).collect()))
+        .collect();
     Ok(PartitionsStatsResult {
         part_stats,
-        is_stats_compliant: None,
+        is_stats_compliant: found.is_stats_compliant,
     })
 }
 

@@ -1,7 +1,8 @@
 //! The hottest read calls, answered from the store's archived values written straight to the
 //! wire: no owned copy of the object, no IDL struct, no allocation per field. And the biggest
 //! requests, `add_partitions(_req)`, read from the message's bytes straight into the engine's
-//! partitions (`add_partitions.rs`).
+//! partitions (`add_partitions.rs`). Partitions' column statistics are written from the
+//! engine's statistics, without IDL structs (`stats.rs`).
 //!
 //! Only successes are answered here. When the store answers with an error (a missing table,
 //! say), the call is left to the generated processor and `calls/`, which make Hive's exception:
@@ -16,6 +17,10 @@ mod encoded_tables;
 mod partition_decode;
 mod partition_names;
 mod partitions;
+mod stats;
+mod stats_encode;
+#[cfg(test)]
+mod stats_tests;
 mod tables;
 mod wire;
 mod wire_reader;
@@ -55,6 +60,7 @@ pub fn serves(method: &str) -> bool {
             | "get_partitions_by_names"
             | "get_partitions_by_names_req"
             | "get_partitions_ps"
+            | "get_partitions_statistics_req"
     )
 }
 
@@ -120,6 +126,9 @@ pub fn answer(
         }
         "get_partitions_ps" => {
             partitions::get_partitions_ps(sequence, input, output, protocol, session)?
+        }
+        "get_partitions_statistics_req" => {
+            stats::get_partitions_statistics_req(sequence, input, output, session)?
         }
         _ => Answer::Declined,
     };

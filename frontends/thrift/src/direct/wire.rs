@@ -1,7 +1,8 @@
 //! A Thrift writer for replies built straight from stored values: binary (strict) and compact
 //! protocol into a `Vec<u8>`, one inlined branch per value instead of a virtual call and a
 //! field-name allocation per field as the `thrift` crate's protocols take. Only what replies
-//! need: message header, structs, fields, strings, integers, booleans, lists and maps.
+//! need: message header, structs, fields, strings and bytes, integers, doubles, booleans, lists
+//! and maps.
 
 use thrift::protocol::{
     TBinaryOutputProtocol, TCompactOutputProtocol, TOutputProtocol, TSerializable, TType,
@@ -151,12 +152,42 @@ impl<'a> Encoder<'a> {
     }
 
     pub(crate) fn i64_field(&mut self, id: i16, value: i64) {
-        self.field(TType::I64, id);
         if self.compact {
+            self.field(TType::I64, id);
             self.varint(zigzag(value));
+        } else {
+            // One append, not three: statistics replies are mostly these.
+            let mut field = [binary_type(TType::I64); 11];
+            field[1..3].copy_from_slice(&id.to_be_bytes());
+            field[3..].copy_from_slice(&value.to_be_bytes());
+            self.out.extend_from_slice(&field);
+        }
+    }
+
+    pub(crate) fn i16_field(&mut self, id: i16, value: i16) {
+        self.field(TType::I16, id);
+        if self.compact {
+            self.varint(zigzag(i64::from(value)));
         } else {
             self.out.extend_from_slice(&value.to_be_bytes());
         }
+    }
+
+    /// A double field: big-endian in binary, little-endian in compact (as the `thrift`
+    /// crate writes it).
+    pub(crate) fn double_field(&mut self, id: i16, value: f64) {
+        self.field(TType::Double, id);
+        if self.compact {
+            self.out.extend_from_slice(&value.to_le_bytes());
+        } else {
+            self.out.extend_from_slice(&value.to_be_bytes());
+        }
+    }
+
+    /// A `binary` field: written as a string of any bytes.
+    pub(crate) fn bytes_field(&mut self, id: i16, value: &[u8]) {
+        self.field(TType::String, id);
+        self.bytes(value);
     }
 
     pub(crate) fn i8_field(&mut self, id: i16, value: i8) {
@@ -176,6 +207,11 @@ impl<'a> Encoder<'a> {
     }
 
     pub(crate) fn string(&mut self, value: &str) {
+        self.bytes(value.as_bytes());
+    }
+
+    /// A length, then the bytes: a string or a `binary` value.
+    pub(crate) fn bytes(&mut self, value: &[u8]) {
         if self.compact {
             self.varint(value.len() as u64);
         } else {
@@ -183,7 +219,7 @@ impl<'a> Encoder<'a> {
             self.out
                 .extend_from_slice(&(value.len() as u32).to_be_bytes());
         }
-        self.out.extend_from_slice(value.as_bytes());
+        self.out.extend_from_slice(value);
     }
 
     pub(crate) fn i32(&mut self, value: i32) {
@@ -265,12 +301,17 @@ impl<'a> Encoder<'a> {
         value.write_to_out_protocol(&mut *protocol)
     }
 
+    /// Built on the stack and appended once (a `push` per byte checks capacity each time).
     fn varint(&mut self, mut value: u64) {
+        let mut bytes = [0u8; 10];
+        let mut length = 0;
         while value >= 0x80 {
-            self.out.push((value as u8) | 0x80);
+            bytes[length] = (value as u8) | 0x80;
             value >>= 7;
+            length += 1;
         }
-        self.out.push(value as u8);
+        bytes[length] = value as u8;
+        self.out.extend_from_slice(&bytes[..=length]);
     }
 }
 
@@ -346,6 +387,9 @@ mod tests {
         I32Field(i16, i32),
         I64Field(i16, i64),
         I8Field(i16, i8),
+        I16Field(i16, i16),
+        DoubleField(i16, f64),
+        BytesField(i16, Vec<u8>),
         BoolField(i16, bool),
         StringList(i16, Vec<String>),
         StringMap(i16, Vec<(String, String)>),
@@ -361,6 +405,10 @@ mod tests {
             (id.clone(), any::<i32>()).prop_map(|(id, value)| Piece::I32Field(id, value)),
             (id.clone(), any::<i64>()).prop_map(|(id, value)| Piece::I64Field(id, value)),
             (id.clone(), any::<i8>()).prop_map(|(id, value)| Piece::I8Field(id, value)),
+            (id.clone(), any::<i16>()).prop_map(|(id, value)| Piece::I16Field(id, value)),
+            (id.clone(), any::<f64>()).prop_map(|(id, value)| Piece::DoubleField(id, value)),
+            (id.clone(), prop::collection::vec(any::<u8>(), 0..8))
+                .prop_map(|(id, value)| Piece::BytesField(id, value)),
             (id.clone(), any::<bool>()).prop_map(|(id, value)| Piece::BoolField(id, value)),
             (id.clone(), prop::collection::vec(".{0,4}", 0..20))
                 .prop_map(|(id, values)| Piece::StringList(id, values)),
@@ -413,6 +461,18 @@ mod tests {
                     field(o, TType::I08, *id);
                     o.write_i8(*value).unwrap();
                 }
+                Piece::I16Field(id, value) => {
+                    field(o, TType::I16, *id);
+                    o.write_i16(*value).unwrap();
+                }
+                Piece::DoubleField(id, value) => {
+                    field(o, TType::Double, *id);
+                    o.write_double(*value).unwrap();
+                }
+                Piece::BytesField(id, value) => {
+                    field(o, TType::String, *id);
+                    o.write_bytes(value).unwrap();
+                }
                 Piece::BoolField(id, value) => {
                     field(o, TType::Bool, *id);
                     o.write_bool(*value).unwrap();
@@ -458,6 +518,9 @@ mod tests {
                 Piece::I32Field(id, value) => o.i32_field(*id, *value),
                 Piece::I64Field(id, value) => o.i64_field(*id, *value),
                 Piece::I8Field(id, value) => o.i8_field(*id, *value),
+                Piece::I16Field(id, value) => o.i16_field(*id, *value),
+                Piece::DoubleField(id, value) => o.double_field(*id, *value),
+                Piece::BytesField(id, value) => o.bytes_field(*id, value),
                 Piece::BoolField(id, value) => o.bool_field(*id, *value),
                 Piece::StringList(id, values) => {
                     o.field(TType::List, *id);
