@@ -79,7 +79,11 @@ def test_java_client(server, java_run, check):
         pytest.skip(f"{server.uri} is not configured for {check} (HMS_COMBOS)")
     if check.startswith("hmsclient") and not server.supports("buffered", "binary"):
         pytest.skip(f"{server.uri} does not speak buffered binary (HMS_COMBOS)")
-    name = CHECK_NAMES[check]
+    assert_java_passed(java_run, CHECK_NAMES[check], server)
+
+
+def assert_java_passed(java_run, name, server):
+    """The Java program printed `PASS name`, and the fixture's server still runs."""
     line = java_run["lines"].get(name)
     assert line is not None, (f"no result for '{name}' (java exit {java_run['code']});\n"
                               f"stdout:\n{java_run['stdout'][-6000:]}\n"

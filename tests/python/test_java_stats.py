@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from hms_helpers import unique_name
-from test_java_client import JAVA_OPENS, pyspark_jars
+from test_java_client import JAVA_OPENS, assert_java_passed, pyspark_jars
 
 SOURCE = Path(__file__).resolve().parents[1] / "java" / "StatsClient.java"
 COMPILE_TIMEOUT_S = 180
@@ -55,13 +55,7 @@ def java_run(server, tmp_path_factory):
 
 @pytest.mark.parametrize("step", STEPS)
 def test_java_statistics_step(server, java_run, step):
-    line = java_run["lines"].get(step)
-    assert line is not None, (f"no result for '{step}' (java exit {java_run['code']});\n"
-                              f"stdout:\n{java_run['stdout'][-6000:]}\n"
-                              f"stderr:\n{java_run['stderr'][-3000:]}")
-    assert line.startswith("PASS "), f"{line}\nstdout:\n{java_run['stdout'][-6000:]}"
-    if server.process is not None:
-        server.assert_alive()
+    assert_java_passed(java_run, step, server)
 
 
 def test_java_statistics_exit_code(java_run):

@@ -548,17 +548,7 @@ mod tests {
     }
 
     fn store_with_partitions() -> engine::Store {
-        use std::sync::Arc;
-        let mut options = engine::StoreOptions::new("memory:/warehouse");
-        options.durability = engine::Durability::Memory;
-        let backend = Arc::new(engine::kv::MemoryBackend::new());
-        let store = engine::Store::open_with_backend(backend, options).unwrap();
-        store
-            .create_database(engine::Database {
-                name: "db".into(),
-                ..engine::Database::default()
-            })
-            .unwrap();
+        let store = super::super::memory_store_with_db();
         let mut table = plain_table();
         table.table_name = "t".into();
         table.table_type = Some("MANAGED_TABLE".into());

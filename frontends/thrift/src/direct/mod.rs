@@ -34,6 +34,23 @@ use crate::detect::Protocol;
 use crate::service::Session;
 use wire::Encoder;
 
+/// An in-memory store holding the empty database `db`, for the tests of direct answers.
+#[cfg(test)]
+fn memory_store_with_db() -> hivestore_engine::Store {
+    use hivestore_engine as engine;
+    let mut options = engine::StoreOptions::new("memory:/warehouse");
+    options.durability = engine::Durability::Memory;
+    let backend = std::sync::Arc::new(engine::kv::MemoryBackend::new());
+    let store = engine::Store::open_with_backend(backend, options).unwrap();
+    store
+        .create_database(engine::Database {
+            name: "db".into(),
+            ..engine::Database::default()
+        })
+        .unwrap();
+    store
+}
+
 /// What became of a call offered here.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Answer {

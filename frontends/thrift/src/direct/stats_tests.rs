@@ -200,16 +200,7 @@ const COLUMNS: [(&str, &str, StatsKind); 8] = [
 const WITH_STATISTICS: [&str; 4] = ["2024-01-01", "été", "日本", "x y"];
 
 fn state_with_statistics() -> Arc<ServerState> {
-    let mut options = engine::StoreOptions::new("memory:/warehouse");
-    options.durability = engine::Durability::Memory;
-    let backend = Arc::new(engine::kv::MemoryBackend::new());
-    let store = engine::Store::open_with_backend(backend, options).unwrap();
-    store
-        .create_database(engine::Database {
-            name: "db".into(),
-            ..engine::Database::default()
-        })
-        .unwrap();
+    let store = super::memory_store_with_db();
     let field = |name: &str, type_name: &str| engine::FieldSchema {
         name: name.into(),
         type_name: type_name.into(),
