@@ -20,8 +20,10 @@ use crate::consistent::{PartitionVersions, STRIPE_COUNT};
 use crate::keys::{self, TableId};
 use crate::kv::{WriteBatch, WriteOp};
 
-/// Changes recorded per stripe; past it the stripe's record is emptied (some 60 bytes each).
-pub(crate) const RECORDED_CHANGE_COUNT_MAX: usize = 1 << 14;
+/// Changes recorded per stripe; past it the stripe's record is emptied. About 90 bytes each
+/// (the values on the heap included), so at most some 23 MB over the 64 stripes; a batch
+/// giving more partitions their first statistics than this leaves the next read to scan.
+pub(crate) const RECORDED_CHANGE_COUNT_MAX: usize = 1 << 12;
 
 /// One slot key a batch put or deleted.
 struct SlotChange {
