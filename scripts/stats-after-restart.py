@@ -9,8 +9,10 @@ times REPS (default 3) calls of `get_aggr_stats_for` over every partition and co
 `get_partitions_statistics_req` of 1,000 partitions x 20 columns whose reply is read raw
 (Python's decoding of 20,000 objects would otherwise hold the server's writes back). The
 server's time of each call is the difference of its fb303 counter `<method>.server_ns` around
-it. Env: HIVESTORE_BIN (default target/release/hivestore), PORT (default 19631), PARTITIONS,
-COLUMNS. Run with the test venv's python (.venv/bin/python): it uses pyiceberg's client.
+it. PREWARM says when the first call goes: `wait` (default) once the server's statistics
+prewarm is over (fb303 counter `statistics_prewarm.done`), `race` as soon as the server
+answers (while it prewarms), `off` with the prewarm turned off (`--prewarm-mb 0`). Env:
+HIVESTORE_BIN (default target/release/hivestore), PORT (default 19631), PARTITIONS, COLUMNS. Run with the test venv's python (.venv/bin/python): it uses pyiceberg's client.
 """
 
 import logging
@@ -45,11 +47,11 @@ START_TIMEOUT_S = 30
 DB, TABLE = "restart_bench", "t"
 
 
-def serve(data_dir):
+def serve(data_dir, extra_args=()):
     """Starts the server; returns (process, client, transport) once it answers."""
     process = subprocess.Popen(
         [BIN, "serve", "--listen", f"127.0.0.1:{PORT}", "--data-dir", data_dir,
-         "--warehouse", "s3a://bench/warehouse"],
+         "--warehouse", "s3a://bench/warehouse", *extra_args],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -126,10 +128,21 @@ def measure(data_dir):
                                        partNames=names)
     read = PartitionsStatsRequest(dbName=DB, tblName=TABLE, colNames=columns[:READ_COLUMNS],
                                   partNames=names[:READ_PARTITIONS])
+    prewarm = os.environ.get("PREWARM", "wait")
+    if prewarm not in ("wait", "race", "off"):
+        raise SystemExit(f"PREWARM must be wait, race or off, not {prewarm!r}")
     for round_index in range(int(os.environ.get("ROUNDS", "3"))):
-        process, client, transport = serve(data_dir)
-        client.get_table(DB, TABLE)  # the connection warm, not the statistics
+        extra_args = ["--prewarm-mb", "0"] if prewarm == "off" else []
+        process, client, transport = serve(data_dir, extra_args)
         timings = []
+        if prewarm == "wait":
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while "statistics_prewarm.done" not in (counters := client.getCounters()):
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"no prewarm within {START_TIMEOUT_S} s")
+                time.sleep(0.01)
+            timings.append(f"prewarm {counters.get('statistics_prewarm.ms', 0)} ms")
+        client.get_table(DB, TABLE)  # the connection warm, not the statistics
         for method in ("get_aggr_stats_for", "get_partitions_statistics_req"):
             for call in range(int(os.environ.get("REPS", "3"))):
                 before = server_ns(client, method)
@@ -140,7 +153,7 @@ def measure(data_dir):
                     assert read_raw(transport) > 0
                 took_ms = (server_ns(client, method) - before) / 1e6
                 timings.append(f"{method} #{call + 1} {took_ms:.1f} ms")
-        print(f"start {round_index + 1}: " + "; ".join(timings))
+        print(f"start {round_index + 1} (prewarm {prewarm}): " + "; ".join(timings))
         stop(process, transport)
 
 

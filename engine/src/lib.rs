@@ -124,10 +124,10 @@ pub use pattern::NamePattern;
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
-    ColumnStatistics, PartitionStatistics, StatsAccuracy, StatsContext, StatsDecimal,
-    StatsGenerated, StatsKind, StatsValue, StatsWriteOptions, TableStatistics,
+    ColumnStatistics, PartitionStatistics, PrewarmReport, StatsAccuracy, StatsContext,
+    StatsDecimal, StatsGenerated, StatsKind, StatsValue, StatsWriteOptions, TableStatistics,
     TransactionStatistics, COLUMN_STATS_ACCURATE, DEFAULT_STATS_ENGINE, DO_NOT_UPDATE_STATS,
-    STATS_GENERATED,
+    PREWARM_BYTES_MAX, STATS_GENERATED,
 };
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use table::{

@@ -106,7 +106,7 @@ pub struct Store {
     options: StoreOptions,
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
-    partition_versions: PartitionVersions,
+    pub(crate) partition_versions: PartitionVersions,
     /// Moved by batches that write statistics slots only (see `stats/slot_cache.rs`).
     pub(crate) slot_versions: PartitionVersions,
     /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use hivestore_engine::events::{EventBody, EventFilter, EventKind};
-use hivestore_engine::kv::{KeyRange, MemoryBackend};
+use hivestore_engine::kv::{KeyRange, KvBackend, KvBytes, MemoryBackend, WriteBatch};
 use hivestore_engine::{
-    keys, ColumnStatistics, CreationMetadata, Database, Durability, Error, FieldSchema, Partition,
-    SourceTable, StatsAccuracy, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions,
-    StorageDescriptor, Store, StoreOptions, Table, TransactionStatistics, COLUMN_STATS_ACCURATE,
+    keys, AggregateStatistics, ColumnStatistics, CreationMetadata, Database, Durability, Error,
+    FieldSchema, Partition, PartitionStatistics, SourceTable, StatsAccuracy, StatsDecimal,
+    StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions, Table,
+    TransactionStatistics, COLUMN_STATS_ACCURATE,
 };
 use proptest::prelude::*;
 
@@ -35,9 +36,19 @@ fn table_columns() -> Vec<FieldSchema> {
 }
 
 fn setup() -> Store {
+    setup_on(Arc::new(MemoryBackend::new()))
+}
+
+fn open_on(backend: Arc<dyn KvBackend>) -> Store {
     let mut options = StoreOptions::new("/warehouse").metadata_only();
     options.durability = Durability::Memory;
-    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
+    Store::open_with_backend(backend, options).unwrap()
+}
+
+/// A store on `backend` with database `db`, unpartitioned table `t` and table `p` partitioned
+/// by `ds`, each of [`table_columns`].
+fn setup_on(backend: Arc<dyn KvBackend>) -> Store {
+    let store = open_on(backend);
     store
         .create_database(Database {
             name: "db".to_string(),
@@ -1300,4 +1311,178 @@ fn a_kept_slot_index_brought_up_to_date_resolves_as_a_scan_would() {
         }
         check(&with_stats, &gone, step);
     }
+}
+
+/// A backend that counts the statistics entries (keyspaces 0x08 to 0x0A: slots, chunks,
+/// sketches) read through it.
+struct StatsReadCount {
+    inner: Arc<MemoryBackend>,
+    entries: std::sync::atomic::AtomicUsize,
+}
+
+impl StatsReadCount {
+    fn count(&self, key: &[u8]) {
+        let statistics = keys::KEYSPACE_STATS_SLOT..=keys::KEYSPACE_STATS_SKETCH;
+        if key
+            .first()
+            .is_some_and(|keyspace| statistics.contains(keyspace))
+        {
+            self.entries
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn take(&self) -> usize {
+        self.entries.swap(0, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl KvBackend for StatsReadCount {
+    fn get(&self, key: &[u8]) -> hivestore_engine::Result<Option<KvBytes>> {
+        let value = self.inner.get(key)?;
+        if value.is_some() {
+            self.count(key);
+        }
+        Ok(value)
+    }
+    fn scan(
+        &self,
+        range: &KeyRange,
+        entry_count_max: usize,
+    ) -> hivestore_engine::Result<Vec<(KvBytes, KvBytes)>> {
+        let entries = self.inner.scan(range, entry_count_max)?;
+        entries.iter().for_each(|(key, _)| self.count(key));
+        Ok(entries)
+    }
+    fn apply(&self, batch: WriteBatch) -> hivestore_engine::Result<()> {
+        self.inner.apply(batch)
+    }
+    fn flush(&self) -> hivestore_engine::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Statistics of 300 partitions of `p` in `backend`: `l` with a sketch each, `d` without.
+fn partitions_with_statistics(backend: &Arc<MemoryBackend>) -> Vec<String> {
+    let store = setup_on(backend.clone());
+    let names = add_partitions(&store, 300);
+    let writes = names
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let mut long = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+            long.num_nulls = index as i64;
+            long.low_value = Some(StatsValue::Integer(-(index as i64)));
+            long.high_value = Some(StatsValue::Integer(index as i64));
+            long.num_distinct_values = 2;
+            long.bit_vectors = Some(sparse_hll(&[index as u32 % 40, 40 + index as u32 % 7]));
+            let mut double = ColumnStatistics::new("d", "double", StatsKind::Double);
+            double.num_nulls = 1;
+            double.high_value = Some(StatsValue::Double(index as f64 / 2.0));
+            (name.clone(), vec![long, double])
+        })
+        .collect();
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes, &options(false))
+        .unwrap();
+    names
+}
+
+/// What planners read of `p`: aggregations over every partition and over a few, one with
+/// sketches merged; the statistics of some partitions.
+fn planner_reads(
+    store: &Store,
+    names: &[String],
+) -> (Vec<AggregateStatistics>, Vec<PartitionStatistics>) {
+    let columns = vec!["l".to_string(), "d".to_string()];
+    let aggregate = |names: &[String]| {
+        store
+            .aggregate_column_statistics("hive", "db", "p", names, &columns, "hive")
+            .unwrap()
+    };
+    let aggregates = vec![aggregate(names), aggregate(&names[130..150])];
+    let partitions = store
+        .partition_column_statistics("hive", "db", "p", &names[200..230], &columns, "hive", true)
+        .unwrap();
+    (aggregates, partitions)
+}
+
+#[test]
+fn a_prewarmed_store_answers_planners_without_reading_statistics_again() {
+    // Goal: after `prewarm_statistics`, as a server runs it at start, the aggregations and
+    // partition reads a planner makes read no slot, chunk or sketch from the store, and
+    // answer what a store that did not prewarm answers; a write after it is seen. Method:
+    // statistics written by one store; a second store on the same data, its reads counted.
+    let backend = Arc::new(MemoryBackend::new());
+    let names = partitions_with_statistics(&backend);
+    let expected = planner_reads(&open_on(backend.clone()), &names);
+    let counted = Arc::new(StatsReadCount {
+        inner: backend.clone(),
+        entries: Default::default(),
+    });
+    let store = open_on(counted.clone());
+    let report = store.prewarm_statistics(64 << 20).unwrap();
+    assert_eq!(
+        (report.tables, report.columns, report.complete),
+        (1, 2, true)
+    );
+    assert!(report.bytes > 0, "{report:?}");
+    assert!(counted.take() > 0, "the prewarm read the statistics");
+    assert_eq!(planner_reads(&store, &names), expected);
+    assert_eq!(counted.take(), 0, "statistics read again after the prewarm");
+
+    let mut changed = ColumnStatistics::new("d", "double", StatsKind::Double);
+    changed.num_nulls = 1000;
+    let writes = vec![(names[140].clone(), vec![changed])];
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes, &options(true))
+        .unwrap();
+    let after_write = planner_reads(&open_on(backend.clone()), &names);
+    assert_ne!(after_write, expected);
+    assert_eq!(planner_reads(&store, &names), after_write);
+}
+
+#[test]
+fn a_prewarm_stops_at_its_budget() {
+    // Goal: the budget bounds what a prewarm reads; with none, the first reads go to the
+    // store (so the test above would see them). Method: the same data, a budget of 0 bytes,
+    // then of one column's chunks.
+    let backend = Arc::new(MemoryBackend::new());
+    let names = partitions_with_statistics(&backend);
+    let counted = Arc::new(StatsReadCount {
+        inner: backend.clone(),
+        entries: Default::default(),
+    });
+    let store = open_on(counted.clone());
+    let report = store.prewarm_statistics(0).unwrap();
+    assert_eq!(
+        (report.tables, report.columns, report.complete),
+        (0, 0, false)
+    );
+    assert!(
+        counted.take() <= 1,
+        "at most the key telling that there are statistics"
+    );
+    planner_reads(&store, &names);
+    assert!(
+        counted.take() > 0,
+        "nothing was prewarmed, so the reads went to the store"
+    );
+
+    // A budget is checked before each column, so it is overrun by at most one.
+    let slot_index_only = open_on(backend.clone()).prewarm_statistics(1).unwrap();
+    assert_eq!(
+        (
+            slot_index_only.tables,
+            slot_index_only.columns,
+            slot_index_only.complete
+        ),
+        (1, 0, false)
+    );
+    let budget = slot_index_only.bytes + 1;
+    let report = open_on(backend.clone()).prewarm_statistics(budget).unwrap();
+    assert_eq!(
+        (report.tables, report.columns, report.complete),
+        (1, 1, false)
+    );
 }

@@ -37,6 +37,7 @@ from hive_metastore.ttypes import (
     ColumnStatisticsDesc,
     ColumnStatisticsObj,
     CreationMetadata,
+    Database,
     Date,
     DateColumnStatsData,
     Decimal,
@@ -1133,3 +1134,56 @@ def test_pymetastore_reads_table_statistics_through_its_helper(server, client, d
     if hive >= 4:
         # pymetastore 0.4.2 types no timestamp statistics: the entry is there, untyped.
         assert read["ts"].stats is None
+
+
+# ---------------------------------------------------------------- prewarm at start
+
+PREWARM_WAIT_S = 30
+
+
+def test_statistics_prewarmed_at_start_answer_as_before_the_restart(tmp_path):
+    """hivestore reads partition statistics into its caches when it starts (`--prewarm-mb`,
+    fb303 counters `statistics_prewarm.*` once done); what planners read after it is what they
+    read before the restart."""
+    if os.environ.get("HMS_URI"):
+        pytest.skip("restarts a hivestore of its own")
+    from conftest import hivestore_binary, start_hivestore, stop_hivestore
+    from hms_helpers import connected
+
+    db = "prewarm"
+    first = start_hivestore(hivestore_binary(), tmp_path)
+    try:
+        with connected(first) as client:
+            client.create_database(Database(name=db, parameters={}))
+            names = new_table(client, db, "p", partitions=300)
+            client.set_aggr_stats_for(SetPartitionsStatsRequest([
+                stats(db, "p", [long_obj(-index, index, index % 3, index + 1),
+                                double_obj(0.0, index / 4, 1, 2)], name)
+                for index, name in enumerate(names)]))
+            columns = ["id", "amount"]
+            before = (aggregate(client, db, "p", columns, names),
+                      aggregate(client, db, "p", columns, names[100:140]),
+                      client.get_partitions_statistics_req(
+                          PartitionsStatsRequest(db, "p", columns, names[:50])))
+    finally:
+        stop_hivestore(first)
+    second = start_hivestore(hivestore_binary(), tmp_path)
+    try:
+        with connected(second) as client:
+            deadline = time.monotonic() + PREWARM_WAIT_S
+            counters = client.getCounters()
+            while "statistics_prewarm.done" not in counters and time.monotonic() < deadline:
+                time.sleep(0.05)
+                counters = client.getCounters()
+            assert counters.get("statistics_prewarm.done") == 1, counters
+            assert counters["statistics_prewarm.columns"] == 2
+            assert counters["statistics_prewarm.complete"] == 1
+            assert counters["statistics_prewarm.bytes"] > 0
+            after = (aggregate(client, db, "p", columns, names),
+                     aggregate(client, db, "p", columns, names[100:140]),
+                     client.get_partitions_statistics_req(
+                         PartitionsStatsRequest(db, "p", columns, names[:50])))
+        assert after == before
+        assert after[0].partsFound == 300 and len(after[2].partStats) == 50
+    finally:
+        stop_hivestore(second)

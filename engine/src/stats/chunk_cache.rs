@@ -21,9 +21,9 @@ use super::stored_chunk::KeptStatsChunk;
 use crate::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
-const CACHED_BYTE_COUNT_MAX: usize = 256 << 20;
+pub(crate) const CACHED_BYTE_COUNT_MAX: usize = 256 << 20;
 /// Columns kept; past it the cache is emptied.
-const CACHED_COLUMN_COUNT_MAX: usize = 4096;
+pub(crate) const CACHED_COLUMN_COUNT_MAX: usize = 4096;
 
 /// What a column's chunks are: the statistics arrays, or the sketches beside them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,7 +71,7 @@ impl<T: HeapSize> CachedChunks<T> {
         (self.first, self.first.saturating_add(count - 1))
     }
 
-    fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let chunks = self.chunks.iter().flatten();
         chunks.map(|chunk| chunk.heap_bytes()).sum::<usize>() + 64 * self.chunks.len()
     }

@@ -20,7 +20,7 @@ use crate::keys::TableId;
 pub(crate) type SlotsByName = HashMap<Box<str>, u32>;
 
 /// Tables whose slot index is kept; past it the cache is emptied (it refills on use).
-const CACHED_TABLE_COUNT_MAX: usize = 32;
+pub(crate) const CACHED_TABLE_COUNT_MAX: usize = 32;
 /// Slots above which a table's index is not cached (its memory would outweigh a scan).
 pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
 

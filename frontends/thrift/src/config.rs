@@ -14,6 +14,7 @@
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
 //! cache_mb = 256
+//! prewarm_mb = 128
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -68,9 +69,13 @@ pub struct ServeArgs {
     /// How often the cleaner looks for expired notification events, in seconds [default: 60].
     #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
     pub event_clean_interval_secs: Option<u64>,
-    /// The embedded store's page cache, in MiB [default: 256].
+    /// The embedded store's page cache, in MiB [default: 128].
     #[arg(long, env = "HIVESTORE_CACHE_MB")]
     pub cache_mb: Option<u64>,
+    /// Column statistics read into the caches at start, so that planners' first reads after a
+    /// restart cost what later ones do, in MiB; 0 turns it off [default: 128, the most].
+    #[arg(long, env = "HIVESTORE_PREWARM_MB")]
+    pub prewarm_mb: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -88,6 +93,7 @@ struct FileSettings {
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
     cache_mb: Option<u64>,
+    prewarm_mb: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -109,6 +115,8 @@ pub struct ServeConfig {
     pub event_clean_interval: std::time::Duration,
     /// The embedded store's page cache, in bytes.
     pub page_cache_bytes: u64,
+    /// Column statistics read into the caches at start, in bytes (0: none).
+    pub prewarm_bytes: usize,
 }
 
 impl ServeArgs {
@@ -181,6 +189,7 @@ impl ServeArgs {
                 file.cache_mb,
                 CACHE_MB_DEFAULT,
             ))?,
+            prewarm_bytes: prewarm_bytes(pick(self.prewarm_mb, file.prewarm_mb, PREWARM_MB_MAX))?,
         })
     }
 }
@@ -214,6 +223,20 @@ fn at_least_a_second(name: &str, seconds: u64) -> Result<std::time::Duration, St
 pub const CACHE_MB_DEFAULT: u64 = hivestore_engine::kv::PAGE_CACHE_BYTES_DEFAULT >> 20;
 /// The most a cache may be given, in MiB (1 TiB): beyond it the byte count could overflow.
 const CACHE_MB_MAX: u64 = 1 << 20;
+
+/// The most a prewarm may be given, in MiB: half of the statistics caches, which it must not
+/// overflow (they empty themselves when they do).
+pub const PREWARM_MB_MAX: u64 = (hivestore_engine::PREWARM_BYTES_MAX >> 20) as u64;
+
+/// The prewarm budget in bytes.
+fn prewarm_bytes(mebibytes: u64) -> Result<usize, String> {
+    if mebibytes > PREWARM_MB_MAX {
+        return Err(format!(
+            "prewarm_mb must be between 0 and {PREWARM_MB_MAX} (half of the statistics caches), not {mebibytes}"
+        ));
+    }
+    Ok((mebibytes as usize) << 20)
+}
 
 /// The page cache in bytes; none at all would make every read go to the files.
 fn page_cache_bytes(mebibytes: u64) -> Result<u64, String> {
@@ -299,6 +322,20 @@ mod tests {
         assert_eq!(args(128).resolve().unwrap().page_cache_bytes, 128 << 20);
         assert!(args(0).resolve().unwrap_err().contains("cache_mb"));
         assert!(args(u64::MAX).resolve().unwrap_err().contains("cache_mb"));
+    }
+
+    #[test]
+    fn the_prewarm_is_given_in_mebibytes_up_to_half_the_statistics_caches() {
+        let config = ServeArgs::default().resolve().unwrap();
+        assert_eq!(config.prewarm_bytes, hivestore_engine::PREWARM_BYTES_MAX);
+        let args = |prewarm_mb| ServeArgs {
+            prewarm_mb: Some(prewarm_mb),
+            ..ServeArgs::default()
+        };
+        assert_eq!(args(0).resolve().unwrap().prewarm_bytes, 0);
+        assert_eq!(args(16).resolve().unwrap().prewarm_bytes, 16 << 20);
+        let error = args(PREWARM_MB_MAX + 1).resolve().unwrap_err();
+        assert!(error.contains("prewarm_mb"), "{error}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use hivestore_idl::handler::METHODS;
@@ -21,6 +22,17 @@ pub struct Counters {
     by_method: HashMap<&'static str, MethodCount>,
     connections_accepted: AtomicU64,
     connections_refused: AtomicU64,
+    /// The statistics prewarm, once it is over (`statistics_prewarm.*`).
+    prewarm: Mutex<Option<PrewarmCounts>>,
+}
+
+/// What the statistics prewarm at start did, and how long it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrewarmCounts {
+    pub columns: u64,
+    pub bytes: u64,
+    pub millis: u64,
+    pub complete: bool,
 }
 
 impl Default for Counters {
@@ -32,6 +44,7 @@ impl Default for Counters {
                 .collect(),
             connections_accepted: AtomicU64::new(0),
             connections_refused: AtomicU64::new(0),
+            prewarm: Mutex::new(None),
         }
     }
 }
@@ -67,8 +80,17 @@ impl Counters {
         self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Records the statistics prewarm as over.
+    pub fn record_prewarm(&self, counts: PrewarmCounts) {
+        if let Ok(mut prewarm) = self.prewarm.lock() {
+            *prewarm = Some(counts);
+        }
+    }
+
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
-    /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`.
+    /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`;
+    /// once the statistics prewarm is over, `statistics_prewarm.done` (1), `.columns`,
+    /// `.bytes`, `.ms` and `.complete` (1 when every table's statistics fitted).
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
         let mut counters = BTreeMap::new();
         let mut put = |name: String, value: u64| {
@@ -98,6 +120,17 @@ impl Counters {
             "connections.refused".into(),
             self.connections_refused.load(Ordering::Relaxed),
         );
+        let prewarm = self.prewarm.lock().ok().and_then(|prewarm| *prewarm);
+        if let Some(prewarm) = prewarm {
+            put("statistics_prewarm.done".into(), 1);
+            put("statistics_prewarm.columns".into(), prewarm.columns);
+            put("statistics_prewarm.bytes".into(), prewarm.bytes);
+            put("statistics_prewarm.ms".into(), prewarm.millis);
+            put(
+                "statistics_prewarm.complete".into(),
+                u64::from(prewarm.complete),
+            );
+        }
         counters
     }
 }

@@ -38,6 +38,7 @@ pub mod event_cleaner;
 pub mod event_messages;
 pub mod limits;
 pub mod message;
+pub mod prewarm;
 mod reply_buffers;
 pub mod server;
 pub mod service;

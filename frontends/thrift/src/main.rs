@@ -94,6 +94,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         config.event_ttl,
         config.event_clean_interval,
     );
+    hivestore_thrift::prewarm::spawn(state.clone(), config.prewarm_bytes);
     let server = Server::bind(&config.listen, config.limits, state)
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();

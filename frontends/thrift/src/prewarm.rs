@@ -1,0 +1,41 @@
+//! The statistics prewarm a server runs when it starts (`Store::prewarm_statistics`), on a
+//! thread of its own so that the port opens at once; its outcome is logged and served as the
+//! fb303 counters `statistics_prewarm.*`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::counters::PrewarmCounts;
+use crate::service::ServerState;
+
+/// Starts the prewarm of up to `byte_budget` bytes of statistics; nothing when it is 0.
+pub fn spawn(state: Arc<ServerState>, byte_budget: usize) {
+    if byte_budget == 0 {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("statistics-prewarm".to_string())
+        .spawn(move || run(&state, byte_budget));
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start the statistics prewarm");
+    }
+}
+
+/// Runs the prewarm and records what it did.
+pub fn run(state: &ServerState, byte_budget: usize) {
+    let start = Instant::now();
+    match state.store().prewarm_statistics(byte_budget) {
+        Ok(report) => {
+            let millis = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+            tracing::info!(?report, millis, "statistics prewarmed");
+            state.counters.record_prewarm(PrewarmCounts {
+                columns: report.columns as u64,
+                bytes: report.bytes as u64,
+                millis,
+                complete: report.complete,
+            });
+        }
+        // Only a slower first read follows: the reads it would have made fail the same way.
+        Err(error) => tracing::warn!(%error, "statistics prewarm failed"),
+    }
+}
