@@ -142,7 +142,10 @@ fn every_kind(seed: i64) -> Vec<ColumnStatistics> {
 }
 
 fn names(stats: &[ColumnStatistics]) -> Vec<String> {
-    stats.iter().map(|stat| stat.column_name.clone()).collect()
+    stats
+        .iter()
+        .map(|stat| stat.column_name.to_string())
+        .collect()
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn hll_sketch(partition: usize) -> Vec<u8> {
 }
 
 fn statistics(partition: usize, column: usize) -> ColumnStatistics {
-    let mut stats = ColumnStatistics::new(&column_name(column), "bigint", StatsKind::Long);
+    let mut stats = ColumnStatistics::new(column_name(column), "bigint", StatsKind::Long);
     let base = (partition * 1000 + column) as i64;
     stats.low_value = Some(StatsValue::Integer(base));
     stats.high_value = Some(StatsValue::Integer(base + 500));

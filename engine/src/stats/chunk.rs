@@ -135,7 +135,7 @@ impl StatsChunk {
         };
         self.kinds[offset] = stats.kind as u8;
         self.flags[offset] = flags;
-        self.column_types[offset] = stats.column_type.clone();
+        self.column_types[offset] = stats.column_type.to_string();
         self.last_analyzed[offset] = last_analyzed;
         self.num_nulls[offset] = stats.num_nulls;
         self.num_distinct_values[offset] = stats.num_distinct_values;

@@ -44,6 +44,7 @@ mod fm;
 mod hll;
 mod hll_bias;
 mod hll_union;
+mod inline_str;
 mod merge;
 mod ndv;
 mod packed;
@@ -58,6 +59,8 @@ mod snapshot;
 mod stored_chunk;
 mod transactional;
 mod write;
+
+pub use smol_str::SmolStr;
 
 pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
@@ -171,10 +174,14 @@ pub enum StatsValue {
 /// (the others are zero).
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct ColumnStatistics {
-    /// The column, lowercased.
-    pub column_name: String,
-    /// The column type as the writer gave it, lowercased.
-    pub column_type: String,
+    /// The column, lowercased. A short string is held inline (`SmolStr`): a read of 1,000
+    /// partitions × 20 columns builds 20,000 statistics, and two heap strings each were a
+    /// quarter of its time.
+    #[rkyv(with = inline_str::AsArchivedString)]
+    pub column_name: SmolStr,
+    /// The column type as the writer gave it, lowercased; inline when short, as the name.
+    #[rkyv(with = inline_str::AsArchivedString)]
+    pub column_type: SmolStr,
     /// Which variant.
     pub kind: StatsKind,
     /// Null values.
@@ -201,10 +208,14 @@ pub struct ColumnStatistics {
 
 impl ColumnStatistics {
     /// Empty statistics of `kind` for `column_name` of `column_type`.
-    pub fn new(column_name: &str, column_type: &str, kind: StatsKind) -> Self {
+    pub fn new(
+        column_name: impl Into<SmolStr>,
+        column_type: impl Into<SmolStr>,
+        kind: StatsKind,
+    ) -> Self {
         ColumnStatistics {
-            column_name: column_name.to_string(),
-            column_type: column_type.to_string(),
+            column_name: column_name.into(),
+            column_type: column_type.into(),
             kind,
             num_nulls: 0,
             num_distinct_values: 0,

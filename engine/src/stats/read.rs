@@ -17,7 +17,7 @@ use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
 use super::slot_index::slot_index;
 use super::stored_chunk::{KeptStatsChunk, StoredChunk};
 use super::write::{normalize_partition_name, resolve_stats_table};
-use super::ColumnStatistics;
+use super::{ColumnStatistics, SmolStr};
 use crate::error::Result;
 use crate::keys::{self, TableId};
 use crate::kv::KvBackend;
@@ -272,6 +272,8 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
 /// chunks when sketches are read.
 struct ColumnReader<'a> {
     column: &'a str,
+    /// The column's name as every statistics read from it holds it (inline when short).
+    shared_column: SmolStr,
     first: u32,
     arrays: Vec<Option<StoredChunk<'a>>>,
     sketches: Option<&'a CachedChunks<DecodedSketchChunk>>,
@@ -294,7 +296,7 @@ fn push_slot_statistics(
     let Some(chunk) = index.and_then(|index| *column.arrays.get(index)?) else {
         return Ok(None);
     };
-    let Some(stats) = chunk.push_statistics_at(offset, column.column, out) else {
+    let Some(stats) = chunk.push_statistics_at(offset, &column.shared_column, out) else {
         return Ok(None);
     };
     if let Some(sketches) = column.sketches {
@@ -430,6 +432,7 @@ impl Store {
             .iter()
             .map(|(column, chunks, sketches)| ColumnReader {
                 column,
+                shared_column: SmolStr::new(column.as_str()),
                 first: chunks.first,
                 arrays: chunks
                     .chunks

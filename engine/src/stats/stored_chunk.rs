@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use super::chunk::{bound_value, HAS_HIGH, HAS_LOW};
 use super::packed::{ArchivedPackedStatsChunk, PackedStatsChunk};
-use super::{ColumnStatistics, StatsKind};
+use super::{ColumnStatistics, SmolStr, StatsKind};
 use crate::error::{Error, Result};
 use crate::values::ValueView;
 
@@ -149,8 +149,9 @@ impl ChunkLayout {
 pub(crate) struct KeptStatsChunk {
     view: ValueView<PackedStatsChunk>,
     layout: ChunkLayout,
-    /// The chunk's distinct column types (a few bytes: usually one name).
-    type_names: Vec<Box<str>>,
+    /// The chunk's distinct column types (a few bytes: usually one name), each shared by the
+    /// statistics read from the chunk.
+    type_names: Vec<SmolStr>,
 }
 
 impl KeptStatsChunk {
@@ -163,7 +164,7 @@ impl KeptStatsChunk {
         }
         let layout = ChunkLayout::of(view.archive(), archived);
         let names = archived.type_names.iter();
-        let type_names = names.map(|name| Box::from(name.as_str())).collect();
+        let type_names = names.map(|name| SmolStr::new(name.as_str())).collect();
         Ok(KeptStatsChunk {
             view,
             layout,
@@ -220,7 +221,7 @@ pub(crate) struct StoredChunk<'a> {
     pub(crate) kinds: &'a [u8],
     pub(crate) flags: &'a [u8],
     type_indexes: &'a [u8],
-    type_names: &'a [Box<str>],
+    type_names: &'a [SmolStr],
     pub(crate) last_analyzed: StoredIntegers<'a>,
     pub(crate) num_nulls: StoredIntegers<'a>,
     pub(crate) num_distinct_values: StoredIntegers<'a>,
@@ -239,8 +240,13 @@ pub(crate) struct StoredChunk<'a> {
 impl<'a> StoredChunk<'a> {
     /// The column type at `offset`; empty past the end.
     pub(crate) fn column_type(&self, offset: usize) -> &'a str {
+        self.shared_column_type(offset).map_or("", SmolStr::as_str)
+    }
+
+    /// The column type at `offset`, to share; none past the end.
+    fn shared_column_type(&self, offset: usize) -> Option<&'a SmolStr> {
         let index = self.type_indexes.get(offset).copied().unwrap_or_default();
-        self.type_names.get(index as usize).map_or("", |name| name)
+        self.type_names.get(index as usize)
     }
 
     /// The `index`th decimal end.
@@ -269,14 +275,15 @@ impl<'a> StoredChunk<'a> {
     pub(crate) fn push_statistics_at<'out>(
         &self,
         offset: usize,
-        column_name: &str,
+        column_name: &SmolStr,
         out: &'out mut Vec<ColumnStatistics>,
     ) -> Option<&'out mut ColumnStatistics> {
         let kind = StatsKind::from_byte(*self.kinds.get(offset)?)?;
         let flags = *self.flags.get(offset)?;
+        let column_type = self.shared_column_type(offset).cloned().unwrap_or_default();
         out.push(ColumnStatistics::new(
-            column_name,
-            self.column_type(offset),
+            column_name.clone(),
+            column_type,
             kind,
         ));
         let stats = out.last_mut()?;
@@ -302,7 +309,7 @@ impl<'a> StoredChunk<'a> {
         column_name: &str,
     ) -> Option<ColumnStatistics> {
         let mut out = Vec::with_capacity(1);
-        self.push_statistics_at(offset, column_name, &mut out)?;
+        self.push_statistics_at(offset, &SmolStr::new(column_name), &mut out)?;
         out.pop()
     }
 }

@@ -183,7 +183,7 @@ fn mergeable<'a>(
     options: &StatsWriteOptions,
 ) -> Vec<Cow<'a, ColumnStatistics>> {
     if options.merge && has_stored {
-        stats.retain(|stat| accuracy.columns.contains(&stat.column_name));
+        stats.retain(|stat| accuracy.columns.contains(stat.column_name.as_str()));
     }
     stats
 }
@@ -226,8 +226,8 @@ impl Store {
             }
             let columns = mergeable(columns, &accuracy, !stored.is_empty(), options);
             for mut stat in columns {
-                let column = stat.column_name.clone();
-                if let Some(old) = stored.get(&column).filter(|_| options.merge) {
+                let column = stat.column_name.to_string();
+                if let Some(old) = stored.get(column.as_str()).filter(|_| options.merge) {
                     if let Some(old) = table_record_statistics(old, &column) {
                         stat = Cow::Owned(merge(old, stat.into_owned()));
                     }
@@ -304,7 +304,7 @@ impl Store {
                         stat = Cow::Owned(merge(old, stat.into_owned()));
                     }
                     writer.set(txn, &stat.column_name, slot, &stat, options.last_analyzed)?;
-                    written.push(stat.column_name.clone());
+                    written.push(stat.column_name.to_string());
                 }
                 let parameters = &record.parameters;
                 let accuracy = memo.rewrite(

@@ -227,8 +227,8 @@ pub fn column_stats_to_idl(stats: engine::ColumnStatistics) -> idl::ColumnStatis
         }),
     };
     idl::ColumnStatisticsObj {
-        col_name: stats.column_name,
-        col_type: stats.column_type,
+        col_name: stats.column_name.into(),
+        col_type: stats.column_type.into(),
         stats_data: data,
     }
 }

@@ -244,7 +244,7 @@ fn state_with_statistics() -> Arc<ServerState> {
         .map(|(index, value)| {
             let columns = COLUMNS.iter().skip(index % 3);
             let stats = columns.map(|(name, type_name, kind)| {
-                let mut stats = ColumnStatistics::new(name, type_name, *kind);
+                let mut stats = ColumnStatistics::new(*name, *type_name, *kind);
                 let (low, high) = bounds(*kind).swap_remove(3);
                 (stats.low_value, stats.high_value) = (low, high);
                 stats.num_nulls = index as i64;
