@@ -23,7 +23,7 @@
 
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
 use super::chunk_cache::{CachedChunks, ColumnChunksKey};
-use super::column_fold::{fold_column, runs_of, Extremes, FoldBy};
+use super::column_fold::{fold_column, runs_of, ColumnsFound, Extremes, FoldBy};
 use super::hll_union::UnionRef;
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
@@ -245,9 +245,9 @@ impl Store {
         let Some(range) = chunk_range(&slots) else {
             return Ok(result);
         };
-        let mut columns_found = vec![0usize; partition_names.len()];
         // The same for every column, computed once.
         let runs = runs_of(&slots, range.0);
+        let mut columns_found = ColumnsFound::new(partition_names.len(), &runs);
         for column in columns {
             let wanted = ColumnChunksKey {
                 table: table.id,
@@ -275,6 +275,7 @@ impl Store {
                     .push(accumulator.finish(column, requested, sketch_ndv));
             }
         }
+        let columns_found = columns_found.by_position(&runs);
         let complete = columns_found
             .iter()
             .filter(|found| **found == columns.len());

@@ -116,15 +116,20 @@ impl StoredNumber for f64 {
 /// A chunk's worth of numbers, copied out of a stored array for the run loops.
 type RunBuffer = [i64; super::CHUNK_SLOT_COUNT as usize];
 
-/// Adds to `extremes` the stored `values` of a run starting at request position `index`
-/// (`values` empty when the array is stored empty, zero everywhere): as many additions one
-/// at a time, in order, would give.
+/// The least and greatest of a run's stored values (in `V`'s order), with the first position
+/// of each in the run.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RunExtremes {
+    min: i64,
+    min_at: usize,
+    max: i64,
+    max_at: usize,
+}
+
+/// The extremes of `values` (an array stored empty is zero everywhere: one zero stands for
+/// it); `None` for none.
 #[inline]
-fn add_run_array<V: StoredNumber>(
-    extremes: &mut Extremes<V>,
-    values: StoredIntegers<'_>,
-    index: usize,
-) {
+fn run_extremes<V: StoredNumber>(values: StoredIntegers<'_>) -> Option<RunExtremes> {
     let mut buffer: RunBuffer;
     let values: &[i64] = match values.is_empty() {
         true => &[0],
@@ -133,9 +138,7 @@ fn add_run_array<V: StoredNumber>(
             values.read_into(&mut buffer)
         }
     };
-    let Some(&first) = values.first() else {
-        return;
-    };
+    let &first = values.first()?;
     // One pass, keeping the first position of each extreme, as a fold in request order does.
     let (mut min, mut max) = (V::order_key(first), V::order_key(first));
     let (mut min_at, mut max_at) = (0, 0);
@@ -148,13 +151,38 @@ fn add_run_array<V: StoredNumber>(
             (max, max_at) = (value, at);
         }
     }
-    if min < V::order_key(extremes.min.to_stored()) {
-        extremes.min = V::from_stored(values[min_at]);
-        extremes.min_index = index + min_at;
+    Some(RunExtremes {
+        min: values[min_at],
+        min_at,
+        max: values[max_at],
+        max_at,
+    })
+}
+
+/// Adds to `extremes` those of a run starting at request position `index`: as many additions
+/// one at a time, in order, would give.
+#[inline]
+fn add_run_extremes<V: StoredNumber>(extremes: &mut Extremes<V>, run: RunExtremes, index: usize) {
+    if V::order_key(run.min) < V::order_key(extremes.min.to_stored()) {
+        extremes.min = V::from_stored(run.min);
+        extremes.min_index = index + run.min_at;
     }
-    if max > V::order_key(extremes.max.to_stored()) {
-        extremes.max = V::from_stored(values[max_at]);
-        extremes.max_index = index + max_at;
+    if V::order_key(run.max) > V::order_key(extremes.max.to_stored()) {
+        extremes.max = V::from_stored(run.max);
+        extremes.max_index = index + run.max_at;
+    }
+}
+
+/// Adds to `extremes` the stored `values` of a run starting at request position `index`
+/// (`values` empty when the array is stored empty, zero everywhere).
+#[inline]
+fn add_run_array<V: StoredNumber>(
+    extremes: &mut Extremes<V>,
+    values: StoredIntegers<'_>,
+    index: usize,
+) {
+    if let Some(run) = run_extremes::<V>(values) {
+        add_run_extremes(extremes, run, index);
     }
 }
 
@@ -168,24 +196,38 @@ const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
 /// `saturating_add` in order give.
 #[inline]
 fn saturating_sum(sum: i64, values: StoredIntegers<'_>) -> i64 {
+    match plain_total(values) {
+        Some(total) => sum.saturating_add(total),
+        None => {
+            let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
+            let values = values.read_into(&mut buffer);
+            values
+                .iter()
+                .fold(sum, |sum, value| sum.saturating_add(*value))
+        }
+    }
+}
+
+/// The total of `values` (at most a chunk's) when every one is in 0..PLAIN_SUM_VALUE_LIMIT:
+/// the total cannot overflow, and partial sums from any start only grow, so adding it with
+/// saturation gives what adding them one at a time does. `None` otherwise.
+#[inline]
+fn plain_total(values: StoredIntegers<'_>) -> Option<i64> {
     assert!(values.len() <= super::CHUNK_SLOT_COUNT as usize);
     if values.is_empty() {
-        return sum;
+        return Some(0);
     }
     let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
     let values = values.read_into(&mut buffer);
-    // Every value in 0..PLAIN_SUM_VALUE_LIMIT: the total cannot overflow, and the partial sums
-    // only grow, so saturation, if any, is at the end. Else one at a time.
     let bits = values.iter().fold(0i64, |bits, value| bits | value);
     if !(0..PLAIN_SUM_VALUE_LIMIT).contains(&bits) {
-        return values
-            .iter()
-            .fold(sum, |sum, value| sum.saturating_add(*value));
+        return None;
     }
-    let total = values
-        .iter()
-        .fold(0i64, |total, value| total.wrapping_add(*value));
-    sum.saturating_add(total)
+    Some(
+        values
+            .iter()
+            .fold(0i64, |total, value| total.wrapping_add(*value)),
+    )
 }
 
 /// Starts `extremes` at the run's first value if nothing was folded yet, then adds the run.
@@ -328,6 +370,85 @@ impl BoundFold {
     }
 }
 
+/// What a fold needs of a whole stored chunk (every offset it holds), found once per kept
+/// chunk (`KeptStatsChunk`): an aggregation whose run covers a chunk (a table's partitions in
+/// slot order, the usual request) then adds the chunk in constant time instead of scanning
+/// its arrays again on every call.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkSummary {
+    /// The kind and the bound flags (`HAS_LOW | HAS_HIGH`) of every offset.
+    kind: u8,
+    bound_flags: u8,
+    /// Totals as [`plain_total`] gives them.
+    nulls: Option<i64>,
+    trues: Option<i64>,
+    falses: Option<i64>,
+    distinct: RunExtremes,
+    max_length: RunExtremes,
+    avg_length: RunExtremes,
+    /// In the kind's order (doubles as `total_cmp` orders them), with their first values.
+    lows: RunExtremes,
+    lows_first: i64,
+    highs: RunExtremes,
+    highs_first: i64,
+}
+
+impl ChunkSummary {
+    /// The summary of `chunk`; `None` when its offsets differ in kind or in bounds present,
+    /// hold none, or hold decimals (those are folded by the run loops or slot by slot).
+    pub(crate) fn of(chunk: &StoredChunk<'_>) -> Option<ChunkSummary> {
+        let &kind = chunk.kinds.first()?;
+        let bounds = HAS_LOW | HAS_HIGH;
+        let bound_flags = chunk.flags.first()? & bounds;
+        let uniform = chunk.flags.len() == chunk.kinds.len()
+            && chunk.kinds.iter().all(|stored| *stored == kind)
+            && chunk
+                .flags
+                .iter()
+                .all(|stored| stored & bounds == bound_flags);
+        if !uniform {
+            return None;
+        }
+        let (lows, highs) = match StatsKind::from_byte(kind)? {
+            StatsKind::Decimal => return None,
+            StatsKind::Double => (
+                run_extremes::<f64>(chunk.lows)?,
+                run_extremes::<f64>(chunk.highs)?,
+            ),
+            _ => (
+                run_extremes::<i64>(chunk.lows)?,
+                run_extremes::<i64>(chunk.highs)?,
+            ),
+        };
+        Some(ChunkSummary {
+            kind,
+            bound_flags,
+            nulls: plain_total(chunk.num_nulls),
+            trues: plain_total(chunk.num_trues),
+            falses: plain_total(chunk.num_falses),
+            distinct: run_extremes::<i64>(chunk.num_distinct_values)?,
+            max_length: run_extremes::<i64>(chunk.max_lengths)?,
+            avg_length: run_extremes::<f64>(chunk.avg_lengths)?,
+            lows,
+            lows_first: chunk.lows.at(0),
+            highs,
+            highs_first: chunk.highs.at(0),
+        })
+    }
+}
+
+/// Starts `extremes` at `first` if nothing was folded yet, then adds a run's `run`.
+#[inline]
+fn add_summary_bounds<V: StoredNumber>(
+    extremes: &mut Option<Extremes<V>>,
+    first: i64,
+    run: RunExtremes,
+    index: usize,
+) {
+    let extremes = extremes.get_or_insert_with(|| Extremes::new(V::from_stored(first), index));
+    add_run_extremes(extremes, run, index);
+}
+
 /// Consecutive request positions `index..index + len` whose slots `slot..slot + len` are
 /// offsets `offset..offset + len` of the chunk at `chunk_index` of the loaded range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -438,6 +559,11 @@ impl Accumulator {
     /// kind with the same bounds present, as [`Accumulator::add`] slot by slot would; `false`
     /// (nothing added) otherwise.
     fn add_run<'a>(&mut self, chunk: &StoredChunk<'a>, run: &Run) -> bool {
+        if run.offset == 0 && run.len == chunk.kinds.len() {
+            if let Some(summary) = chunk.summary() {
+                return self.add_whole_chunk(chunk, summary, run);
+            }
+        }
         let range = run.offset..run.offset + run.len;
         let (Some(kinds), Some(flags)) = (
             chunk.kinds.get(range.clone()),
@@ -464,19 +590,7 @@ impl Accumulator {
             return false;
         }
         self.count += run.len as i64;
-        let sketched = flags
-            .iter()
-            .fold(HAS_BIT_VECTORS, |all, stored| all & stored)
-            != 0;
-        match (&mut self.sketched_slots, sketched) {
-            (Some(slots), true) => slots.extend(
-                flags
-                    .iter()
-                    .zip(run.slot..)
-                    .map(|(stored, slot)| (slot, stored & SKETCH_IN_CHUNK != 0)),
-            ),
-            (slots, _) => *slots = None,
-        }
+        self.add_sketched(flags, run.slot);
         let part = |values: StoredIntegers<'a>| values.part(range.clone());
         self.nulls_sum = saturating_sum(self.nulls_sum, part(chunk.num_nulls));
         self.trues_sum = saturating_sum(self.trues_sum, part(chunk.num_trues));
@@ -486,6 +600,74 @@ impl Accumulator {
         add_run_array(&mut self.max_length, part(chunk.max_lengths), run.index);
         add_run_array(&mut self.avg_length, part(chunk.avg_lengths), run.index);
         true
+    }
+
+    /// Adds a run that covers every offset of `chunk`, from the chunk's summary, as
+    /// [`Accumulator::add_run`]'s loops would; `false` (nothing added) for another kind.
+    fn add_whole_chunk(
+        &mut self,
+        chunk: &StoredChunk<'_>,
+        summary: &ChunkSummary,
+        run: &Run,
+    ) -> bool {
+        if summary.kind != self.kind as u8 {
+            return false;
+        }
+        let (with_low, with_high) = (
+            summary.bound_flags & HAS_LOW != 0,
+            summary.bound_flags & HAS_HIGH != 0,
+        );
+        match &mut self.bounds {
+            BoundFold::Integer { low, high } => {
+                if with_low {
+                    add_summary_bounds(low, summary.lows_first, summary.lows, run.index);
+                }
+                if with_high {
+                    add_summary_bounds(high, summary.highs_first, summary.highs, run.index);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                if with_low {
+                    add_summary_bounds(low, summary.lows_first, summary.lows, run.index);
+                }
+                if with_high {
+                    add_summary_bounds(high, summary.highs_first, summary.highs, run.index);
+                }
+            }
+            // A summary is never made of decimals.
+            BoundFold::Decimal { .. } => return false,
+        }
+        self.count += run.len as i64;
+        self.add_sketched(chunk.flags, run.slot);
+        let sum = |sum: i64, total: Option<i64>, values: StoredIntegers<'_>| match total {
+            Some(total) => sum.saturating_add(total),
+            None => saturating_sum(sum, values),
+        };
+        self.nulls_sum = sum(self.nulls_sum, summary.nulls, chunk.num_nulls);
+        self.trues_sum = sum(self.trues_sum, summary.trues, chunk.num_trues);
+        self.falses_sum = sum(self.falses_sum, summary.falses, chunk.num_falses);
+        add_run_extremes(&mut self.distinct, summary.distinct, run.index);
+        add_run_extremes(&mut self.max_length, summary.max_length, run.index);
+        add_run_extremes(&mut self.avg_length, summary.avg_length, run.index);
+        true
+    }
+
+    /// Records the sketches of a run's slots from `slot` on, whose flags are `flags`: their
+    /// slots while every one has one, else none from then on.
+    fn add_sketched(&mut self, flags: &[u8], slot: u32) {
+        let sketched = flags
+            .iter()
+            .fold(HAS_BIT_VECTORS, |all, stored| all & stored)
+            != 0;
+        match (&mut self.sketched_slots, sketched) {
+            (Some(slots), true) => slots.extend(
+                flags
+                    .iter()
+                    .zip(slot..)
+                    .map(|(stored, slot)| (slot, stored & SKETCH_IN_CHUNK != 0)),
+            ),
+            (slots, _) => *slots = None,
+        }
     }
 
     /// How many partitions were counted.
@@ -565,25 +747,50 @@ pub(super) enum FoldBy {
     Slots,
 }
 
+/// How many of the requested columns each request position was found with: counted per run
+/// for runs added whole (a column adds one to a run, not to each of its positions), per
+/// position for those added slot by slot.
+pub(super) struct ColumnsFound {
+    by_position: Vec<usize>,
+    by_run: Vec<usize>,
+}
+
+impl ColumnsFound {
+    pub(super) fn new(positions: usize, runs: &[Run]) -> Self {
+        ColumnsFound {
+            by_position: vec![0; positions],
+            by_run: vec![0; runs.len()],
+        }
+    }
+
+    /// The count of each request position.
+    pub(super) fn by_position(mut self, runs: &[Run]) -> Vec<usize> {
+        for (run, found) in runs.iter().zip(&self.by_run) {
+            for position in &mut self.by_position[run.index..run.index + run.len] {
+                *position += found;
+            }
+        }
+        self.by_position
+    }
+}
+
 /// Folds one column over `runs`, its chunks given by number minus the first of the range;
-/// each request position counted gets one more in `columns_found`. `None` when no requested
+/// each request position counted gets one more in `found`. `None` when no requested
 /// partition has statistics for the column.
 pub(super) fn fold_column<'a>(
     chunk_at: impl Fn(usize) -> Option<StoredChunk<'a>>,
     runs: &[Run],
-    columns_found: &mut [usize],
+    found: &mut ColumnsFound,
     by: FoldBy,
 ) -> Option<Accumulator> {
     let mut accumulator: Option<Accumulator> = None;
-    for run in runs {
+    for (run_number, run) in runs.iter().enumerate() {
         let Some(chunk) = chunk_at(run.chunk_index) else {
             continue;
         };
         if let (Some(folding), FoldBy::Runs) = (&mut accumulator, by) {
             if folding.add_run(&chunk, run) {
-                for found in &mut columns_found[run.index..run.index + run.len] {
-                    *found += 1;
-                }
+                found.by_run[run_number] += 1;
                 continue;
             }
         }
@@ -597,7 +804,7 @@ pub(super) fn fold_column<'a>(
                 },
             };
             if folding.add(&chunk, offset, index, run.slot + step as u32) {
-                columns_found[index] += 1;
+                found.by_position[index] += 1;
             }
         }
     }
@@ -647,6 +854,104 @@ mod tests {
         (kind, numbers, prop_oneof![6 => Just(7u8), 1 => 0u8..8])
     }
 
+    /// Folds `slots` ((kind, numbers, flags) by slot) by runs and slot by slot and returns both
+    /// results (statistics, columns found, sketched slots), formatted. `order` makes gaps in
+    /// a request in slot order, or shuffles it.
+    fn fold_both_ways(
+        slots: &[(u8, [i64; 8], u8)],
+        order: &[usize],
+        shuffled: bool,
+    ) -> (String, String) {
+        // Goal: folding by runs gives exactly what folding slot by slot gives, whatever
+        // the kinds, bounds, sketches, values (ties, negatives, saturation) and request
+        // order. Method: random chunks; requests in slot order with gaps, or shuffled.
+        let mut unpacked: Vec<StatsChunk> = Vec::new();
+        for (slot, (kind, numbers, flags)) in slots.iter().enumerate() {
+            let (chunk, offset) = crate::stats::chunk::chunk_of(slot as u32);
+            if unpacked.len() <= chunk as usize {
+                unpacked.resize_with(chunk as usize + 1, StatsChunk::default);
+            }
+            if let Some(stats) = statistics(*kind, *numbers, *flags) {
+                unpacked[chunk as usize].set(offset, &stats, 1);
+            }
+        }
+        // Kept as the store keeps them: stored values read in place.
+        let chunks: Vec<KeptStatsChunk> = unpacked.iter().map(KeptStatsChunk::from_chunk).collect();
+        let mut requested: Vec<u32> = (0..slots.len() as u32).collect();
+        if shuffled {
+            for (step, swap) in order.iter().enumerate() {
+                let (left, right) = (step % requested.len(), swap % requested.len());
+                requested.swap(left, right);
+            }
+        } else {
+            // Gaps: some slots left out of the request (their positions too).
+            requested.retain(|slot| !order.contains(&(*slot as usize)));
+        }
+        let positions: Vec<(usize, u32)> = requested.iter().copied().enumerate().collect();
+        let runs = runs_of(&positions, 0);
+        let fold = |by| {
+            let mut found = ColumnsFound::new(requested.len(), &runs);
+            let folded = fold_column(
+                |index| chunks.get(index).map(KeptStatsChunk::arrays),
+                &runs,
+                &mut found,
+                by,
+            );
+            let found = found.by_position(&runs);
+            let sketched = folded
+                .as_ref()
+                .and_then(|folded| folded.sketched_slots.clone());
+            let result = folded.map(|folded| {
+                let requested = requested.len() + usize::from(shuffled);
+                folded.finish("c", requested, None)
+            });
+            (result, found, sketched)
+        };
+        let (by_runs, by_slots) = (fold(FoldBy::Runs), fold(FoldBy::Slots));
+        // Doubles compared by bits (NaN-free here, but -0.0 and 0.0 must not blur).
+        (format!("{:?}", by_runs), format!("{:?}", by_slots))
+    }
+
+    /// Slots whose chunks are each of one kind (long or double) with the same bounds present,
+    /// as most are, so that whole chunks fold from their summaries; sketches vary. Most chunks
+    /// hold small non-negative numbers around a chunk's own base (so that a later chunk moves
+    /// the extremes, and totals are plain), some the wild numbers of [`slot_strategy`].
+    fn uniform_chunks_strategy() -> impl Strategy<Value = Vec<(u8, [i64; 8], u8)>> {
+        let wild = prop_oneof![8 => -3i64..20, 1 => Just(i64::MAX / 2), 1 => Just(i64::MIN / 2)];
+        let slot = (
+            proptest::array::uniform8(0i64..1000),
+            proptest::array::uniform8(wild),
+            any::<bool>(),
+        );
+        let chunk = (
+            prop_oneof![Just(2u8), Just(3u8)],
+            0u8..4,
+            0i64..100_000,
+            proptest::bool::weighted(0.75),
+            proptest::collection::vec(slot, 128),
+        );
+        proptest::collection::vec(chunk, 1..5).prop_flat_map(|chunks| {
+            let slots: Vec<(u8, [i64; 8], u8)> = chunks
+                .into_iter()
+                .flat_map(|(kind, bounds, base, plain, slots)| {
+                    slots.into_iter().map(move |(small, wild, sketched)| {
+                        let numbers = match plain {
+                            true => small.map(|number| base + number),
+                            false => wild,
+                        };
+                        (kind, numbers, bounds | if sketched { 4 } else { 0 })
+                    })
+                })
+                .collect();
+            let total = slots.len();
+            // The last chunk partly filled, as a table's newest.
+            (Just(slots), 1..=total).prop_map(|(mut slots, len)| {
+                slots.truncate(len);
+                slots
+            })
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -659,43 +964,22 @@ mod tests {
             // Goal: folding by runs gives exactly what folding slot by slot gives, whatever
             // the kinds, bounds, sketches, values (ties, negatives, saturation) and request
             // order. Method: random chunks; requests in slot order with gaps, or shuffled.
-            let mut unpacked: Vec<StatsChunk> = Vec::new();
-            for (slot, (kind, numbers, flags)) in slots.iter().enumerate() {
-                let (chunk, offset) = crate::stats::chunk::chunk_of(slot as u32);
-                if unpacked.len() <= chunk as usize {
-                    unpacked.resize_with(chunk as usize + 1, StatsChunk::default);
-                }
-                if let Some(stats) = statistics(*kind, *numbers, *flags) {
-                    unpacked[chunk as usize].set(offset, &stats, 1);
-                }
-            }
-            // Kept as the store keeps them: stored values read in place.
-            let chunks: Vec<KeptStatsChunk> = unpacked.iter().map(KeptStatsChunk::from_chunk).collect();
-            let mut requested: Vec<u32> = (0..slots.len() as u32).collect();
-            if shuffled {
-                for (step, swap) in order.iter().enumerate() {
-                    let (left, right) = (step % requested.len(), swap % requested.len());
-                    requested.swap(left, right);
-                }
-            } else {
-                // Gaps: some slots left out of the request (their positions too).
-                requested.retain(|slot| !order.contains(&(*slot as usize)));
-            }
-            let positions: Vec<(usize, u32)> = requested.iter().copied().enumerate().collect();
-            let runs = runs_of(&positions, 0);
-            let fold = |by| {
-                let mut found = vec![0; requested.len()];
-                let folded = fold_column(|index| chunks.get(index).map(KeptStatsChunk::arrays), &runs, &mut found, by);
-                let sketched = folded.as_ref().and_then(|folded| folded.sketched_slots.clone());
-                let result = folded.map(|folded| {
-                    let requested = requested.len() + usize::from(shuffled);
-                    folded.finish("c", requested, None)
-                });
-                (result, found, sketched)
-            };
-            let (by_runs, by_slots) = (fold(FoldBy::Runs), fold(FoldBy::Slots));
-            // Doubles compared by bits (NaN-free here, but -0.0 and 0.0 must not blur).
-            prop_assert_eq!(format!("{:?}", by_runs), format!("{:?}", by_slots));
+            let (by_runs, by_slots) = fold_both_ways(&slots, &order, shuffled);
+            prop_assert_eq!(by_runs, by_slots);
+        }
+
+        #[test]
+        fn whole_chunks_fold_from_their_summaries_as_slot_by_slot(
+            slots in uniform_chunks_strategy(),
+            order in proptest::collection::vec(0usize..400, 0..3),
+            shuffled in proptest::bool::weighted(0.1),
+        ) {
+            // Goal: a run over a whole chunk, added from the chunk's summary, gives what
+            // folding its slots one by one gives. Method: chunks of one kind and bounds each
+            // (else no summary is made), values with ties, negatives and saturation; requests
+            // mostly whole, some with a gap or two, a few shuffled.
+            let (by_runs, by_slots) = fold_both_ways(&slots, &order, shuffled);
+            prop_assert_eq!(by_runs, by_slots);
         }
     }
 

@@ -7,8 +7,10 @@
 //! take the numbers from the stored little-endian bytes where they lie.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::chunk::{bound_value, HAS_HIGH, HAS_LOW};
+use super::column_fold::ChunkSummary;
 use super::packed::{ArchivedPackedStatsChunk, PackedStatsChunk};
 use super::{ColumnStatistics, SmolStr, StatsKind};
 use crate::error::{Error, Result};
@@ -152,6 +154,8 @@ pub(crate) struct KeptStatsChunk {
     /// The chunk's distinct column types (a few bytes: usually one name), each shared by the
     /// statistics read from the chunk.
     type_names: Vec<SmolStr>,
+    /// What an aggregation needs of the whole chunk, found by the first that needs it.
+    summary: OnceLock<Option<ChunkSummary>>,
 }
 
 impl KeptStatsChunk {
@@ -169,6 +173,7 @@ impl KeptStatsChunk {
             view,
             layout,
             type_names,
+            summary: OnceLock::new(),
         })
     }
 
@@ -177,10 +182,11 @@ impl KeptStatsChunk {
         self.view.archive().len()
     }
 
-    /// The heap bytes the chunk keeps alive: its stored value and its type names.
+    /// The heap bytes the chunk keeps alive: its stored value, its type names, and itself
+    /// (its summary inline).
     pub(crate) fn kept_bytes(&self) -> usize {
         let names: usize = self.type_names.iter().map(|name| name.len() + 16).sum();
-        self.stored_len() + names
+        self.stored_len() + names + std::mem::size_of::<Self>()
     }
 
     /// Whether `view` holds the very bytes this chunk was read from.
@@ -210,6 +216,7 @@ impl KeptStatsChunk {
             num_falses: integers(&layout.num_falses),
             decimal_bytes: bytes(&layout.decimal_bytes),
             decimal_ends: bytes(&layout.decimal_ends),
+            summary: &self.summary,
         }
     }
 }
@@ -235,9 +242,15 @@ pub(crate) struct StoredChunk<'a> {
     decimal_bytes: &'a [u8],
     /// u32 little-endian, two per offset (see `packed.rs`), or none.
     decimal_ends: &'a [u8],
+    summary: &'a OnceLock<Option<ChunkSummary>>,
 }
 
 impl<'a> StoredChunk<'a> {
+    /// The summary of the whole chunk for aggregations (`column_fold.rs`), found once.
+    pub(crate) fn summary(&self) -> Option<&'a ChunkSummary> {
+        self.summary.get_or_init(|| ChunkSummary::of(self)).as_ref()
+    }
+
     /// The column type at `offset`; empty past the end.
     pub(crate) fn column_type(&self, offset: usize) -> &'a str {
         self.shared_column_type(offset).map_or("", SmolStr::as_str)
