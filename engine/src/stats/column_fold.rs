@@ -8,7 +8,9 @@
 //! tight loop per array over the chunk's plain slices (sums, least and greatest values, the
 //! position of an extreme looked for only when the extreme moves); anything else (the first
 //! slot seen, another kind, decimals, bounds present in some slots only) is folded slot by
-//! slot. Both give the same result, which the tests hold them to.
+//! slot. A run that covers a whole kept chunk, as a request for a table's every partition
+//! makes, is added from the chunk's summary ([`ChunkSummary`], found once per kept chunk)
+//! without reading its arrays. All give the same result, which the tests hold them to.
 
 use std::cmp::Ordering;
 
