@@ -5,9 +5,10 @@
 //! server's clock where the calls after it take 4–5 ms), and scan the table's slot index. A
 //! server prewarms once it has opened the store (Hive's cached store prewarms its caches at
 //! start for the same reason): tables in key order (the order they were made), for each its
-//! slot index, then every column's statistics chunks and sketch chunks over the whole slot
-//! range, kept exactly as a read over all partitions keeps them, so that any later read of a
-//! subset at the same version is answered from them.
+//! slot index, then every column's statistics chunks (with their summaries for aggregations,
+//! `column_fold.rs`) and sketch chunks over the whole slot range, kept exactly as a read over
+//! all partitions keeps them, so that any later read of a subset at the same version is
+//! answered from them.
 //!
 //! Bounded so that it never empties the caches it fills (each empties itself past its bound):
 //! at most half of the chunk cache's bytes and columns, and half of the slot cache's tables.
@@ -148,6 +149,10 @@ impl Store {
                 range,
             };
             let chunks = decoded_chunks(self, &wanted)?;
+            // Found now, not by the first aggregation.
+            for chunk in chunks.chunks.iter().flatten() {
+                chunk.arrays().summary();
+            }
             let sketches = decoded_sketch_chunks(self, &wanted)?;
             prewarm.report.columns += 1;
             prewarm.report.bytes += chunks.heap_bytes() + sketches.heap_bytes();
@@ -159,5 +164,96 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::kv::MemoryBackend;
+    use crate::stats::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
+    use crate::{Database, Durability, FieldSchema, Partition, StorageDescriptor, StoreOptions};
+
+    const PARTITION_COUNT: usize = 300;
+
+    #[test]
+    fn a_prewarm_finds_the_summaries_aggregations_fold_whole_chunks_from() {
+        // Goal: after a prewarm, the first aggregation finds each kept chunk's summary made
+        // (`column_fold.rs`), not only its bytes. Method: 300 partitions (three chunks) with
+        // statistics, a second store on the same data prewarmed, its kept chunks looked at.
+        let backend = Arc::new(MemoryBackend::new());
+        let open = || {
+            let mut options = StoreOptions::new("/warehouse").metadata_only();
+            options.durability = Durability::Memory;
+            Store::open_with_backend(backend.clone(), options).unwrap()
+        };
+        let writer = open();
+        writer
+            .create_database(Database {
+                name: "db".to_string(),
+                ..Database::default()
+            })
+            .unwrap();
+        let column = |name: &str| FieldSchema {
+            name: name.to_string(),
+            type_name: "bigint".to_string(),
+            comment: None,
+        };
+        writer
+            .create_table(Table {
+                table_name: "p".to_string(),
+                db_name: "db".to_string(),
+                sd: Some(StorageDescriptor {
+                    cols: vec![column("l")],
+                    ..StorageDescriptor::default()
+                }),
+                partition_keys: vec![column("ds")],
+                ..Table::default()
+            })
+            .unwrap();
+        let partitions = (0..PARTITION_COUNT)
+            .map(|index| Partition {
+                values: vec![format!("{index:04}")],
+                ..Partition::default()
+            })
+            .collect();
+        writer
+            .add_partitions("hive", "db", "p", partitions, &Default::default())
+            .unwrap();
+        let writes = (0..PARTITION_COUNT)
+            .map(|index| {
+                let mut stats = ColumnStatistics::new("l", "bigint", StatsKind::Long);
+                stats.low_value = Some(StatsValue::Integer(-(index as i64)));
+                stats.high_value = Some(StatsValue::Integer(index as i64));
+                (format!("ds={index:04}"), vec![stats])
+            })
+            .collect();
+        let options = StatsWriteOptions::default();
+        writer
+            .update_partition_column_statistics("hive", "db", "p", writes, &options)
+            .unwrap();
+        drop(writer);
+
+        let store = open();
+        let report = store.prewarm_statistics(PREWARM_BYTES_MAX).unwrap();
+        assert_eq!((report.tables, report.columns), (1, 1));
+        let table = crate::partition::resolve_table(store.reader(), "hive", "db", "p").unwrap();
+        let version = store.partition_versions.stable_version(table.id).unwrap();
+        let wanted = ColumnChunksKey {
+            table: table.id,
+            column: "l",
+            engine: "hive",
+            version,
+            range: (0, 2),
+        };
+        let kept = store
+            .stats_chunks
+            .statistics(&wanted)
+            .expect("prewarmed chunks");
+        let chunks: Vec<_> = kept.chunks.iter().flatten().collect();
+        assert_eq!(chunks.len(), 3);
+        assert!(chunks.iter().all(|chunk| chunk.has_summary()));
     }
 }

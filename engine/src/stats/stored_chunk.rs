@@ -177,6 +177,12 @@ impl KeptStatsChunk {
         })
     }
 
+    /// Whether the summary for aggregations was found already.
+    #[cfg(test)]
+    pub(crate) fn has_summary(&self) -> bool {
+        self.summary.get().is_some_and(Option::is_some)
+    }
+
     /// The bytes of the stored value kept.
     pub(crate) fn stored_len(&self) -> usize {
         self.view.archive().len()
