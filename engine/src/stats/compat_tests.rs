@@ -8,52 +8,17 @@ use super::chunk::{chunk_of, SKETCH_IN_CHUNK, SKETCH_TAG_BIT_VECTORS};
 use super::packed::unpacked_chunk;
 use super::sketch_chunk::{SketchChunk, StoredSketches};
 use super::slots::find_slot;
+use super::test_store;
 use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
 use crate::kv::{KvBytes, MemoryBackend};
 use crate::partition::resolve_table;
 use crate::values::{ValueKind, VALUE_KIND_OFFSET};
-use crate::{
-    keys, Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions,
-    Table,
-};
+use crate::{keys, Store};
 
 const PARTITION_COUNT: usize = 6;
 
 fn store_with_partitions() -> Store {
-    let mut options = StoreOptions::new("/warehouse").metadata_only();
-    options.durability = Durability::Memory;
-    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
-    let database = Database {
-        name: "db".to_string(),
-        ..Database::default()
-    };
-    store.create_database(database).unwrap();
-    let column = |name: &str| FieldSchema {
-        name: name.to_string(),
-        type_name: "bigint".to_string(),
-        comment: None,
-    };
-    let table = Table {
-        table_name: "p".to_string(),
-        db_name: "db".to_string(),
-        sd: Some(StorageDescriptor {
-            cols: vec![column("l")],
-            ..StorageDescriptor::default()
-        }),
-        partition_keys: vec![column("ds")],
-        ..Table::default()
-    };
-    store.create_table(table).unwrap();
-    let partitions = (0..PARTITION_COUNT)
-        .map(|index| Partition {
-            values: vec![index.to_string()],
-            ..Partition::default()
-        })
-        .collect();
-    store
-        .add_partitions("hive", "db", "p", partitions, &Default::default())
-        .unwrap();
-    store
+    test_store::store_with_partitions(Arc::new(MemoryBackend::new()), PARTITION_COUNT, true)
 }
 
 /// A sparse HLL of precision 10 holding `key` (run length 1), in Hive's bytes.

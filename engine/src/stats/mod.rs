@@ -57,6 +57,8 @@ mod slot_index;
 mod slots;
 mod snapshot;
 mod stored_chunk;
+#[cfg(test)]
+mod test_store;
 mod transactional;
 mod write;
 

@@ -173,8 +173,8 @@ mod tests {
 
     use super::*;
     use crate::kv::MemoryBackend;
+    use crate::stats::test_store::store_with_partitions;
     use crate::stats::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
-    use crate::{Database, Durability, FieldSchema, Partition, StorageDescriptor, StoreOptions};
 
     const PARTITION_COUNT: usize = 300;
 
@@ -184,50 +184,13 @@ mod tests {
         // (`column_fold.rs`), not only its bytes. Method: 300 partitions (three chunks) with
         // statistics, a second store on the same data prewarmed, its kept chunks looked at.
         let backend = Arc::new(MemoryBackend::new());
-        let open = || {
-            let mut options = StoreOptions::new("/warehouse").metadata_only();
-            options.durability = Durability::Memory;
-            Store::open_with_backend(backend.clone(), options).unwrap()
-        };
-        let writer = open();
-        writer
-            .create_database(Database {
-                name: "db".to_string(),
-                ..Database::default()
-            })
-            .unwrap();
-        let column = |name: &str| FieldSchema {
-            name: name.to_string(),
-            type_name: "bigint".to_string(),
-            comment: None,
-        };
-        writer
-            .create_table(Table {
-                table_name: "p".to_string(),
-                db_name: "db".to_string(),
-                sd: Some(StorageDescriptor {
-                    cols: vec![column("l")],
-                    ..StorageDescriptor::default()
-                }),
-                partition_keys: vec![column("ds")],
-                ..Table::default()
-            })
-            .unwrap();
-        let partitions = (0..PARTITION_COUNT)
-            .map(|index| Partition {
-                values: vec![format!("{index:04}")],
-                ..Partition::default()
-            })
-            .collect();
-        writer
-            .add_partitions("hive", "db", "p", partitions, &Default::default())
-            .unwrap();
+        let writer = store_with_partitions(backend.clone(), PARTITION_COUNT, true);
         let writes = (0..PARTITION_COUNT)
             .map(|index| {
                 let mut stats = ColumnStatistics::new("l", "bigint", StatsKind::Long);
                 stats.low_value = Some(StatsValue::Integer(-(index as i64)));
                 stats.high_value = Some(StatsValue::Integer(index as i64));
-                (format!("ds={index:04}"), vec![stats])
+                (format!("ds={index}"), vec![stats])
             })
             .collect();
         let options = StatsWriteOptions::default();
@@ -236,7 +199,7 @@ mod tests {
             .unwrap();
         drop(writer);
 
-        let store = open();
+        let store = store_with_partitions(backend, PARTITION_COUNT, false);
         let report = store.prewarm_statistics(PREWARM_BYTES_MAX).unwrap();
         assert_eq!((report.tables, report.columns), (1, 1));
         let table = crate::partition::resolve_table(store.reader(), "hive", "db", "p").unwrap();
