@@ -1489,3 +1489,75 @@ fn a_prewarm_stops_at_its_budget() {
         (1, 1, false)
     );
 }
+
+#[test]
+fn a_prewarm_reads_at_most_sixteen_tables_in_the_order_they_were_made() {
+    // Goal: the prewarm stops at half the slot cache's tables (16), so that it never makes
+    // the cache empty itself, and says it did not read everything. Method: 17 partitioned
+    // tables with statistics; the first 16 made are read, the 17th is not.
+    let backend = Arc::new(MemoryBackend::new());
+    let store = setup_on(backend.clone());
+    let table_count = 17;
+    for table in 0..table_count {
+        let name = format!("t{table:02}");
+        store
+            .create_table(Table {
+                table_name: name.clone(),
+                db_name: "db".to_string(),
+                sd: Some(StorageDescriptor {
+                    cols: table_columns(),
+                    ..StorageDescriptor::default()
+                }),
+                partition_keys: vec![column("ds", "string")],
+                ..Table::default()
+            })
+            .unwrap();
+        let partition = Partition {
+            values: vec!["1".to_string()],
+            ..Partition::default()
+        };
+        store
+            .add_partitions("hive", "db", &name, vec![partition], &Default::default())
+            .unwrap();
+        let writes = vec![(
+            "ds=1".to_string(),
+            vec![ColumnStatistics::new("l", "bigint", StatsKind::Long)],
+        )];
+        store
+            .update_partition_column_statistics("hive", "db", &name, writes, &options(false))
+            .unwrap();
+    }
+    drop(store);
+    let counted = Arc::new(StatsReadCount {
+        inner: backend,
+        entries: Default::default(),
+    });
+    let store = open_on(counted.clone());
+    let report = store.prewarm_statistics(64 << 20).unwrap();
+    assert_eq!(
+        (report.tables, report.columns, report.complete),
+        (16, 16, false)
+    );
+    let columns = vec!["l".to_string()];
+    let names = vec!["ds=1".to_string()];
+    for table in 0..table_count {
+        counted.take();
+        let aggregate = store
+            .aggregate_column_statistics(
+                "hive",
+                "db",
+                &format!("t{table:02}"),
+                &names,
+                &columns,
+                "hive",
+            )
+            .unwrap();
+        assert_eq!(aggregate.partitions_found, 1);
+        let read = counted.take();
+        assert_eq!(
+            read == 0,
+            table < 16,
+            "table {table}: {read} statistics entries read"
+        );
+    }
+}
