@@ -198,7 +198,13 @@ const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
 /// `saturating_add` in order give.
 #[inline]
 fn saturating_sum(sum: i64, values: StoredIntegers<'_>) -> i64 {
-    match plain_total(values) {
+    add_total(sum, plain_total(values), values)
+}
+
+/// `sum` plus `values` as [`saturating_sum`] adds them, given their [`plain_total`] `total`.
+#[inline]
+fn add_total(sum: i64, total: Option<i64>, values: StoredIntegers<'_>) -> i64 {
+    match total {
         Some(total) => sum.saturating_add(total),
         None => {
             let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
@@ -239,9 +245,22 @@ fn add_run_bounds<V: StoredNumber>(
     values: StoredIntegers<'_>,
     index: usize,
 ) {
-    let first = V::from_stored(values.at(0));
-    let extremes = extremes.get_or_insert_with(|| Extremes::new(first, index));
-    add_run_array(extremes, values, index);
+    if let Some(run) = run_extremes::<V>(values) {
+        add_bound_extremes(extremes, values.at(0), run, index);
+    }
+}
+
+/// Starts `extremes` at `first` (a run's first value) if nothing was folded yet, then adds
+/// the run's extremes `run`.
+#[inline]
+fn add_bound_extremes<V: StoredNumber>(
+    extremes: &mut Option<Extremes<V>>,
+    first: i64,
+    run: RunExtremes,
+    index: usize,
+) {
+    let extremes = extremes.get_or_insert_with(|| Extremes::new(V::from_stored(first), index));
+    add_run_extremes(extremes, run, index);
 }
 
 /// The least low and greatest high of one column, kept in its kind's representation: integers
@@ -345,6 +364,35 @@ impl BoundFold {
         true
     }
 
+    /// Adds the bounds of a run over a whole chunk from the chunk's summary, as
+    /// [`BoundFold::add_run`] would; `false` (nothing added) for decimals, which have none.
+    fn add_summary(&mut self, summary: &ChunkSummary, index: usize) -> bool {
+        let (with_low, with_high) = (
+            summary.bound_flags & HAS_LOW != 0,
+            summary.bound_flags & HAS_HIGH != 0,
+        );
+        match self {
+            BoundFold::Integer { low, high } => {
+                if with_low {
+                    add_bound_extremes(low, summary.lows_first, summary.lows, index);
+                }
+                if with_high {
+                    add_bound_extremes(high, summary.highs_first, summary.highs, index);
+                }
+            }
+            BoundFold::Double { low, high } => {
+                if with_low {
+                    add_bound_extremes(low, summary.lows_first, summary.lows, index);
+                }
+                if with_high {
+                    add_bound_extremes(high, summary.highs_first, summary.highs, index);
+                }
+            }
+            BoundFold::Decimal { .. } => return false,
+        }
+        true
+    }
+
     /// The least low and greatest high, as values.
     fn into_values(self) -> (Option<Extremes<StatsValue>>, Option<Extremes<StatsValue>>) {
         fn to_values<T>(
@@ -437,18 +485,6 @@ impl ChunkSummary {
             highs_first: chunk.highs.at(0),
         })
     }
-}
-
-/// Starts `extremes` at `first` if nothing was folded yet, then adds a run's `run`.
-#[inline]
-fn add_summary_bounds<V: StoredNumber>(
-    extremes: &mut Option<Extremes<V>>,
-    first: i64,
-    run: RunExtremes,
-    index: usize,
-) {
-    let extremes = extremes.get_or_insert_with(|| Extremes::new(V::from_stored(first), index));
-    add_run_extremes(extremes, run, index);
 }
 
 /// Consecutive request positions `index..index + len` whose slots `slot..slot + len` are
@@ -615,39 +651,14 @@ impl Accumulator {
         if summary.kind != self.kind as u8 {
             return false;
         }
-        let (with_low, with_high) = (
-            summary.bound_flags & HAS_LOW != 0,
-            summary.bound_flags & HAS_HIGH != 0,
-        );
-        match &mut self.bounds {
-            BoundFold::Integer { low, high } => {
-                if with_low {
-                    add_summary_bounds(low, summary.lows_first, summary.lows, run.index);
-                }
-                if with_high {
-                    add_summary_bounds(high, summary.highs_first, summary.highs, run.index);
-                }
-            }
-            BoundFold::Double { low, high } => {
-                if with_low {
-                    add_summary_bounds(low, summary.lows_first, summary.lows, run.index);
-                }
-                if with_high {
-                    add_summary_bounds(high, summary.highs_first, summary.highs, run.index);
-                }
-            }
-            // A summary is never made of decimals.
-            BoundFold::Decimal { .. } => return false,
+        if !self.bounds.add_summary(summary, run.index) {
+            return false;
         }
         self.count += run.len as i64;
         self.add_sketched(chunk.flags, run.slot);
-        let sum = |sum: i64, total: Option<i64>, values: StoredIntegers<'_>| match total {
-            Some(total) => sum.saturating_add(total),
-            None => saturating_sum(sum, values),
-        };
-        self.nulls_sum = sum(self.nulls_sum, summary.nulls, chunk.num_nulls);
-        self.trues_sum = sum(self.trues_sum, summary.trues, chunk.num_trues);
-        self.falses_sum = sum(self.falses_sum, summary.falses, chunk.num_falses);
+        self.nulls_sum = add_total(self.nulls_sum, summary.nulls, chunk.num_nulls);
+        self.trues_sum = add_total(self.trues_sum, summary.trues, chunk.num_trues);
+        self.falses_sum = add_total(self.falses_sum, summary.falses, chunk.num_falses);
         add_run_extremes(&mut self.distinct, summary.distinct, run.index);
         add_run_extremes(&mut self.max_length, summary.max_length, run.index);
         add_run_extremes(&mut self.avg_length, summary.avg_length, run.index);
