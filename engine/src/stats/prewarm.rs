@@ -61,8 +61,9 @@ impl Prewarm {
 impl Store {
     /// Reads partition statistics into the store's caches, table after table, until
     /// `byte_budget` bytes are kept (at most [`PREWARM_BYTES_MAX`], and bounded further by the
-    /// caches' own bounds, see the module docs). Statistics a write changes meanwhile are read again by the call that wants them,
-    /// as after any write; a table dropped meanwhile is skipped.
+    /// caches' own bounds, see the module docs). Statistics a write changes meanwhile are read
+    /// again by the call that wants them, as after any write; a table dropped meanwhile is
+    /// skipped.
     pub fn prewarm_statistics(&self, byte_budget: usize) -> Result<PrewarmReport> {
         let mut prewarm = Prewarm {
             report: PrewarmReport::default(),
@@ -126,14 +127,12 @@ impl Store {
             prewarm.report.bytes += name_bytes + index.by_name.capacity() * 32;
         }
         let range = (0, chunk_of(slots - 1).0);
-        let end = kv::prefix_successor(&keys::stats_table_prefix(keys::KEYSPACE_STATS_CHUNK, id));
         let mut cursor = keys::stats_table_prefix(keys::KEYSPACE_STATS_CHUNK, id);
+        // A table's chunk keys end before its successor, or else before the next keyspace.
+        let end =
+            kv::prefix_successor(&cursor).unwrap_or_else(|| vec![keys::KEYSPACE_STATS_CHUNK + 1]);
         loop {
-            let range_left = match &end {
-                Some(end) => KeyRange::between(&cursor, end),
-                None => KeyRange::prefix(&cursor),
-            };
-            let Some((key, _)) = reader.scan(&range_left, 1)?.pop() else {
+            let Some((key, _)) = reader.scan(&KeyRange::between(&cursor, &end), 1)?.pop() else {
                 break;
             };
             if prewarm.full() {

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use hivestore_engine::PrewarmReport;
 use hivestore_idl::handler::METHODS;
 
 /// The counter of a method's server time: `<method>.server_ns`.
@@ -22,17 +23,8 @@ pub struct Counters {
     by_method: HashMap<&'static str, MethodCount>,
     connections_accepted: AtomicU64,
     connections_refused: AtomicU64,
-    /// The statistics prewarm, once it is over (`statistics_prewarm.*`).
-    prewarm: Mutex<Option<PrewarmCounts>>,
-}
-
-/// What the statistics prewarm at start did, and how long it took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PrewarmCounts {
-    pub columns: u64,
-    pub bytes: u64,
-    pub millis: u64,
-    pub complete: bool,
+    /// The statistics prewarm, once it is over, and how long it took (`statistics_prewarm.*`).
+    prewarm: Mutex<Option<(PrewarmReport, Duration)>>,
 }
 
 impl Default for Counters {
@@ -80,10 +72,10 @@ impl Counters {
         self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Records the statistics prewarm as over.
-    pub fn record_prewarm(&self, counts: PrewarmCounts) {
+    /// Records the statistics prewarm as over, after `took`.
+    pub fn record_prewarm(&self, report: PrewarmReport, took: Duration) {
         if let Ok(mut prewarm) = self.prewarm.lock() {
-            *prewarm = Some(counts);
+            *prewarm = Some((report, took));
         }
     }
 
@@ -120,15 +112,17 @@ impl Counters {
             "connections.refused".into(),
             self.connections_refused.load(Ordering::Relaxed),
         );
-        let prewarm = self.prewarm.lock().ok().and_then(|prewarm| *prewarm);
-        if let Some(prewarm) = prewarm {
+        let prewarm = self.prewarm.lock().ok().and_then(|prewarm| prewarm.clone());
+        if let Some((report, took)) = prewarm {
+            let count = |value: usize| u64::try_from(value).unwrap_or(u64::MAX);
             put("statistics_prewarm.done".into(), 1);
-            put("statistics_prewarm.columns".into(), prewarm.columns);
-            put("statistics_prewarm.bytes".into(), prewarm.bytes);
-            put("statistics_prewarm.ms".into(), prewarm.millis);
+            put("statistics_prewarm.columns".into(), count(report.columns));
+            put("statistics_prewarm.bytes".into(), count(report.bytes));
+            let millis = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+            put("statistics_prewarm.ms".into(), millis);
             put(
                 "statistics_prewarm.complete".into(),
-                u64::from(prewarm.complete),
+                u64::from(report.complete),
             );
         }
         counters

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::counters::PrewarmCounts;
 use crate::service::ServerState;
 
 /// Starts the prewarm of up to `byte_budget` bytes of statistics; nothing when it is 0.
@@ -26,14 +25,9 @@ pub fn run(state: &ServerState, byte_budget: usize) {
     let start = Instant::now();
     match state.store().prewarm_statistics(byte_budget) {
         Ok(report) => {
-            let millis = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-            tracing::info!(?report, millis, "statistics prewarmed");
-            state.counters.record_prewarm(PrewarmCounts {
-                columns: report.columns as u64,
-                bytes: report.bytes as u64,
-                millis,
-                complete: report.complete,
-            });
+            let took = start.elapsed();
+            tracing::info!(?report, ?took, "statistics prewarmed");
+            state.counters.record_prewarm(report, took);
         }
         // Only a slower first read follows: the reads it would have made fail the same way.
         Err(error) => tracing::warn!(%error, "statistics prewarm failed"),
