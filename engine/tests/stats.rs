@@ -1324,6 +1324,15 @@ struct StatsReadCount {
 }
 
 impl StatsReadCount {
+    /// A store on `backend` whose statistics reads are counted, and the count.
+    fn store_over(backend: &Arc<MemoryBackend>) -> (Store, Arc<StatsReadCount>) {
+        let counted = Arc::new(StatsReadCount {
+            inner: backend.clone(),
+            entries: Default::default(),
+        });
+        (open_on(counted.clone()), counted)
+    }
+
     fn count(&self, key: &[u8]) {
         let statistics = keys::KEYSPACE_STATS_SLOT..=keys::KEYSPACE_STATS_SKETCH;
         if key
@@ -1419,11 +1428,7 @@ fn a_prewarmed_store_answers_planners_without_reading_statistics_again() {
     let backend = Arc::new(MemoryBackend::new());
     let names = partitions_with_statistics(&backend);
     let expected = planner_reads(&open_on(backend.clone()), &names);
-    let counted = Arc::new(StatsReadCount {
-        inner: backend.clone(),
-        entries: Default::default(),
-    });
-    let store = open_on(counted.clone());
+    let (store, counted) = StatsReadCount::store_over(&backend);
     let report = store.prewarm_statistics(64 << 20).unwrap();
     assert_eq!(
         (report.tables, report.columns, report.complete),
@@ -1452,11 +1457,7 @@ fn a_prewarm_stops_at_its_budget() {
     // then of one column's chunks.
     let backend = Arc::new(MemoryBackend::new());
     let names = partitions_with_statistics(&backend);
-    let counted = Arc::new(StatsReadCount {
-        inner: backend.clone(),
-        entries: Default::default(),
-    });
-    let store = open_on(counted.clone());
+    let (store, counted) = StatsReadCount::store_over(&backend);
     let report = store.prewarm_statistics(0).unwrap();
     assert_eq!(
         (report.tables, report.columns, report.complete),
@@ -1528,11 +1529,7 @@ fn a_prewarm_reads_at_most_sixteen_tables_in_the_order_they_were_made() {
             .unwrap();
     }
     drop(store);
-    let counted = Arc::new(StatsReadCount {
-        inner: backend,
-        entries: Default::default(),
-    });
-    let store = open_on(counted.clone());
+    let (store, counted) = StatsReadCount::store_over(&backend);
     let report = store.prewarm_statistics(64 << 20).unwrap();
     assert_eq!(
         (report.tables, report.columns, report.complete),
