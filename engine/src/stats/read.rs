@@ -271,9 +271,8 @@ pub(crate) fn chunk_range(slots: &[(usize, u32)]) -> Option<(u32, u32)> {
 /// One column's chunks as read in place (from the first of the range on), and its sketch
 /// chunks when sketches are read.
 struct ColumnReader<'a> {
-    column: &'a str,
-    /// The column's name as every statistics read from it holds it (inline when short).
-    shared_column: SmolStr,
+    /// The column's name, as every statistics read from it holds it (inline when short).
+    column: SmolStr,
     first: u32,
     arrays: Vec<Option<StoredChunk<'a>>>,
     sketches: Option<&'a CachedChunks<DecodedSketchChunk>>,
@@ -296,13 +295,13 @@ fn push_slot_statistics(
     let Some(chunk) = index.and_then(|index| *column.arrays.get(index)?) else {
         return Ok(None);
     };
-    let Some(stats) = chunk.push_statistics_at(offset, &column.shared_column, out) else {
+    let Some(stats) = chunk.push_statistics_at(offset, &column.column, out) else {
         return Ok(None);
     };
     if let Some(sketches) = column.sketches {
         let flags = chunk.flags.get(offset).copied().unwrap_or_default();
         let own_key = |tag| -> Result<Option<Vec<u8>>> {
-            let key = keys::stats_sketch_key(table, column.column, engine, slot, tag);
+            let key = keys::stats_sketch_key(table, &column.column, engine, slot, tag);
             Ok(reader.get(&key)?.map(|bytes| bytes.to_vec()))
         };
         if flags & HAS_BIT_VECTORS != 0 {
@@ -431,8 +430,7 @@ impl Store {
         let readers: Vec<ColumnReader<'_>> = kept
             .iter()
             .map(|(column, chunks, sketches)| ColumnReader {
-                column,
-                shared_column: SmolStr::new(column.as_str()),
+                column: SmolStr::new(column.as_str()),
                 first: chunks.first,
                 arrays: chunks
                     .chunks
