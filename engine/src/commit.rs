@@ -8,7 +8,7 @@
 //! batch applied before it started, so each writer's batch, applied before
 //! its ticket was queued, is durable when its ticket is answered. While one
 //! flush runs, the next group gathers: N concurrent writers cost about one
-//! fsync, not N.
+//! fsync, not N. Readers settling an answer (`visibility.rs`) queue tickets too.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -19,6 +19,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::error::{Error, Result};
 use crate::kv::KvBackend;
+use crate::visibility::Visibility;
 
 /// How many writers may wait for a flush at once; more block on the queue.
 pub const COMMIT_QUEUE_CAPACITY: usize = 1024;
@@ -82,7 +83,7 @@ impl Drop for Announcement<'_> {
 
 impl CommitPipeline {
     /// Starts the flusher thread over `backend`.
-    pub(crate) fn start(backend: Arc<dyn KvBackend>) -> Result<Self> {
+    pub(crate) fn start(backend: Arc<dyn KvBackend>, visibility: Arc<Visibility>) -> Result<Self> {
         let (queue, tickets) = bounded::<Ticket>(COMMIT_QUEUE_CAPACITY);
         let counters = Arc::new(CommitCounters::default());
         let thread_counters = counters.clone();
@@ -93,6 +94,7 @@ impl CommitPipeline {
             .spawn(move || {
                 run_flusher(
                     backend.as_ref(),
+                    &visibility,
                     &tickets,
                     &thread_counters,
                     &thread_in_flight,
@@ -154,6 +156,7 @@ impl Drop for CommitPipeline {
 /// The flusher's loop: one flush per group of queued tickets.
 fn run_flusher(
     backend: &dyn KvBackend,
+    visibility: &Visibility,
     tickets: &Receiver<Ticket>,
     counters: &CommitCounters,
     in_flight: &AtomicUsize,
@@ -162,10 +165,15 @@ fn run_flusher(
     while let Ok(first) = tickets.recv() {
         group.push(first);
         gather(tickets, in_flight, &mut group);
+        let applied = visibility.applied();
         let answer = backend.flush();
         counters.flush_count.fetch_add(1, Ordering::Relaxed);
-        if let Err(error) = &answer {
-            tracing::error!(%error, waiting = group.len(), "flush failed");
+        match &answer {
+            Ok(()) => visibility.flushed(applied),
+            Err(error) => {
+                visibility.set_broken();
+                tracing::error!(%error, waiting = group.len(), "flush failed");
+            }
         }
         for ticket in group.drain(..) {
             // A writer that gave up waiting has dropped its receiver; nothing
@@ -198,7 +206,8 @@ mod tests {
     #[test]
     fn concurrent_writers_share_flushes() {
         let backend: Arc<dyn KvBackend> = Arc::new(SlowFlush(MemoryBackend::new()));
-        let pipeline = Arc::new(CommitPipeline::start(backend).unwrap());
+        let pipeline =
+            Arc::new(CommitPipeline::start(backend, Arc::new(Visibility::default())).unwrap());
         let writer_count = 16;
         let rounds = 8;
         std::thread::scope(|scope| {

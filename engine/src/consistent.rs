@@ -29,6 +29,15 @@ pub(crate) struct PartitionVersions {
 pub(crate) struct Stripes(u64);
 
 impl Stripes {
+    /// Every stripe: what the store going back to its durable state touches.
+    pub(crate) fn all() -> Self {
+        Stripes(if STRIPE_COUNT >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << STRIPE_COUNT) - 1
+        })
+    }
+
     /// Whether no stripe is touched.
     pub(crate) fn is_empty(&self) -> bool {
         self.0 == 0

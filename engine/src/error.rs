@@ -41,11 +41,16 @@ pub enum Error {
         /// What check failed.
         reason: String,
     },
-    /// The storage backend failed (I/O error, disk full, ...).
+    /// The storage backend failed (an I/O error, ...).
     #[error("storage error: {0}")]
     Storage(String),
-    /// The engine is shutting down and can take no more writes.
-    #[error("the engine is shutting down: {0}")]
+    /// The disk holding the store is full: the write was not made, and writes are refused
+    /// until the disk has room again. Reads go on.
+    #[error("the disk holding the store is full: {0}")]
+    DiskFull(String),
+    /// The engine cannot serve the call now: it is shutting down, or getting back to its
+    /// durable state after a failed write. A retry may succeed.
+    #[error("the store is unavailable: {0}")]
     Unavailable(String),
     /// No lock has that id, or it was released or timed out (`NoSuchLockException`).
     #[error("{0}")]

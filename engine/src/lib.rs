@@ -7,7 +7,9 @@
 //! - [`Store`]: opens a data directory and offers catalog, database and table
 //!   operations with Hive's semantics for names (trimmed, lowercased, checked)
 //!   and Hive's error messages. Every write is one atomic batch, acknowledged
-//!   only once durable; concurrent writers share fsyncs (group commit).
+//!   only once durable; concurrent writers share fsyncs (group commit). An
+//!   answer shows only durable state: frontends take a [`ReadMark`] when a
+//!   call begins and [`Store::settle`] it before answering.
 //! - Hive's rules on top: default locations (`<catalog>/<db>.db/<table>`),
 //!   table types reconciled with `EXTERNAL`, column types checked against
 //!   Hive's grammar, `alter_table`'s rename, type-change and compare-and-set
@@ -17,7 +19,7 @@
 //!   deletes, on the local filesystem behind the [`Filesystem`] trait;
 //!   other filesystems (`s3a:`, `hdfs:`, ...) are recorded, never touched.
 //! - [`kv`]: the [`kv::KvBackend`] trait under it, with sled and in-memory
-//!   backends.
+//!   backends, and a simulated disk that loses unflushed writes on a crash.
 //! - [`keys`] and [`values`]: the byte layout, specified in
 //!   `docs/storage-format.md`. Values are rkyv archives, validated and read in
 //!   place through [`ValueView`].
@@ -83,6 +85,7 @@ mod table_filter;
 mod table_rules;
 pub mod txns;
 pub mod values;
+mod visibility;
 pub mod warehouse;
 
 pub use catalog::Catalog;
@@ -141,4 +144,5 @@ pub use table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
 };
 pub use values::ValueView;
+pub use visibility::ReadMark;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};

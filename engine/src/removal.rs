@@ -84,6 +84,12 @@ fn remove_batch(txn: &mut WriteTxn<'_>, tables: &[TableId], done: &mut usize) ->
     let mut room = REMOVAL_BATCH_KEY_COUNT;
     let mut deleted = 0;
     while let Some(&table) = tables.get(*done) {
+        // The marker was read before this write: a drop the store has since gone back on
+        // (its flush failed) must not lose its partitions.
+        if txn.get(&keys::pending_removal_key(table))?.is_none() {
+            *done += 1;
+            continue;
+        }
         for range in ranges_of_dropped(table) {
             let keys: Vec<_> = txn
                 .scan(range)

@@ -5,23 +5,27 @@
 //! batch; that makes every check-then-write (does the table exist? allocate
 //! an id) race-free, and costs microseconds. They release it before waiting
 //! for the flush, so the fsync is shared through [`crate::commit`]. Readers
-//! take no lock. A reader may see a write a moment before it is durable; it
-//! never sees half of one. If the flush fails, the writer gets the error
-//! although its batch is applied: whether it survives a crash is then
-//! unknown, as with any database whose fsync fails.
+//! take no lock and never see half of a write; they may see one a moment
+//! before it is durable, so answers are settled before they go out
+//! (`visibility.rs`). If an apply or a flush fails, the store goes back to
+//! its durable state at once ([`Store::reopen_after_failure`]): the failed
+//! batch, and any applied after the last good flush, are gone for readers
+//! and their writers are answered with the error.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commit::{CommitCounters, CommitPipeline};
-use crate::consistent::{PartitionVersions, OPTIMISTIC_ATTEMPT_COUNT};
+use crate::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
 use crate::name_listing::NameCache;
 use crate::removal::Sweeper;
 use crate::values::{self, StoredValue, ValueView};
+use crate::visibility::{ReadMark, Visibility};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
@@ -66,6 +70,9 @@ pub struct StoreOptions {
     pub txn_timeout: std::time::Duration,
     /// The sled backend's page cache, in bytes (see [`Store::open`]).
     pub page_cache_bytes: u64,
+    /// Room the sled backend keeps free on its disk, so that it can go back to its durable
+    /// state when the disk runs full (see [`kv::SledBackend::open_with_reserve`]).
+    pub disk_reserve_bytes: u64,
 }
 
 impl StoreOptions {
@@ -79,6 +86,7 @@ impl StoreOptions {
             disallow_incompatible_col_type_changes: true,
             txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
+            disk_reserve_bytes: crate::kv::DISK_RESERVE_BYTES_DEFAULT,
         }
     }
 
@@ -115,6 +123,10 @@ pub struct Store {
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
     acid: Mutex<crate::locks::AcidState>,
+    /// The epoch of [`Visibility`] the lock table was read at: after a reopen it is read again.
+    acid_epoch: AtomicU64,
+    /// Which applied batches are durable, for settling answers (see `visibility.rs`).
+    visibility: Arc<Visibility>,
     /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
     pub(crate) stats_slots: crate::stats::SlotCache,
     /// Which slot keys each batch changed, to bring a kept slot index up to date.
@@ -128,7 +140,11 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the sled store in `data_dir`.
     pub fn open(data_dir: &Path, options: StoreOptions) -> Result<Store> {
-        let backend = SledBackend::open(data_dir, options.page_cache_bytes)?;
+        let backend = SledBackend::open_with_reserve(
+            data_dir,
+            options.page_cache_bytes,
+            options.disk_reserve_bytes,
+        )?;
         Store::open_with_backend(Arc::new(backend), options)
     }
 
@@ -138,8 +154,9 @@ impl Store {
         check_format_version(backend.as_ref())?;
         let next_id = read_next_id(backend.as_ref())?;
         let next_event_id = crate::events::read_next_event_id(backend.as_ref())?;
+        let visibility = Arc::new(Visibility::default());
         let commit = match options.durability {
-            Durability::Flush => Some(CommitPipeline::start(backend.clone())?),
+            Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
@@ -158,6 +175,8 @@ impl Store {
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
+            acid_epoch: AtomicU64::new(visibility.epoch()),
+            visibility,
             stats_slots: crate::stats::SlotCache::default(),
             stats_slot_changes: crate::stats::SlotChanges::default(),
             stats_chunks: crate::stats::ChunkCache::default(),
@@ -206,17 +225,16 @@ impl Store {
 
     /// [`Store::write`] for writes that change the warehouse before the
     /// commit: `body` records through [`WriteTxn::record_undo`] what it did
-    /// there, and if the batch is not applied, it is taken back. A failed
-    /// flush after the batch was applied takes nothing back: the metadata is
-    /// visible. `undo` receives what was recorded.
+    /// there, and if the batch is not applied, or is dropped again because its
+    /// flush failed, it is taken back. `undo` receives what was recorded.
     pub(crate) fn write_with_undo<R>(
         &self,
         undo: &mut Vec<Undo>,
         body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
     ) -> Result<R> {
-        let mut applied = false;
-        let result = self.write_tracked(&mut applied, undo, body);
-        if result.is_err() && !applied {
+        let mut fate = BatchFate::NotApplied;
+        let result = self.write_tracked(&mut fate, undo, body);
+        if result.is_err() && fate != BatchFate::Kept {
             for action in undo.drain(..).rev() {
                 self.warehouse.undo(action);
             }
@@ -226,10 +244,15 @@ impl Store {
 
     fn write_tracked<R>(
         &self,
-        applied: &mut bool,
+        fate: &mut BatchFate,
         undo: &mut Vec<Undo>,
         body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
     ) -> Result<R> {
+        if self.visibility.is_broken() {
+            self.reopen_after_failure()?;
+        }
+        self.backend.writable()?;
+        let epoch_at_start = self.visibility.epoch();
         let announcement = self.commit.as_ref().map(CommitPipeline::announce);
         let result = {
             let mut state = self
@@ -272,30 +295,159 @@ impl Store {
                 );
             }
             if !batch.is_empty() {
-                let stripes = PartitionVersions::touched_by(&batch);
-                let slot_stripes = PartitionVersions::slots_touched_by(&batch);
-                // Before the stripes move, so that a reader at their new version finds it.
-                self.stats_changes.record(&batch, &self.partition_versions);
-                if !slot_stripes.is_empty() {
-                    self.stats_slot_changes.record(&batch, &self.slot_versions);
-                }
-                self.partition_versions.bump(stripes);
-                self.slot_versions.bump(slot_stripes);
-                let applied = self.backend.apply(batch);
-                self.slot_versions.bump(slot_stripes);
-                self.partition_versions.bump(stripes);
-                if applied.is_err() {
+                if let Err(error) = self.apply_locked(batch) {
                     state.next_event_id = event_id_before;
+                    state.next_id = id_before;
+                    drop(state);
+                    self.reopen_after(&error);
+                    self.visibility.own_write_failed(epoch_at_start);
+                    return Err(error);
                 }
-                applied?;
+                *fate = BatchFate::Kept;
             }
-            *applied = true;
             result
         };
         if let (Some(commit), Some(announcement)) = (&self.commit, announcement) {
-            commit.wait_durable(announcement)?;
+            if let Err(error) = commit.wait_durable(announcement) {
+                if self.reopen_after(&error) {
+                    *fate = BatchFate::Dropped;
+                }
+                self.visibility.own_write_failed(epoch_at_start);
+                return Err(error);
+            }
         }
         Ok(result)
+    }
+
+    /// Applies `batch` under the writer lock: numbered for settling, with the stripes and
+    /// statistics change records moved around it as readers of those expect.
+    fn apply_locked(&self, batch: WriteBatch) -> Result<()> {
+        let stripes = PartitionVersions::touched_by(&batch);
+        let slot_stripes = PartitionVersions::slots_touched_by(&batch);
+        // Before the stripes move, so that a reader at their new version finds it.
+        self.stats_changes.record(&batch, &self.partition_versions);
+        if !slot_stripes.is_empty() {
+            self.stats_slot_changes.record(&batch, &self.slot_versions);
+        }
+        self.partition_versions.bump(stripes);
+        self.slot_versions.bump(slot_stripes);
+        let sequence = self.visibility.begin_apply();
+        let applied = self.backend.apply(batch);
+        self.visibility.end_apply(sequence);
+        self.slot_versions.bump(slot_stripes);
+        self.partition_versions.bump(stripes);
+        if applied.is_err() {
+            self.visibility.set_broken();
+        }
+        applied
+    }
+
+    /// Applies `batch` as one atomic write that is not waited for: a later write's flush, or
+    /// an answer's settling, makes it durable. For housekeeping whose loss in a crash is
+    /// harmless (the event cleaner's deletes, done again after a restart).
+    pub(crate) fn apply_without_waiting(&self, batch: WriteBatch) -> Result<()> {
+        if self.visibility.is_broken() {
+            self.reopen_after_failure()?;
+        }
+        self.backend.writable()?;
+        let state = self
+            .writer
+            .lock()
+            .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
+        let applied = self.apply_locked(batch);
+        drop(state);
+        if let Err(error) = &applied {
+            self.reopen_after(error);
+        }
+        applied
+    }
+
+    /// A mark for a call beginning now: an answer it forms is sent only once
+    /// [`Store::settle`] of it succeeds.
+    pub fn read_mark(&self) -> ReadMark {
+        self.visibility.mark()
+    }
+
+    /// Waits until everything the call marked by `mark` could have read is durable, asking
+    /// for a flush if need be. `Err` when that cannot be: a flush failed, or the store went
+    /// back to its durable state during the call, so that what it read may be lost; the
+    /// answer must not be sent then, and the call may be retried. A call whose own write
+    /// failed and brought the store back answers with that write's error, as it should: the
+    /// mark, taken on the thread that serves the call, knows it. Under
+    /// [`Durability::Memory`] nothing is ever durable and nothing is waited for.
+    pub fn settle(&self, mark: ReadMark) -> Result<()> {
+        if let Some(commit) = &self.commit {
+            while !self.visibility.all_seen_durable() {
+                if let Err(error) = commit.wait_durable(commit.announce()) {
+                    self.reopen_after(&error);
+                    return Err(Error::Unavailable(format!(
+                        "what this call read could not be made durable ({error}); retry"
+                    )));
+                }
+            }
+        }
+        if self.visibility.moved_since(mark) && !self.visibility.moved_by_own_failure(mark) {
+            return Err(Error::Unavailable(
+                "a write failed to reach the disk during this call and the store went back to its durable state; retry"
+                    .to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// After `error` from an apply or a flush: goes back to the durable state. Returns
+    /// whether the store is back (so the failed batch is gone).
+    fn reopen_after(&self, error: &Error) -> bool {
+        if !self.visibility.is_broken() {
+            return false;
+        }
+        tracing::error!(%error, "a write failed to reach the disk; going back to the durable state");
+        match self.reopen_after_failure() {
+            Ok(()) => true,
+            Err(reopen_error) => {
+                tracing::error!(error = %reopen_error, "cannot go back to the durable state; the next call tries again");
+                false
+            }
+        }
+    }
+
+    /// Makes the store what is on disk again after a failed apply or flush: the backend
+    /// forgets what it applied since its last good flush, the writer's counters and the lock
+    /// table are read again, and every kept listing and statistics cache is dropped, as if
+    /// one batch had touched every table. Answers formed meanwhile do not settle.
+    pub(crate) fn reopen_after_failure(&self) -> Result<()> {
+        let mut state = self
+            .writer
+            .lock()
+            .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
+        if !self.visibility.is_broken() {
+            return Ok(()); // another call got there first
+        }
+        let every = Stripes::all();
+        self.stats_changes.forget_all(&self.partition_versions);
+        self.stats_slot_changes.forget_all(&self.slot_versions);
+        self.partition_versions.bump(every);
+        self.slot_versions.bump(every);
+        self.visibility.begin_reopen();
+        let reopened = self.backend.reopen().and_then(|()| {
+            state.next_id = read_next_id(self.backend.as_ref())?;
+            state.next_event_id = crate::events::read_next_event_id(self.backend.as_ref())?;
+            Ok(())
+        });
+        self.slot_versions.bump(every);
+        self.partition_versions.bump(every);
+        reopened?;
+        self.visibility.end_reopen();
+        tracing::warn!(
+            reopens = self.visibility.reopen_count(),
+            "the store is back at its durable state"
+        );
+        Ok(())
+    }
+
+    /// How many times the store went back to its durable state after a failed write.
+    pub fn reopen_count(&self) -> u64 {
+        self.visibility.reopen_count()
     }
 
     /// Runs `scan`, a read of `table`'s partitions, so that it sees every batch whole: again
@@ -351,12 +503,31 @@ impl Store {
         self.backend.as_ref()
     }
 
-    /// The lock and transaction state, under its mutex.
+    /// The lock and transaction state, under its mutex; read again from the store after it
+    /// went back to its durable state.
     pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::locks::AcidState>> {
-        self.acid
+        let mut acid = self
+            .acid
             .lock()
-            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))
+            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))?;
+        let epoch = self.visibility.epoch();
+        if self.acid_epoch.load(Ordering::SeqCst) != epoch {
+            *acid = crate::locks::AcidState::load(self.backend.as_ref())?;
+            self.acid_epoch.store(epoch, Ordering::SeqCst);
+        }
+        Ok(acid)
     }
+}
+
+/// What became of a write's batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchFate {
+    /// Nothing was applied.
+    NotApplied,
+    /// Applied; durable unless the write failed and the store could not go back.
+    Kept,
+    /// Applied, then gone again: its flush failed and the store went back to its durable state.
+    Dropped,
 }
 
 /// A write in progress: reads the committed state, stages a batch.

@@ -52,16 +52,19 @@ class Hivestore:
         self.process = None
         self.server = None
         self.starts = 0
+        self.extra_args = []      # more `serve` flags
+        self.log_dir = workdir    # where each start's log goes
 
     def start(self) -> Server:
         for _ in range(3):
             port = free_loopback_port()
-            log_path = self.workdir / f"hivestore-start{self.starts}.log"
+            log_path = self.log_dir / f"hivestore-start{self.starts}.log"
             self.starts += 1
             with open(log_path, "wb") as log:
                 self.process = subprocess.Popen(
                     [str(self.binary), "serve", "--listen", f"127.0.0.1:{port}",
-                     "--data-dir", str(self.data_dir), "--warehouse", str(self.warehouse)],
+                     "--data-dir", str(self.data_dir), "--warehouse", str(self.warehouse),
+                     *self.extra_args],
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                     cwd=self.workdir)
             self.server = Server("127.0.0.1", port, process=self.process, log_path=str(log_path))

@@ -2,11 +2,14 @@
 //!
 //! [`KvBackend`] is the only thing the catalog code knows about storage: point
 //! reads, bounded range scans in key order, atomic batches of puts and
-//! deletes, and a durable flush. [`SledBackend`] is the embedded default;
-//! [`MemoryBackend`] is a `BTreeMap` for tests and model checking. A shared,
+//! deletes, a durable flush, and a way back to the durable state after a
+//! failed one. [`SledBackend`] is the embedded default; [`MemoryBackend`] is a
+//! `BTreeMap` for tests and model checking; [`SimulatedDisk`] loses what was
+//! not flushed when told to crash, and fails flushes on demand. A shared,
 //! replicated store (PostgreSQL first) can be added behind the same trait.
 
 mod memory;
+mod simulated;
 mod sled_backend;
 
 use std::ops::{Bound, Deref};
@@ -15,7 +18,8 @@ use std::sync::Arc;
 use crate::error::Result;
 
 pub use memory::MemoryBackend;
-pub use sled_backend::{SledBackend, PAGE_CACHE_BYTES_DEFAULT};
+pub use simulated::SimulatedDisk;
+pub use sled_backend::{SledBackend, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES_DEFAULT};
 
 /// The most entries one call to [`KvBackend::scan`] may be asked for.
 pub const SCAN_PAGE_ENTRY_COUNT_MAX: usize = 4096;
@@ -255,6 +259,20 @@ pub trait KvBackend: Send + Sync + 'static {
 
     /// Makes every applied batch durable (fsync). Returns once they are.
     fn flush(&self) -> Result<()>;
+
+    /// Forgets every batch applied since the last successful [`KvBackend::flush`] and reads
+    /// the durable state again (sled: the database is closed and opened). The engine calls it
+    /// after an apply or a flush failed, holding its writer lock; reads wait meanwhile.
+    /// Backends whose applied state is always durable have nothing to do.
+    fn reopen(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// `Err` ([`crate::Error::DiskFull`]) while a write must not be tried: the disk ran full
+    /// and has not yet got back the room a write needs. Checked before every write.
+    fn writable(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Iterates over `range` of `backend` in key order, fetching pages of

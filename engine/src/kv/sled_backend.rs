@@ -1,7 +1,9 @@
 //! The embedded default backend, over `sled` 0.34. The only file that knows
 //! sled.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{PoisonError, RwLock};
 
 use super::{KeyRange, KvBackend, KvBytes, WriteBatch, WriteOp, SCAN_PAGE_ENTRY_COUNT_MAX};
 use crate::error::{Error, Result};
@@ -14,36 +16,179 @@ use crate::error::{Error, Result};
 /// (`hr = 7` 19 against 12 ms, `trino_plan` 142 against 89 ms), the kept ones as fast.
 pub const PAGE_CACHE_BYTES_DEFAULT: u64 = 128 * 1024 * 1024;
 
+/// The room on the store's disk kept free by default (`--disk-reserve-mb`), as a file of that
+/// size in the data directory. sled writes when it opens (about 128 KiB for a small store, a
+/// snapshot of its page table for a large one), so on a full disk a store whose flush failed
+/// could not be opened again to drop the failed batch: deleting this file makes the room.
+pub const DISK_RESERVE_BYTES_DEFAULT: u64 = 64 * 1024 * 1024;
+
+/// The reserve file's name in the data directory.
+const RESERVE_FILE_NAME: &str = "hivestore.reserve";
+
 /// A sled database in a directory; everything lives in its default tree.
-#[derive(Debug, Clone)]
+///
+/// After a failed flush or apply, sled refuses every later write (and some reads) until it is
+/// opened again, and what it had applied but not flushed would be readable until then:
+/// [`KvBackend::reopen`] closes and opens it, which leaves exactly what is on disk. While the
+/// disk is full, writes are refused before they reach sled ([`KvBackend::writable`]) until
+/// there is room for the reserve and as much again.
+#[derive(Debug)]
 pub struct SledBackend {
-    db: sled::Db,
+    /// `None` between closing and opening again, and after an open that failed.
+    db: RwLock<Option<sled::Db>>,
+    path: PathBuf,
+    cache_bytes: u64,
+    reserve: Reserve,
 }
 
 impl SledBackend {
     /// Opens (creating if missing) the sled database in `path`, with a page cache of about
-    /// `cache_bytes` (sled's own accounting).
+    /// `cache_bytes` (sled's own accounting), and [`DISK_RESERVE_BYTES_DEFAULT`] kept free.
     pub fn open(path: &Path, cache_bytes: u64) -> Result<Self> {
-        // sled also flushes on its own every 500 ms; acknowledged writes do
-        // not depend on it, since the engine flushes before acknowledging.
-        let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
-        // A database just dropped in this process keeps its file lock until sled's flusher
-        // thread has ended, some milliseconds later: reopening waits for it, for a while.
-        let mut waited = std::time::Duration::ZERO;
-        loop {
-            match config.open() {
-                Ok(db) => return Ok(SledBackend { db }),
-                Err(sled::Error::Io(error)) if is_lock_held(&error) && waited < LOCK_WAIT_LIMIT => {
-                    std::thread::sleep(LOCK_WAIT_STEP);
-                    waited += LOCK_WAIT_STEP;
-                }
-                Err(error) => {
-                    return Err(storage_error(error, &format!("opening {}", path.display())))
-                }
+        SledBackend::open_with_reserve(path, cache_bytes, DISK_RESERVE_BYTES_DEFAULT)
+    }
+
+    /// [`SledBackend::open`] keeping `reserve_bytes` free on the disk (0: none; a full disk
+    /// then needs room made by hand before the store can drop a failed write).
+    pub fn open_with_reserve(path: &Path, cache_bytes: u64, reserve_bytes: u64) -> Result<Self> {
+        let db = open_db(path, cache_bytes)?;
+        let reserve = Reserve {
+            path: path.join(RESERVE_FILE_NAME),
+            bytes: reserve_bytes,
+            short: AtomicBool::new(false),
+        };
+        reserve.fill_at_open();
+        Ok(SledBackend {
+            db: RwLock::new(Some(db)),
+            path: path.to_path_buf(),
+            cache_bytes,
+            reserve,
+        })
+    }
+
+    /// The open database; `Err` when it could not be opened again.
+    fn db(&self) -> Result<MappedDb<'_>> {
+        let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        if guard.is_none() {
+            return Err(Error::Unavailable(format!(
+                "the store in {} could not be opened again after a failed write; it is retried at the next write",
+                self.path.display()
+            )));
+        }
+        Ok(MappedDb(guard))
+    }
+
+    /// Gives up the disk reserve when `error` says the disk is full.
+    fn note(&self, error: Error) -> Error {
+        if matches!(error, Error::DiskFull(_)) && self.reserve.release() {
+            tracing::warn!(%error, "the disk is full: gave up the disk reserve; writes are refused until there is room");
+        }
+        error
+    }
+}
+
+/// A read guard of an open database.
+struct MappedDb<'a>(std::sync::RwLockReadGuard<'a, Option<sled::Db>>);
+
+impl std::ops::Deref for MappedDb<'_> {
+    type Target = sled::Db;
+
+    fn deref(&self) -> &sled::Db {
+        self.0.as_ref().expect("checked when the guard was taken")
+    }
+}
+
+/// Opens sled in `path`, waiting a while for a handle of this process that is closing.
+fn open_db(path: &Path, cache_bytes: u64) -> Result<sled::Db> {
+    // sled also flushes on its own every 500 ms; acknowledged writes do
+    // not depend on it, since the engine flushes before acknowledging.
+    let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
+    // A database just dropped in this process keeps its file lock until sled's flusher
+    // thread has ended, some milliseconds later: reopening waits for it, for a while.
+    let mut waited = std::time::Duration::ZERO;
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(sled::Error::Io(error)) if is_lock_held(&error) && waited < LOCK_WAIT_LIMIT => {
+                std::thread::sleep(LOCK_WAIT_STEP);
+                waited += LOCK_WAIT_STEP;
             }
+            Err(error) => return Err(storage_error(error, &format!("opening {}", path.display()))),
         }
     }
 }
+
+/// The file that keeps room on the disk for reopening the database after it ran full.
+#[derive(Debug)]
+struct Reserve {
+    path: PathBuf,
+    bytes: u64,
+    /// Set once the disk ran full (and the file was given up); cleared when there is room.
+    short: AtomicBool,
+}
+
+impl Reserve {
+    /// Makes the file at open; a disk too full for it starts the store refusing writes.
+    fn fill_at_open(&self) {
+        if self.bytes == 0 {
+            let _ = std::fs::remove_file(&self.path);
+            return;
+        }
+        if let Err(error) = self.fill() {
+            tracing::warn!(%error, path = %self.path.display(), "cannot keep the disk reserve; writes wait for room");
+            self.short.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Writes the file at its full size (allocated, so that it holds real blocks).
+    fn fill(&self) -> std::io::Result<()> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&self.path)?;
+        let result = fs2::FileExt::allocate(&file, self.bytes).and_then(|()| file.sync_all());
+        if result.is_err() {
+            drop(file);
+            let _ = std::fs::remove_file(&self.path);
+        }
+        result
+    }
+
+    /// Gives the room up, so that sled can open on a full disk; returns whether it had any.
+    fn release(&self) -> bool {
+        self.short.store(true, Ordering::SeqCst);
+        self.bytes > 0 && std::fs::remove_file(&self.path).is_ok()
+    }
+
+    /// While short: whether the disk has room for the reserve and as much again, in which
+    /// case the reserve is made again and writes may go on.
+    fn check(&self, data_dir: &Path) -> Result<()> {
+        if !self.short.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let available = fs2::available_space(data_dir).unwrap_or(0);
+        let wanted = self.bytes.saturating_mul(2).max(DISK_ROOM_MIN_BYTES);
+        if available < wanted {
+            return Err(Error::DiskFull(format!(
+                "{} bytes are free on the disk of {}; writes resume once {wanted} are",
+                available,
+                data_dir.display()
+            )));
+        }
+        if self.bytes > 0 {
+            self.fill().map_err(|error| {
+                Error::DiskFull(format!("cannot make the disk reserve again: {error}"))
+            })?;
+        }
+        self.short.store(false, Ordering::SeqCst);
+        tracing::info!(available, "the disk has room again; writes resume");
+        Ok(())
+    }
+}
+
+/// Without a reserve, the room a full disk must get back before writes are tried again.
+const DISK_ROOM_MIN_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Whether an open failed because another handle holds the database's file lock. sled 0.34
 /// reports it as an error of kind `Other` whose text names the lock (and the `WouldBlock`
@@ -63,6 +208,9 @@ fn storage_error(error: sled::Error, doing: &str) -> Error {
             key: format!("(sled log offset {at:?})"),
             reason: format!("sled found corruption while {doing}"),
         },
+        sled::Error::Io(error) if error.kind() == std::io::ErrorKind::StorageFull => {
+            Error::DiskFull(format!("sled failed while {doing}: {error}"))
+        }
         other => Error::Storage(format!("sled failed while {doing}: {other}")),
     }
 }
@@ -70,7 +218,7 @@ fn storage_error(error: sled::Error, doing: &str) -> Error {
 impl KvBackend for SledBackend {
     fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
         let value = self
-            .db
+            .db()?
             .get(key)
             .map_err(|error| storage_error(error, "reading a key"))?;
         Ok(value.map(KvBytes::from_sled))
@@ -83,7 +231,8 @@ impl KvBackend for SledBackend {
         }
         let bounds = (range.start.clone(), range.end.clone());
         let mut entries = Vec::with_capacity(entry_count_max.min(256));
-        for entry in self.db.range::<Vec<u8>, _>(bounds).take(entry_count_max) {
+        let db = self.db()?;
+        for entry in db.range::<Vec<u8>, _>(bounds).take(entry_count_max) {
             let (key, value) = entry.map_err(|error| storage_error(error, "scanning keys"))?;
             entries.push((KvBytes::from_sled(key), KvBytes::from_sled(value)));
         }
@@ -98,16 +247,35 @@ impl KvBackend for SledBackend {
                 WriteOp::Delete { key } => sled_batch.remove(key),
             }
         }
-        self.db
+        self.db()?
             .apply_batch(sled_batch)
-            .map_err(|error| storage_error(error, "applying a batch"))
+            .map_err(|error| self.note(storage_error(error, "applying a batch")))
     }
 
     fn flush(&self) -> Result<()> {
-        self.db
+        self.db()?
             .flush()
             .map(|_| ())
-            .map_err(|error| storage_error(error, "flushing to disk"))
+            .map_err(|error| self.note(storage_error(error, "flushing to disk")))
+    }
+
+    fn reopen(&self) -> Result<()> {
+        let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
+        // sled holds its file lock until the old handle is gone.
+        drop(db.take());
+        let reopened = match open_db(&self.path, self.cache_bytes) {
+            Err(Error::DiskFull(first)) if self.reserve.release() => {
+                tracing::warn!(error = %first, "the disk is full: gave up the disk reserve to reopen the store");
+                open_db(&self.path, self.cache_bytes)
+            }
+            other => other,
+        };
+        *db = Some(reopened.map_err(|error| self.note(error))?);
+        Ok(())
+    }
+
+    fn writable(&self) -> Result<()> {
+        self.reserve.check(&self.path)
     }
 }
 

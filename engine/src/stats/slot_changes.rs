@@ -99,6 +99,18 @@ impl Default for SlotChanges {
 }
 
 impl SlotChanges {
+    /// Forgets every stripe's record up to the version the next batch gives it, as a batch
+    /// touching every table does: readers holding older versions read again.
+    pub(crate) fn forget_all(&self, versions: &PartitionVersions) {
+        let mut stripes = self
+            .stripes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (index, stripe) in stripes.iter_mut().enumerate() {
+            stripe.forget_before(versions.version_after_batch(index));
+        }
+    }
+
     /// Records the slot keys `batch` puts or deletes, under the version each one's stripe of
     /// `versions` (the store's slot versions) will have once the batch is applied. Called
     /// under the writer lock, before the batch moves the stripes.

@@ -131,42 +131,42 @@ impl Metastore {
 
     /// Creates a catalog; its location is required.
     pub fn create_catalog(&self, catalog: Catalog) -> Result<Catalog> {
-        self.store.create_catalog(catalog)
+        self.settled(|store| store.create_catalog(catalog))
     }
 
     /// Catalog `name`.
     pub fn get_catalog(&self, name: &str) -> Result<Catalog> {
-        self.store.get_catalog(name)
+        self.settled(|store| store.get_catalog(name))
     }
 
     /// The names of every catalog, ascending.
     pub fn list_catalogs(&self) -> Result<Vec<String>> {
-        self.store.list_catalogs()
+        self.settled(|store| store.list_catalogs())
     }
 
     /// Drops catalog `name`, which must hold no database; `hive` cannot be
     /// dropped.
     pub fn drop_catalog(&self, name: &str) -> Result<Catalog> {
-        self.store.drop_catalog(name)
+        self.settled(|store| store.drop_catalog(name))
     }
 
     /// Creates a database in `database.catalog_name` (empty: `hive`); without
     /// a location it gets `<catalog location>/<name>.db`, and its directory
     /// is made.
     pub fn create_database(&self, database: Database) -> Result<Database> {
-        self.store.create_database(database)
+        self.settled(|store| store.create_database(database))
     }
 
     /// Database `catalog.name`.
     pub fn get_database(&self, catalog: &str, name: &str) -> Result<Database> {
-        self.store.get_database(catalog, name)
+        self.settled(|store| store.get_database(catalog, name))
     }
 
     /// The databases of `catalog` whose name matches Hive's `pattern`
     /// (`|` alternatives, `*` wildcard, case-insensitive; `None`: all),
     /// ascending.
     pub fn list_databases(&self, catalog: &str, pattern: Option<&str>) -> Result<Vec<String>> {
-        self.store.list_databases_matching(catalog, pattern)
+        self.settled(|store| store.list_databases_matching(catalog, pattern))
     }
 
     /// Replaces database `catalog.name`; name, catalog and create time stay.
@@ -176,7 +176,7 @@ impl Metastore {
         name: &str,
         database: Database,
     ) -> Result<Database> {
-        self.store.alter_database(catalog, name, database)
+        self.settled(|store| store.alter_database(catalog, name, database))
     }
 
     /// Drops database `catalog.name`; see [`DropDatabaseOptions`].
@@ -186,20 +186,19 @@ impl Metastore {
         name: &str,
         options: DropDatabaseOptions,
     ) -> Result<DroppedDatabase> {
-        self.store
-            .drop_database_with_options(catalog, name, &options)
+        self.settled(|store| store.drop_database_with_options(catalog, name, &options))
     }
 
     /// Creates `table` in `table.cat_name` (empty: `hive`) and `table.db_name`
     /// with Hive's checks, type reconciliation and default location; returns
     /// it as stored.
     pub fn create_table(&self, table: Table) -> Result<Table> {
-        self.store.create_table(table)
+        self.settled(|store| store.create_table(table))
     }
 
     /// Table `catalog.database.name`.
     pub fn get_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
-        self.store.get_table(catalog, database, name)
+        self.settled(|store| store.get_table(catalog, database, name))
     }
 
     /// The tables of `catalog.database` whose name matches Hive's `pattern`,
@@ -210,8 +209,7 @@ impl Metastore {
         database: &str,
         pattern: Option<&str>,
     ) -> Result<Vec<String>> {
-        self.store
-            .list_tables_matching(catalog, database, pattern, None)
+        self.settled(|store| store.list_tables_matching(catalog, database, pattern, None))
     }
 
     /// The tables of `catalog.database` of type `table_type` whose name
@@ -223,8 +221,9 @@ impl Metastore {
         pattern: Option<&str>,
         table_type: &str,
     ) -> Result<Vec<String>> {
-        self.store
-            .list_tables_matching(catalog, database, pattern, Some(table_type))
+        self.settled(|store| {
+            store.list_tables_matching(catalog, database, pattern, Some(table_type))
+        })
     }
 
     /// Hive's `get_table_meta`: a summary of every table whose database and
@@ -237,8 +236,9 @@ impl Metastore {
         table_pattern: Option<&str>,
         table_types: &[String],
     ) -> Result<Vec<TableMeta>> {
-        self.store
-            .get_table_meta(catalog, database_pattern, table_pattern, table_types)
+        self.settled(|store| {
+            store.get_table_meta(catalog, database_pattern, table_pattern, table_types)
+        })
     }
 
     /// Hive's `get_table_names_by_filter`: the tables of `catalog.database`
@@ -251,8 +251,7 @@ impl Metastore {
         filter: &str,
         max: Option<usize>,
     ) -> Result<Vec<String>> {
-        self.store
-            .list_table_names_by_filter(catalog, database, filter, max)
+        self.settled(|store| store.list_table_names_by_filter(catalog, database, filter, max))
     }
 
     /// Replaces table `catalog.database.name` with `table` (which may carry a
@@ -301,8 +300,9 @@ impl Metastore {
         table: Table,
         options: &AlterTableOptions,
     ) -> Result<Table> {
-        self.store
-            .alter_table_with_options(catalog, database, name, table, options)
+        self.settled(|store| {
+            store.alter_table_with_options(catalog, database, name, table, options)
+        })
     }
 
     /// Drops table `catalog.database.name`; see [`DropTableOptions`].
@@ -313,14 +313,23 @@ impl Metastore {
         name: &str,
         options: DropTableOptions,
     ) -> Result<DroppedTable> {
-        self.store
-            .drop_table_with_options(catalog, database, name, &options)
+        self.settled(|store| store.drop_table_with_options(catalog, database, name, &options))
     }
 
     /// Deletes the files of managed table `catalog.database.name`, keeping
     /// its directory; external tables are refused.
     pub fn truncate_table(&self, catalog: &str, database: &str, name: &str) -> Result<Table> {
-        self.store.truncate_table(catalog, database, name)
+        self.settled(|store| store.truncate_table(catalog, database, name))
+    }
+
+    /// Runs `call`, and answers only once what it read is durable (see
+    /// [`Store::settle`]): an answer never shows a write that a crash could
+    /// still lose.
+    fn settled<T>(&self, call: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        let mark = self.store.read_mark();
+        let answer = call(&self.store)?;
+        self.store.settle(mark)?;
+        Ok(answer)
     }
 }
 

@@ -15,6 +15,7 @@
 //! event_clean_interval_secs = 60
 //! cache_mb = 256
 //! prewarm_mb = 128
+//! disk_reserve_mb = 64
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -76,6 +77,11 @@ pub struct ServeArgs {
     /// restart cost what later ones do, in MiB; 0 turns it off [default: 128, the most].
     #[arg(long, env = "HIVESTORE_PREWARM_MB")]
     pub prewarm_mb: Option<u64>,
+    /// Room kept free on the data directory's disk, as a file there, in MiB: given up when the
+    /// disk runs full so that the store can go back to its durable state and keep serving
+    /// reads; writes resume once the disk has room for it twice over [default: 64].
+    #[arg(long, env = "HIVESTORE_DISK_RESERVE_MB")]
+    pub disk_reserve_mb: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -94,6 +100,7 @@ struct FileSettings {
     event_clean_interval_secs: Option<u64>,
     cache_mb: Option<u64>,
     prewarm_mb: Option<u64>,
+    disk_reserve_mb: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -117,6 +124,8 @@ pub struct ServeConfig {
     pub page_cache_bytes: u64,
     /// Column statistics read into the caches at start, in bytes (0: none).
     pub prewarm_bytes: usize,
+    /// Room kept free on the store's disk, in bytes (0: none).
+    pub disk_reserve_bytes: u64,
 }
 
 impl ServeArgs {
@@ -190,6 +199,11 @@ impl ServeArgs {
                 CACHE_MB_DEFAULT,
             ))?,
             prewarm_bytes: prewarm_bytes(pick(self.prewarm_mb, file.prewarm_mb, PREWARM_MB_MAX))?,
+            disk_reserve_bytes: disk_reserve_bytes(pick(
+                self.disk_reserve_mb,
+                file.disk_reserve_mb,
+                DISK_RESERVE_MB_DEFAULT,
+            ))?,
         })
     }
 }
@@ -243,6 +257,21 @@ fn page_cache_bytes(mebibytes: u64) -> Result<u64, String> {
     if !(1..=CACHE_MB_MAX).contains(&mebibytes) {
         return Err(format!(
             "cache_mb must be between 1 and {CACHE_MB_MAX}, not {mebibytes}"
+        ));
+    }
+    Ok(mebibytes << 20)
+}
+
+/// The disk reserve in MiB by default: the engine's default.
+pub const DISK_RESERVE_MB_DEFAULT: u64 = hivestore_engine::kv::DISK_RESERVE_BYTES_DEFAULT >> 20;
+/// The most room a reserve may hold, in MiB (64 GiB): more is a typo, not a reserve.
+const DISK_RESERVE_MB_MAX: u64 = 64 << 10;
+
+/// The disk reserve in bytes; 0 keeps none.
+fn disk_reserve_bytes(mebibytes: u64) -> Result<u64, String> {
+    if mebibytes > DISK_RESERVE_MB_MAX {
+        return Err(format!(
+            "disk_reserve_mb must be between 0 and {DISK_RESERVE_MB_MAX}, not {mebibytes}"
         ));
     }
     Ok(mebibytes << 20)
@@ -321,6 +350,16 @@ mod tests {
         };
         assert_eq!(args(128).resolve().unwrap().page_cache_bytes, 128 << 20);
         assert!(args(0).resolve().unwrap_err().contains("cache_mb"));
+        let reserve = |disk_reserve_mb| ServeArgs {
+            disk_reserve_mb: Some(disk_reserve_mb),
+            ..ServeArgs::default()
+        };
+        assert_eq!(reserve(0).resolve().unwrap().disk_reserve_bytes, 0);
+        assert_eq!(reserve(3).resolve().unwrap().disk_reserve_bytes, 3 << 20);
+        assert!(reserve(u64::MAX)
+            .resolve()
+            .unwrap_err()
+            .contains("disk_reserve_mb"));
         assert!(args(u64::MAX).resolve().unwrap_err().contains("cache_mb"));
     }
 

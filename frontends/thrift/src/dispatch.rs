@@ -3,7 +3,8 @@
 //! Implemented methods go to the generated processor. Every other call — a method hivestore
 //! does not implement yet, or a name the IDL does not know — is answered `UNKNOWN_METHOD` here,
 //! whatever its arguments, after skipping them whole so the stream stays in step. One-way calls
-//! get no reply.
+//! get no reply. Every reply is settled before it goes out: it waits until what the call read
+//! is durable, or becomes an `INTERNAL_ERROR` when that cannot be (engine `visibility.rs`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -70,8 +71,13 @@ impl Dispatcher {
         reply: &mut Vec<u8>,
     ) -> Result<Outcome, DispatchError> {
         let started = Instant::now();
+        let mark = self.state.store().read_mark();
+        let reply_start = reply.len();
         let mut method_called = None;
         let outcome = self.answer(message, protocol, reply, &mut method_called);
+        if let Ok(Outcome::Reply) = outcome {
+            self.settle(mark, protocol, reply, reply_start)?;
+        }
         if let Some(method) = method_called {
             self.state
                 .counters
@@ -170,11 +176,13 @@ impl Dispatcher {
         reply: &mut Vec<u8>,
     ) -> Result<Arrived, DispatchError> {
         let started = Instant::now();
+        let mark = self.state.store().read_mark();
         let reply_start = reply.len();
         let arrived = direct::answer_arriving(method, message, &self.limits, reply, &self.session)
             .map_err(|error| DispatchError(format!("{method}: {error}")))?;
         match &arrived {
             Arrived::Answered(_) => {
+                self.settle(mark, Protocol::Binary, reply, reply_start)?;
                 tracing::debug!(method, "call");
                 self.state
                     .counters
@@ -183,6 +191,32 @@ impl Dispatcher {
             Arrived::Declined | Arrived::Broken(_) => reply.truncate(reply_start),
         }
         Ok(arrived)
+    }
+
+    /// Lets the reply from `reply_start` on go out only once what its call read is durable;
+    /// otherwise replaces it with an `INTERNAL_ERROR` saying why (the client may retry).
+    fn settle(
+        &self,
+        mark: hivestore_engine::ReadMark,
+        protocol: Protocol,
+        reply: &mut Vec<u8>,
+        reply_start: usize,
+    ) -> Result<(), DispatchError> {
+        let Err(error) = self.state.store().settle(mark) else {
+            return Ok(());
+        };
+        let header = input_protocol(protocol, &reply[reply_start..], TConfiguration::default())
+            .read_message_begin()
+            .map_err(|error| DispatchError(format!("rereading a reply's header: {error}")))?;
+        tracing::warn!(method = %header.name, %error, "an answer did not settle; sent as an error");
+        reply.truncate(reply_start);
+        write_application_error(
+            &header,
+            ApplicationErrorKind::InternalError,
+            error.to_string(),
+            protocol,
+            reply,
+        )
     }
 
     /// Limits for decoding one message: nothing in it can be longer than the message itself.
@@ -240,7 +274,24 @@ fn write_unknown_method(
     } else {
         format!("Invalid method name: '{}'", header.name)
     };
-    let error = ApplicationError::new(ApplicationErrorKind::UnknownMethod, message);
+    write_application_error(
+        header,
+        ApplicationErrorKind::UnknownMethod,
+        message,
+        protocol,
+        reply,
+    )
+}
+
+/// Appends a `TApplicationException` of `kind` answering the call `header` names.
+fn write_application_error(
+    header: &TMessageIdentifier,
+    kind: ApplicationErrorKind,
+    message: String,
+    protocol: Protocol,
+    reply: &mut Vec<u8>,
+) -> Result<(), DispatchError> {
+    let error = ApplicationError::new(kind, message);
     let ident = TMessageIdentifier::new(
         header.name.clone(),
         TMessageType::Exception,

@@ -256,6 +256,20 @@ impl Session {
         &self.state.store
     }
 
+    /// fb303's counters: the server's, and `store.reopens`, how many times the store went back
+    /// to its durable state after a write failed to reach the disk.
+    fn counters(&self) -> BTreeMap<String, i64> {
+        let mut counters = self.state.counters.snapshot();
+        let reopens = self.store().reopen_count();
+        if reopens > 0 {
+            counters.insert(
+                "store.reopens".to_string(),
+                i64::try_from(reopens).unwrap_or(i64::MAX),
+            );
+        }
+        counters
+    }
+
     /// Tables as last encoded, shared by the server's connections.
     pub(crate) fn encoded_tables(&self) -> &EncodedTables {
         &self.state.encoded_tables
@@ -299,17 +313,11 @@ impl Handler for Session {
     }
 
     fn get_counters(&self) -> thrift::Result<BTreeMap<String, i64>> {
-        Ok(self.state.counters.snapshot())
+        Ok(self.counters())
     }
 
     fn get_counter(&self, key: String) -> thrift::Result<i64> {
-        Ok(self
-            .state
-            .counters
-            .snapshot()
-            .get(&key)
-            .copied()
-            .unwrap_or(0))
+        Ok(self.counters().get(&key).copied().unwrap_or(0))
     }
 
     fn set_option(&self, key: String, value: String) -> thrift::Result<()> {
