@@ -6,7 +6,8 @@
 //!   crash can still lose, nor an event id that is later given to another event;
 //! - a write whose flush fails is gone for readers at once, reads go on while the disk is
 //!   full, and writes work again once it has room, without a restart;
-//! - driven through random operations with crashes and full disks in between, the store
+//! - driven through random operations (partitions and tables added and dropped) with crashes
+//!   and full disks in between, the store
 //!   keeps every acknowledged write, shows no failed one, and every event a reader saw keeps
 //!   its id and content.
 
@@ -289,6 +290,8 @@ struct Model {
     events: BTreeMap<u64, EventRecord>,
     /// The highest current event id a settled read showed.
     current_event_id: u64,
+    /// Tables besides `t` and `u` (which stay): acknowledged present or absent.
+    tables: BTreeMap<String, bool>,
 }
 
 const TABLES: [&str; 2] = ["t", "u"];
@@ -328,7 +331,24 @@ fn run_model(seed: u64) {
                     model.partitions.insert(key, false);
                 }
             }
-            60..=74 => check_reads(&store, &mut model, seed, step),
+            60..=64 => {
+                let name = format!("x{}", random.below(6));
+                let created = Table {
+                    table_name: name.clone(),
+                    db_name: "db".to_string(),
+                    ..Table::default()
+                };
+                if store.create_table(created).is_ok() {
+                    model.tables.insert(name, true);
+                }
+            }
+            65..=68 => {
+                let name = format!("x{}", random.below(6));
+                if store.drop_table("hive", "db", &name).is_ok() {
+                    model.tables.insert(name, false);
+                }
+            }
+            69..=74 => check_reads(&store, &mut model, seed, step),
             75..=84 => disk.set_full(true),
             85..=92 => disk.set_full(false),
             _ => {
@@ -372,6 +392,18 @@ fn check_reads(store: &Store, model: &mut Model, seed: u64, step: usize) {
             assert!(
                 model.partitions.contains_key(&(table.to_string(), value)),
                 "{context}: {table}/{name} was never acknowledged"
+            );
+        }
+    }
+    if let Ok(tables) = settled(store, |store| store.list_tables("hive", "db")) {
+        let tables: BTreeSet<String> = tables.into_iter().collect();
+        for (name, present) in &model.tables {
+            assert_eq!(tables.contains(name), *present, "{context}: table {name}");
+        }
+        for name in &tables {
+            assert!(
+                TABLES.contains(&name.as_str()) || model.tables.contains_key(name),
+                "{context}: table {name} was never acknowledged"
             );
         }
     }
