@@ -25,6 +25,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod activity;
 pub mod calls;
 pub mod config;
 pub mod convert;
@@ -36,6 +37,7 @@ pub mod dispatch;
 pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
+pub mod inflight;
 pub mod limits;
 pub mod message;
 pub mod prewarm;

@@ -1,5 +1,10 @@
 //! The listener: one thread per connection (metastore clients hold connections open for hours),
 //! a cap on how many, and a graceful stop.
+//!
+//! Reads give up at a connection's idle and message deadlines ([`crate::activity`]). At the
+//! cap, the connection that has waited longest for its next message (silent, or sending it
+//! slowly) is closed to make room for the newcomer, so that idle or slow sockets cannot keep
+//! clients out; only when every connection is in a call is the newcomer refused.
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -9,6 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use crate::activity::{eviction_choice, Activity, TimedStream};
 use crate::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
 use crate::dispatch::Arrived;
 use crate::dispatch::{Dispatcher, Outcome};
@@ -34,8 +40,14 @@ pub struct Server {
 struct Shared {
     /// Set once a stop was asked for; no connection is accepted after it.
     stopping: AtomicBool,
-    /// Open connections by id, so that a stop can end their reads.
-    connections: Mutex<HashMap<u64, TcpStream>>,
+    /// Open connections by id, so that a stop can end their reads and the cap can make room.
+    connections: Mutex<HashMap<u64, Registered>>,
+}
+
+/// An open connection as the listener sees it.
+struct Registered {
+    stream: TcpStream,
+    activity: Arc<Activity>,
 }
 
 /// Stops a running server from another thread (a signal handler's thread, a test).
@@ -54,8 +66,8 @@ impl StopHandle {
         }
         // Wake the blocking accept; the connection itself is dropped at once.
         let _ = TcpStream::connect_timeout(&self.local_addr, Duration::from_secs(1));
-        for stream in lock(&self.shared.connections).values() {
-            let _ = stream.shutdown(Shutdown::Read);
+        for connection in lock(&self.shared.connections).values() {
+            let _ = connection.stream.shutdown(Shutdown::Read);
         }
     }
 }
@@ -112,12 +124,12 @@ impl Server {
                 }
             };
             workers.retain(|(_, worker)| !worker.is_finished());
-            if workers.len() >= self.limits.connections_max {
+            if !self.make_room() {
                 self.state.counters.record_connection_refused();
                 tracing::warn!(
                     peer = ?stream.peer_addr().ok(),
                     cap = self.limits.connections_max,
-                    "connection refused: the server is at its connection cap"
+                    "connection refused: the server is at its connection cap, every connection in a call"
                 );
                 continue;
             }
@@ -131,10 +143,49 @@ impl Server {
         Ok(())
     }
 
+    /// Whether there is room for one more connection: below the cap, or once the connection
+    /// that waited longest for a message is closed.
+    fn make_room(&self) -> bool {
+        let connections = lock(&self.shared.connections);
+        let open = connections
+            .values()
+            .filter(|connection| !connection.activity.evicted())
+            .count();
+        if open < self.limits.connections_max {
+            return true;
+        }
+        let waiting = connections
+            .iter()
+            .map(|(id, connection)| (*id, &*connection.activity));
+        let Some(id) = eviction_choice(waiting) else {
+            return false;
+        };
+        let victim = &connections[&id];
+        victim.activity.evict();
+        let _ = victim.stream.shutdown(Shutdown::Both);
+        self.state.counters.record_connection_evicted();
+        tracing::warn!(
+            peer = ?victim.stream.peer_addr().ok(),
+            connection = id,
+            cap = self.limits.connections_max,
+            "connection closed to make room at the connection cap: it waited longest for a request"
+        );
+        true
+    }
+
     fn spawn_connection(&self, id: u64, stream: TcpStream) -> io::Result<JoinHandle<()>> {
         let peer = stream.peer_addr()?;
         stream.set_nodelay(true)?;
-        lock(&self.shared.connections).insert(id, stream.try_clone()?);
+        // A client that does not read its replies cannot hold its thread forever either.
+        stream.set_write_timeout(Some(self.limits.message_timeout))?;
+        let activity = Arc::new(Activity::default());
+        lock(&self.shared.connections).insert(
+            id,
+            Registered {
+                stream: stream.try_clone()?,
+                activity: Arc::clone(&activity),
+            },
+        );
         self.state.counters.record_connection_accepted();
         let state = Arc::clone(&self.state);
         let shared = Arc::clone(&self.shared);
@@ -144,7 +195,7 @@ impl Server {
             .stack_size(CONNECTION_STACK_BYTES)
             .spawn(move || {
                 tracing::info!(%peer, connection = id, "connection opened");
-                let ending = serve_connection(stream, peer, state, limits);
+                let ending = serve_connection(stream, peer, state, limits, activity);
                 lock(&shared.connections).remove(&id);
                 match ending {
                     Ok(()) => tracing::info!(%peer, connection = id, "connection closed"),
@@ -188,20 +239,35 @@ fn serve_connection(
     peer: SocketAddr,
     state: Arc<ServerState>,
     limits: Limits,
+    activity: Arc<Activity>,
 ) -> Result<(), String> {
     let reader = stream.try_clone().map_err(|error| error.to_string())?;
-    serve_stream(reader, stream, peer, state, limits)
+    let reader = TimedStream::new(reader, Arc::clone(&activity), limits, Arc::clone(&state));
+    serve_timed(reader, stream, peer, state, limits, &activity)
 }
 
 /// Serves one client stream: detects its format, then answers message after message until the
 /// client leaves (`Ok`) or breaks the protocol (`Err` with the reason). Public so that tests and
 /// the fuzzer can drive a connection from memory.
 pub fn serve_stream<R: Read, W: Write>(
+    reader: R,
+    writer: W,
+    peer: SocketAddr,
+    state: Arc<ServerState>,
+    limits: Limits,
+) -> Result<(), String> {
+    serve_timed(reader, writer, peer, state, limits, &Activity::default())
+}
+
+/// [`serve_stream`], telling `activity` when the connection waits for a message and when it
+/// is in a call.
+fn serve_timed<R: Read, W: Write>(
     mut reader: R,
     mut writer: W,
     peer: SocketAddr,
     state: Arc<ServerState>,
     limits: Limits,
+    activity: &Activity,
 ) -> Result<(), String> {
     let (format, prefix) = match detect_format(&mut reader) {
         Ok(Some(detected)) => detected,
@@ -209,12 +275,24 @@ pub fn serve_stream<R: Read, W: Write>(
         Err(reason) => return Err(reason),
     };
     tracing::debug!(%peer, ?format, "wire format detected");
-    let mut messages = MessageReader::with_prefix(reader, &prefix);
+    let mut messages =
+        MessageReader::with_prefix(reader, &prefix).with_budget(Arc::clone(&state.inflight));
+    let counters = Arc::clone(&state);
+    let ended = |error: ReadError| match error {
+        ReadError::Closed => Ok(()),
+        error => {
+            if matches!(error, ReadError::OverBudget { .. }) {
+                counters.counters.record_request_over_budget();
+            }
+            Err(error.to_string())
+        }
+    };
     let dispatcher = Dispatcher::new(Session::new(Arc::clone(&state), peer), state, limits);
     let mut reply = Vec::new();
     let unframed_binary =
         format.transport == Transport::Buffered && format.protocol == Protocol::Binary;
     loop {
+        activity.wait_for_message(!messages.buffered().is_empty());
         if unframed_binary {
             match answer_arriving(&mut messages, &dispatcher, &limits, &mut reply) {
                 Ok(true) => {
@@ -225,15 +303,14 @@ pub fn serve_stream<R: Read, W: Write>(
                     continue;
                 }
                 Ok(false) => {}
-                Err(ReadError::Closed) => return Ok(()),
-                Err(error) => return Err(error.to_string()),
+                Err(error) => return ended(error),
             }
         }
         let message = match messages.read_message(format, &limits) {
             Ok(message) => message,
-            Err(ReadError::Closed) => return Ok(()),
-            Err(error) => return Err(error.to_string()),
+            Err(error) => return ended(error),
         };
+        activity.begin_call();
         reply.clear();
         if format.transport == Transport::Framed {
             reply.extend_from_slice(&[0; 4]);
@@ -243,6 +320,9 @@ pub fn serve_stream<R: Read, W: Write>(
             .map_err(|error| error.to_string())?;
         if outcome == Outcome::Reply {
             send(&mut writer, format, &mut reply).map_err(|error| error.to_string())?;
+        }
+        if dispatcher.session_ended() {
+            return Ok(());
         }
         if reply.capacity() > IDLE_BUFFER_BYTES_MAX {
             crate::reply_buffers::give_back(std::mem::take(&mut reply));

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -18,6 +19,7 @@ use crate::calls::{
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
+use crate::inflight::InflightBytes;
 
 /// The name fb303 `getName` answers.
 pub const SERVICE_NAME: &str = "hivestore";
@@ -208,6 +210,8 @@ pub struct ServerState {
     options: Mutex<BTreeMap<String, String>>,
     /// Tables as last encoded for `get_table` (see `direct`).
     encoded_tables: EncodedTables,
+    /// Bytes of unfinished requests held by all connections' read buffers.
+    pub inflight: Arc<InflightBytes>,
 }
 
 impl ServerState {
@@ -229,6 +233,7 @@ impl ServerState {
             counters: Counters::default(),
             options: Mutex::new(BTreeMap::new()),
             encoded_tables: EncodedTables::default(),
+            inflight: Arc::default(),
         }
     }
 }
@@ -239,6 +244,8 @@ pub struct Session {
     peer: SocketAddr,
     /// The user named by `set_ugi`, if the client sent one.
     user: Mutex<Option<String>>,
+    /// Set by fb303 `shutdown`: the connection closes after that call.
+    ended: AtomicBool,
 }
 
 impl Session {
@@ -248,7 +255,13 @@ impl Session {
             state,
             peer,
             user: Mutex::new(None),
+            ended: AtomicBool::new(false),
         }
+    }
+
+    /// Whether the client ended its session (fb303 `shutdown`); its connection then closes.
+    pub fn ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
     }
 
     /// The catalog store.
@@ -330,11 +343,12 @@ impl Handler for Session {
         Ok(())
     }
 
-    /// The Hive 2.3 client sends this one-way call when it closes: it ends the session, never
-    /// the server.
+    /// The Hive 2.3 client sends this one-way call when it closes: it ends the session (the
+    /// connection closes once the call is read), never the server.
     fn shutdown(&self) -> thrift::Result<()> {
         tracing::debug!(peer = %self.peer, "client ended its session");
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.ended.store(true, Ordering::Release);
         Ok(())
     }
 
