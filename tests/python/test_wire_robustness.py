@@ -363,22 +363,3 @@ def test_unfinished_messages_past_the_inflight_budget_are_refused_and_others_ser
             sock.close()
     server.assert_alive()
 
-
-def test_fb303_shutdown_ends_only_that_clients_session(server, active_client):
-    """The Hive 2.3 client's closing one-way `shutdown`: the server closes that connection and
-    answers nothing sent after it; other clients go on. (Apache's HMS keeps the connection.)"""
-    if server.external:
-        pytest.skip("hivestore's own behaviour")
-    with connect_raw(server) as sock:
-        shutdown = struct.pack(">I", 0x80010000 | 4) + binary_string(b"shutdown") + struct.pack(">i", 2) + b"\x00"
-        sock.sendall(binary_call("getStatus") + shutdown)
-        answer = read_reply_or_close(sock, 5.0)
-        assert answer.startswith(struct.pack(">I", 0x80010002)), answer[:32]
-        try:
-            sock.sendall(binary_call("getStatus", seqid=3))
-            after = read_reply_or_close(sock, 5.0)
-        except (BrokenPipeError, ConnectionResetError):
-            after = b""
-        assert after == b"", "a call after shutdown was answered"
-    assert active_client.getStatus() == fb_status.ALIVE
-    server.assert_alive()

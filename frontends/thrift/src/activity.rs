@@ -62,7 +62,8 @@ impl Activity {
         self.in_call.store(true, Ordering::Release);
     }
 
-    fn bytes_arrived(&self) {
+    /// Bytes arrived: the first of a message starts its deadline.
+    pub fn bytes_arrived(&self) {
         let _ = self.message_since.compare_exchange(
             NONE,
             now_ms(),
@@ -84,6 +85,12 @@ impl Activity {
             let until = message_since.saturating_add(millis(limits.message_timeout));
             (until, DeadlinePassed::Message)
         }
+    }
+
+    /// Why the connection must close now, if a deadline passed.
+    pub fn deadline_passed(&self, limits: &Limits) -> Option<String> {
+        let (deadline, passed) = self.deadline(limits);
+        (now_ms() >= deadline).then(|| passed.reason(limits))
     }
 
     /// Marks the connection closed by the listener.
@@ -117,6 +124,24 @@ enum DeadlinePassed {
     Message,
 }
 
+impl DeadlinePassed {
+    fn reason(self, limits: &Limits) -> String {
+        match self {
+            DeadlinePassed::Idle => format!(
+                "no request for {} s (idle_timeout_secs)",
+                limits.idle_timeout.as_secs_f64()
+            ),
+            DeadlinePassed::Message => format!(
+                "a request took over {} s to arrive (message_timeout_secs)",
+                limits.message_timeout.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// Longest a read blocks before it looks at the deadlines and the stop flag again.
+const READ_WAIT_MAX: Duration = Duration::from_millis(250);
+
 /// Of the connections given (id, activity), the one to close to make room for a newcomer:
 /// the one waiting longest, whether silent or sending slowly; none when all are in calls.
 pub fn eviction_choice<'a, I>(connections: I) -> Option<u64>
@@ -130,27 +155,31 @@ where
         .map(|(_, id)| id)
 }
 
-/// A connection's socket, read within its deadlines.
+/// A connection's socket, read (blocking) within its deadlines, and given up when the server
+/// stops.
 pub struct TimedStream {
-    stream: TcpStream,
+    stream: Arc<TcpStream>,
     activity: Arc<Activity>,
     limits: Limits,
     state: Arc<crate::service::ServerState>,
+    stopping: Arc<AtomicBool>,
 }
 
 impl TimedStream {
-    /// Reads of `stream` give up at `activity`'s deadlines under `limits`.
+    /// Reads of `stream` give up at `activity`'s deadlines under `limits`, or once `stopping`.
     pub fn new(
-        stream: TcpStream,
+        stream: Arc<TcpStream>,
         activity: Arc<Activity>,
         limits: Limits,
         state: Arc<crate::service::ServerState>,
+        stopping: Arc<AtomicBool>,
     ) -> Self {
         TimedStream {
             stream,
             activity,
             limits,
             state,
+            stopping,
         }
     }
 
@@ -166,21 +195,18 @@ impl Read for TimedStream {
             let now = now_ms();
             if now >= deadline {
                 self.counters().record_connection_timed_out();
-                let reason = match passed {
-                    DeadlinePassed::Idle => format!(
-                        "no request for {} s (idle_timeout_secs)",
-                        self.limits.idle_timeout.as_secs_f64()
-                    ),
-                    DeadlinePassed::Message => format!(
-                        "a request took over {} s to arrive (message_timeout_secs)",
-                        self.limits.message_timeout.as_secs_f64()
-                    ),
-                };
+                let reason = passed.reason(&self.limits);
                 return Err(io::Error::new(io::ErrorKind::TimedOut, reason));
             }
-            self.stream
-                .set_read_timeout(Some(Duration::from_millis(deadline - now)))?;
-            match self.stream.read(buffer) {
+            if self.stopping.load(Ordering::Acquire) {
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionAborted,
+                    "the server is stopping",
+                ));
+            }
+            let wait = Duration::from_millis(deadline - now).min(READ_WAIT_MAX);
+            self.stream.set_read_timeout(Some(wait))?;
+            match (&*self.stream).read(buffer) {
                 Ok(count) => {
                     if count > 0 {
                         self.activity.bytes_arrived();

@@ -13,6 +13,7 @@
 //! idle_timeout_secs = 600
 //! message_timeout_secs = 120
 //! max_inflight_bytes = 1073741824
+//! worker_threads = 16
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
@@ -74,6 +75,9 @@ pub struct ServeArgs {
     /// Bytes of unfinished requests held at once across all connections [default: 1073741824].
     #[arg(long, env = "HIVESTORE_MAX_INFLIGHT_BYTES")]
     pub max_inflight_bytes: Option<usize>,
+    /// Threads that answer requests, for all connections [default: 16].
+    #[arg(long, env = "HIVESTORE_WORKER_THREADS")]
+    pub worker_threads: Option<usize>,
     /// Hive's `metastore.txn.timeout`: locks not heartbeated for this long are released and
     /// transactions aborted, in milliseconds [default: 300000].
     #[arg(long, env = "HIVESTORE_TXN_TIMEOUT_MS")]
@@ -108,6 +112,7 @@ struct FileSettings {
     idle_timeout_secs: Option<u64>,
     message_timeout_secs: Option<u64>,
     max_inflight_bytes: Option<usize>,
+    worker_threads: Option<usize>,
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
@@ -181,6 +186,11 @@ impl ServeArgs {
                 self.max_inflight_bytes,
                 file.max_inflight_bytes,
                 defaults.inflight_bytes_max,
+            ),
+            worker_threads: pick(
+                self.worker_threads,
+                file.worker_threads,
+                defaults.worker_threads,
             ),
         };
         limits.validate()?;
@@ -380,7 +390,8 @@ mod tests {
         let path = dir.join("conns.toml");
         std::fs::write(
             &path,
-            "idle_timeout_secs = 30\nmessage_timeout_secs = 5\nmax_inflight_bytes = 209715200\n",
+            "idle_timeout_secs = 30\nmessage_timeout_secs = 5\nmax_inflight_bytes = 209715200\n\
+             worker_threads = 3\n",
         )
         .unwrap();
         let from_file = ServeArgs {
@@ -391,6 +402,7 @@ mod tests {
         assert_eq!(limits.idle_timeout, Duration::from_secs(30));
         assert_eq!(limits.message_timeout, Duration::from_secs(5));
         assert_eq!(limits.inflight_bytes_max, 200 << 20);
+        assert_eq!(limits.worker_threads, 3);
         let flags = ServeArgs {
             config: Some(path),
             idle_timeout_secs: Some(2),
@@ -404,11 +416,17 @@ mod tests {
         assert_eq!(defaults.idle_timeout, Duration::from_secs(600));
         assert_eq!(defaults.message_timeout, Duration::from_secs(120));
         assert_eq!(defaults.inflight_bytes_max, 1 << 30);
+        assert_eq!(defaults.worker_threads, 16);
         let zero = ServeArgs {
             idle_timeout_secs: Some(0),
             ..ServeArgs::default()
         };
         assert!(zero.resolve().unwrap_err().contains("timeout"));
+        let no_workers = ServeArgs {
+            worker_threads: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(no_workers.resolve().unwrap_err().contains("worker"));
     }
 
     #[test]

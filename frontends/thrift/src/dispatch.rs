@@ -185,11 +185,6 @@ impl Dispatcher {
         Ok(arrived)
     }
 
-    /// Whether the client ended its session (fb303 `shutdown`): nothing more is read.
-    pub fn session_ended(&self) -> bool {
-        self.session.ended()
-    }
-
     /// Limits for decoding one message: nothing in it can be longer than the message itself.
     fn decode_config(&self, message_bytes: usize) -> Result<TConfiguration, DispatchError> {
         let limits = &self.limits;

@@ -28,6 +28,7 @@
 pub mod activity;
 pub mod calls;
 pub mod config;
+mod connection;
 pub mod convert;
 pub mod convert_stats;
 pub mod counters;

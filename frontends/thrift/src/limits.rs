@@ -24,6 +24,10 @@ pub const MESSAGE_TIMEOUT_SECS_DEFAULT: u64 = 120;
 /// Default bound on the bytes of unfinished messages held across all connections: ten of the
 /// largest messages.
 pub const INFLIGHT_BYTES_MAX_DEFAULT: usize = 1024 * 1024 * 1024;
+/// Default number of worker threads that answer whole requests. Calls that wait for the disk
+/// (every acknowledged write is flushed) overlap on them; connections waiting for a request
+/// take none.
+pub const WORKER_THREADS_DEFAULT: usize = 16;
 /// Nesting depth of structs and containers that the decoder follows before it gives up.
 pub const NESTING_DEPTH_MAX: usize = 64;
 /// Longest method name accepted in a message header, in bytes. Hive's longest is far shorter.
@@ -48,6 +52,8 @@ pub struct Limits {
     /// Most bytes of unfinished messages held at once across all connections, beyond the
     /// read buffer each connection starts with; a message that would pass it is refused.
     pub inflight_bytes_max: usize,
+    /// Threads that answer whole requests, for all connections.
+    pub worker_threads: usize,
 }
 
 impl Default for Limits {
@@ -60,6 +66,7 @@ impl Default for Limits {
             idle_timeout: Duration::from_secs(IDLE_TIMEOUT_SECS_DEFAULT),
             message_timeout: Duration::from_secs(MESSAGE_TIMEOUT_SECS_DEFAULT),
             inflight_bytes_max: INFLIGHT_BYTES_MAX_DEFAULT,
+            worker_threads: WORKER_THREADS_DEFAULT,
         }
     }
 }
@@ -85,6 +92,9 @@ impl Limits {
         }
         if self.connections_max == 0 {
             return Err("max connections must be at least 1".to_string());
+        }
+        if self.worker_threads == 0 {
+            return Err("worker threads must be at least 1".to_string());
         }
         if self.idle_timeout.is_zero() || self.message_timeout.is_zero() {
             return Err("idle and message timeouts must be positive".to_string());

@@ -77,6 +77,8 @@ pub struct MessageReader<R> {
     budget: Option<Arc<InflightBytes>>,
     /// Bytes taken from the budget: the buffer's size past its first chunk.
     taken: usize,
+    /// Walks look at the buffered bytes only, never reading from the source.
+    buffered_only: bool,
 }
 
 impl<R: Read> MessageReader<R> {
@@ -97,6 +99,71 @@ impl<R: Read> MessageReader<R> {
             filled: prefix.len(),
             budget: None,
             taken: 0,
+            buffered_only: false,
+        }
+    }
+
+    /// A reader of `source` that holds no buffer until bytes arrive, for a connection that
+    /// may stay silent for hours.
+    pub fn unbuffered(source: R) -> Self {
+        MessageReader {
+            source,
+            buffer: Vec::new(),
+            next: 0,
+            filled: 0,
+            budget: None,
+            taken: 0,
+            buffered_only: false,
+        }
+    }
+
+    /// Appends bytes read from the source by someone else (the poller), after those buffered.
+    /// The buffer grows to hold them exactly; the caller bounds how many it pushes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.buffer.len() - self.filled < bytes.len() {
+            self.buffer.copy_within(self.next..self.filled, 0);
+            self.filled -= self.next;
+            self.next = 0;
+            if self.buffer.len() - self.filled < bytes.len() {
+                self.buffer.resize(self.filled + bytes.len(), 0);
+            }
+        }
+        self.buffer[self.filled..self.filled + bytes.len()].copy_from_slice(bytes);
+        self.filled += bytes.len();
+    }
+
+    /// Whether the buffered bytes hold the next message whole; reads nothing. An error: the
+    /// bytes buffered already break the protocol or a limit.
+    pub fn holds_whole_message(
+        &mut self,
+        format: WireFormat,
+        limits: &Limits,
+    ) -> Result<bool, ReadError> {
+        let next = self.next;
+        self.buffered_only = true;
+        let mut walk = self.walk(format.transport, limits);
+        let walked = match (format.transport, format.protocol) {
+            (Transport::Framed, _) => walk.frame(),
+            (Transport::Buffered, Protocol::Binary) => walk.binary_message(),
+            (Transport::Buffered, Protocol::Compact) => walk.compact_message(),
+        };
+        self.buffered_only = false;
+        self.next = next;
+        match walked {
+            Ok(()) => Ok(true),
+            Err(ReadError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Frees the buffer of a connection that waits for its next message with nothing of it
+    /// buffered: an idle connection holds no buffer.
+    pub fn release_idle_buffer(&mut self) {
+        if self.next == self.filled {
+            self.buffer = Vec::new();
+            self.next = 0;
+            self.filled = 0;
+            self.give_back_growth();
         }
     }
 
@@ -389,6 +456,9 @@ impl<R: Read> Walk<'_, R> {
                 "message exceeds the limit of {} bytes",
                 self.limits.message_bytes_max
             )));
+        }
+        if self.input.buffered_only {
+            return Err(ReadError::Io(io::ErrorKind::WouldBlock.into()));
         }
         while self.start + end > self.input.filled {
             self.make_room()?;
@@ -756,5 +826,36 @@ mod tests {
             "given back once the big message was handed out"
         );
         assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+    }
+
+    #[test]
+    fn pushed_bytes_are_walked_without_reading_and_an_idle_reader_holds_no_buffer() {
+        let limits = Limits::default();
+        let mut stream = frame(100);
+        stream.extend_from_slice(&frame(3)[..5]);
+        let nothing: &[u8] = &[];
+        let mut reader = MessageReader::unbuffered(nothing);
+        assert_eq!(reader.buffer_bytes(), 0);
+        reader.push(&stream[..50]);
+        assert!(!reader.holds_whole_message(FRAMED, &limits).unwrap());
+        reader.push(&stream[50..]);
+        assert!(reader.holds_whole_message(FRAMED, &limits).unwrap());
+        assert_eq!(reader.read_message(FRAMED, &limits).unwrap().len(), 100);
+        assert!(!reader.holds_whole_message(FRAMED, &limits).unwrap());
+        reader.release_idle_buffer();
+        assert!(
+            reader.buffer_bytes() > 0,
+            "a started message keeps its bytes"
+        );
+        reader.push(&frame(3)[5..]);
+        assert_eq!(reader.read_message(FRAMED, &limits).unwrap().len(), 3);
+        reader.release_idle_buffer();
+        assert_eq!(reader.buffer_bytes(), 0);
+        let past_the_limit = (limits.message_bytes_max as i32 + 1).to_be_bytes();
+        reader.push(&past_the_limit);
+        assert!(matches!(
+            reader.holds_whole_message(FRAMED, &limits),
+            Err(ReadError::Invalid(_))
+        ));
     }
 }

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -244,8 +243,6 @@ pub struct Session {
     peer: SocketAddr,
     /// The user named by `set_ugi`, if the client sent one.
     user: Mutex<Option<String>>,
-    /// Set by fb303 `shutdown`: the connection closes after that call.
-    ended: AtomicBool,
 }
 
 impl Session {
@@ -255,13 +252,7 @@ impl Session {
             state,
             peer,
             user: Mutex::new(None),
-            ended: AtomicBool::new(false),
         }
-    }
-
-    /// Whether the client ended its session (fb303 `shutdown`); its connection then closes.
-    pub fn ended(&self) -> bool {
-        self.ended.load(Ordering::Acquire)
     }
 
     /// The catalog store.
@@ -343,12 +334,12 @@ impl Handler for Session {
         Ok(())
     }
 
-    /// The Hive 2.3 client sends this one-way call when it closes: it ends the session (the
-    /// connection closes once the call is read), never the server.
+    /// The Hive 2.3 client sends this one-way call just before it closes its socket: the
+    /// session forgets its user, and the connection stays open (as Apache's HMS keeps it);
+    /// never the server.
     fn shutdown(&self) -> thrift::Result<()> {
         tracing::debug!(peer = %self.peer, "client ended its session");
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        self.ended.store(true, Ordering::Release);
         Ok(())
     }
 

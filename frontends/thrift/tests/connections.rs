@@ -1,18 +1,23 @@
-//! Connections over loopback and from memory: fb303 `shutdown` ends its session; silent and
+//! Connections over loopback and from memory: fb303 `shutdown` forgets the user; silent and
 //! slow connections are closed at their deadlines; at the cap, the connection that waited
 //! longest makes room for a newcomer. Every wait is bounded.
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::{Durability, Store, StoreOptions};
+use hivestore_idl::fb303::TFacebookServiceSyncClient;
+use hivestore_idl::hive_metastore::{
+    Database, TThriftHiveMetastoreSyncClient, ThriftHiveMetastoreSyncClient,
+};
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::server::{serve_stream, Server, StopHandle};
 use hivestore_thrift::service::ServerState;
+use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
 
 /// Longest any read of a test waits.
 const WAIT: Duration = Duration::from_secs(10);
@@ -24,9 +29,10 @@ fn state() -> Arc<ServerState> {
     Arc::new(ServerState::new(store))
 }
 
-/// A strict binary message calling `name` with no arguments; `kind` 1 is a call, 4 one-way.
-fn no_argument_message(name: &str, kind: u8, sequence: i32) -> Vec<u8> {
-    let mut message = vec![0x80, 0x01, 0x00, kind];
+/// A strict binary message calling `name` with no arguments.
+fn get_status(sequence: i32) -> Vec<u8> {
+    let name = "getStatus";
+    let mut message = vec![0x80, 0x01, 0x00, 0x01];
     message.extend_from_slice(&(name.len() as i32).to_be_bytes());
     message.extend_from_slice(name.as_bytes());
     message.extend_from_slice(&sequence.to_be_bytes());
@@ -34,30 +40,71 @@ fn no_argument_message(name: &str, kind: u8, sequence: i32) -> Vec<u8> {
     message
 }
 
-fn get_status(sequence: i32) -> Vec<u8> {
-    no_argument_message("getStatus", 1, sequence)
+/// A writer whose bytes the test takes back.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A generated client that writes its calls to `requests` and reads `replies`.
+fn client(
+    requests: &Shared,
+    replies: Vec<u8>,
+) -> ThriftHiveMetastoreSyncClient<
+    TBinaryInputProtocol<io::Cursor<Vec<u8>>>,
+    TBinaryOutputProtocol<Shared>,
+> {
+    ThriftHiveMetastoreSyncClient::new(
+        TBinaryInputProtocol::new(io::Cursor::new(replies), true),
+        TBinaryOutputProtocol::new(requests.clone(), true),
+    )
+}
+
+fn database(name: &str) -> Database {
+    Database {
+        name: Some(name.to_string()),
+        location_uri: Some(format!("file:/tmp/{name}")),
+        // The generated default is an empty owner, which the server would keep.
+        owner_name: None,
+        ..Database::default()
+    }
 }
 
 #[test]
-fn an_fb303_shutdown_ends_the_session_and_nothing_after_it_is_answered() {
-    let mut stream = get_status(1);
-    stream.extend_from_slice(&no_argument_message("shutdown", 4, 2));
-    stream.extend_from_slice(&get_status(3));
+fn an_fb303_shutdown_forgets_the_user_and_keeps_the_connection() {
+    let requests = Shared::default();
+    let mut calls = client(&requests, Vec::new());
+    let _ = calls.set_ugi("alice".to_string(), Vec::new());
+    let _ = calls.create_database(database("before"));
+    calls.shutdown().unwrap(); // one-way: nothing to read
+    let _ = calls.create_database(database("after"));
+    let _ = calls.get_database("before".to_string());
+    let _ = calls.get_database("after".to_string());
+    let stream = std::mem::take(&mut *requests.0.lock().unwrap());
     let mut replies = Vec::new();
     let peer = SocketAddr::from((Ipv4Addr::LOCALHOST, 1));
     let ended = serve_stream(&stream[..], &mut replies, peer, state(), Limits::default());
     assert_eq!(ended, Ok(()));
-    // One reply, to the first getStatus: a strict reply header naming it, sequence 1.
-    let header = [0x80, 0x01, 0x00, 0x02];
-    assert_eq!(&replies[..4], &header);
-    let replies_seen = replies
-        .windows(4)
-        .filter(|window| *window == header)
-        .count();
-    assert_eq!(replies_seen, 1, "{replies:02x?}");
-    assert!(replies
-        .windows(4)
-        .any(|window| window == 1i32.to_be_bytes()));
+    let mut answers = client(&Shared::default(), replies);
+    answers.set_ugi(String::new(), Vec::new()).unwrap();
+    answers.create_database(Database::default()).unwrap();
+    answers.shutdown().unwrap(); // keeps the sequence ids in step
+    answers.create_database(Database::default()).unwrap();
+    let before = answers.get_database(String::new()).unwrap();
+    let after = answers.get_database(String::new()).unwrap();
+    assert_eq!(before.owner_name.as_deref(), Some("alice"));
+    assert_eq!(
+        after.owner_name, None,
+        "the user is forgotten after shutdown"
+    );
 }
 
 struct Running {
