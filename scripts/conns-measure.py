@@ -4,13 +4,14 @@ with many active ones. Loopback only; bounded in count and time.
 
     scripts/conns-measure.py --pid PID --port PORT idle --connections 10000
     scripts/conns-measure.py --pid PID --port PORT active --connections 1000 --seconds 10 \
-        --bench target/release/hivestore
+        --pause-ms 100 --bench target/release/hivestore
 
 idle:   opens N connections (raising this process's open-file limit), each makes one call
         (fb303 getStatus, strict binary, unframed) and then stays silent; prints the server's
         RSS (VmRSS) before, with all N open, and a few seconds after they are closed.
-active: runs `hivestore bench --mode throughput --workload get_table --connections N` and
-        prints its report (p50, p99 per call) with the server's RSS after.
+active: runs `hivestore bench --mode throughput --workload get_table --connections N
+        --pause-ms P` (each connection pauses P ms after each call; 0: as fast as answered)
+        and prints its report (p50, p99 per call) with the server's RSS after.
 The server must allow N connections (`--max-connections`) and itself have an open-file limit
 above N (`ulimit -n` where it is started).
 """
@@ -98,7 +99,7 @@ def active(args) -> None:
     command = [args.bench, "bench", "--uri", f"thrift://127.0.0.1:{args.port}",
                "--mode", "throughput", "--workload", "get_table",
                "--connections", str(args.connections), "--seconds", str(args.seconds),
-               "--warmup", "20"]
+               "--warmup", "20", "--pause-ms", str(args.pause_ms)]
     print("$", " ".join(command), flush=True)
     subprocess.run(command, check=True, timeout=args.time_bound)
     print(f"server RSS after: {rss_kib(args.pid) / 1024:.1f} MiB, {threads(args.pid)} threads")
@@ -116,6 +117,7 @@ def main() -> None:
     active_parser = sub.add_parser("active")
     active_parser.add_argument("--connections", type=int, default=1000)
     active_parser.add_argument("--seconds", type=int, default=10)
+    active_parser.add_argument("--pause-ms", type=int, default=0)
     active_parser.add_argument("--bench", default="target/release/hivestore")
     args = parser.parse_args()
     {"idle": idle, "active": active}[args.what](args)

@@ -55,6 +55,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         csv_out: None,
         compare: None,
         call_timeout: 60,
+        pause_ms: 0,
     }
 }
 

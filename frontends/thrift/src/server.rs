@@ -340,6 +340,13 @@ impl Poller<'_> {
             server.limits,
             &server.shared.stopping,
         );
+        // Registered once: events that come while the connection is away are ignored, and its
+        // buffer is read as soon as it is parked again.
+        self.poll.registry().register(
+            &mut SourceFd(&connection.stream.as_raw_fd()),
+            Token(id as usize),
+            Interest::READABLE,
+        )?;
         server.state.counters.record_connection_accepted();
         tracing::info!(%peer, connection = id, "connection opened");
         self.park(connection);
@@ -380,17 +387,9 @@ impl Poller<'_> {
 
     /// Waits for the connection's next bytes.
     fn park(&mut self, connection: Connection) {
-        let token = connection.id as usize;
-        let registered = connection.stream.set_nonblocking(true).and_then(|()| {
-            self.poll.registry().register(
-                &mut SourceFd(&connection.stream.as_raw_fd()),
-                Token(token),
-                Interest::READABLE,
-            )
-        });
-        match registered {
+        match connection.stream.set_nonblocking(true) {
             Ok(()) => {
-                self.parked.insert(token, connection);
+                self.parked.insert(connection.id as usize, connection);
             }
             Err(error) => self.close(connection, Some(&error.to_string())),
         }
@@ -425,12 +424,7 @@ impl Poller<'_> {
     }
 
     fn unpark(&mut self, token: usize) -> Connection {
-        let connection = self.parked.remove(&token).expect("a parked connection");
-        let _ = self
-            .poll
-            .registry()
-            .deregister(&mut SourceFd(&connection.stream.as_raw_fd()));
-        connection
+        self.parked.remove(&token).expect("a parked connection")
     }
 
     /// Takes back the connections whose turn is over.
