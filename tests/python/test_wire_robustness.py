@@ -337,7 +337,8 @@ def test_silent_and_slow_connections_are_closed_at_their_deadlines(own_server):
 
 def test_unfinished_messages_past_the_inflight_budget_are_refused_and_others_served(own_server):
     """Three connections each send most of a 1 MiB message and hold it, under a 2 MiB budget:
-    one of them is refused (closed) while small calls go on being served."""
+    one or two of them are refused (closed), never all, while small calls go on being
+    served."""
     server = own_server("--max-message-bytes", 1 << 20, "--max-inflight-bytes", 2 << 20)
     unfinished = struct.pack(">i", 1_000_000) + bytes(900_000)
     holders = [connect_raw(server) for _ in range(3)]
@@ -347,15 +348,20 @@ def test_unfinished_messages_past_the_inflight_budget_are_refused_and_others_ser
                 sock.sendall(unfinished)
             except (socket.timeout, BrokenPipeError, ConnectionResetError):
                 pass  # refused while still sending
-        closed = [closed_within(sock, 0.5) for sock in holders]
+        closed = [False] * len(holders)
         deadline = time.monotonic() + 10
         while not any(closed) and time.monotonic() < deadline:
-            closed = [closed or closed_within(sock, 0.5) for sock, closed in zip(holders, closed)]
-        assert closed.count(True) == 1, f"closed: {closed}"
+            closed = [closed or closed_within(sock, 0.2) for sock, closed in zip(holders, closed)]
+        # Those still waiting for budget give up within a second more.
+        time.sleep(2)
+        closed = [closed or closed_within(sock, 0.2) for sock, closed in zip(holders, closed)]
+        # Two may hold half a request each when the third asks: then two wait and are refused.
+        assert 1 <= closed.count(True) <= 2, f"closed: {closed}"
         client, trans = open_client(server)
         try:
             assert client.getStatus() == fb_status.ALIVE
-            assert client.getCounters().get("requests.over_inflight_budget", 0) == 1
+            refused = client.getCounters().get("requests.over_inflight_budget", 0)
+            assert refused == closed.count(True)
         finally:
             trans.close()
     finally:

@@ -186,6 +186,11 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
     }
 }
 
+/// Bytes the poller may walk, over all the tries, per byte of a request buffered: a request
+/// arriving in a few pieces is walked at each, and one dripping in byte by byte cannot make the
+/// poller walk its growing prefix again and again (its further tries wait for the deadline scan).
+const WALKS_PER_BYTE: usize = 8;
+
 /// What the poller does with a connection after reading what arrived.
 #[derive(Debug)]
 pub(crate) enum Readable {
@@ -217,6 +222,10 @@ pub(crate) struct Connection {
     pub stream: Arc<TcpStream>,
     pub activity: Arc<Activity>,
     format: Option<WireFormat>,
+    /// Bytes the poller walked looking for the end of the request arriving.
+    walked: usize,
+    /// Bytes buffered at the poller's last walk.
+    walked_at: usize,
     messages: MessageReader<TimedStream>,
     dispatcher: Dispatcher,
     state: Arc<ServerState>,
@@ -247,6 +256,8 @@ impl Connection {
             stream,
             activity,
             format: None,
+            walked: 0,
+            walked_at: 0,
             messages: MessageReader::unbuffered(timed).with_budget(Arc::clone(&state.inflight)),
             dispatcher: Dispatcher::new(
                 Session::new(Arc::clone(state), peer),
@@ -298,12 +309,39 @@ impl Connection {
                 }
             }
         };
-        match self.messages.holds_whole_message(format, limits) {
+        let buffered = self.messages.buffered().len();
+        if buffered < READ_CHUNK_BYTES && self.walked > WALKS_PER_BYTE * buffered {
+            return Readable::Wait;
+        }
+        self.walk(format, limits)
+    }
+
+    /// On the poller's deadline scan: walks again a request whose walks were put off, if
+    /// bytes arrived since the last one.
+    pub fn walk_put_off(&mut self, limits: &Limits) -> Readable {
+        match self.format {
+            Some(format) if self.messages.buffered().len() > self.walked_at => {
+                self.walk(format, limits)
+            }
+            _ => Readable::Wait,
+        }
+    }
+
+    fn walk(&mut self, format: WireFormat, limits: &Limits) -> Readable {
+        let buffered = self.messages.buffered().len();
+        self.walked += buffered;
+        self.walked_at = buffered;
+        let readable = match self.messages.holds_whole_message(format, limits) {
             Ok(true) => Readable::Ready,
-            Ok(false) if self.messages.buffered().len() >= READ_CHUNK_BYTES => Readable::Big,
+            Ok(false) if buffered >= READ_CHUNK_BYTES => Readable::Big,
             Ok(false) => Readable::Wait,
             Err(error) => Readable::Close(Some(error.to_string())),
+        };
+        if matches!(readable, Readable::Ready | Readable::Big) {
+            self.walked = 0;
+            self.walked_at = 0;
         }
+        readable
     }
 
     /// On a worker (or a big request's thread, `big`), with the socket blocking: answers every

@@ -400,6 +400,11 @@ impl Poller<'_> {
             return;
         };
         let readable = connection.read_arrived(&mut self.scratch, &self.server.limits);
+        self.act_on(token, readable);
+    }
+
+    /// Hands the connection on as `readable` says.
+    fn act_on(&mut self, token: usize, readable: Readable) {
         match readable {
             Readable::Wait => {}
             Readable::Ready | Readable::Big => {
@@ -463,6 +468,15 @@ impl Poller<'_> {
             let connection = self.unpark(token);
             self.server.state.counters.record_connection_timed_out();
             self.close(connection, Some(&reason));
+        }
+        let put_off: Vec<(usize, Readable)> = self
+            .parked
+            .iter_mut()
+            .map(|(token, connection)| (*token, connection.walk_put_off(&limits)))
+            .filter(|(_, readable)| !matches!(readable, Readable::Wait))
+            .collect();
+        for (token, readable) in put_off {
+            self.act_on(token, readable);
         }
     }
 

@@ -225,3 +225,25 @@ fn at_the_cap_the_connection_waiting_longest_makes_room_for_a_newcomer() {
     let last = held.len() - 1;
     assert!(answered(&mut held[last]));
 }
+
+#[test]
+fn a_request_dripping_in_byte_by_byte_is_answered() {
+    let running = serve(Limits::default());
+    let mut stream = connect(running.address);
+    stream.set_nodelay(true).unwrap();
+    // Past a few dozen bytes the poller puts off walking it at every byte; it is still found
+    // whole.
+    let mut dripped = get_status(1);
+    dripped.extend_from_slice(&get_status(2));
+    for byte in &dripped {
+        stream.write_all(std::slice::from_ref(byte)).unwrap();
+        thread::sleep(Duration::from_millis(2));
+    }
+    let mut replies = [0u8; 2 * GET_STATUS_REPLY_BYTES];
+    stream.read_exact(&mut replies).unwrap();
+    assert_eq!(replies[..4], [0x80, 0x01, 0x00, 0x02]);
+    assert_eq!(
+        replies[GET_STATUS_REPLY_BYTES..GET_STATUS_REPLY_BYTES + 4],
+        [0x80, 0x01, 0x00, 0x02]
+    );
+}
