@@ -8,7 +8,7 @@
 //! fills the first 64 KiB of the buffer without ending is a big one: its connection gets a
 //! thread of its own that reads the rest as it arrives (blocking, within the message deadline
 //! and the in-flight budget; `add_partitions` is decoded as it arrives there), so that slow big
-//! requests never hold the workers.
+//! requests never hold the workers; so does a connection whose client does not take a reply.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -191,6 +191,38 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
 /// poller walk its growing prefix again and again (its further tries wait for the deadline scan).
 const WALKS_PER_BYTE: usize = 8;
 
+/// How long a worker waits for a client to take (some of) a reply before it hands the rest to
+/// a thread of its own: a client that stops reading cannot hold the workers.
+const WORKER_WRITE_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Writes replies to the socket until one write waits longer than its timeout; from there on
+/// keeps the bytes in `unsent`, for a thread of the connection's own to write.
+struct WorkerWriter<'a> {
+    stream: &'a TcpStream,
+    unsent: &'a mut Vec<u8>,
+}
+
+impl Write for WorkerWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.unsent.is_empty() {
+            match self.stream.write(bytes) {
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                written => return written,
+            }
+        }
+        self.unsent.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// What the poller does with a connection after reading what arrived.
 #[derive(Debug)]
 pub(crate) enum Readable {
@@ -209,7 +241,8 @@ pub(crate) enum Readable {
 pub(crate) enum Turn {
     /// Back to the poller, to wait for its next request.
     Park,
-    /// A big request is arriving: give it a reader thread.
+    /// A big request is arriving, or the client does not take its replies: give it a thread
+    /// of its own.
     Big,
     /// Close it, with the reason if it is not the client's doing.
     Close(Option<String>),
@@ -222,6 +255,8 @@ pub(crate) struct Connection {
     pub stream: Arc<TcpStream>,
     pub activity: Arc<Activity>,
     format: Option<WireFormat>,
+    /// The rest of a reply the client did not take in time on a worker.
+    unsent: Vec<u8>,
     /// Bytes the poller walked looking for the end of the request arriving.
     walked: usize,
     /// Bytes buffered at the poller's last walk.
@@ -256,6 +291,7 @@ impl Connection {
             stream,
             activity,
             format: None,
+            unsent: Vec::new(),
             walked: 0,
             walked_at: 0,
             messages: MessageReader::unbuffered(timed).with_budget(Arc::clone(&state.inflight)),
@@ -351,11 +387,34 @@ impl Connection {
         let Some(format) = self.format else {
             return Turn::Close(Some("served before its format was known".into()));
         };
-        if let Err(error) = self.stream.set_nonblocking(false) {
+        // A worker waits little for a client to take its replies; a thread of its own waits
+        // as long as a request may take to arrive.
+        let write_wait = if big {
+            limits.message_timeout
+        } else {
+            WORKER_WRITE_WAIT
+        };
+        let blocking = self
+            .stream
+            .set_nonblocking(false)
+            .and_then(|()| self.stream.set_write_timeout(Some(write_wait)));
+        if let Err(error) = blocking {
             return Turn::Close(Some(error.to_string()));
         }
-        let mut writer: &TcpStream = &self.stream;
+        if !self.unsent.is_empty() {
+            let unsent = std::mem::take(&mut self.unsent);
+            if let Err(error) = (&*self.stream).write_all(&unsent) {
+                return Turn::Close(Some(format!("a reply was not taken: {error}")));
+            }
+            if let Some(turn) = self.after_request(format, limits, big) {
+                return turn;
+            }
+        }
         loop {
+            let mut writer = WorkerWriter {
+                stream: &self.stream,
+                unsent: &mut self.unsent,
+            };
             let served = serve_one(
                 &mut self.messages,
                 &mut writer,
@@ -368,19 +427,34 @@ impl Connection {
             if let Err(error) = served {
                 return Turn::Close(ending(error, &self.state));
             }
-            match self.messages.holds_whole_message(format, limits) {
-                Ok(true) => {}
-                Ok(false) if self.messages.buffered().len() >= READ_CHUNK_BYTES => {
-                    if !big {
-                        return Turn::Big;
-                    }
+            if !self.unsent.is_empty() {
+                if big {
+                    return Turn::Close(Some(format!(
+                        "a reply was not taken within {} s (message_timeout_secs)",
+                        limits.message_timeout.as_secs_f64()
+                    )));
                 }
-                Ok(false) => {
-                    self.messages.release_idle_buffer();
-                    return Turn::Park;
-                }
-                Err(error) => return Turn::Close(ending(error, &self.state)),
+                // The client is not reading: the rest is written on a thread of its own.
+                return Turn::Big;
             }
+            if let Some(turn) = self.after_request(format, limits, big) {
+                return turn;
+            }
+        }
+    }
+
+    /// What the connection needs once a request is answered; `None`: serve the next one here.
+    fn after_request(&mut self, format: WireFormat, limits: &Limits, big: bool) -> Option<Turn> {
+        match self.messages.holds_whole_message(format, limits) {
+            Ok(true) => None,
+            Ok(false) if self.messages.buffered().len() >= READ_CHUNK_BYTES => {
+                (!big).then_some(Turn::Big)
+            }
+            Ok(false) => {
+                self.messages.release_idle_buffer();
+                Some(Turn::Park)
+            }
+            Err(error) => Some(Turn::Close(ending(error, &self.state))),
         }
     }
 }

@@ -327,8 +327,6 @@ impl Poller<'_> {
 
     fn open(&mut self, stream: TcpStream, peer: SocketAddr) -> io::Result<()> {
         stream.set_nodelay(true)?;
-        // A client that does not read its replies cannot hold a worker forever either.
-        stream.set_write_timeout(Some(self.limits().message_timeout))?;
         let id = self.next_id;
         self.next_id += 1;
         let server = self.server;

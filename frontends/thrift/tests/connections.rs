@@ -29,15 +29,24 @@ fn state() -> Arc<ServerState> {
     Arc::new(ServerState::new(store))
 }
 
-/// A strict binary message calling `name` with no arguments.
-fn get_status(sequence: i32) -> Vec<u8> {
-    let name = "getStatus";
+/// A strict binary call of `name` with `strings` as its string arguments (fields 1, 2, ...).
+fn call(name: &str, sequence: i32, strings: &[&[u8]]) -> Vec<u8> {
     let mut message = vec![0x80, 0x01, 0x00, 0x01];
     message.extend_from_slice(&(name.len() as i32).to_be_bytes());
     message.extend_from_slice(name.as_bytes());
     message.extend_from_slice(&sequence.to_be_bytes());
+    for (field, string) in (1i16..).zip(strings) {
+        message.push(11);
+        message.extend_from_slice(&field.to_be_bytes());
+        message.extend_from_slice(&(string.len() as i32).to_be_bytes());
+        message.extend_from_slice(string);
+    }
     message.push(0); // the arguments' stop
     message
+}
+
+fn get_status(sequence: i32) -> Vec<u8> {
+    call("getStatus", sequence, &[])
 }
 
 /// A writer whose bytes the test takes back.
@@ -246,4 +255,31 @@ fn a_request_dripping_in_byte_by_byte_is_answered() {
         replies[GET_STATUS_REPLY_BYTES..GET_STATUS_REPLY_BYTES + 4],
         [0x80, 0x01, 0x00, 0x02]
     );
+}
+
+#[test]
+fn a_client_that_does_not_read_its_replies_does_not_hold_the_workers() {
+    let running = serve(Limits {
+        worker_threads: 1,
+        ..Limits::default()
+    });
+    let mut greedy = connect(running.address);
+    let value = vec![b'v'; 60 * 1024];
+    for index in 0..40 {
+        let key = format!("key{index}");
+        greedy
+            .write_all(&call("setOption", index, &[key.as_bytes(), &value]))
+            .unwrap();
+        let mut reply = [0u8; 4 + 4 + 9 + 4 + 1];
+        greedy.read_exact(&mut reply).unwrap();
+    }
+    // Twenty replies of 2.4 MB each, asked for and never read: far more than socket buffers.
+    let asks: Vec<u8> = (0..20)
+        .flat_map(|index| call("getOptions", index, &[]))
+        .collect();
+    greedy.write_all(&asks).unwrap();
+    thread::sleep(Duration::from_millis(500));
+    let mut other = connect(running.address);
+    assert!(answered(&mut other), "the one worker is free for others");
+    drop(greedy);
 }
