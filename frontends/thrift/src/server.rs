@@ -32,6 +32,8 @@ use crate::service::ServerState;
 const WORKER_STACK_BYTES: usize = 2 * 1024 * 1024;
 /// How long a stop waits for calls in flight before it gives up on them.
 const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long a stop waits for idle workers to end, once calls in flight are over.
+const WORKERS_END_WAIT: Duration = Duration::from_secs(1);
 /// How often the poller looks for connections past their deadline.
 const DEADLINE_SCAN: Duration = Duration::from_millis(250);
 const LISTENER: Token = Token(usize::MAX - 1);
@@ -180,7 +182,12 @@ impl Server {
             queue.1 = true;
         }
         self.shared.ready.notify_all();
+        // Idle workers end at once; one still in a call past the grace is left behind.
+        let deadline = Instant::now() + WORKERS_END_WAIT;
         for worker in workers {
+            while !worker.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(1));
+            }
             if worker.is_finished() {
                 let _ = worker.join();
             }
