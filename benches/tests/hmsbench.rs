@@ -39,6 +39,7 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         csv_out: None,
         compare: None,
         call_timeout: 60,
+        pause_ms: 0,
     }
 }
 

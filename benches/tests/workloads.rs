@@ -55,6 +55,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         csv_out: None,
         compare: None,
         call_timeout: 60,
+        pause_ms: 0,
     }
 }
 
@@ -248,6 +249,7 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
         duration: std::time::Duration::from_secs(30),
         call_count_max: 3,
         warmup_call_count: 1,
+        pause: std::time::Duration::ZERO,
     };
     let target = Target {
         database: "bench_test".to_string(),

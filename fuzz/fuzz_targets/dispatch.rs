@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
         string_bytes_max: 16 * 1024,
         container_elements_max: 4096,
         connections_max: 1,
+        ..Limits::default()
     };
     let peer = SocketAddr::from((Ipv4Addr::LOCALHOST, 1));
     let warehouse = std::env::temp_dir().join("hivestore-fuzz-warehouse");

@@ -12,6 +12,7 @@ one must still be served.
 
 import socket
 import struct
+import time
 
 import pytest
 from fb303 import FacebookService
@@ -237,3 +238,134 @@ def test_many_idle_connections_do_not_block_an_active_one(server, first_bytes):
         for sock in idle:
             sock.close()
     server.assert_alive()
+
+
+# ---------------------------------------------------------------- floods, deadlines, budget
+# Each test below starts a hivestore of its own with a small cap and short deadlines, so that
+# what would take the defaults minutes takes seconds.
+
+FLOOD_SOCKETS = 300
+FLOOD_CAP = 50
+FLOOD_PROBES = 24
+
+
+@pytest.fixture
+def own_server(tmp_path):
+    """Starts a hivestore with the given `serve` flags; stopped (exit 0) after the test."""
+    import os
+
+    from conftest import hivestore_binary, start_hivestore, stop_hivestore
+
+    if os.environ.get("HMS_URI"):
+        pytest.skip("starts a hivestore of its own with its own limits")
+    started = []
+
+    def start(*flags):
+        started.append(start_hivestore(hivestore_binary(), tmp_path, [str(flag) for flag in flags]))
+        return started[-1]
+
+    yield start
+    for running in started:
+        stop_hivestore(running)
+
+
+def counters_of(server) -> dict:
+    client, trans = open_client(server)
+    try:
+        return client.getCounters()
+    finally:
+        trans.close()
+
+
+def closed_within(sock: socket.socket, deadline_s: float) -> bool:
+    """Whether the server closes `sock` within `deadline_s` (sending nothing)."""
+    try:
+        return read_reply_or_close(sock, deadline_s) == b""
+    except TimeoutError:
+        return False
+
+
+def test_a_flood_of_idle_and_slow_sockets_never_keeps_a_client_out(own_server):
+    """300 sockets at a cap of 50, half silent and half stuck in the middle of a message, with
+    deadlines far away: each of 24 clients that come after is served, because the connection
+    that waited longest makes room."""
+    server = own_server("--max-connections", FLOOD_CAP, "--idle-timeout-secs", 600,
+                        "--message-timeout-secs", 600)
+    half_a_frame = frame(binary_call("getStatus"))[:6]
+    flood = []
+    try:
+        for index in range(FLOOD_SOCKETS):
+            sock = connect_raw(server)
+            flood.append(sock)
+            if index % 2:
+                sock.sendall(half_a_frame)
+        served = 0
+        for _ in range(FLOOD_PROBES):
+            client, trans = open_client(server)
+            try:
+                served += client.getStatus() == fb_status.ALIVE
+            finally:
+                trans.close()
+        assert served == FLOOD_PROBES
+    finally:
+        for sock in flood:
+            sock.close()
+    counters = counters_of(server)
+    assert counters.get("connections.evicted", 0) >= FLOOD_SOCKETS - FLOOD_CAP
+    server.assert_alive()
+
+
+def test_silent_and_slow_connections_are_closed_at_their_deadlines(own_server):
+    server = own_server("--idle-timeout-secs", 1, "--message-timeout-secs", 2)
+    message = frame(binary_call("getStatus"))
+    with connect_raw(server) as silent, connect_raw(server) as slow:
+        slow.sendall(message[:1])
+        assert closed_within(silent, 5.0), "a silent connection outlived the idle timeout"
+        # A byte every 0.3 s keeps the idle deadline away, never the message deadline.
+        cut_off = False
+        for index in range(1, min(len(message), 20)):
+            time.sleep(0.3)
+            try:
+                slow.sendall(message[index:index + 1])
+            except (BrokenPipeError, ConnectionResetError):
+                cut_off = True
+                break
+        assert cut_off or closed_within(slow, 5.0), "a slow message outlived its deadline"
+    assert counters_of(server).get("connections.timed_out", 0) >= 2
+    server.assert_alive()
+
+
+def test_unfinished_messages_past_the_inflight_budget_are_refused_and_others_served(own_server):
+    """Three connections each send most of a 1 MiB message and hold it, under a 2 MiB budget:
+    one or two of them are refused (closed), never all, while small calls go on being
+    served."""
+    server = own_server("--max-message-bytes", 1 << 20, "--max-inflight-bytes", 2 << 20)
+    unfinished = struct.pack(">i", 1_000_000) + bytes(900_000)
+    holders = [connect_raw(server) for _ in range(3)]
+    try:
+        for sock in holders:
+            try:
+                sock.sendall(unfinished)
+            except (socket.timeout, BrokenPipeError, ConnectionResetError):
+                pass  # refused while still sending
+        closed = [False] * len(holders)
+        deadline = time.monotonic() + 10
+        while not any(closed) and time.monotonic() < deadline:
+            closed = [closed or closed_within(sock, 0.2) for sock, closed in zip(holders, closed)]
+        # Those still waiting for budget give up within a second more.
+        time.sleep(2)
+        closed = [closed or closed_within(sock, 0.2) for sock, closed in zip(holders, closed)]
+        # Two may hold half a request each when the third asks: then two wait and are refused.
+        assert 1 <= closed.count(True) <= 2, f"closed: {closed}"
+        client, trans = open_client(server)
+        try:
+            assert client.getStatus() == fb_status.ALIVE
+            refused = client.getCounters().get("requests.over_inflight_budget", 0)
+            assert refused == closed.count(True)
+        finally:
+            trans.close()
+    finally:
+        for sock in holders:
+            sock.close()
+    server.assert_alive()
+

@@ -10,8 +10,11 @@ use crate::partition_table::add_batch_partition_count;
 use crate::runner::Budget;
 use crate::workload::Workload;
 
-/// The most connections a throughput measurement opens.
-pub const CONNECTION_COUNT_MAX: usize = 256;
+/// The most connections a throughput measurement opens (a thread each): enough for a server's
+/// default connection cap (1000, Hive's).
+pub const CONNECTION_COUNT_MAX: usize = 1000;
+/// The longest pause between two calls of a connection, in milliseconds.
+const PAUSE_MS_MAX: u64 = 60_000;
 /// The longest a measurement may run.
 pub const DURATION_SECONDS_MAX: f64 = 3600.0;
 /// The most measured samples of one measurement.
@@ -132,6 +135,11 @@ pub struct BenchArgs {
     /// measurement reported failed (setup and teardown calls may take 30 minutes).
     #[arg(long, default_value_t = 60)]
     pub call_timeout: u64,
+    /// Milliseconds each connection pauses after each measured call (throughput mode): many
+    /// active connections at a rate the server can keep up with, rather than as fast as it
+    /// answers.
+    #[arg(long, default_value_t = 0)]
+    pub pause_ms: u64,
 }
 
 /// One measurement to make on every endpoint.
@@ -201,6 +209,7 @@ fn budget(args: &BenchArgs, mode: Mode) -> Result<Budget, Error> {
             CALL_COUNT_MAX,
         )?,
         warmup_call_count: check("warmup", args.warmup, 0, WARMUP_CALL_COUNT_MAX)?,
+        pause: Duration::from_millis(check("pause-ms", args.pause_ms, 0, PAUSE_MS_MAX)?),
     })
 }
 

@@ -25,6 +25,10 @@ pub struct Budget {
     pub call_count_max: u64,
     /// Unmeasured samples per connection before the start.
     pub warmup_call_count: u64,
+    /// Each connection's pause after each sample, outside the time measured: clients that do
+    /// other work between their calls, so that many connections are open and active without
+    /// saturating the server.
+    pub pause: Duration,
 }
 
 /// How a measurement ended.
@@ -337,6 +341,9 @@ fn drive(run: &Run<'_>, connection: usize) -> ConnectionReport {
                 count.call_count += sample.call_count;
                 count.partition_count += sample.partition_count;
                 histogram.record(latency);
+                if !run.budget.pause.is_zero() {
+                    std::thread::sleep(run.budget.pause);
+                }
             }
             Err(error) => {
                 outcome = classify(&error);

@@ -10,6 +10,10 @@
 //! max_message_bytes = 104857600
 //! max_string_bytes = 104857600
 //! max_container_elements = 1000000
+//! idle_timeout_secs = 600
+//! message_timeout_secs = 120
+//! max_inflight_bytes = 1073741824
+//! worker_threads = 16
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
@@ -23,7 +27,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Deserialize;
 
-use crate::limits::Limits;
+use std::time::Duration;
+
+use crate::limits::{Limits, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT};
 
 /// The address served when nothing says otherwise (Hive's port).
 pub const LISTEN_DEFAULT: &str = "127.0.0.1:9083";
@@ -59,6 +65,20 @@ pub struct ServeArgs {
     /// Largest list, set or map in a request, in elements [default: 1000000].
     #[arg(long, env = "HIVESTORE_MAX_CONTAINER_ELEMENTS")]
     pub max_container_elements: Option<usize>,
+    /// Silence allowed between two calls before the connection is closed, in seconds
+    /// [default: 600].
+    #[arg(long, env = "HIVESTORE_IDLE_TIMEOUT_SECS")]
+    pub idle_timeout_secs: Option<u64>,
+    /// Time a request may take to arrive, from its first byte to its last, in seconds
+    /// [default: 120].
+    #[arg(long, env = "HIVESTORE_MESSAGE_TIMEOUT_SECS")]
+    pub message_timeout_secs: Option<u64>,
+    /// Bytes of unfinished requests held at once across all connections [default: 1073741824].
+    #[arg(long, env = "HIVESTORE_MAX_INFLIGHT_BYTES")]
+    pub max_inflight_bytes: Option<usize>,
+    /// Threads that answer requests, for all connections [default: 16].
+    #[arg(long, env = "HIVESTORE_WORKER_THREADS")]
+    pub worker_threads: Option<usize>,
     /// Hive's `metastore.txn.timeout`: locks not heartbeated for this long are released and
     /// transactions aborted, in milliseconds [default: 300000].
     #[arg(long, env = "HIVESTORE_TXN_TIMEOUT_MS")]
@@ -95,6 +115,10 @@ struct FileSettings {
     max_message_bytes: Option<usize>,
     max_string_bytes: Option<usize>,
     max_container_elements: Option<usize>,
+    idle_timeout_secs: Option<u64>,
+    message_timeout_secs: Option<u64>,
+    max_inflight_bytes: Option<usize>,
+    worker_threads: Option<usize>,
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
@@ -156,6 +180,26 @@ impl ServeArgs {
                 self.max_connections,
                 file.max_connections,
                 defaults.connections_max,
+            ),
+            idle_timeout: Duration::from_secs(pick(
+                self.idle_timeout_secs,
+                file.idle_timeout_secs,
+                IDLE_TIMEOUT_SECS_DEFAULT,
+            )),
+            message_timeout: Duration::from_secs(pick(
+                self.message_timeout_secs,
+                file.message_timeout_secs,
+                MESSAGE_TIMEOUT_SECS_DEFAULT,
+            )),
+            inflight_bytes_max: pick(
+                self.max_inflight_bytes,
+                file.max_inflight_bytes,
+                defaults.inflight_bytes_max,
+            ),
+            worker_threads: pick(
+                self.worker_threads,
+                file.worker_threads,
+                defaults.worker_threads,
             ),
         };
         limits.validate()?;
@@ -375,6 +419,53 @@ mod tests {
         assert_eq!(args(16).resolve().unwrap().prewarm_bytes, 16 << 20);
         let error = args(PREWARM_MB_MAX + 1).resolve().unwrap_err();
         assert!(error.contains("prewarm_mb"), "{error}");
+    }
+
+    #[test]
+    fn timeouts_and_the_inflight_budget_come_from_flags_or_the_file() {
+        let dir =
+            std::env::temp_dir().join(format!("hivestore-config-conns-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("conns.toml");
+        std::fs::write(
+            &path,
+            "idle_timeout_secs = 30\nmessage_timeout_secs = 5\nmax_inflight_bytes = 209715200\n\
+             worker_threads = 3\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path.clone()),
+            ..ServeArgs::default()
+        };
+        let limits = from_file.resolve().unwrap().limits;
+        assert_eq!(limits.idle_timeout, Duration::from_secs(30));
+        assert_eq!(limits.message_timeout, Duration::from_secs(5));
+        assert_eq!(limits.inflight_bytes_max, 200 << 20);
+        assert_eq!(limits.worker_threads, 3);
+        let flags = ServeArgs {
+            config: Some(path),
+            idle_timeout_secs: Some(2),
+            message_timeout_secs: Some(1),
+            ..ServeArgs::default()
+        };
+        let limits = flags.resolve().unwrap().limits;
+        assert_eq!(limits.idle_timeout, Duration::from_secs(2));
+        assert_eq!(limits.message_timeout, Duration::from_secs(1));
+        let defaults = ServeArgs::default().resolve().unwrap().limits;
+        assert_eq!(defaults.idle_timeout, Duration::from_secs(600));
+        assert_eq!(defaults.message_timeout, Duration::from_secs(120));
+        assert_eq!(defaults.inflight_bytes_max, 1 << 30);
+        assert_eq!(defaults.worker_threads, 16);
+        let zero = ServeArgs {
+            idle_timeout_secs: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(zero.resolve().unwrap_err().contains("timeout"));
+        let no_workers = ServeArgs {
+            worker_threads: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(no_workers.resolve().unwrap_err().contains("worker"));
     }
 
     #[test]

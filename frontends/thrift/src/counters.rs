@@ -23,6 +23,9 @@ pub struct Counters {
     by_method: HashMap<&'static str, MethodCount>,
     connections_accepted: AtomicU64,
     connections_refused: AtomicU64,
+    connections_evicted: AtomicU64,
+    connections_timed_out: AtomicU64,
+    requests_over_budget: AtomicU64,
     /// The statistics prewarm, once it is over, and how long it took (`statistics_prewarm.*`).
     prewarm: Mutex<Option<(PrewarmReport, Duration)>>,
 }
@@ -36,6 +39,9 @@ impl Default for Counters {
                 .collect(),
             connections_accepted: AtomicU64::new(0),
             connections_refused: AtomicU64::new(0),
+            connections_evicted: AtomicU64::new(0),
+            connections_timed_out: AtomicU64::new(0),
+            requests_over_budget: AtomicU64::new(0),
             prewarm: Mutex::new(None),
         }
     }
@@ -72,6 +78,21 @@ impl Counters {
         self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Records a connection closed to make room for a newcomer at the cap.
+    pub fn record_connection_evicted(&self) {
+        self.connections_evicted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a connection closed for silence or for a message that arrived too slowly.
+    pub fn record_connection_timed_out(&self) {
+        self.connections_timed_out.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a request refused because unfinished requests held the in-flight budget.
+    pub fn record_request_over_budget(&self) {
+        self.requests_over_budget.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Records the statistics prewarm as over, after `took`.
     pub fn record_prewarm(&self, report: PrewarmReport, took: Duration) {
         if let Ok(mut prewarm) = self.prewarm.lock() {
@@ -80,7 +101,8 @@ impl Counters {
     }
 
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
-    /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`;
+    /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`,
+    /// `connections.evicted`, `connections.timed_out`, `requests.over_inflight_budget`;
     /// once the statistics prewarm is over, `statistics_prewarm.done` (1), `.columns`,
     /// `.bytes`, `.ms` and `.complete` (1 when every table's statistics fitted).
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
@@ -111,6 +133,18 @@ impl Counters {
         put(
             "connections.refused".into(),
             self.connections_refused.load(Ordering::Relaxed),
+        );
+        put(
+            "connections.evicted".into(),
+            self.connections_evicted.load(Ordering::Relaxed),
+        );
+        put(
+            "connections.timed_out".into(),
+            self.connections_timed_out.load(Ordering::Relaxed),
+        );
+        put(
+            "requests.over_inflight_budget".into(),
+            self.requests_over_budget.load(Ordering::Relaxed),
         );
         let prewarm = self.prewarm.lock().ok().and_then(|prewarm| prewarm.clone());
         if let Some((report, took)) = prewarm {

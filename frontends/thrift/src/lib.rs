@@ -25,8 +25,10 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod activity;
 pub mod calls;
 pub mod config;
+mod connection;
 pub mod convert;
 pub mod convert_stats;
 pub mod counters;
@@ -36,6 +38,7 @@ pub mod dispatch;
 pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
+pub mod inflight;
 pub mod limits;
 pub mod message;
 pub mod prewarm;

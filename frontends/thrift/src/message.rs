@@ -14,10 +14,16 @@
 //! The biggest requests skip the walk: an unframed binary call whose decoder reads it as it
 //! arrives ([`Arriving`], [`MessageReader::arriving`]) is read once, by that decoder, which
 //! checks the same limits; should it give up on the message, the walk reads it from its start.
+//!
+//! A buffer grows past its first chunk only with bytes taken from the server's budget for
+//! unfinished messages ([`InflightBytes`]), and gives them back when it shrinks.
 
 use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::detect::{Protocol, Transport, WireFormat, BINARY_VERSION_HIGH, BINARY_VERSION_LOW};
+use crate::inflight::InflightBytes;
 use crate::limits::{Limits, METHOD_NAME_BYTES_MAX, NESTING_DEPTH_MAX};
 
 /// Why no message could be read.
@@ -35,12 +41,26 @@ pub enum ReadError {
     /// The socket failed.
     #[error("i/o error: {0}")]
     Io(#[from] io::Error),
+    /// Other connections' unfinished messages hold the server's whole budget for them.
+    #[error(
+        "refused: unfinished requests of all connections already hold the server's budget of \
+         {max} bytes (max_inflight_bytes), and this one needs {needed} more"
+    )]
+    OverBudget {
+        /// The bytes this message's buffer asked for.
+        needed: usize,
+        /// The budget.
+        max: usize,
+    },
 }
 
 /// Room asked of the socket at a time, at least, in bytes; also a new reader's buffer size.
 pub const READ_CHUNK_BYTES: usize = 64 * 1024;
 /// A buffer that grew past this for a big message is given back before the next message.
 pub const IDLE_BUFFER_BYTES_MAX: usize = 1024 * 1024;
+/// How long a growing buffer waits for others to give back budget before its message is
+/// refused.
+const BUDGET_WAIT: Duration = Duration::from_secs(1);
 /// Bytes before a framed message's payload: its length.
 const FRAME_HEADER_BYTES: usize = 4;
 
@@ -53,6 +73,12 @@ pub struct MessageReader<R> {
     next: usize,
     /// How much of `buffer` holds bytes read.
     filled: usize,
+    /// The budget the buffer's growth is taken from, if any.
+    budget: Option<Arc<InflightBytes>>,
+    /// Bytes taken from the budget: the buffer's size past its first chunk.
+    taken: usize,
+    /// Walks look at the buffered bytes only, never reading from the source.
+    buffered_only: bool,
 }
 
 impl<R: Read> MessageReader<R> {
@@ -71,7 +97,80 @@ impl<R: Read> MessageReader<R> {
             buffer,
             next: 0,
             filled: prefix.len(),
+            budget: None,
+            taken: 0,
+            buffered_only: false,
         }
+    }
+
+    /// A reader of `source` that holds no buffer until bytes arrive, for a connection that
+    /// may stay silent for hours.
+    pub fn unbuffered(source: R) -> Self {
+        MessageReader {
+            source,
+            buffer: Vec::new(),
+            next: 0,
+            filled: 0,
+            budget: None,
+            taken: 0,
+            buffered_only: false,
+        }
+    }
+
+    /// Appends bytes read from the source by someone else (the poller), after those buffered.
+    /// The buffer grows to hold them exactly; the caller bounds how many it pushes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.buffer.len() - self.filled < bytes.len() {
+            self.buffer.copy_within(self.next..self.filled, 0);
+            self.filled -= self.next;
+            self.next = 0;
+            if self.buffer.len() - self.filled < bytes.len() {
+                self.buffer.resize(self.filled + bytes.len(), 0);
+            }
+        }
+        self.buffer[self.filled..self.filled + bytes.len()].copy_from_slice(bytes);
+        self.filled += bytes.len();
+    }
+
+    /// Whether the buffered bytes hold the next message whole; reads nothing. An error: the
+    /// bytes buffered already break the protocol or a limit.
+    pub fn holds_whole_message(
+        &mut self,
+        format: WireFormat,
+        limits: &Limits,
+    ) -> Result<bool, ReadError> {
+        let next = self.next;
+        self.buffered_only = true;
+        let mut walk = self.walk(format.transport, limits);
+        let walked = match (format.transport, format.protocol) {
+            (Transport::Framed, _) => walk.frame(),
+            (Transport::Buffered, Protocol::Binary) => walk.binary_message(),
+            (Transport::Buffered, Protocol::Compact) => walk.compact_message(),
+        };
+        self.buffered_only = false;
+        self.next = next;
+        match walked {
+            Ok(()) => Ok(true),
+            Err(ReadError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Frees the buffer of a connection that waits for its next message with nothing of it
+    /// buffered: an idle connection holds no buffer.
+    pub fn release_idle_buffer(&mut self) {
+        if self.next == self.filled {
+            self.buffer = Vec::new();
+            self.next = 0;
+            self.filled = 0;
+            self.give_back_growth();
+        }
+    }
+
+    /// This reader with its buffer's growth taken from `budget`.
+    pub fn with_budget(mut self, budget: Arc<InflightBytes>) -> Self {
+        self.budget = Some(budget);
+        self
     }
 
     /// The bytes read past the last message handed out.
@@ -144,20 +243,62 @@ impl<R: Read> MessageReader<R> {
         }
     }
 
-    /// Rewinds an emptied buffer, and gives back one that grew for a big message, keeping the
-    /// bytes not handed out yet.
+    /// Rewinds an emptied buffer, and gives back one that grew for a big message (and its
+    /// budget), keeping the bytes not handed out yet.
     fn reclaim(&mut self) {
         let pending = self.filled - self.next;
         if pending == 0 {
             self.next = 0;
             self.filled = 0;
         }
-        if self.buffer.len() > IDLE_BUFFER_BYTES_MAX && pending <= READ_CHUNK_BYTES {
+        // Back to one chunk once a message that grew it is handed out: the growth is budget
+        // other connections may need.
+        let grown = self.buffer.len() > IDLE_BUFFER_BYTES_MAX || self.taken > 0;
+        if grown && pending <= READ_CHUNK_BYTES {
             let mut buffer = vec![0; READ_CHUNK_BYTES];
             buffer[..pending].copy_from_slice(&self.buffer[self.next..self.filled]);
             self.buffer = buffer;
             self.next = 0;
             self.filled = pending;
+            self.give_back_growth();
+        }
+    }
+
+    /// Takes what growing the buffer to `size` bytes needs from the budget; waits a little for
+    /// others to give some back before refusing.
+    fn take_growth(&mut self, size: usize, max: usize) -> Result<(), ReadError> {
+        let needed = size
+            .saturating_sub(READ_CHUNK_BYTES)
+            .saturating_sub(self.taken);
+        let Some(budget) = &self.budget else {
+            return Ok(());
+        };
+        if needed == 0 {
+            return Ok(());
+        }
+        let waited_from = Instant::now();
+        while !budget.try_take(needed, max) {
+            if waited_from.elapsed() >= BUDGET_WAIT {
+                return Err(ReadError::OverBudget { needed, max });
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.taken += needed;
+        Ok(())
+    }
+
+    fn give_back_growth(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.give_back(self.taken);
+        }
+        self.taken = 0;
+    }
+}
+
+impl<R> Drop for MessageReader<R> {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.give_back(self.taken);
         }
     }
 }
@@ -316,8 +457,11 @@ impl<R: Read> Walk<'_, R> {
                 self.limits.message_bytes_max
             )));
         }
+        if self.input.buffered_only {
+            return Err(ReadError::Io(io::ErrorKind::WouldBlock.into()));
+        }
         while self.start + end > self.input.filled {
-            self.make_room();
+            self.make_room()?;
             let input = &mut *self.input;
             match input.source.read(&mut input.buffer[input.filled..]) {
                 // Nothing of this message arrived: the client left between two messages.
@@ -335,7 +479,7 @@ impl<R: Read> Walk<'_, R> {
     /// Moves the message to the front of the buffer, then grows the buffer if little room is
     /// left: by doubling as bytes arrive, never on a length's word alone, and never past the
     /// message limit and one chunk.
-    fn make_room(&mut self) {
+    fn make_room(&mut self) -> Result<(), ReadError> {
         let input = &mut *self.input;
         if self.start > 0 {
             input.buffer.copy_within(self.start..input.filled, 0);
@@ -346,11 +490,12 @@ impl<R: Read> Walk<'_, R> {
         if input.buffer.len() - input.filled < READ_CHUNK_BYTES {
             let doubled = (input.buffer.len() * 2).max(input.filled + READ_CHUNK_BYTES);
             let most = self.bytes_max + READ_CHUNK_BYTES;
-            input
-                .buffer
-                .resize(doubled.min(most).max(input.buffer.len()), 0);
+            let size = doubled.min(most).max(input.buffer.len());
+            input.take_growth(size, self.limits.inflight_bytes_max)?;
+            input.buffer.resize(size, 0);
         }
         assert!(input.buffer.len() > input.filled, "room to read into");
+        Ok(())
     }
 
     #[inline(always)]
@@ -621,5 +766,96 @@ impl<R: Read> Walk<'_, R> {
                 "unknown compact type code {other}"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{Protocol, Transport, WireFormat};
+
+    const FRAMED: WireFormat = WireFormat {
+        transport: Transport::Framed,
+        protocol: Protocol::Binary,
+    };
+
+    fn frame(payload_bytes: usize) -> Vec<u8> {
+        let mut frame = (payload_bytes as i32).to_be_bytes().to_vec();
+        frame.resize(4 + payload_bytes, 7);
+        frame
+    }
+
+    #[test]
+    fn a_message_past_the_inflight_budget_is_refused_and_others_are_read() {
+        let limits = Limits {
+            message_bytes_max: 1 << 20,
+            inflight_bytes_max: 1 << 20,
+            ..Limits::default()
+        };
+        let budget = Arc::new(InflightBytes::default());
+        // Another connection holds most of the budget.
+        assert!(budget.try_take(900 << 10, limits.inflight_bytes_max));
+        let big = frame(600 << 10);
+        let mut reader = MessageReader::new(&big[..]).with_budget(Arc::clone(&budget));
+        let error = reader.read_message(FRAMED, &limits).unwrap_err();
+        assert!(matches!(error, ReadError::OverBudget { .. }), "{error:?}");
+        assert!(error.to_string().contains("max_inflight_bytes"), "{error}");
+        drop(reader);
+        assert_eq!(budget.used(), 900 << 10);
+
+        let small = frame(10 << 10);
+        let mut reader = MessageReader::new(&small[..]).with_budget(Arc::clone(&budget));
+        assert_eq!(
+            reader.read_message(FRAMED, &limits).unwrap().len(),
+            10 << 10
+        );
+
+        budget.give_back(900 << 10);
+        let mut stream = frame(600 << 10);
+        stream.extend_from_slice(&frame(5));
+        let mut reader = MessageReader::new(&stream[..]).with_budget(Arc::clone(&budget));
+        assert_eq!(
+            reader.read_message(FRAMED, &limits).unwrap().len(),
+            600 << 10
+        );
+        assert!(budget.used() > 0, "the big message's buffer holds budget");
+        assert_eq!(reader.read_message(FRAMED, &limits).unwrap().len(), 5);
+        assert_eq!(
+            budget.used(),
+            0,
+            "given back once the big message was handed out"
+        );
+        assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+    }
+
+    #[test]
+    fn pushed_bytes_are_walked_without_reading_and_an_idle_reader_holds_no_buffer() {
+        let limits = Limits::default();
+        let mut stream = frame(100);
+        stream.extend_from_slice(&frame(3)[..5]);
+        let nothing: &[u8] = &[];
+        let mut reader = MessageReader::unbuffered(nothing);
+        assert_eq!(reader.buffer_bytes(), 0);
+        reader.push(&stream[..50]);
+        assert!(!reader.holds_whole_message(FRAMED, &limits).unwrap());
+        reader.push(&stream[50..]);
+        assert!(reader.holds_whole_message(FRAMED, &limits).unwrap());
+        assert_eq!(reader.read_message(FRAMED, &limits).unwrap().len(), 100);
+        assert!(!reader.holds_whole_message(FRAMED, &limits).unwrap());
+        reader.release_idle_buffer();
+        assert!(
+            reader.buffer_bytes() > 0,
+            "a started message keeps its bytes"
+        );
+        reader.push(&frame(3)[5..]);
+        assert_eq!(reader.read_message(FRAMED, &limits).unwrap().len(), 3);
+        reader.release_idle_buffer();
+        assert_eq!(reader.buffer_bytes(), 0);
+        let past_the_limit = (limits.message_bytes_max as i32 + 1).to_be_bytes();
+        reader.push(&past_the_limit);
+        assert!(matches!(
+            reader.holds_whole_message(FRAMED, &limits),
+            Err(ReadError::Invalid(_))
+        ));
     }
 }

@@ -18,6 +18,7 @@ use crate::calls::{
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
+use crate::inflight::InflightBytes;
 
 /// The name fb303 `getName` answers.
 pub const SERVICE_NAME: &str = "hivestore";
@@ -208,6 +209,8 @@ pub struct ServerState {
     options: Mutex<BTreeMap<String, String>>,
     /// Tables as last encoded for `get_table` (see `direct`).
     encoded_tables: EncodedTables,
+    /// Bytes of unfinished requests held by all connections' read buffers.
+    pub inflight: Arc<InflightBytes>,
 }
 
 impl ServerState {
@@ -229,6 +232,7 @@ impl ServerState {
             counters: Counters::default(),
             options: Mutex::new(BTreeMap::new()),
             encoded_tables: EncodedTables::default(),
+            inflight: Arc::default(),
         }
     }
 }
@@ -338,8 +342,9 @@ impl Handler for Session {
         Ok(())
     }
 
-    /// The Hive 2.3 client sends this one-way call when it closes: it ends the session, never
-    /// the server.
+    /// The Hive 2.3 client sends this one-way call just before it closes its socket: the
+    /// session forgets its user, and the connection stays open (as Apache's HMS keeps it);
+    /// never the server.
     fn shutdown(&self) -> thrift::Result<()> {
         tracing::debug!(peer = %self.peer, "client ended its session");
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = None;
