@@ -403,7 +403,9 @@ impl Warehouse {
                 let location = locations
                     .iter()
                     .flatten()
-                    .find(|location| local_path(location).is_some_and(|leaf| leaf == path))
+                    .find(|location| {
+                        local_path(location).is_some_and(|leaf| leaf.starts_with(&path))
+                    })
                     .map_or_else(
                         || path.display().to_string(),
                         |location| location.to_string(),
@@ -707,6 +709,28 @@ mod tests {
             "",
         ] {
             assert_eq!(local_path(remote), None, "{remote}");
+        }
+    }
+
+    #[test]
+    fn locations_are_taken_as_they_are_and_resolved_as_the_filesystem_does() {
+        assert_eq!(local_path("file:/w/x "), Some(PathBuf::from("/w/x ")));
+        assert_eq!(local_path("/w/%41"), Some(PathBuf::from("/w/%41")));
+        assert_eq!(local_path(" /w/x"), None, "relative: a space is part of it");
+        for (given, resolved) in [
+            ("/w/t//p=a", "/w/t/p=a"),
+            ("/w/t/./p=a/", "/w/t/p=a"),
+            ("/w/t/p=z/../p=a", "/w/t/p=a"),
+            ("/w/t/p=a/..", "/w/t"),
+            ("/..", "/"),
+            ("/w/t/p=a ", "/w/t/p=a "),
+            ("/w/t/p=..", "/w/t/p=.."),
+        ] {
+            assert_eq!(
+                resolved_path(Path::new(given)),
+                PathBuf::from(resolved),
+                "{given}"
+            );
         }
     }
 
