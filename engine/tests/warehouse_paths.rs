@@ -518,3 +518,70 @@ fn a_large_batch_makes_every_directory_and_counts_existing_ones() {
         Some("5")
     );
 }
+
+#[test]
+fn a_table_or_database_drop_that_would_delete_a_live_tables_directory_is_refused() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = store_in(warehouse.path());
+    let root = warehouse.path().display().to_string();
+    let kept_location = format!("file:{root}/shared/x");
+    store
+        .create_table(table("db", "kept", &[], Some(kept_location.clone())))
+        .unwrap();
+    write_marker(&kept_location, "kept");
+    let with_data = DropTableOptions { delete_data: true };
+    for (name, location) in [
+        ("dotted", format!("file:{root}/shared/y/../x")),
+        ("slashed", format!("{root}//shared/x/")),
+        ("parent", format!("file:{root}/shared")),
+    ] {
+        store
+            .create_table(table("db", name, &[], Some(location.clone())))
+            .unwrap();
+        match store.drop_table_with_options("hive", "db", name, &with_data) {
+            Err(Error::Refused(message)) => {
+                assert!(message.contains(&location), "{message}");
+                assert!(message.contains("hive.db.kept"), "{message}");
+            }
+            other => panic!("{location}: {other:?}"),
+        }
+        assert!(store.get_table("hive", "db", name).is_ok(), "{location}");
+        assert_eq!(
+            marker(&kept_location).as_deref(),
+            Some("kept"),
+            "{location}"
+        );
+        store
+            .drop_table_with_options("hive", "db", name, &DropTableOptions::default())
+            .unwrap();
+    }
+
+    // A database whose directory holds a table of another database.
+    let database_location = format!("file:{root}/dbs");
+    store
+        .create_database(database("holder", Some(database_location.clone())))
+        .unwrap();
+    let inner = format!("{database_location}/t");
+    store
+        .create_table(table("db", "inner", &[], Some(inner.clone())))
+        .unwrap();
+    write_marker(&inner, "inner");
+    let cascade = DropDatabaseOptions {
+        cascade: true,
+        delete_data: true,
+    };
+    match store.drop_database_with_options("hive", "holder", &cascade) {
+        Err(Error::Refused(message)) => assert!(message.contains("hive.db.inner"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(store.get_database("hive", "holder").is_ok());
+    assert_eq!(marker(&inner).as_deref(), Some("inner"));
+    store
+        .drop_table_with_options("hive", "db", "inner", &with_data)
+        .unwrap();
+    store
+        .drop_database_with_options("hive", "holder", &cascade)
+        .unwrap();
+    assert!(!dir(&database_location).exists());
+    assert_eq!(marker(&kept_location).as_deref(), Some("kept"));
+}
