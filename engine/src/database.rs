@@ -326,6 +326,7 @@ impl Store {
                     .iter()
                     .filter_map(crate::table::data_location_to_delete);
                 let doomed = database_dirs.iter().copied().chain(table_dirs);
+                let doomed = doomed.map(|location| (location, location));
                 let doomed = crate::dir_users::DoomedDirs::new(self.warehouse(), doomed);
                 let dropping = format!("database {catalog}.{name}");
                 doomed.refuse_live_tables(txn, &dropping, |table| {

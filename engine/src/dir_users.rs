@@ -14,29 +14,39 @@ use crate::values::ValueView;
 use crate::warehouse::{resolved_local_dir, Warehouse};
 
 /// Directories a drop is about to delete, by the path the filesystem resolves them to, each
-/// with its location as stored.
-pub(crate) struct DoomedDirs<'a> {
-    dirs: HashMap<PathBuf, &'a str>,
+/// with what it belongs to (its location as stored, or the partition).
+pub(crate) struct DoomedDirs<V> {
+    dirs: HashMap<PathBuf, V>,
 }
 
-impl<'a> DoomedDirs<'a> {
-    /// The directories of `locations` that `warehouse` would delete (local ones).
-    pub(crate) fn new(warehouse: &Warehouse, locations: impl IntoIterator<Item = &'a str>) -> Self {
-        let dirs = locations
+impl<V: Copy> DoomedDirs<V> {
+    /// The directories of `entries`' locations that `warehouse` would delete (local ones).
+    pub(crate) fn new<'l>(
+        warehouse: &Warehouse,
+        entries: impl IntoIterator<Item = (&'l str, V)>,
+    ) -> Self {
+        let dirs = entries
             .into_iter()
-            .filter(|location| warehouse.handles(location))
-            .filter_map(|location| Some((resolved_local_dir(location)?, location)))
+            .filter(|(location, _)| warehouse.handles(location))
+            .filter_map(|(location, owner)| Some((resolved_local_dir(location)?, owner)))
             .collect();
         DoomedDirs { dirs }
     }
 
-    /// The doomed location that is, or holds, the directory of `location`.
-    pub(crate) fn holding(&self, location: &str) -> Option<&'a str> {
+    /// Whether no directory is to go.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+
+    /// The owner of the doomed directory that is, or holds, the directory of `location`.
+    pub(crate) fn holding(&self, location: &str) -> Option<V> {
         let dir = resolved_local_dir(location)?;
         dir.ancestors()
             .find_map(|ancestor| self.dirs.get(ancestor).copied())
     }
+}
 
+impl DoomedDirs<&str> {
     /// Refuses the drop of `dropping` (as named in the message) when a table that stays (not
     /// `is_dropped`) has its directory in a doomed one. Reads every table's record, only when
     /// a directory is to go.
@@ -46,7 +56,7 @@ impl<'a> DoomedDirs<'a> {
         dropping: &str,
         is_dropped: impl Fn(&Table) -> bool,
     ) -> Result<()> {
-        if self.dirs.is_empty() {
+        if self.is_empty() {
             return Ok(());
         }
         for entry in txn.scan(KeyRange::prefix(&[keys::KEYSPACE_TABLE])) {

@@ -625,18 +625,10 @@ impl Store {
         dropped: &[Partition],
         dropped_values: &HashSet<Vec<String>>,
     ) -> Result<()> {
-        let mut doomed = std::collections::HashMap::new();
-        for partition in dropped {
-            let Some(location) = partition.location() else {
-                continue;
-            };
-            if let (true, Some(dir)) = (
-                self.warehouse().handles(location),
-                crate::warehouse::resolved_local_dir(location),
-            ) {
-                doomed.insert(dir, partition);
-            }
-        }
+        let doomed = dropped
+            .iter()
+            .filter_map(|partition| Some((partition.location()?, partition)));
+        let doomed = crate::dir_users::DoomedDirs::new(self.warehouse(), doomed);
         if doomed.is_empty() {
             return Ok(());
         }
@@ -651,11 +643,7 @@ impl Store {
                 partition.location().unwrap_or_default()
             ))
         };
-        let holder = |location: &str| {
-            let dir = crate::warehouse::resolved_local_dir(location)?;
-            dir.ancestors()
-                .find_map(|ancestor| doomed.get(ancestor).copied())
-        };
+        let holder = |location: &str| doomed.holding(location);
         if let Some(location) = table.table.location() {
             if let Some(partition) = holder(location) {
                 return Err(refuse(partition, "the table".to_string(), location));
