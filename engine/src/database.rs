@@ -316,6 +316,23 @@ impl Store {
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);
             let old = old.to_owned()?;
+            if options.delete_data {
+                let database_dirs = [&old.location_uri, &old.managed_location_uri];
+                let database_dirs: Vec<&str> = database_dirs
+                    .into_iter()
+                    .filter_map(|location| location.as_deref())
+                    .collect();
+                let table_dirs = tables
+                    .iter()
+                    .filter_map(crate::table::data_location_to_delete);
+                let doomed = database_dirs.iter().copied().chain(table_dirs);
+                let doomed = doomed.map(|location| (location, location));
+                let doomed = crate::dir_users::DoomedDirs::new(self.warehouse(), doomed);
+                let dropping = format!("database {catalog}.{name}");
+                doomed.refuse_live_tables(txn, &dropping, |table| {
+                    table.cat_name == catalog && table.db_name == name
+                })?;
+            }
             let body = EventBody::Database {
                 before: None,
                 after: old.clone(),

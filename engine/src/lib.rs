@@ -51,6 +51,7 @@ mod column_type;
 mod commit;
 mod consistent;
 mod database;
+mod dir_users;
 mod error;
 pub mod events;
 mod kept_encodings;

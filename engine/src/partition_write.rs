@@ -20,7 +20,7 @@ use crate::stats::StatsContext;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::table::{normalize_names, StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::values::ValueView;
-use crate::warehouse::{join_location, normalize_location, DirMade, WarehouseReport};
+use crate::warehouse::{join_location, normalize_location, DirState, WarehouseReport};
 
 /// The table parameter Hive 4 sets on managed tables it made external; their
 /// partitions still move on rename.
@@ -203,7 +203,7 @@ impl Store {
         options: &AddPartitionsOptions<'_>,
     ) -> Result<AddedPartitions> {
         let mut undo = Vec::new();
-        self.write_with_undo(&mut undo, |txn| {
+        let added = self.write_with_undo(&mut undo, |txn| {
             let table =
                 resolve_table(txn.reader(), catalog, database, name).map_err(
                     |error| match error {
@@ -220,7 +220,15 @@ impl Store {
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
             let images = self.stage_added(txn, &table, prepared, options.stats_generated)?;
             emit_added(txn, table.table, images)
-        })
+        });
+        // Left here only when the batch was applied but its flush failed: the call fails, so
+        // its directories go too (a client writes no data into partitions it was refused).
+        if added.is_err() {
+            for action in undo.drain(..).rev() {
+                self.warehouse().undo(action);
+            }
+        }
+        added
     }
 
     /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images
@@ -234,18 +242,18 @@ impl Store {
     ) -> Result<ImagesBuilder> {
         let mut interner = DescriptorInterner::new(table.id);
         let mut images = ImagesBuilder::default();
-        for (key, mut partition) in partitions {
-            let mut existed = false;
-            if let Some(location) = partition.location.as_deref() {
-                match self.warehouse().make_dir_telling(location) {
-                    Ok(DirMade::Made(undo)) => txn.record_undo(Some(undo)),
-                    Ok(DirMade::Existed) => existed = true,
-                    // Nothing there to count statistics of: quick statistics are local only.
-                    Ok(DirMade::Untouched) => {}
-                    Err(reason) => return Err(Error::Refused(reason)),
-                }
-            }
-            if existed {
+        let locations: Vec<Option<&str>> = partitions
+            .iter()
+            .map(|(_, partition)| partition.location.as_deref())
+            .collect();
+        let (states, made) = self
+            .warehouse()
+            .make_dirs(&locations)
+            .map_err(Error::Refused)?;
+        txn.record_undo(made);
+        for ((key, mut partition), state) in partitions.into_iter().zip(states) {
+            // Quick statistics only where a directory was there: a new one holds no files.
+            if state == DirState::Existed {
                 let location = partition.location.as_deref();
                 let parameters = &mut partition.parameters;
                 crate::stats::update_added_partition_stats(
@@ -571,6 +579,9 @@ impl Store {
                 }
                 txn.delete(keys::partition_key(table.id, &values));
             }
+            if options.delete_data && deletes_data(&table.table) {
+                self.check_dirs_unshared(txn, &table, &dropped, &seen)?;
+            }
             let dropped_values: Vec<Vec<String>> = dropped
                 .iter()
                 .map(|partition| partition.values.clone())
@@ -601,6 +612,60 @@ impl Store {
             partitions,
             warehouse,
         })
+    }
+
+    /// Refuses a drop with `deleteData` whose directories hold the directory of the table or of
+    /// a partition that stays (the same directory, or one inside it, as the filesystem
+    /// resolves the paths): deleting them would delete live data. Hive deletes them anyway.
+    /// Costs a read of the table's partition locations, only when a directory is to go.
+    fn check_dirs_unshared(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        table: &PartitionedTable,
+        dropped: &[Partition],
+        dropped_values: &HashSet<Vec<String>>,
+    ) -> Result<()> {
+        let doomed = dropped
+            .iter()
+            .filter_map(|partition| Some((partition.location()?, partition)));
+        let doomed = crate::dir_users::DoomedDirs::new(self.warehouse(), doomed);
+        if doomed.is_empty() {
+            return Ok(());
+        }
+        let keys = &table.table.partition_keys;
+        let key_names: Vec<&str> = keys.iter().map(|key| key.name.as_str()).collect();
+        let refuse = |partition: &Partition, user: String, used: &str| {
+            let name = crate::partition_name::make_partition_name(&key_names, &partition.values);
+            Error::Refused(format!(
+                "Refusing to delete the data of partition {name} of {}: its location {} \
+                 holds {used}, which {user} uses; nothing was dropped",
+                table.table.qualified_name(),
+                partition.location().unwrap_or_default()
+            ))
+        };
+        let holder = |location: &str| doomed.holding(location);
+        if let Some(location) = table.table.location() {
+            if let Some(partition) = holder(location) {
+                return Err(refuse(partition, "the table".to_string(), location));
+            }
+        }
+        let range = crate::partition::partitions_range(table.id);
+        for entry in crate::partition::scan_range(txn.reader(), range) {
+            let (key, stored, values) = entry?;
+            if dropped_values.contains(&values) {
+                continue;
+            }
+            let view = ValueView::<PartitionRecord>::new(key, stored)?;
+            let Some(location) = view.archived()?.location.as_ref() else {
+                continue;
+            };
+            if let Some(partition) = holder(location.as_str()) {
+                let other = crate::partition_name::make_partition_name(&key_names, &values);
+                let user = format!("partition {other}");
+                return Err(refuse(partition, user, location.as_str()));
+            }
+        }
+        Ok(())
     }
 
     /// Drops partition `values`; Hive's `drop_partition`. See

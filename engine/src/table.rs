@@ -531,6 +531,15 @@ impl Store {
                 )?,
                 _ => Vec::new(),
             };
+            if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {
+                let doomed = outside.iter().map(String::as_str).chain([location]);
+                let doomed = doomed.map(|location| (location, location));
+                let doomed = crate::dir_users::DoomedDirs::new(self.warehouse(), doomed);
+                let dropping = format!("table {}", table.qualified_name());
+                doomed.refuse_live_tables(txn, &dropping, |other| {
+                    other.qualified_name() == table.qualified_name()
+                })?;
+            }
             Ok((table, outside))
         })?;
         self.finish_removals();

@@ -31,6 +31,11 @@ pub trait Filesystem: Send + Sync + fmt::Debug {
     fn is_dir(&self, path: &Path) -> io::Result<bool>;
     /// Creates `path` and its missing parents.
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Creates directory `path` alone: `AlreadyExists` when something is there, `NotFound`
+    /// when its parent is missing.
+    fn create_dir(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir(path)
+    }
     /// Removes `path` and everything under it.
     fn remove_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Renames `from` to `to`, which must not exist; creates `to`'s parent.
@@ -175,15 +180,21 @@ impl Filesystem for LocalFilesystem {
     }
 }
 
-/// What [`Warehouse::make_dir_telling`] did.
-pub(crate) enum DirMade {
-    /// Made the directory; the undo removes it.
-    Made(Undo),
-    /// Found it there.
+/// What [`Warehouse::make_dirs`] found or did at one location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DirState {
+    /// Made by this call.
+    Made,
+    /// A directory there already.
     Existed,
-    /// Nothing: hivestore does not touch that location (not local, or no filesystem).
+    /// Not touched: not local, or no filesystem.
     Untouched,
 }
+
+/// At most this many threads make a batch's directories; each takes a share of them.
+const DIR_THREAD_COUNT_MAX: usize = 4;
+/// Fewer directories than this a thread are made on the caller's thread.
+const DIRS_PER_THREAD_MIN: usize = 64;
 
 /// What happened to the data after a committed metadata change: directories
 /// removed, and the failures, which never undo the metadata.
@@ -210,8 +221,11 @@ impl WarehouseReport {
 /// The local path of `location`, if hivestore manages it: a `file:` URI
 /// (`file:/p`, `file:///p`, `file://localhost/p`) or an absolute path.
 /// Other schemes and relative paths give `None`: recorded, never touched.
+///
+/// The location is used exactly as stored: nothing is trimmed, decoded or folded, because
+/// partition names that differ only there (`x` and `x `, `%` escapes, case, unicode forms)
+/// are different partitions and must keep different directories.
 pub fn local_path(location: &str) -> Option<PathBuf> {
-    let location = location.trim();
     if let Some(rest) = location.strip_prefix("file:") {
         let path = match rest.strip_prefix("//") {
             Some(authority_and_path) => {
@@ -248,22 +262,47 @@ pub fn join_location(base: &str, child: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), child)
 }
 
-/// `location` without trailing slashes (but `/` stays `/`), for comparing.
+/// `location` without trailing slashes (but `/` stays `/`), for comparing. Whitespace is
+/// part of the location.
 pub(crate) fn normalize_location(location: &str) -> &str {
-    let trimmed = location.trim().trim_end_matches('/');
+    let trimmed = location.trim_end_matches('/');
     if trimmed.is_empty() || trimmed.ends_with(':') {
-        location.trim()
+        location
     } else {
         trimmed
     }
 }
 
-/// Whether `location` names a filesystem root (`/`, `file:/`, `s3a://b/`).
+/// The directory the filesystem resolves `path` to, as far as the path's text tells:
+/// `//`, `.` and a trailing `/` dropped, `..` taking back the component before it (symbolic
+/// links are not followed). Two locations with the same resolved path are one directory.
+pub(crate) fn resolved_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut resolved = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved
+}
+
+/// The directory of local `location` as the filesystem resolves it ([`resolved_path`]), or
+/// `None` for a location hivestore does not touch.
+pub(crate) fn resolved_local_dir(location: &str) -> Option<PathBuf> {
+    local_path(location).map(|path| resolved_path(&path))
+}
+
+/// Whether `location` names a filesystem root (`/`, `file:/`, `s3a://b/`, `/a/..`).
 pub(crate) fn is_root_location(location: &str) -> bool {
-    match local_path(location) {
+    match resolved_local_dir(location) {
         Some(path) => path.parent().is_none(),
         None => {
-            let trimmed = location.trim().trim_end_matches('/');
+            let trimmed = location.trim_end_matches('/');
             match trimmed.split_once("://") {
                 Some((_, authority)) => !authority.contains('/'),
                 None => trimmed.is_empty() || trimmed.ends_with(':'),
@@ -277,6 +316,8 @@ pub(crate) fn is_root_location(location: &str) -> bool {
 pub(crate) enum Undo {
     /// Remove a directory the call created.
     RemoveDir(PathBuf),
+    /// Remove the directories the call created, in this order (each after those inside it).
+    RemoveDirs(Vec<PathBuf>),
     /// Move a directory back from `to` to `from`.
     RenameBack {
         /// Where it was.
@@ -311,30 +352,69 @@ impl Warehouse {
     /// Hive's `mkdirs` before a create: makes `location` unless it is a
     /// directory already. Returns the undo action when it made one.
     pub(crate) fn make_dir(&self, location: &str) -> Result<Option<Undo>, String> {
-        match self.make_dir_telling(location)? {
-            DirMade::Made(undo) => Ok(Some(undo)),
-            DirMade::Existed | DirMade::Untouched => Ok(None),
-        }
-    }
-
-    /// [`Warehouse::make_dir`], telling an existing directory from a location hivestore does
-    /// not touch.
-    pub(crate) fn make_dir_telling(&self, location: &str) -> Result<DirMade, String> {
         let Some((filesystem, path)) = self.resolve(location) else {
-            return Ok(DirMade::Untouched);
+            return Ok(None);
         };
         let unable = |reason: String| {
             format!("{location} is not a directory or unable to create one: {reason}")
         };
         match filesystem.is_dir(&path) {
-            Ok(true) => return Ok(DirMade::Existed),
+            Ok(true) => return Ok(None),
             Ok(false) => {}
             Err(error) => return Err(unable(error.to_string())),
         }
         filesystem
             .create_dir_all(&path)
             .map_err(|error| unable(error.to_string()))?;
-        Ok(DirMade::Made(Undo::RemoveDir(path)))
+        Ok(Some(Undo::RemoveDir(path)))
+    }
+
+    /// [`Warehouse::make_dir`] for a batch of locations, telling what each was: each parent is made or found
+    /// once for the batch, then each directory is made by one `mkdir` (its answer tells an
+    /// existing one), spread over a few threads. On failure whatever was made is removed
+    /// again; on success the undo removes every directory made, parents included.
+    pub(crate) fn make_dirs(
+        &self,
+        locations: &[Option<&str>],
+    ) -> Result<(Vec<DirState>, Option<Undo>), String> {
+        let mut states = vec![DirState::Untouched; locations.len()];
+        let Some(filesystem) = self.filesystem.as_deref() else {
+            return Ok((states, None));
+        };
+        let mut leaves = Vec::new();
+        for (index, location) in locations.iter().enumerate() {
+            if let Some(path) = location.and_then(local_path) {
+                leaves.push((index, path));
+            }
+        }
+        let mut made = Vec::new();
+        let result = make_parents(filesystem, &leaves, &mut made)
+            .and_then(|()| make_leaves(filesystem, &leaves, &mut states, &mut made));
+        let undo = (!made.is_empty()).then(|| {
+            made.reverse();
+            Undo::RemoveDirs(made)
+        });
+        match result {
+            Ok(()) => Ok((states, undo)),
+            Err((path, error)) => {
+                if let Some(undo) = undo {
+                    self.undo(undo);
+                }
+                let location = locations
+                    .iter()
+                    .flatten()
+                    .find(|location| {
+                        local_path(location).is_some_and(|leaf| leaf.starts_with(&path))
+                    })
+                    .map_or_else(
+                        || path.display().to_string(),
+                        |location| location.to_string(),
+                    );
+                Err(format!(
+                    "{location} is not a directory or unable to create one: {error}"
+                ))
+            }
+        }
     }
 
     /// Hive's quick statistics of `location`, or none when hivestore does not touch it, or
@@ -392,6 +472,10 @@ impl Warehouse {
         };
         let result = match &undo {
             Undo::RemoveDir(path) => filesystem.remove_dir_all(path),
+            Undo::RemoveDirs(paths) => paths
+                .iter()
+                .map(|path| filesystem.remove_dir_all(path))
+                .fold(Ok(()), Result::and),
             Undo::RenameBack { from, to } => filesystem.rename(to, from),
         };
         if let Err(error) = result {
@@ -410,11 +494,12 @@ impl Warehouse {
         let Some((filesystem, path)) = self.resolve(location) else {
             return;
         };
-        if is_root_location(location)
-            || protected
-                .iter()
-                .any(|kept| normalize_location(kept) == normalize_location(location))
-        {
+        let resolved = resolved_path(&path);
+        let is_protected = |kept: &&str| match resolved_local_dir(kept) {
+            Some(kept) => kept.starts_with(&resolved),
+            None => normalize_location(kept) == normalize_location(location),
+        };
+        if is_root_location(location) || protected.iter().any(is_protected) {
             report.failed(format!(
                 "refusing to delete {location}: it is a filesystem or warehouse root"
             ));
@@ -470,6 +555,136 @@ impl Warehouse {
     }
 }
 
+/// A directory that could not be made, and why.
+type MakeFailure = (PathBuf, io::Error);
+
+/// Makes or finds the parent of every leaf, once each; appends what it made to `made`.
+fn make_parents(
+    filesystem: &dyn Filesystem,
+    leaves: &[(usize, PathBuf)],
+    made: &mut Vec<PathBuf>,
+) -> Result<(), MakeFailure> {
+    let mut known = std::collections::HashSet::new();
+    for (_, leaf) in leaves {
+        if let Some(parent) = leaf.parent() {
+            make_parent(filesystem, parent, &mut known, made)?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes `directory` and its missing parents unless known to be there, outermost first.
+fn make_parent(
+    filesystem: &dyn Filesystem,
+    directory: &Path,
+    known: &mut std::collections::HashSet<PathBuf>,
+    made: &mut Vec<PathBuf>,
+) -> Result<(), MakeFailure> {
+    // The chain of directories not known yet, innermost first.
+    let mut missing = Vec::new();
+    let mut next = Some(directory);
+    while let Some(directory) = next {
+        if directory.as_os_str().is_empty() || known.contains(directory) {
+            break;
+        }
+        match filesystem.create_dir(directory) {
+            Ok(()) => {
+                known.insert(directory.to_path_buf());
+                made.push(directory.to_path_buf());
+                break;
+            }
+            // A file there fails the leaf's `mkdir` with a clear error of its own.
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+                known.insert(directory.to_path_buf());
+                break;
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                missing.push(directory);
+                next = directory.parent();
+            }
+            Err(error) => return Err((directory.to_path_buf(), error)),
+        }
+    }
+    for directory in missing.into_iter().rev() {
+        match filesystem.create_dir(directory) {
+            Ok(()) => made.push(directory.to_path_buf()),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err((directory.to_path_buf(), error)),
+        }
+        known.insert(directory.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Makes every leaf, its parent being there; fills in its state and appends what it made to
+/// `made` (even when another leaf failed).
+fn make_leaves(
+    filesystem: &dyn Filesystem,
+    leaves: &[(usize, PathBuf)],
+    states: &mut [DirState],
+    made: &mut Vec<PathBuf>,
+) -> Result<(), MakeFailure> {
+    let thread_count = (leaves.len() / DIRS_PER_THREAD_MIN).clamp(1, DIR_THREAD_COUNT_MAX);
+    let outcomes: Vec<(usize, Result<DirState, io::Error>)> = if thread_count == 1 {
+        leaves
+            .iter()
+            .map(|(index, leaf)| (*index, make_leaf(filesystem, leaf)))
+            .collect()
+    } else {
+        let share = leaves.len().div_ceil(thread_count);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = leaves
+                .chunks(share)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|(index, leaf)| (*index, make_leaf(filesystem, leaf)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| worker.join().expect("a directory maker panicked"))
+                .collect()
+        })
+    };
+    let mut failure = None;
+    for ((index, outcome), (_, leaf)) in outcomes.into_iter().zip(leaves) {
+        match outcome {
+            Ok(state) => {
+                if state == DirState::Made {
+                    made.push(leaf.clone());
+                }
+                states[index] = state;
+            }
+            Err(error) => {
+                failure.get_or_insert((leaf.clone(), error));
+            }
+        }
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+/// One `mkdir`; something already there must be a directory.
+fn make_leaf(filesystem: &dyn Filesystem, leaf: &Path) -> io::Result<DirState> {
+    match filesystem.create_dir(leaf) {
+        Ok(()) => Ok(DirState::Made),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            if filesystem.is_dir(leaf)? {
+                Ok(DirState::Existed)
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "a file is there",
+                ))
+            }
+        }
+        Err(error) => Err(error),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,8 +713,38 @@ mod tests {
     }
 
     #[test]
+    fn locations_are_taken_as_they_are_and_resolved_as_the_filesystem_does() {
+        assert_eq!(local_path("file:/w/x "), Some(PathBuf::from("/w/x ")));
+        assert_eq!(local_path("/w/%41"), Some(PathBuf::from("/w/%41")));
+        assert_eq!(local_path(" /w/x"), None, "relative: a space is part of it");
+        for (given, resolved) in [
+            ("/w/t//p=a", "/w/t/p=a"),
+            ("/w/t/./p=a/", "/w/t/p=a"),
+            ("/w/t/p=z/../p=a", "/w/t/p=a"),
+            ("/w/t/p=a/..", "/w/t"),
+            ("/..", "/"),
+            ("/w/t/p=a ", "/w/t/p=a "),
+            ("/w/t/p=..", "/w/t/p=.."),
+        ] {
+            assert_eq!(
+                resolved_path(Path::new(given)),
+                PathBuf::from(resolved),
+                "{given}"
+            );
+        }
+    }
+
+    #[test]
     fn roots_are_recognised() {
-        for root in ["/", "file:/", "file:///", "s3a://bucket", "s3a://bucket/"] {
+        for root in [
+            "/",
+            "file:/",
+            "file:///",
+            "s3a://bucket",
+            "s3a://bucket/",
+            "/w/..",
+            "file:/w/./..//",
+        ] {
             assert!(is_root_location(root), "{root}");
         }
         for not_root in ["/w", "file:/w", "s3a://bucket/w"] {

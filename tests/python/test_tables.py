@@ -784,6 +784,44 @@ def test_drop_external_table_keeps_data_unless_purge_is_set(client, db, hive, tm
     assert (tmp_path / "p").is_dir() == (hive < 4)
 
 
+def test_look_alike_table_locations_keep_their_own_directories(client, db, tmp_path):
+    """Given locations are used exactly: `x` and `x ` (or `X`, `%41` against `A`, NFC against
+    NFD) are two directories, and dropping one table with deleteData leaves the other's files.
+    hivestore once trimmed locations on their way to the filesystem (`x ` was `x`)."""
+    for index, (kept, doomed) in enumerate([("x", "x "), ("x", "X"), ("A", "%41"),
+                                            ("\u00e9", "e\u0301")]):
+        kept_dir, doomed_dir = tmp_path / f"l{index}" / kept, tmp_path / f"l{index}" / doomed
+        client.create_table(make_table(db, f"a{index}", location=f"file:{kept_dir}"))
+        client.create_table(make_table(db, f"b{index}", location=f"file:{doomed_dir}"))
+        assert os.path.realpath(kept_dir) != os.path.realpath(doomed_dir)
+        (kept_dir / "part-0").write_text("kept")
+        (doomed_dir / "part-0").write_text("doomed")
+        client.drop_table(db, f"b{index}", True)
+        assert not doomed_dir.exists(), (kept, doomed)
+        assert (kept_dir / "part-0").read_text() == "kept", (kept, doomed)
+
+
+def test_drop_with_data_of_a_directory_another_table_uses_is_refused(server, client, db,
+                                                                     tmp_path):
+    """A given location can name another table's directory (`y/../x`) or hold it. Hive deletes
+    it anyway; hivestore refuses the drop with deleteData (MetaException naming the location and
+    the other table, nothing dropped). Without deleteData it goes."""
+    if server.external:
+        pytest.skip("hivestore's refusal: Hive deletes the shared directory")
+    client.create_table(make_table(db, "kept", location=f"file:{tmp_path}/x"))
+    (tmp_path / "x" / "part-0").write_text("kept")
+    for name, location in (("dotted", f"file:{tmp_path}/y/../x"),
+                           ("parent", f"file:{tmp_path}")):
+        client.create_table(make_table(db, name, location=location))
+        with raises_hms(MetaException, "Refusing to delete", location, f"{db}.kept"):
+            client.drop_table(db, name, True)
+        assert client.get_table(db, name).sd.location == location
+        assert (tmp_path / "x" / "part-0").read_text() == "kept"
+        client.drop_table(db, name, False)
+    client.drop_table(db, "kept", True)
+    assert not (tmp_path / "x").exists()
+
+
 def test_drop_missing_table_is_no_such_object(client, db):
     with raises_hms(NoSuchObjectException, f"{db}.nope table not found"):
         client.drop_table(db, "nope", True)
