@@ -91,7 +91,7 @@ pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GATHER_WAIT_MAX, GROUP_T
 pub use database::{
     default_database_location, Database, DatabaseType, DropDatabaseOptions, DroppedDatabase,
 };
-pub use error::{Error, Result};
+pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
 pub use kept_encodings::KEPT_ENCODED_BYTES_MAX;
 pub use listing::TableMeta;
 pub use name_listing::{NameListing, PartitionNames, KEPT_NAME_BYTES_MAX};
