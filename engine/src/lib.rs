@@ -107,7 +107,7 @@ pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{
     CompiledFilter, Expression, Literal, Operator, PartitionFilter, FILTER_COMPARISON_COUNT_MAX,
-    FILTER_DEPTH_MAX, FILTER_LEN_MAX,
+    FILTER_DEPTH_MAX, FILTER_LEN_MAX, FILTER_LIKE_COUNT_MAX,
 };
 pub use partition_list::PartitionSelection;
 pub use partition_name::{
@@ -120,7 +120,10 @@ pub use partition_write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,
 };
-pub use pattern::NamePattern;
+pub use pattern::{
+    check_pattern_len, NamePattern, SqlLikePattern, PATTERN_COMPILED_BYTES_MAX, PATTERN_LEN_MAX,
+    PATTERN_NEST_MAX,
+};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
@@ -139,6 +142,7 @@ pub use table::{
 pub use table_alter::{AlterTableOptions, ExpectedParameter};
 pub use table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
+    TABLE_FILTER_LIKE_COUNT_MAX,
 };
 pub use values::ValueView;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};

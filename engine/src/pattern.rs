@@ -5,15 +5,69 @@
 //! whole, case-insensitively, as a regular expression (so `.` and `[...]`
 //! stay live, as in Hive's Java regex). `None`, empty and `*` match
 //! everything.
+//!
+//! Every regular expression made from a client's text (these patterns, a partition filter's
+//! `LIKE`, a table filter's `like`) is compiled by [`compile_bounded`], within the same bounds:
+//! the text's length is checked before anything is built from it, and the compiled program,
+//! its lazy DFA cache and its nesting are capped. A regex the `regex` crate accepts matches in
+//! time linear in the value, so these bound the cost of one pattern; the filters bound how many
+//! patterns one call compiles.
 
 use regex::{Regex, RegexBuilder};
 
 use crate::error::{Error, Result};
 
-/// The longest pattern accepted, in bytes.
-pub const NAME_PATTERN_LEN_MAX: usize = 4096;
-/// The most memory a compiled pattern may take.
-const COMPILED_SIZE_MAX: usize = 1 << 20;
+/// The longest pattern accepted, in bytes: names, parameter keys and values, and the
+/// patterns people write for them, are far shorter.
+pub const PATTERN_LEN_MAX: usize = 4096;
+/// The most memory one compiled pattern may take (`RegexBuilder::size_limit`). Counted
+/// repetitions are unrolled: `(a{1,100}){1,100}` is 10,000 states, over it.
+pub const PATTERN_COMPILED_BYTES_MAX: usize = 256 * 1024;
+/// The most memory one pattern's lazy DFA may cache per thread (`dfa_size_limit`); past it
+/// the regex falls back to slower engines, still linear.
+const PATTERN_DFA_BYTES_MAX: usize = 1 << 20;
+/// The deepest nesting of groups and repetitions (`nest_limit`).
+pub const PATTERN_NEST_MAX: u32 = 32;
+
+/// Refuses `pattern` longer than [`PATTERN_LEN_MAX`]; `what` names it in the message.
+pub fn check_pattern_len(what: &str, pattern: &str) -> std::result::Result<(), String> {
+    if pattern.len() > PATTERN_LEN_MAX {
+        return Err(format!(
+            "{what} of {} bytes is longer than the {PATTERN_LEN_MAX} bytes allowed",
+            pattern.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Compiles `source`, the regular expression made from the client's `pattern` (checked with
+/// [`check_pattern_len`] first), within the bounds above. `what` names the pattern in the
+/// message of a refusal, which names the bound passed.
+pub(crate) fn compile_bounded(
+    what: &str,
+    pattern: &str,
+    source: impl FnOnce() -> String,
+    case_insensitive: bool,
+) -> std::result::Result<Regex, String> {
+    check_pattern_len(what, pattern)?;
+    RegexBuilder::new(&source())
+        .case_insensitive(case_insensitive)
+        .size_limit(PATTERN_COMPILED_BYTES_MAX)
+        .dfa_size_limit(PATTERN_DFA_BYTES_MAX)
+        .nest_limit(PATTERN_NEST_MAX)
+        .build()
+        .map_err(|error| match error {
+            regex::Error::CompiledTooBig(_) => format!(
+                "{what} '{pattern}' compiles to more than the {PATTERN_COMPILED_BYTES_MAX} \
+                 bytes allowed (counted repetitions are unrolled)"
+            ),
+            regex::Error::Syntax(syntax) if syntax.contains("nested parentheses") => format!(
+                "{what} '{pattern}' nests groups or repetitions deeper than the \
+                 {PATTERN_NEST_MAX} allowed"
+            ),
+            other => format!("invalid {what} '{pattern}': {other}"),
+        })
+}
 
 /// A compiled name pattern.
 #[derive(Debug, Clone)]
@@ -31,24 +85,15 @@ impl NamePattern {
             None | Some("*") => return Ok(NamePattern { regex: None }),
             Some(pattern) => pattern,
         };
-        if pattern.len() > NAME_PATTERN_LEN_MAX {
-            return Err(Error::InvalidInput(format!(
-                "name pattern of {} bytes is longer than the {NAME_PATTERN_LEN_MAX} allowed",
-                pattern.len()
-            )));
-        }
-        let alternatives: Vec<String> = pattern
-            .split('|')
-            .map(|alternative| format!("(?:{})", alternative.trim().replace('*', ".*")))
-            .collect();
-        let source = format!("^(?:{})$", alternatives.join("|"));
-        let regex = RegexBuilder::new(&source)
-            .case_insensitive(true)
-            .size_limit(COMPILED_SIZE_MAX)
-            .build()
-            .map_err(|error| {
-                Error::InvalidInput(format!("invalid name pattern '{pattern}': {error}"))
-            })?;
+        let source = || {
+            let alternatives: Vec<String> = pattern
+                .split('|')
+                .map(|alternative| format!("(?:{})", alternative.trim().replace('*', ".*")))
+                .collect();
+            format!("^(?:{})$", alternatives.join("|"))
+        };
+        let regex =
+            compile_bounded("name pattern", pattern, source, true).map_err(Error::InvalidInput)?;
         Ok(NamePattern { regex: Some(regex) })
     }
 
@@ -60,6 +105,40 @@ impl NamePattern {
     /// Whether the pattern matches everything.
     pub fn is_all(&self) -> bool {
         self.regex.is_none()
+    }
+}
+
+/// A SQL `LIKE` pattern as a database matches it: `%` any run, `_` any one character, every
+/// other character itself, case-sensitively (Hive's `get_partitions_with_specs` parameter key
+/// patterns, a `PARAM_KEY LIKE ?` in its SQL).
+#[derive(Debug, Clone)]
+pub struct SqlLikePattern {
+    regex: Regex,
+}
+
+impl SqlLikePattern {
+    /// Compiles `pattern`; `what` names it in errors ([`Error::Refused`]).
+    pub fn new(what: &str, pattern: &str) -> Result<Self> {
+        let source = || {
+            let mut source = String::with_capacity(pattern.len() + 8);
+            source.push_str("^(?s:");
+            for character in pattern.chars() {
+                match character {
+                    '%' => source.push_str(".*"),
+                    '_' => source.push('.'),
+                    other => source.push_str(&regex::escape(other.encode_utf8(&mut [0; 4]))),
+                }
+            }
+            source.push_str(")$");
+            source
+        };
+        let regex = compile_bounded(what, pattern, source, false).map_err(Error::Refused)?;
+        Ok(SqlLikePattern { regex })
+    }
+
+    /// Whether `text` matches.
+    pub fn matches(&self, text: &str) -> bool {
+        self.regex.is_match(text)
     }
 }
 
@@ -91,5 +170,59 @@ mod tests {
     fn malformed_patterns_are_invalid_input() {
         let error = NamePattern::new(Some("a(")).unwrap_err();
         assert!(matches!(error, Error::InvalidInput(message) if message.contains("'a('")));
+    }
+
+    #[test]
+    fn costly_patterns_are_refused_naming_the_bound() {
+        let long = "a".repeat(1 << 20);
+        let error = NamePattern::new(Some(&long)).unwrap_err();
+        assert_eq!(
+            error,
+            Error::InvalidInput(
+                "name pattern of 1048576 bytes is longer than the 4096 bytes allowed".into()
+            )
+        );
+        let error = NamePattern::new(Some("(a{1,100}){1,100}b")).unwrap_err();
+        assert!(
+            matches!(&error, Error::InvalidInput(message)
+                if message.contains("more than the 262144 bytes allowed")),
+            "{error:?}"
+        );
+        let nested = format!("{}a{}", "(".repeat(40), ")".repeat(40));
+        let error = NamePattern::new(Some(&nested)).unwrap_err();
+        assert!(
+            matches!(&error, Error::InvalidInput(message)
+                if message.contains("deeper than the 32 allowed")),
+            "{error:?}"
+        );
+        assert!(
+            matches("(a{1,10}){1,10}b", "aaab"),
+            "small repetitions stay"
+        );
+    }
+
+    #[test]
+    fn sql_like_takes_percent_and_underscore_and_nothing_else() {
+        let like = |pattern: &str, text: &str| {
+            SqlLikePattern::new("pattern", pattern)
+                .unwrap()
+                .matches(text)
+        };
+        assert!(like("num%", "numRows"));
+        assert!(like("%Rows", "numRows"));
+        assert!(like("n_mRows", "numRows"));
+        assert!(like("%", ""));
+        assert!(!like("num", "numRows"));
+        assert!(!like("_umrows", "numRows"), "case matters");
+        assert!(like("a.b*(", "a.b*("), "regex characters are literal");
+        assert!(!like("a.b", "axb"));
+        assert!(like("a%", "a\nb"));
+        let error = SqlLikePattern::new("includeParamKeyPattern", &"%".repeat(5000)).unwrap_err();
+        assert_eq!(
+            error,
+            Error::Refused(
+                "includeParamKeyPattern of 5000 bytes is longer than the 4096 bytes allowed".into()
+            )
+        );
     }
 }
