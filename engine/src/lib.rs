@@ -82,6 +82,7 @@ mod table_alter;
 mod table_filter;
 mod table_rules;
 pub mod txns;
+mod value_limits;
 pub mod values;
 pub mod warehouse;
 
@@ -97,7 +98,8 @@ pub use listing::TableMeta;
 pub use name_listing::{NameListing, PartitionNames, KEPT_NAME_BYTES_MAX};
 pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
-    DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
+    DATABASE_NAME_LEN_MAX, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION,
+    DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use partition_batch::{AddedPartitions, NewPartition};
@@ -143,6 +145,11 @@ pub use table_alter::{AlterTableOptions, ExpectedParameter};
 pub use table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
     TABLE_FILTER_LIKE_COUNT_MAX,
+};
+pub use value_limits::{
+    ValueLimits, COLUMN_NAME_LEN_MAX, COMMENT_BYTES_MAX_DEFAULT, LOCATION_LEN_MAX,
+    PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
+    PARTITION_NAME_LEN_MAX, PARTITION_VALUE_LEN_MAX, TYPE_NAME_BYTES_MAX_DEFAULT,
 };
 pub use values::ValueView;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};

@@ -66,6 +66,8 @@ pub struct StoreOptions {
     pub txn_timeout: std::time::Duration,
     /// The sled backend's page cache, in bytes (see [`Store::open`]).
     pub page_cache_bytes: u64,
+    /// How long parameter values, comments and type names may be (`value_limits.rs`).
+    pub value_limits: crate::ValueLimits,
 }
 
 impl StoreOptions {
@@ -79,6 +81,7 @@ impl StoreOptions {
             disallow_incompatible_col_type_changes: true,
             txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
+            value_limits: crate::ValueLimits::default(),
         }
     }
 
