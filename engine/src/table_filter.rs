@@ -97,7 +97,7 @@ impl TableFilter {
     pub fn parse(filter: &str) -> Result<Self> {
         if filter.len() > TABLE_FILTER_LEN_MAX {
             let reason = format!("longer than the {TABLE_FILTER_LEN_MAX} bytes allowed");
-            return Err(parse_error(&filter[..64.min(filter.len())], &reason));
+            return Err(parse_error(filter, &reason));
         }
         let tokens = tokenize(filter).map_err(|reason| parse_error(filter, &reason))?;
         if tokens.is_empty() {
