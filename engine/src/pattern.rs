@@ -201,6 +201,42 @@ mod tests {
         );
     }
 
+    /// What `p like '(a{1,100}){1,100}b'` over 2,000 partitions cost under the old bound (a
+    /// 1 MiB program, the default DFA cache): `cargo test --release -p hivestore-engine --lib
+    /// measure_nested_repetition -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement"]
+    fn measure_nested_repetition() {
+        let source = "^(?:(a{1,100}){1,100}b)$";
+        let start = std::time::Instant::now();
+        let regex = RegexBuilder::new(source)
+            .size_limit(1 << 20)
+            .build()
+            .unwrap();
+        println!("compiled under 1 MiB in {:?}", start.elapsed());
+        for (label, value) in [
+            ("2024-01-01", "2024-01-01".to_string()),
+            ("a x 10", "a".repeat(10)),
+            ("a x 100", "a".repeat(100)),
+            ("a x 256", "a".repeat(256)),
+        ] {
+            let start = std::time::Instant::now();
+            let matched = (0..2000).filter(|_| regex.is_match(&value)).count();
+            println!(
+                "2,000 values {label}: {:?} ({matched} matched)",
+                start.elapsed()
+            );
+        }
+        let start = std::time::Instant::now();
+        let refused = compile_bounded(
+            "LIKE pattern",
+            "(a{1,100}){1,100}b",
+            || source.into(),
+            false,
+        );
+        println!("refused in {:?}: {}", start.elapsed(), refused.unwrap_err());
+    }
+
     #[test]
     fn sql_like_takes_percent_and_underscore_and_nothing_else() {
         let like = |pattern: &str, text: &str| {
