@@ -45,6 +45,7 @@ impl Store {
             return Err(Error::InvalidObject(message));
         }
         catalog.create_time = Some(now_seconds());
+        self.check_catalog_values(&catalog)?;
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
             let key = keys::catalog_key(&catalog.name);
@@ -91,6 +92,15 @@ impl Store {
             .collect()
     }
 
+    /// Refuses a catalog whose description or location is too long.
+    fn check_catalog_values(&self, catalog: &Catalog) -> Result<()> {
+        let limits = &self.options().value_limits;
+        limits.check_description("catalog", &catalog.description)?;
+        let too_long = catalog.location_uri.len() > crate::LOCATION_LEN_MAX;
+        let location = too_long.then(|| catalog.location_uri.clone());
+        crate::value_limits::check_location("catalog", &location)
+    }
+
     /// Replaces catalog `name` with `catalog`. The name cannot change; the
     /// create time is kept.
     pub fn alter_catalog(&self, name: &str, catalog: Catalog) -> Result<Catalog> {
@@ -102,6 +112,7 @@ impl Store {
             return Err(Error::InvalidOperation(message));
         }
         catalog.name = name.clone();
+        self.check_catalog_values(&catalog)?;
         self.write(|txn| {
             let key = keys::catalog_key(&name);
             let Some(old) = txn.view::<Catalog>(&key)? else {

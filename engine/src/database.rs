@@ -129,6 +129,7 @@ impl Store {
         database.create_time = Some(now_seconds());
         clear_blank(&mut database.location_uri);
         clear_blank(&mut database.managed_location_uri);
+        self.check_database_values(&database)?;
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
             let catalog =
@@ -225,6 +226,15 @@ impl Store {
             .collect()
     }
 
+    /// Refuses a database whose description, parameters or locations are too long.
+    fn check_database_values(&self, database: &Database) -> Result<()> {
+        let limits = &self.options().value_limits;
+        limits.check_description("database", &database.description)?;
+        limits.check_parameters("database parameter", &database.parameters)?;
+        crate::value_limits::check_location("database", &database.location_uri)?;
+        crate::value_limits::check_location("database managed", &database.managed_location_uri)
+    }
+
     /// Replaces database `catalog.name` with `database`. Name, catalog and
     /// create time are kept.
     pub fn alter_database(
@@ -247,6 +257,7 @@ impl Store {
                 .ok_or_else(|| dangling_index(&catalog, &name, id))?;
             let old = old.to_owned()?;
             let merged = merge_database_change(old.clone(), database);
+            self.check_database_values(&merged)?;
             txn.put_value(key, &merged)?;
             let body = EventBody::Database {
                 before: Some(old),

@@ -80,6 +80,63 @@ impl Error {
     }
 }
 
+/// The most of one quoted input an error message keeps, in bytes.
+pub const QUOTED_BYTES_MAX: usize = 256;
+/// The longest error message sent whole, in bytes; a longer one (an input of many short
+/// words quoted whole) is cut there.
+pub const MESSAGE_BYTES_MAX: usize = 4096;
+
+/// `message` fit to send back: messages quote the client's input (names, filters, values),
+/// which may be megabytes long. Each word (a run between spaces, quotes, brackets, dots and
+/// commas) longer than [`QUOTED_BYTES_MAX`] keeps its first bytes and gains its length, as
+/// `abc… (104857600 bytes)`; the whole is then cut the same way at [`MESSAGE_BYTES_MAX`].
+pub fn bounded_message(message: String) -> String {
+    if message.len() <= QUOTED_BYTES_MAX {
+        return message;
+    }
+    let is_separator =
+        |character: char| character.is_whitespace() || "'\"`<>()[]{},.;".contains(character);
+    let mut bounded = String::with_capacity(message.len().min(2 * MESSAGE_BYTES_MAX));
+    let mut rest = message.as_str();
+    while !rest.is_empty() {
+        let word_end = rest.find(is_separator).unwrap_or(rest.len());
+        let (word, after) = rest.split_at(word_end);
+        push_cut(&mut bounded, word, QUOTED_BYTES_MAX);
+        let separator_end = after
+            .char_indices()
+            .find(|&(_, character)| !is_separator(character))
+            .map_or(after.len(), |(index, _)| index);
+        bounded.push_str(&after[..separator_end]);
+        rest = &after[separator_end..];
+        if bounded.len() > MESSAGE_BYTES_MAX {
+            break;
+        }
+    }
+    if bounded.len() > MESSAGE_BYTES_MAX || !rest.is_empty() {
+        let mut end = MESSAGE_BYTES_MAX.min(bounded.len());
+        while !bounded.is_char_boundary(end) {
+            end -= 1;
+        }
+        bounded.truncate(end);
+        bounded.push_str(&format!("… ({} bytes)", message.len()));
+    }
+    bounded
+}
+
+/// Appends `text`, or its first `max` bytes (on a char boundary) and its length.
+fn push_cut(out: &mut String, text: &str, max: usize) {
+    if text.len() <= max {
+        out.push_str(text);
+        return;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(&text[..end]);
+    out.push_str(&format!("… ({} bytes)", text.len()));
+}
+
 /// Renders bytes as ASCII with everything non-printable as `\xNN`.
 pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
     bytes
@@ -87,4 +144,49 @@ pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
         .flat_map(|byte| std::ascii::escape_default(*byte))
         .map(char::from)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_messages_are_kept_whole() {
+        let message = format!("Database hive.{} not found", "a".repeat(200));
+        assert_eq!(bounded_message(message.clone()), message);
+    }
+
+    #[test]
+    fn a_long_word_keeps_a_prefix_and_its_length() {
+        let name = "x".repeat(100 << 20);
+        let message = bounded_message(format!("Database hive.{name} not found"));
+        assert_eq!(
+            message,
+            format!(
+                "Database hive.{}… (104857600 bytes) not found",
+                "x".repeat(256)
+            )
+        );
+        let quoted = bounded_message(format!("invalid name pattern '{name}': oops"));
+        assert!(quoted.ends_with("… (104857600 bytes)': oops"), "{quoted}");
+    }
+
+    #[test]
+    fn a_cut_falls_on_a_char_boundary() {
+        // 3-byte chars: 256 is not a boundary, 255 is.
+        let message = bounded_message(format!("name {} x", "€".repeat(1000)));
+        assert_eq!(message, format!("name {}… (3000 bytes) x", "€".repeat(85)));
+    }
+
+    #[test]
+    fn many_short_words_are_cut_whole() {
+        let filter = "a = 1 or ".repeat(1 << 20);
+        let message = bounded_message(format!("Error parsing partition filter: {filter}"));
+        assert!(message.len() < MESSAGE_BYTES_MAX + 64, "{}", message.len());
+        assert!(
+            message.ends_with(&format!("… ({} bytes)", filter.len() + 32)),
+            "{}",
+            &message[message.len() - 40..]
+        );
+    }
 }

@@ -85,6 +85,7 @@ mod table_alter;
 mod table_filter;
 mod table_rules;
 pub mod txns;
+mod value_limits;
 pub mod values;
 mod visibility;
 pub mod warehouse;
@@ -95,13 +96,14 @@ pub use commit::{CommitCounters, COMMIT_QUEUE_CAPACITY, GATHER_WAIT_MAX, GROUP_T
 pub use database::{
     default_database_location, Database, DatabaseType, DropDatabaseOptions, DroppedDatabase,
 };
-pub use error::{Error, Result};
+pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
 pub use kept_encodings::KEPT_ENCODED_BYTES_MAX;
 pub use listing::TableMeta;
 pub use name_listing::{NameListing, PartitionNames, KEPT_NAME_BYTES_MAX};
 pub use names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
-    DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
+    DATABASE_NAME_LEN_MAX, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION,
+    DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
 };
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use partition_batch::{AddedPartitions, NewPartition};
@@ -111,7 +113,7 @@ pub use partition_events::PARTITION_EVENT_LOAD_DONE;
 pub use partition_exchange::PartitionExchange;
 pub use partition_filter::{
     CompiledFilter, Expression, Literal, Operator, PartitionFilter, FILTER_COMPARISON_COUNT_MAX,
-    FILTER_DEPTH_MAX, FILTER_LEN_MAX,
+    FILTER_DEPTH_MAX, FILTER_LEN_MAX, FILTER_LIKE_COUNT_MAX,
 };
 pub use partition_list::PartitionSelection;
 pub use partition_name::{
@@ -124,7 +126,10 @@ pub use partition_write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,
 };
-pub use pattern::NamePattern;
+pub use pattern::{
+    check_pattern_len, NamePattern, SqlLikePattern, PATTERN_COMPILED_BYTES_MAX, PATTERN_LEN_MAX,
+    PATTERN_NEST_MAX,
+};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
@@ -143,6 +148,12 @@ pub use table::{
 pub use table_alter::{AlterTableOptions, ExpectedParameter};
 pub use table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
+    TABLE_FILTER_LIKE_COUNT_MAX,
+};
+pub use value_limits::{
+    ValueLimits, COLUMN_NAME_LEN_MAX, COMMENT_BYTES_MAX_DEFAULT, LOCATION_LEN_MAX,
+    PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
+    PARTITION_NAME_LEN_MAX, PARTITION_VALUE_LEN_MAX, TYPE_NAME_BYTES_MAX_DEFAULT,
 };
 pub use values::ValueView;
 pub use visibility::ReadMark;

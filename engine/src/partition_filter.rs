@@ -27,8 +27,9 @@
 //! Two leniencies: `key IN (...)` without parentheses around the key, and
 //! `DATE`/`TIMESTAMP` as key names where no literal follows.
 //!
-//! Parsing is bounded: at most [`FILTER_LEN_MAX`] bytes and
-//! [`FILTER_DEPTH_MAX`] nested parentheses; it never panics. Errors are
+//! Parsing is bounded: at most [`FILTER_LEN_MAX`] bytes,
+//! [`FILTER_DEPTH_MAX`] nested parentheses, [`FILTER_COMPARISON_COUNT_MAX`] comparisons of
+//! which [`FILTER_LIKE_COUNT_MAX`] `LIKE`s; it never panics. Errors are
 //! [`Error::Refused`] (Hive's `MetaException`) quoting the filter.
 
 use crate::error::{Error, Result};
@@ -42,6 +43,9 @@ pub const FILTER_LEN_MAX: usize = 1 << 20;
 pub const FILTER_DEPTH_MAX: usize = 64;
 /// The most comparisons a filter may hold after desugaring.
 pub const FILTER_COMPARISON_COUNT_MAX: usize = 100_000;
+/// The most `LIKE` comparisons a filter may hold: each compiles a regular expression of up to
+/// `PATTERN_COMPILED_BYTES_MAX`, and Spark's filters hold one per `LIKE` the query has.
+pub const FILTER_LIKE_COUNT_MAX: usize = 64;
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +145,7 @@ impl PartitionFilter {
                 tokens,
                 position: 0,
                 comparisons: 0,
+                likes: 0,
             };
             let expression = parser.parse_or(0);
             let expression = expression.and_then(|expression| parser.finish(expression));
@@ -365,6 +370,7 @@ struct Parser {
     tokens: Vec<Token>,
     position: usize,
     comparisons: usize,
+    likes: usize,
 }
 
 type Parsed<T> = std::result::Result<T, String>;
@@ -539,6 +545,14 @@ impl Parser {
             return Err(format!(
                 "more than {FILTER_COMPARISON_COUNT_MAX} comparisons"
             ));
+        }
+        if operator == Operator::Like {
+            self.likes += 1;
+            if self.likes > FILTER_LIKE_COUNT_MAX {
+                return Err(format!(
+                    "more than the {FILTER_LIKE_COUNT_MAX} LIKE comparisons allowed"
+                ));
+            }
         }
         Ok(Expression::Compare {
             key,

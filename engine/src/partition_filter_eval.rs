@@ -29,7 +29,7 @@
 
 use std::ops::Bound;
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 
 use crate::error::{Error, Result};
 use crate::partition_filter::{Expression, Literal, Operator, PartitionFilter};
@@ -38,8 +38,6 @@ use crate::table::FieldSchema;
 
 /// The most key ranges a filter is turned into; past it, one full scan.
 const VALUE_RANGE_COUNT_MAX: usize = 10_000;
-/// The largest compiled `LIKE` pattern, in bytes.
-const LIKE_REGEX_SIZE_MAX: usize = 1 << 20;
 
 /// The type class of a partition key, as Hive's filter code sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,6 +312,15 @@ fn compile(filter: &str, expression: &Expression, keys: &[FieldSchema]) -> Resul
                     ))
                 })?;
             let class = key_class(&keys[index].type_name);
+            if let (Operator::Like, Literal::Text(pattern)) = (operator, literal) {
+                // A pattern the type would take but that is too costly or malformed.
+                if matches!(class, KeyClass::Text | KeyClass::Date | KeyClass::Timestamp) {
+                    let test = like_test(pattern).map_err(|reason| {
+                        Error::Refused(format!("{reason} (filter \"{filter}\")"))
+                    })?;
+                    return Ok(Node::Leaf { key: index, test });
+                }
+            }
             let test = leaf_test(class, *operator, literal)
                 .map_err(|reason| refused_comparison(filter, &keys[index], &reason))?;
             Ok(Node::Leaf { key: index, test })
@@ -337,7 +344,10 @@ fn leaf_test(
     literal: &Literal,
 ) -> std::result::Result<Test, String> {
     if operator == Operator::Like {
-        return like_test(class, literal);
+        return Err(match literal {
+            Literal::Text(_) => "cannot be matched with LIKE".to_string(),
+            literal => format!("cannot be matched with LIKE against {}", describe(literal)),
+        });
     }
     match (class, literal) {
         (_, Literal::Text(text)) if text == DEFAULT_PARTITION_NAME => {
@@ -374,22 +384,10 @@ fn describe(literal: &Literal) -> String {
     }
 }
 
-fn like_test(class: KeyClass, literal: &Literal) -> std::result::Result<Test, String> {
-    let Literal::Text(pattern) = literal else {
-        return Err(format!(
-            "cannot be matched with LIKE against {}",
-            describe(literal)
-        ));
-    };
-    if !matches!(class, KeyClass::Text | KeyClass::Date | KeyClass::Timestamp) {
-        return Err("cannot be matched with LIKE".to_string());
-    }
-    let regex = like_to_regex(pattern);
-    RegexBuilder::new(&format!("^(?:{regex})$"))
-        .size_limit(LIKE_REGEX_SIZE_MAX)
-        .build()
-        .map(Test::Like)
-        .map_err(|error| format!("has a LIKE pattern '{pattern}' that is not valid: {error}"))
+/// The test of `LIKE pattern` on a key that takes it.
+fn like_test(pattern: &str) -> std::result::Result<Test, String> {
+    let source = || format!("^(?:{})$", like_to_regex(pattern));
+    crate::pattern::compile_bounded("LIKE pattern", pattern, source, false).map(Test::Like)
 }
 
 /// Hive's JDOQL conversion of a LIKE pattern to a regular expression.

@@ -216,7 +216,8 @@ impl Store {
                         other => other,
                     },
                 )?;
-            let prepared = prepare_batch(&table, partitions, options, txn.event_time())?;
+            let limits = &self.options().value_limits;
+            let prepared = prepare_batch(&table, partitions, options, limits, txn.event_time())?;
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
             let images = self.stage_added(txn, &table, prepared, options.stats_generated)?;
             emit_added(txn, table.table, images)
@@ -355,7 +356,8 @@ impl Store {
             let mut interner = DescriptorInterner::new(table.id);
             let mut altered = Vec::with_capacity(partitions.len());
             for partition in partitions {
-                let (old, mut partition) = prepare_altered(txn, &table, partition, now)?;
+                let limits = &self.options().value_limits;
+                let (old, mut partition) = prepare_altered(txn, &table, limits, partition, now)?;
                 let stats = how.stats;
                 crate::stats::update_partition_stats_on_alter(
                     self,
@@ -469,6 +471,7 @@ impl Store {
         check_value_count(table, &old_values)?;
         partition.values = normalize_values(&partition.values);
         check_value_count(table, &partition.values)?;
+        check_partition_values(table, &self.options().value_limits, &partition)?;
         let old = read_partition(txn, table, &old_values)?.ok_or_else(|| {
             Error::InvalidOperation(
                 "Unable to rename partition because old partition does not exist".to_string(),
@@ -705,6 +708,7 @@ fn prepare_batch(
     table: &PartitionedTable,
     partitions: Vec<NewPartition>,
     options: &AddPartitionsOptions<'_>,
+    limits: &crate::ValueLimits,
     now: i32,
 ) -> Result<Vec<(Vec<u8>, NewPartition)>> {
     let mut seen = SeenKeys::with_capacity(partitions.len());
@@ -721,6 +725,7 @@ fn prepare_batch(
         }
         normalize_values_in_place(&mut partition.values);
         check_value_count(table, &partition.values)?;
+        check_new_partition_values(table, limits, &partition)?;
         if let Some(whitelist) = options.whitelist {
             whitelist.check(&partition.values)?;
         }
@@ -1010,14 +1015,45 @@ struct AlterHow<'a> {
 }
 
 /// The altered partition, checked against the stored one; and the stored one.
+/// Refuses a partition to add whose values, parameters or descriptor are too long.
+fn check_new_partition_values(
+    table: &PartitionedTable,
+    limits: &crate::ValueLimits,
+    partition: &NewPartition,
+) -> Result<()> {
+    limits.check_partition_values(&table.table.partition_keys, &partition.values)?;
+    limits.check_parameters("partition parameter", &partition.parameters)?;
+    crate::value_limits::check_location("partition", &partition.location)?;
+    match &partition.descriptor {
+        Some(sd) => limits.check_descriptor("partition", sd),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a partition to store whose values, parameters or descriptor are too long.
+fn check_partition_values(
+    table: &PartitionedTable,
+    limits: &crate::ValueLimits,
+    partition: &Partition,
+) -> Result<()> {
+    limits.check_partition_values(&table.table.partition_keys, &partition.values)?;
+    limits.check_parameters("partition parameter", &partition.parameters)?;
+    match &partition.sd {
+        Some(sd) => limits.check_descriptor("partition", sd),
+        None => Ok(()),
+    }
+}
+
 fn prepare_altered(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
+    limits: &crate::ValueLimits,
     mut partition: Partition,
     now: i32,
 ) -> Result<(Partition, Partition)> {
     partition.values = normalize_values(&partition.values);
     check_value_count(table, &partition.values)?;
+    check_partition_values(table, limits, &partition)?;
     let old = read_partition(txn, table, &partition.values)?.ok_or_else(|| {
         Error::NoSuchObject(format!("partition values={}", java_list(&partition.values)))
     })?;

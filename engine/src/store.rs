@@ -73,6 +73,8 @@ pub struct StoreOptions {
     /// Room the sled backend keeps free on its disk, so that it can go back to its durable
     /// state when the disk runs full (see [`kv::SledBackend::open_with_reserve`]).
     pub disk_reserve_bytes: u64,
+    /// How long parameter values, comments and type names may be (`value_limits.rs`).
+    pub value_limits: crate::ValueLimits,
 }
 
 impl StoreOptions {
@@ -87,6 +89,7 @@ impl StoreOptions {
             txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
             disk_reserve_bytes: crate::kv::DISK_RESERVE_BYTES_DEFAULT,
+            value_limits: crate::ValueLimits::default(),
         }
     }
 

@@ -115,6 +115,7 @@ impl Store {
             name,
         };
         let table = normalize_new_table(&names, table)?;
+        self.options().value_limits.check_table(&table)?;
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
             self.apply_alter(txn, &names, table, options)

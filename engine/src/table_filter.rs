@@ -31,6 +31,8 @@ pub const FILTER_FIELD_LAST_ACCESS: &str = "hive_filter_field_last_access__";
 pub const TABLE_FILTER_LEN_MAX: usize = 64 * 1024;
 /// The deepest nesting of parentheses and operators accepted.
 pub const TABLE_FILTER_DEPTH_MAX: usize = 64;
+/// The most `like` comparisons a filter may hold, each a compiled regular expression.
+pub const TABLE_FILTER_LIKE_COUNT_MAX: usize = 64;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -95,7 +97,7 @@ impl TableFilter {
     pub fn parse(filter: &str) -> Result<Self> {
         if filter.len() > TABLE_FILTER_LEN_MAX {
             let reason = format!("longer than the {TABLE_FILTER_LEN_MAX} bytes allowed");
-            return Err(parse_error(&filter[..64.min(filter.len())], &reason));
+            return Err(parse_error(filter, &reason));
         }
         let tokens = tokenize(filter).map_err(|reason| parse_error(filter, &reason))?;
         if tokens.is_empty() {
@@ -104,6 +106,7 @@ impl TableFilter {
         let mut parser = Parser {
             tokens,
             position: 0,
+            likes: 0,
         };
         let expression = parser
             .parse_or(0)
@@ -201,6 +204,7 @@ fn word(rest: &str) -> std::result::Result<(Token, usize), String> {
 struct Parser {
     tokens: Vec<Token>,
     position: usize,
+    likes: usize,
 }
 
 type ParseResult<T> = std::result::Result<T, String>;
@@ -270,6 +274,14 @@ impl Parser {
             Token::Number(number) => Literal::Number(number),
             other => return Err(format!("expected a literal, found {other:?}")),
         };
+        if operator == Operator::Like {
+            self.likes += 1;
+            if self.likes > TABLE_FILTER_LIKE_COUNT_MAX {
+                return Err(format!(
+                    "more than the {TABLE_FILTER_LIKE_COUNT_MAX} like comparisons allowed"
+                ));
+            }
+        }
         comparison(field(&key)?, operator, literal)
     }
 }
@@ -314,10 +326,12 @@ fn comparison(field: Field, operator: Operator, literal: Literal) -> ParseResult
             return Err(format!("{FILTER_FIELD_LAST_ACCESS} compares with integers"))
         }
         (Field::LastAccess, _, Literal::Number(_)) => None,
-        (_, Operator::Like, Literal::Text(text)) => Some(
-            Regex::new(&format!("^(?:{text})$"))
-                .map_err(|error| format!("invalid like pattern \"{text}\": {error}"))?,
-        ),
+        (_, Operator::Like, Literal::Text(text)) => Some(crate::pattern::compile_bounded(
+            "like pattern",
+            text,
+            || format!("^(?:{text})$"),
+            false,
+        )?),
         (_, _, _) if !is_equality => {
             return Err("only =, <> and like are supported for owner and parameters".to_string())
         }

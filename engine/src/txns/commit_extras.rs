@@ -58,6 +58,11 @@ impl Store {
                 "{described} key should start with {TXN_KEY_PREFIX}."
             )));
         }
+        let parameter = std::iter::once((key, value));
+        self.options()
+            .value_limits
+            .check_parameters("table parameter", parameter)
+            .map_err(|error| Error::InvalidInput(format!("{described} {error}")))?;
         let table_key = u64::try_from(*table_id)
             .ok()
             .map(|id| keys::table_key(TableId(id)));

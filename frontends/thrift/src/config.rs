@@ -20,11 +20,15 @@
 //! cache_mb = 256
 //! prewarm_mb = 128
 //! disk_reserve_mb = 64
+//! max_param_value_bytes = 32672
+//! max_comment_bytes = 4000
+//! max_type_name_bytes = 1048576
 //! ```
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use hivestore_engine::ValueLimits;
 use serde::Deserialize;
 
 use std::time::Duration;
@@ -102,6 +106,17 @@ pub struct ServeArgs {
     /// reads; writes resume once the disk has room for it twice over [default: 64].
     #[arg(long, env = "HIVESTORE_DISK_RESERVE_MB")]
     pub disk_reserve_mb: Option<u64>,
+    /// Longest parameter value of a database, table, partition, storage descriptor or serde,
+    /// in bytes [default: 32672].
+    #[arg(long, env = "HIVESTORE_MAX_PARAM_VALUE_BYTES")]
+    pub max_param_value_bytes: Option<usize>,
+    /// Longest column or partition key comment, database or catalog description, in bytes
+    /// [default: 4000].
+    #[arg(long, env = "HIVESTORE_MAX_COMMENT_BYTES")]
+    pub max_comment_bytes: Option<usize>,
+    /// Longest column or partition key type name, in bytes [default: 1048576].
+    #[arg(long, env = "HIVESTORE_MAX_TYPE_NAME_BYTES")]
+    pub max_type_name_bytes: Option<usize>,
 }
 
 /// The config file's settings; all optional.
@@ -125,6 +140,9 @@ struct FileSettings {
     cache_mb: Option<u64>,
     prewarm_mb: Option<u64>,
     disk_reserve_mb: Option<u64>,
+    max_param_value_bytes: Option<usize>,
+    max_comment_bytes: Option<usize>,
+    max_type_name_bytes: Option<usize>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -150,6 +168,8 @@ pub struct ServeConfig {
     pub prewarm_bytes: usize,
     /// Room kept free on the store's disk, in bytes (0: none).
     pub disk_reserve_bytes: u64,
+    /// How long stored parameter values, comments and type names may be.
+    pub value_limits: ValueLimits,
 }
 
 impl ServeArgs {
@@ -203,6 +223,36 @@ impl ServeArgs {
             ),
         };
         limits.validate()?;
+        let value_defaults = ValueLimits::default();
+        let value_limits = ValueLimits {
+            parameter_value_bytes_max: value_limit(
+                "max_param_value_bytes",
+                pick(
+                    self.max_param_value_bytes,
+                    file.max_param_value_bytes,
+                    value_defaults.parameter_value_bytes_max,
+                ),
+                limits.string_bytes_max,
+            )?,
+            comment_bytes_max: value_limit(
+                "max_comment_bytes",
+                pick(
+                    self.max_comment_bytes,
+                    file.max_comment_bytes,
+                    value_defaults.comment_bytes_max,
+                ),
+                limits.string_bytes_max,
+            )?,
+            type_name_bytes_max: value_limit(
+                "max_type_name_bytes",
+                pick(
+                    self.max_type_name_bytes,
+                    file.max_type_name_bytes,
+                    value_defaults.type_name_bytes_max,
+                ),
+                limits.string_bytes_max,
+            )?,
+        };
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
             data_dir: pick(
@@ -248,8 +298,20 @@ impl ServeArgs {
                 file.disk_reserve_mb,
                 DISK_RESERVE_MB_DEFAULT,
             ))?,
+            value_limits,
         })
     }
+}
+
+/// A value limit of 0 would refuse every value, and one over the string limit could never be
+/// reached; refuse both.
+fn value_limit(name: &str, bytes: usize, string_bytes_max: usize) -> Result<usize, String> {
+    if !(1..=string_bytes_max).contains(&bytes) {
+        return Err(format!(
+            "{name} must be between 1 and max_string_bytes ({string_bytes_max}), not {bytes}"
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Hive's default `metastore.txn.timeout`, 300 s.
@@ -466,6 +528,39 @@ mod tests {
             ..ServeArgs::default()
         };
         assert!(no_workers.resolve().unwrap_err().contains("worker"));
+    }
+
+    #[test]
+    fn value_limits_come_from_flags_environment_or_file() {
+        let config = ServeArgs::default().resolve().unwrap();
+        assert_eq!(config.value_limits, ValueLimits::default());
+        assert_eq!(config.value_limits.parameter_value_bytes_max, 32_672);
+        let dir = std::env::temp_dir().join(format!("hivestore-config-v-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("values.toml");
+        std::fs::write(
+            &path,
+            "max_param_value_bytes = 100\nmax_comment_bytes = 7\n",
+        )
+        .unwrap();
+        let args = ServeArgs {
+            config: Some(path),
+            max_comment_bytes: Some(9),
+            max_type_name_bytes: Some(11),
+            ..ServeArgs::default()
+        };
+        let limits = args.resolve().unwrap().value_limits;
+        assert_eq!(limits.parameter_value_bytes_max, 100);
+        assert_eq!(limits.comment_bytes_max, 9);
+        assert_eq!(limits.type_name_bytes_max, 11);
+        let zero = ServeArgs {
+            max_param_value_bytes: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(zero
+            .resolve()
+            .unwrap_err()
+            .contains("max_param_value_bytes"));
     }
 
     #[test]

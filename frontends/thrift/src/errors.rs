@@ -3,8 +3,10 @@
 //! Each call declares which exceptions it may throw; an engine error of a kind the call does not
 //! declare becomes `MetaException` (which nearly every call declares), as Hive's handlers wrap
 //! unexpected failures. Internal failures never leak as a disconnect: the client gets a message.
+//! Every message sent goes through [`exception`] or [`undeclared`], which bound what it quotes
+//! of the client's input (`hivestore_engine::bounded_message`).
 
-use hivestore_engine::Error as EngineError;
+use hivestore_engine::{bounded_message, Error as EngineError};
 use hivestore_idl::hive_metastore::{
     AlreadyExistsException, InvalidInputException, InvalidObjectException,
     InvalidOperationException, InvalidPartitionException, MetaException, NoSuchLockException,
@@ -46,7 +48,7 @@ pub enum Declared {
 
 /// Builds the exception of `kind` carrying `message`.
 pub fn exception(kind: Declared, message: impl Into<String>) -> thrift::Error {
-    let message = Some(message.into());
+    let message = Some(bounded_message(message.into()));
     let error: Box<dyn std::error::Error + Send + Sync> = match kind {
         Declared::NoSuchObject => Box::new(NoSuchObjectException { message }),
         Declared::AlreadyExists => Box::new(AlreadyExistsException { message }),
@@ -99,7 +101,7 @@ pub fn to_thrift(error: EngineError, declared: &[Declared]) -> thrift::Error {
 pub fn undeclared(message: impl Into<String>) -> thrift::Error {
     thrift::Error::Application(ApplicationError::new(
         ApplicationErrorKind::InternalError,
-        message,
+        bounded_message(message.into()),
     ))
 }
 
@@ -145,4 +147,37 @@ pub mod throws {
     pub const VALID_WRITE_IDS: &[Declared] = &[NoSuchTxn, Meta];
     /// Calls that declare no exception (`show_locks`, `heartbeat_txn_range`, ...).
     pub const NONE: &[Declared] = &[];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message_of(error: thrift::Error) -> String {
+        match error {
+            thrift::Error::User(error) => {
+                let exception = error.downcast_ref::<NoSuchObjectException>().unwrap();
+                exception.message.clone().unwrap()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_huge_name_is_quoted_as_a_prefix_and_its_length() {
+        let name = "n".repeat(100 << 20);
+        let error = EngineError::NoSuchObject(format!("Database hive.{name} not found"));
+        let message = message_of(to_thrift(error, throws::GET));
+        assert_eq!(
+            message,
+            format!(
+                "Database hive.{}… (104857600 bytes) not found",
+                "n".repeat(256)
+            )
+        );
+        let thrift::Error::Application(error) = undeclared(format!("bad {name}")) else {
+            panic!()
+        };
+        assert!(error.message.len() < 300, "{}", error.message.len());
+    }
 }

@@ -83,6 +83,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     options.txn_timeout = config.txn_timeout;
     options.page_cache_bytes = config.page_cache_bytes;
     options.disk_reserve_bytes = config.disk_reserve_bytes;
+    options.value_limits = config.value_limits;
     let store = Store::open(&config.data_dir, options).map_err(|error| {
         format!(
             "cannot open the store in {}: {error}",

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use hivestore_engine::PartitionSelection;
+use hivestore_engine::{PartitionSelection, SqlLikePattern};
 use hivestore_idl::hive_metastore::{
     GetPartitionsRequest, GetPartitionsResponse, GetProjectionsSpec, Order, Partition,
     PartitionFilterMode, PartitionListComposingSpec, PartitionSpec, PartitionSpecWithSharedSD,
@@ -19,7 +19,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use super::partitions::{borrowed, list, TableName};
-use crate::errors::{exception, to_thrift, Declared};
+use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
 
 /// The table parameter that makes the old spec calls group partitions.
@@ -341,12 +341,21 @@ fn meta(message: impl Into<String>) -> thrift::Error {
 /// The fields a projection keeps; all of them when its field list is empty.
 struct Projection {
     fields: Option<Vec<&'static str>>,
-    include_parameters: Option<String>,
-    exclude_parameters: Option<String>,
+    include_parameters: Option<SqlLikePattern>,
+    exclude_parameters: Option<SqlLikePattern>,
 }
 
 impl Projection {
     fn new(spec: GetProjectionsSpec, is_view: bool) -> thrift::Result<Projection> {
+        let pattern = |what: &str, pattern: Option<String>| {
+            pattern
+                .filter(|pattern| !pattern.is_empty())
+                .map(|pattern| SqlLikePattern::new(what, &pattern))
+                .transpose()
+                .map_err(|error| to_thrift(error, throws::LIST))
+        };
+        let include_parameters = pattern("includeParamKeyPattern", spec.include_param_key_pattern)?;
+        let exclude_parameters = pattern("excludeParamKeyPattern", spec.exclude_param_key_pattern)?;
         let requested = spec.field_list.unwrap_or_default();
         if requested.is_empty() {
             return Ok(Projection {
@@ -379,8 +388,8 @@ impl Projection {
         });
         Ok(Projection {
             fields: Some(fields),
-            include_parameters: spec.include_param_key_pattern.filter(|p| !p.is_empty()),
-            exclude_parameters: spec.exclude_param_key_pattern.filter(|p| !p.is_empty()),
+            include_parameters,
+            exclude_parameters,
         })
     }
 
@@ -434,12 +443,12 @@ impl Projection {
     fn keeps_parameter(&self, key: &str) -> bool {
         let included = self
             .include_parameters
-            .as_deref()
-            .is_none_or(|pattern| sql_like(key, pattern));
+            .as_ref()
+            .is_none_or(|pattern| pattern.matches(key));
         let excluded = self
             .exclude_parameters
-            .as_deref()
-            .is_some_and(|pattern| sql_like(key, pattern));
+            .as_ref()
+            .is_some_and(|pattern| pattern.matches(key));
         included && !excluded
     }
 
@@ -515,47 +524,9 @@ impl Projection {
     }
 }
 
-/// SQL `LIKE`: `%` any run of characters, `_` any one character, everything else itself.
-fn sql_like(text: &str, pattern: &str) -> bool {
-    let text: Vec<char> = text.chars().collect();
-    let pattern: Vec<char> = pattern.chars().collect();
-    // matches[j]: the text so far matches pattern[..j]. One row at a time, no backtracking.
-    let mut matches = vec![false; pattern.len() + 1];
-    matches[0] = true;
-    for j in 1..=pattern.len() {
-        matches[j] = matches[j - 1] && pattern[j - 1] == '%';
-    }
-    for character in text {
-        let mut previous_diagonal = matches[0];
-        matches[0] = false;
-        for j in 1..=pattern.len() {
-            let above = matches[j];
-            matches[j] = match pattern[j - 1] {
-                '%' => matches[j - 1] || above,
-                '_' => previous_diagonal,
-                literal => previous_diagonal && literal == character,
-            };
-            previous_diagonal = above;
-        }
-    }
-    matches[pattern.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sql_like_takes_percent_and_underscore() {
-        assert!(sql_like("numRows", "num%"));
-        assert!(sql_like("numRows", "%Rows"));
-        assert!(sql_like("numRows", "n_mRows"));
-        assert!(sql_like("", "%"));
-        assert!(!sql_like("numRows", "num"));
-        assert!(!sql_like("numRows", "_umrows"), "case matters");
-        assert!(sql_like("a%b", "a%b"));
-        assert!(!sql_like("ab", "a_b"));
-    }
 
     #[test]
     fn projections_expand_prefixes_and_refuse_unknown_fields() {

@@ -263,10 +263,16 @@ fn write_error(
             if let Some(exception) = error.downcast_ref::<MetaException>() {
                 return write_exception(o, method, sequence, 3, exception);
             }
-            ApplicationError::new(ApplicationErrorKind::Unknown, error.to_string())
+            ApplicationError::new(
+                ApplicationErrorKind::Unknown,
+                hivestore_engine::bounded_message(error.to_string()),
+            )
         }
         thrift::Error::Application(error) => error,
-        other => ApplicationError::new(ApplicationErrorKind::Unknown, other.to_string()),
+        other => ApplicationError::new(
+            ApplicationErrorKind::Unknown,
+            hivestore_engine::bounded_message(other.to_string()),
+        ),
     };
     o.write_message_begin(&TMessageIdentifier::new(
         method,

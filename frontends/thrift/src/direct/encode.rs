@@ -297,10 +297,7 @@ impl PartitionWriter {
 /// An engine failure while writing (a corrupt stored value): the call fails as the generated
 /// processor fails a handler error it cannot declare.
 pub(crate) fn engine_error(error: engine::Error) -> thrift::Error {
-    thrift::Error::Application(thrift::ApplicationError::new(
-        thrift::ApplicationErrorKind::InternalError,
-        error.to_string(),
-    ))
+    crate::errors::undeclared(error.to_string())
 }
 
 /// A table as `convert::table_to_idl` builds it, as a whole struct (no field header).
