@@ -203,7 +203,7 @@ impl Store {
         options: &AddPartitionsOptions<'_>,
     ) -> Result<AddedPartitions> {
         let mut undo = Vec::new();
-        let added = self.write_with_undo(&mut undo, |txn| {
+        self.write_with_undo(&mut undo, |txn| {
             let table =
                 resolve_table(txn.reader(), catalog, database, name).map_err(
                     |error| match error {
@@ -221,15 +221,7 @@ impl Store {
             let prepared = skip_existing(txn, &table, prepared, options.if_not_exists)?;
             let images = self.stage_added(txn, &table, prepared, options.stats_generated)?;
             emit_added(txn, table.table, images)
-        });
-        // Left here only when the batch was applied but its flush failed: the call fails, so
-        // its directories go too (a client writes no data into partitions it was refused).
-        if added.is_err() {
-            for action in undo.drain(..).rev() {
-                self.warehouse().undo(action);
-            }
-        }
-        added
+        })
     }
 
     /// Stages `partitions`, each under its key (from [`skip_existing`]); returns their images

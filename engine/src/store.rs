@@ -228,16 +228,17 @@ impl Store {
 
     /// [`Store::write`] for writes that change the warehouse before the
     /// commit: `body` records through [`WriteTxn::record_undo`] what it did
-    /// there, and if the batch is not applied, or is dropped again because its
-    /// flush failed, it is taken back. `undo` receives what was recorded.
+    /// there, and if the write fails (the batch not applied, or its flush
+    /// failed, after which the store goes back to its durable state) it is
+    /// taken back: a client writes nothing under a change it was refused.
+    /// `undo` receives what was recorded.
     pub(crate) fn write_with_undo<R>(
         &self,
         undo: &mut Vec<Undo>,
         body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
     ) -> Result<R> {
-        let mut fate = BatchFate::NotApplied;
-        let result = self.write_tracked(&mut fate, undo, body);
-        if result.is_err() && fate != BatchFate::Kept {
+        let result = self.write_tracked(undo, body);
+        if result.is_err() {
             for action in undo.drain(..).rev() {
                 self.warehouse.undo(action);
             }
@@ -247,14 +248,10 @@ impl Store {
 
     fn write_tracked<R>(
         &self,
-        fate: &mut BatchFate,
         undo: &mut Vec<Undo>,
         body: impl FnOnce(&mut WriteTxn<'_>) -> Result<R>,
     ) -> Result<R> {
-        if self.visibility.is_broken() {
-            self.reopen_after_failure()?;
-        }
-        self.backend.writable()?;
+        self.ready_to_write()?;
         let epoch_at_start = self.visibility.epoch();
         let announcement = self.commit.as_ref().map(CommitPipeline::announce);
         let result = {
@@ -306,15 +303,12 @@ impl Store {
                     self.visibility.own_write_failed(epoch_at_start);
                     return Err(error);
                 }
-                *fate = BatchFate::Kept;
             }
             result
         };
         if let (Some(commit), Some(announcement)) = (&self.commit, announcement) {
             if let Err(error) = commit.wait_durable(announcement) {
-                if self.reopen_after(&error) {
-                    *fate = BatchFate::Dropped;
-                }
+                self.reopen_after(&error);
                 self.visibility.own_write_failed(epoch_at_start);
                 return Err(error);
             }
@@ -349,10 +343,7 @@ impl Store {
     /// an answer's settling, makes it durable. For housekeeping whose loss in a crash is
     /// harmless (the event cleaner's deletes, done again after a restart).
     pub(crate) fn apply_without_waiting(&self, batch: WriteBatch) -> Result<()> {
-        if self.visibility.is_broken() {
-            self.reopen_after_failure()?;
-        }
-        self.backend.writable()?;
+        self.ready_to_write()?;
         let state = self
             .writer
             .lock()
@@ -398,20 +389,25 @@ impl Store {
         Ok(())
     }
 
-    /// After `error` from an apply or a flush: goes back to the durable state. Returns
-    /// whether the store is back (so the failed batch is gone).
-    fn reopen_after(&self, error: &Error) -> bool {
+    /// After `error` from an apply or a flush: goes back to the durable state, or logs why
+    /// it cannot (the next write or settle tries again).
+    fn reopen_after(&self, error: &Error) {
         if !self.visibility.is_broken() {
-            return false;
+            return;
         }
         tracing::error!(%error, "a write failed to reach the disk; going back to the durable state");
-        match self.reopen_after_failure() {
-            Ok(()) => true,
-            Err(reopen_error) => {
-                tracing::error!(error = %reopen_error, "cannot go back to the durable state; the next call tries again");
-                false
-            }
+        if let Err(reopen_error) = self.reopen_after_failure() {
+            tracing::error!(error = %reopen_error, "cannot go back to the durable state; the next call tries again");
         }
+    }
+
+    /// Before a write: the store back at its durable state if a write failed, and the backend
+    /// taking writes (not short of disk).
+    fn ready_to_write(&self) -> Result<()> {
+        if self.visibility.is_broken() {
+            self.reopen_after_failure()?;
+        }
+        self.backend.writable()
     }
 
     /// Makes the store what is on disk again after a failed apply or flush: the backend
@@ -520,17 +516,6 @@ impl Store {
         }
         Ok(acid)
     }
-}
-
-/// What became of a write's batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BatchFate {
-    /// Nothing was applied.
-    NotApplied,
-    /// Applied; durable unless the write failed and the store could not go back.
-    Kept,
-    /// Applied, then gone again: its flush failed and the store went back to its durable state.
-    Dropped,
 }
 
 /// A write in progress: reads the committed state, stages a batch.

@@ -19,6 +19,13 @@ impl MemoryBackend {
         MemoryBackend::default()
     }
 
+    /// Makes this store hold exactly what `other` holds.
+    pub(crate) fn copy_from(&self, other: &MemoryBackend) -> Result<()> {
+        let copied = other.map.read().map_err(|_| Self::poisoned())?.clone();
+        *self.map.write().map_err(|_| Self::poisoned())? = copied;
+        Ok(())
+    }
+
     fn poisoned() -> Error {
         Error::Internal("the memory backend's lock is poisoned".to_string())
     }

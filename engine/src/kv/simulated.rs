@@ -3,22 +3,19 @@
 //! a full disk fails applies and flushes, after which nothing more is written until the
 //! backend is opened again, as sled behaves.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError};
 
-use super::{KeyRange, KvBackend, KvBytes, WriteBatch, WriteOp, SCAN_PAGE_ENTRY_COUNT_MAX};
+use super::{KeyRange, KvBackend, KvBytes, MemoryBackend, WriteBatch};
 use crate::error::{Error, Result};
-
-type Map = BTreeMap<Vec<u8>, Arc<[u8]>>;
 
 /// A disk in memory: what reads see, what a crash keeps, and switches for faults.
 #[derive(Debug, Default)]
 pub struct SimulatedDisk {
     /// What reads see: the durable state and every batch applied since.
-    live: RwLock<Map>,
+    live: MemoryBackend,
     /// What a crash keeps: the state as of the last successful flush.
-    durable: Mutex<Map>,
+    durable: MemoryBackend,
     /// Batches applied since the last successful flush, in order.
     unflushed: Mutex<Vec<WriteBatch>>,
     /// Flushes of anything applied fail while set, as on a full disk (an apply goes to memory,
@@ -47,9 +44,11 @@ impl SimulatedDisk {
     /// Loses every batch applied since the last successful flush, as a power cut does. The
     /// store over this disk must be dropped first and opened again after.
     pub fn crash(&self) {
-        let durable = lock(&self.durable).clone();
-        *self.live.write().unwrap_or_else(PoisonError::into_inner) = durable;
-        lock(&self.unflushed).clear();
+        let mut unflushed = lock(&self.unflushed);
+        self.live
+            .copy_from(&self.durable)
+            .expect("the simulated disk's maps are never poisoned");
+        unflushed.clear();
         self.failed.store(false, Ordering::SeqCst);
     }
 
@@ -84,51 +83,19 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn apply_to(map: &mut Map, batch: &WriteBatch) {
-    for op in batch.ops() {
-        match op {
-            WriteOp::Put { key, value } => {
-                map.insert(key.clone(), Arc::from(value.as_slice()));
-            }
-            WriteOp::Delete { key } => {
-                map.remove(key);
-            }
-        }
-    }
-}
-
 impl KvBackend for SimulatedDisk {
     fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
-        let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
-        Ok(live
-            .get(key)
-            .map(|value| KvBytes::from_shared(value.clone())))
+        self.live.get(key)
     }
 
     fn scan(&self, range: &KeyRange, entry_count_max: usize) -> Result<Vec<(KvBytes, KvBytes)>> {
-        assert!(entry_count_max <= SCAN_PAGE_ENTRY_COUNT_MAX);
-        if range.is_empty() {
-            return Ok(Vec::new());
-        }
-        let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
-        let bounds = (range.start.clone(), range.end.clone());
-        Ok(live
-            .range(bounds)
-            .take(entry_count_max)
-            .map(|(key, value)| {
-                let key = KvBytes::from_shared(Arc::from(key.as_slice()));
-                (key, KvBytes::from_shared(value.clone()))
-            })
-            .collect())
+        self.live.scan(range, entry_count_max)
     }
 
     fn apply(&self, batch: WriteBatch) -> Result<()> {
         self.refuse_after_failure()?;
         let mut unflushed = lock(&self.unflushed);
-        apply_to(
-            &mut self.live.write().unwrap_or_else(PoisonError::into_inner),
-            &batch,
-        );
+        self.live.apply(batch.clone())?;
         unflushed.push(batch);
         Ok(())
     }
@@ -143,9 +110,8 @@ impl KvBackend for SimulatedDisk {
             // What was applied stays readable, as sled's does, until the disk is opened again.
             return Err(self.fail_full("flushing"));
         }
-        let mut durable = lock(&self.durable);
         for batch in unflushed.drain(..) {
-            apply_to(&mut durable, &batch);
+            self.durable.apply(batch)?;
         }
         self.flush_count.fetch_add(1, Ordering::SeqCst);
         Ok(())

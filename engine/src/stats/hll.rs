@@ -706,6 +706,35 @@ mod tests {
         assert!(merged.merge(&Hll::new(14)).is_ok());
     }
 
+    #[test]
+    fn estimates_stay_within_hll_error_of_the_true_count() {
+        // Goal: at p = 10 the standard error is 1.04/√1024 ≈ 3.3%. Seeded, so the check is the
+        // same on every run: a random-input bound on one sketch fails now and then by chance
+        // (a 4.2-error miss was seen), while the spread over many sketches does not.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next_hash = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for count in [1usize, 10, 300, 2_000, 5_000, 12_000, 19_000] {
+            let sketches = 60;
+            let mut squared_sum = 0.0;
+            for _ in 0..sketches {
+                let mut hll = Hll::new(10);
+                (0..count).for_each(|_| hll.add_hash(next_hash()));
+                let estimate = hll.estimate().unwrap() as f64;
+                let error = (estimate - count as f64) / count as f64;
+                assert!(error.abs() <= 0.2, "{estimate} for {count}: beyond six errors");
+                squared_sum += error * error;
+            }
+            let spread = (squared_sum / sketches as f64).sqrt();
+            assert!(spread <= 0.045, "spread {spread} at {count}, expected about 0.033");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -722,17 +751,6 @@ mod tests {
             let direct = sketch_of(&union, 10);
             prop_assert_eq!(register_values(&merged), register_values(&direct));
             prop_assert_eq!(merged.estimate(), direct.estimate());
-        }
-
-        #[test]
-        fn the_estimate_is_within_hll_error_of_the_true_count(
-            hashes in proptest::collection::btree_set(any::<u64>(), 1..20_000),
-        ) {
-            // Goal: at p = 10 the standard error is 1.04/√1024 ≈ 3.3%; allow four of them
-            // (13%), plus one for tiny counts.
-            let estimate = sketch_of(&hashes, 10).estimate().unwrap() as f64;
-            let count = hashes.len() as f64;
-            prop_assert!((estimate - count).abs() <= 0.13 * count + 1.0, "{estimate} for {count}");
         }
 
         #[test]

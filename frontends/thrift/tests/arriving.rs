@@ -4,9 +4,11 @@
 //! message did, keeps the stream in step, and refuses what the message walk refuses, adding
 //! nothing then.
 
-use std::io::{self, Read, Write};
+mod common;
+use common::Shared;
+use std::io::{self, Read};
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::{Durability, Store, StoreOptions};
@@ -19,26 +21,6 @@ use hivestore_thrift::server::serve_stream;
 use hivestore_thrift::service::ServerState;
 use proptest::prelude::*;
 use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
-
-/// A writer whose bytes the test takes back.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Shared {
-    fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
 
 /// A source handing out at most `piece` bytes a read.
 struct Pieces {

@@ -2,9 +2,11 @@
 //! slow connections are closed at their deadlines; at the cap, the connection that waited
 //! longest makes room for a newcomer. Every wait is bounded.
 
+mod common;
+use common::Shared;
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -49,20 +51,6 @@ fn get_status(sequence: i32) -> Vec<u8> {
     call("getStatus", sequence, &[])
 }
 
-/// A writer whose bytes the test takes back.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A generated client that writes its calls to `requests` and reads `replies`.
 fn client(
     requests: &Shared,
@@ -97,7 +85,7 @@ fn an_fb303_shutdown_forgets_the_user_and_keeps_the_connection() {
     let _ = calls.create_database(database("after"));
     let _ = calls.get_database("before".to_string());
     let _ = calls.get_database("after".to_string());
-    let stream = std::mem::take(&mut *requests.0.lock().unwrap());
+    let stream = requests.take();
     let mut replies = Vec::new();
     let peer = SocketAddr::from((Ipv4Addr::LOCALHOST, 1));
     let ended = serve_stream(&stream[..], &mut replies, peer, state(), Limits::default());
