@@ -226,10 +226,11 @@ impl Store {
             .collect()
     }
 
-    /// Refuses a database whose description, parameters or locations are too long.
+    /// Refuses a database whose description, owner, parameters or locations are too long.
     fn check_database_values(&self, database: &Database) -> Result<()> {
         let limits = &self.options().value_limits;
         limits.check_description("database", &database.description)?;
+        crate::value_limits::check_database_owner(&database.owner_name)?;
         limits.check_parameters("database parameter", &database.parameters)?;
         crate::value_limits::check_location("database", &database.location_uri)?;
         crate::value_limits::check_location("database managed", &database.managed_location_uri)

@@ -31,6 +31,15 @@ pub const PARAMETER_KEY_LEN_MAX: usize = 256;
 pub const LOCATION_LEN_MAX: usize = 4000;
 /// `SERDES.NAME varchar(128)`.
 pub const SERDE_NAME_LEN_MAX: usize = 128;
+/// `TBLS.OWNER varchar(767)`.
+pub const TABLE_OWNER_LEN_MAX: usize = 767;
+/// `DBS.OWNER_NAME varchar(128)`.
+pub const DATABASE_OWNER_LEN_MAX: usize = 128;
+/// `TBLS.TBL_TYPE varchar(128)`.
+pub const TABLE_TYPE_LEN_MAX: usize = 128;
+/// `TBLS.VIEW_ORIGINAL_TEXT` and `VIEW_EXPANDED_TEXT`: MySQL's `MEDIUMTEXT`, the narrowest of
+/// Hive's schemas for them; far above any view a planner writes.
+pub const VIEW_TEXT_LEN_MAX: usize = (1 << 24) - 1;
 
 /// Default of [`ValueLimits::parameter_value_bytes_max`]: Derby's widest `VARCHAR`, which
 /// Iceberg's Hive catalog also caps the table parameters it writes to
@@ -185,6 +194,32 @@ impl ValueLimits {
     /// Checks a table to be created or stored by an alter (its name is checked by Hive's name
     /// rules).
     pub(crate) fn check_table(&self, table: &Table) -> Result<()> {
+        check_optional(
+            || "table owner".into(),
+            &table.owner,
+            TABLE_OWNER_LEN_MAX,
+            "",
+        )?;
+        check_optional(
+            || "table type".into(),
+            &table.table_type,
+            TABLE_TYPE_LEN_MAX,
+            "",
+        )?;
+        let original = &table.view_original_text;
+        check_optional(
+            || "view original text".into(),
+            original,
+            VIEW_TEXT_LEN_MAX,
+            "",
+        )?;
+        let expanded = &table.view_expanded_text;
+        check_optional(
+            || "view expanded text".into(),
+            expanded,
+            VIEW_TEXT_LEN_MAX,
+            "",
+        )?;
         self.check_parameters("table parameter", &table.parameters)?;
         let keys = &table.partition_keys;
         self.check_columns("partition key", PARTITION_KEY_NAME_LEN_MAX, keys)?;
@@ -219,6 +254,16 @@ impl ValueLimits {
         }
         Ok(())
     }
+}
+
+/// Checks a database's owner name.
+pub(crate) fn check_database_owner(owner: &Option<String>) -> Result<()> {
+    check_optional(
+        || "database owner".into(),
+        owner,
+        DATABASE_OWNER_LEN_MAX,
+        "",
+    )
 }
 
 /// Checks a location of `owner`.
@@ -305,5 +350,24 @@ mod tests {
             .is_ok());
         let error = limits.check_description("database", &Some(big[..4001].to_string()));
         assert!(message(error).starts_with("database description is 4001 bytes"));
+        let table = |change: fn(&mut Table, String)| {
+            let mut table = Table::default();
+            change(&mut table, big[..(1 << 24)].to_string());
+            message(limits.check_table(&table))
+        };
+        assert_eq!(
+            table(|table, long| table.owner = Some(long[..768].to_string())),
+            "table owner is 768 bytes, longer than the 767 bytes allowed"
+        );
+        assert_eq!(
+            table(|table, long| table.table_type = Some(long[..129].to_string())),
+            "table type is 129 bytes, longer than the 128 bytes allowed"
+        );
+        assert_eq!(
+            table(|table, long| table.view_expanded_text = Some(long)),
+            "view expanded text is 16777216 bytes, longer than the 16777215 bytes allowed"
+        );
+        assert!(table(|table, long| table.view_original_text = Some(long))
+            .starts_with("view original text is 16777216 bytes"));
     }
 }

@@ -131,6 +131,32 @@ def test_names_and_comments_have_hives_widths(client, db):
     assert client.get_partitions(db, "t", -1) == []
 
 
+def test_owners_table_types_and_view_texts_have_hives_widths(client, db):
+    with raises_hms(InvalidObjectException,
+                    "database owner is 129 bytes, longer than the 128 bytes allowed"):
+        client.create_database(Database(name=db + "_2", ownerName="o" * 129))
+    owned = make_table(db, "t1")
+    owned.owner = "o" * 768
+    with raises_hms(InvalidObjectException,
+                    "table owner is 768 bytes, longer than the 767 bytes allowed"):
+        client.create_table(owned)
+    view = make_table(db, "v1")
+    view.tableType = "VIRTUAL_VIEW"
+    view.viewOriginalText = "select 1"
+    view.viewExpandedText = "x" * (1 << 24)
+    with raises_hms(InvalidObjectException, "view expanded text is 16777216 bytes",
+                    "longer than the 16777215 bytes allowed"):
+        client.create_table(view)
+    new_table(client, db)
+    retyped = client.get_table(db, "t")
+    retyped.tableType = "T" * 129
+    with raises_hms(MetaException, "table type is 129 bytes"):
+        client.alter_table(db, "t", retyped)
+    assert client.get_all_tables(db) == ["t"]
+    assert client.get_table(db, "t").tableType != "T" * 129
+    assert db + "_2" not in client.get_all_databases()
+
+
 @pytest.fixture()
 def small_limits_server(tmp_path):
     from conftest import hivestore_binary, start_hivestore, stop_hivestore

@@ -727,11 +727,17 @@ mod tests {
                 (0..count).for_each(|_| hll.add_hash(next_hash()));
                 let estimate = hll.estimate().unwrap() as f64;
                 let error = (estimate - count as f64) / count as f64;
-                assert!(error.abs() <= 0.2, "{estimate} for {count}: beyond six errors");
+                assert!(
+                    error.abs() <= 0.2,
+                    "{estimate} for {count}: beyond six errors"
+                );
                 squared_sum += error * error;
             }
             let spread = (squared_sum / sketches as f64).sqrt();
-            assert!(spread <= 0.045, "spread {spread} at {count}, expected about 0.033");
+            assert!(
+                spread <= 0.045,
+                "spread {spread} at {count}, expected about 0.033"
+            );
         }
     }
 
