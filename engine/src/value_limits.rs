@@ -53,6 +53,11 @@ pub const COMMENT_BYTES_MAX_DEFAULT: usize = 4000;
 /// those and keeps a table's columns far below a message.
 pub const TYPE_NAME_BYTES_MAX_DEFAULT: usize = 1 << 20;
 
+/// Default of [`ValueLimits::parameters_bytes_max`]: room for the widest schemas that Spark
+/// keeps in table parameters (4,000-byte pieces), while one object's parameters stay far
+/// below a message.
+pub const PARAMETERS_BYTES_MAX_DEFAULT: usize = 4 << 20;
+
 /// The configurable bounds on stored values, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ValueLimits {
@@ -62,6 +67,8 @@ pub struct ValueLimits {
     pub comment_bytes_max: usize,
     /// A column's or partition key's type name.
     pub type_name_bytes_max: usize,
+    /// All keys and values of one object's parameters together.
+    pub parameters_bytes_max: usize,
 }
 
 impl Default for ValueLimits {
@@ -70,6 +77,7 @@ impl Default for ValueLimits {
             parameter_value_bytes_max: PARAMETER_VALUE_BYTES_MAX_DEFAULT,
             comment_bytes_max: COMMENT_BYTES_MAX_DEFAULT,
             type_name_bytes_max: TYPE_NAME_BYTES_MAX_DEFAULT,
+            parameters_bytes_max: PARAMETERS_BYTES_MAX_DEFAULT,
         }
     }
 }
@@ -111,6 +119,7 @@ impl ValueLimits {
         owner: &str,
         parameters: impl IntoIterator<Item = (&'a String, &'a String)>,
     ) -> Result<()> {
+        let mut total = 0usize;
         for (key, value) in parameters {
             check_len(|| format!("{owner} key"), key, PARAMETER_KEY_LEN_MAX, "")?;
             check_len(
@@ -119,6 +128,14 @@ impl ValueLimits {
                 self.parameter_value_bytes_max,
                 "max_param_value_bytes",
             )?;
+            total = total.saturating_add(key.len() + value.len());
+            if total > self.parameters_bytes_max {
+                return Err(Error::InvalidObject(format!(
+                    "{owner}s are over {} bytes together, more than allowed \
+                     (setting max_params_bytes)",
+                    self.parameters_bytes_max
+                )));
+            }
         }
         Ok(())
     }
@@ -300,6 +317,15 @@ mod tests {
             message(error),
             "partition parameter 'k' is 94371840 bytes, longer than the 32672 bytes allowed \
              (setting max_param_value_bytes)"
+        );
+        let many: Vec<(String, String)> = (0..200)
+            .map(|i| (format!("k{i}"), "v".repeat(30_000)))
+            .collect();
+        let error = limits.check_parameters("table parameter", many.iter().map(|(k, v)| (k, v)));
+        assert_eq!(
+            message(error),
+            "table parameters are over 4194304 bytes together, more than allowed \
+             (setting max_params_bytes)"
         );
         let key = [("k".repeat(257), String::new())];
         let error = limits.check_parameters("table parameter", key.iter().map(|(k, v)| (k, v)));

@@ -133,6 +133,7 @@ fn tables_refuse_long_parameters_comments_types_and_column_names() {
         parameter_value_bytes_max: 10,
         comment_bytes_max: 5,
         type_name_bytes_max: 20,
+        ..ValueLimits::default()
     };
     let store = store_with(limits);
     let mut long_parameter = table("t1");

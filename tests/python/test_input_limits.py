@@ -161,7 +161,8 @@ def test_owners_table_types_and_view_texts_have_hives_widths(client, db):
 def small_limits_server(tmp_path):
     from conftest import hivestore_binary, start_hivestore, stop_hivestore
 
-    arguments = ["--max-param-value-bytes", "100", "--max-type-name-bytes", "30"]
+    arguments = ["--max-param-value-bytes", "100", "--max-type-name-bytes", "30",
+                 "--max-params-bytes", "1000"]
     server = start_hivestore(hivestore_binary(), tmp_path, arguments)
     yield server
     stop_hivestore(server)
@@ -180,6 +181,10 @@ def test_value_limits_are_configurable(small_limits_server):
         with raises_hms(InvalidObjectException, "column 's' type is 31 bytes",
                         "longer than the 30 bytes allowed", "max_type_name_bytes"):
             client.create_table(make_table("small", "t", columns=wide))
+        many = {f"k{i}": "x" * 98 for i in range(11)}
+        with raises_hms(InvalidObjectException, "table parameters are over 1000 bytes together",
+                        "max_params_bytes"):
+            client.create_table(make_table("small", "t", columns=COLUMNS, parameters=many))
         client.create_table(make_table("small", "t", columns=COLUMNS,
                                        parameters={"k": "x" * 100}))
         assert client.get_table("small", "t").parameters["k"] == "x" * 100

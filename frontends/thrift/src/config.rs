@@ -21,6 +21,7 @@
 //! prewarm_mb = 128
 //! disk_reserve_mb = 64
 //! max_param_value_bytes = 32672
+//! max_params_bytes = 4194304
 //! max_comment_bytes = 4000
 //! max_type_name_bytes = 1048576
 //! ```
@@ -117,6 +118,9 @@ pub struct ServeArgs {
     /// Longest column or partition key type name, in bytes [default: 1048576].
     #[arg(long, env = "HIVESTORE_MAX_TYPE_NAME_BYTES")]
     pub max_type_name_bytes: Option<usize>,
+    /// Most bytes of keys and values in one object's parameters [default: 4194304].
+    #[arg(long, env = "HIVESTORE_MAX_PARAMS_BYTES")]
+    pub max_params_bytes: Option<usize>,
 }
 
 /// The config file's settings; all optional.
@@ -143,6 +147,7 @@ struct FileSettings {
     max_param_value_bytes: Option<usize>,
     max_comment_bytes: Option<usize>,
     max_type_name_bytes: Option<usize>,
+    max_params_bytes: Option<usize>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -252,6 +257,14 @@ impl ServeArgs {
                 ),
                 limits.string_bytes_max,
             )?,
+            parameters_bytes_max: match pick(
+                self.max_params_bytes,
+                file.max_params_bytes,
+                value_defaults.parameters_bytes_max,
+            ) {
+                0 => return Err("max_params_bytes must be at least 1".to_string()),
+                bytes => bytes,
+            },
         };
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
@@ -547,9 +560,11 @@ mod tests {
             config: Some(path),
             max_comment_bytes: Some(9),
             max_type_name_bytes: Some(11),
+            max_params_bytes: Some(13),
             ..ServeArgs::default()
         };
         let limits = args.resolve().unwrap().value_limits;
+        assert_eq!(limits.parameters_bytes_max, 13);
         assert_eq!(limits.parameter_value_bytes_max, 100);
         assert_eq!(limits.comment_bytes_max, 9);
         assert_eq!(limits.type_name_bytes_max, 11);
@@ -561,6 +576,14 @@ mod tests {
             .resolve()
             .unwrap_err()
             .contains("max_param_value_bytes"));
+        let zero_total = ServeArgs {
+            max_params_bytes: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(zero_total
+            .resolve()
+            .unwrap_err()
+            .contains("max_params_bytes"));
     }
 
     #[test]
