@@ -132,7 +132,7 @@ wait_for_port() {
 }
 
 echo "==> building hivestore (release)"
-cargo build --release --quiet -p hivestore-thrift --bin hivestore
+cargo build --release --quiet -p hivestore-cli --bin hivestore
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

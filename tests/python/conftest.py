@@ -47,7 +47,7 @@ def hivestore_binary() -> Path:
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    pytest.fail("no hivestore binary; build it with `cargo build --release -p hivestore-thrift` "
+    pytest.fail("no hivestore binary; build it with `cargo build --release -p hivestore-cli` "
                 f"or set HIVESTORE_BIN (looked at {', '.join(map(str, candidates))})")
 
 
