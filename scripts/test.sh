@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The one command that runs every test of hivestore:
-#   1. a Python venv at .venv with tests/python/requirements.txt and pyspark (for the Hive 2.3
-#      jars the Java client test and the reference HMS use); reinstalled only when the pins change
-#   2. cargo build --release --workspace --all-targets   (the hivestore binary the Python tests
-#      start; tests and criterion benches compiled too)
-#   3. cargo test --workspace --release
-#   4. pytest tests/python                 (real HMS clients over loopback)
-# Fails on the first failing phase. Idempotent; fast when already set up.
+# The one command that runs every test of hivestore, or a part of them:
+#   scripts/test.sh                 everything, in phases: venv, lint, cargo-build, cargo-test, pytest
+#   scripts/test.sh lint            rustfmt, clippy, rustdoc and the rust-version check (scripts/lint.sh)
+#   scripts/test.sh rust [ARGS]     cargo test --workspace --release [ARGS]
+#   scripts/test.sh python [ARGS]   pytest tests/python [ARGS] (e.g. -k stats), after building the binary
+#   scripts/test.sh FILE [ARGS]     one test file: tests/python/*.py, or a Rust integration test
+#                                   (engine/tests/x.rs, tests/e2e/x.rs, frontends/thrift/tests/x.rs, ...)
+# Phases: a Python venv at .venv with tests/python/requirements.txt and pyspark (for the Hive 2.3
+# jars the Java client test and the reference HMS use), reinstalled only when the pins change;
+# the `hivestore` binary in release mode (the Python tests start it); the Rust tests in release
+# mode (benches are compiled by clippy in the lint phase, not in release); pytest with real HMS
+# clients over loopback. Fails on the first failing phase and prints how long each phase took.
 # Env: PYTHON (default python3) for the venv; CARGO_TARGET_DIR is honoured; HIVESTORE_BIN and
 # HMS_URI are passed through to pytest (see tests/README.md).
 set -euo pipefail
@@ -53,10 +57,57 @@ setup_venv() {
 
 run_pytest() {
   HIVESTORE_BIN="${HIVESTORE_BIN:-$TARGET_DIR/release/hivestore}" \
-    "$VENV/bin/python" -m pytest tests/python -q -rs --tb=short -p no:cacheprovider
+    "$VENV/bin/python" -m pytest "${@:-tests/python}" -q -rs --tb=short -p no:cacheprovider
 }
 
-phase venv setup_venv
-phase cargo-build cargo build --release --workspace --all-targets  # benches too, so none rots
-phase cargo-test cargo test --workspace --release
-phase pytest run_pytest
+build_binary() {
+  cargo build --release -p hivestore-cli --bin hivestore
+}
+
+# The cargo package and test target of a Rust integration test file, e.g. engine/tests/x.rs.
+rust_test_file() {
+  local file="$1" dir package
+  dir="${file%%/tests/*}"
+  [ "$dir" != "$file" ] && [ -f "$dir/Cargo.toml" ] || { echo "not a Rust integration test: $file" >&2; exit 2; }
+  package="$(sed -n 's/^name = "\(.*\)"$/\1/p' "$dir/Cargo.toml" | head -1)"
+  echo "$package" "$(basename "$file" .rs)"
+}
+
+case "${1:-all}" in
+  all)
+    phase venv setup_venv
+    phase lint bash scripts/lint.sh
+    phase cargo-build build_binary
+    phase cargo-test cargo test --workspace --release
+    phase pytest run_pytest
+    ;;
+  lint)
+    phase lint bash scripts/lint.sh
+    ;;
+  rust)
+    shift
+    phase cargo-test cargo test --workspace --release "$@"
+    ;;
+  python)
+    shift
+    phase venv setup_venv
+    phase cargo-build build_binary
+    phase pytest run_pytest tests/python "$@"
+    ;;
+  *.py)
+    file="$1"
+    shift
+    phase venv setup_venv
+    phase cargo-build build_binary
+    phase pytest run_pytest "$file" "$@"
+    ;;
+  *.rs)
+    read -r package target < <(rust_test_file "$1")
+    shift
+    phase cargo-test cargo test --release -p "$package" --test "$target" "$@"
+    ;;
+  *)
+    echo "usage: scripts/test.sh [lint | rust [ARGS] | python [ARGS] | FILE [ARGS]]" >&2
+    exit 2
+    ;;
+esac

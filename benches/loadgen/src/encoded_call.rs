@@ -75,7 +75,7 @@ impl EncodedCallConnection {
 }
 
 /// The bytes the generated client sends for `add_partitions(partitions)` (sequence id
-/// [`SEQUENCE_ID`]), in the format given.
+/// `SEQUENCE_ID`), in the format given.
 pub fn encode_add_partitions(
     partitions: &[Partition],
     framed: bool,

@@ -1,7 +1,7 @@
 //! The notification log: every change the metastore makes, as Hive's `DbNotificationListener`
 //! records it in `NOTIFICATION_LOG`.
 //!
-//! A change appends its events through [`crate::store::WriteTxn::emit`] in the very batch that
+//! A change appends its events through `WriteTxn::emit` (`store.rs`) in the very batch that
 //! makes the change, so a change and its events are both there or neither is. Event ids come
 //! from a counter under the writer lock, persisted in the same batch (`0x19`): they grow in
 //! commit order, never repeat (also across a crash), and leave no gap, since a write that fails

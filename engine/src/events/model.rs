@@ -380,11 +380,11 @@ pub enum EventBody {
     },
     /// How statistics events are stored since the table image: [`EventBody::Statistics`]
     /// with its table encoded once per write. Never read back: reads turn it into
-    /// `Statistics` ([`EventRecord::readable`]).
+    /// `Statistics` (`EventRecord::readable`).
     StoredStatistics(StoredStatistics),
     /// How partitions added are stored since `add_partition_batch`: [`EventBody::Partitions`]
     /// with each record as the bytes stored at its key. Never read back: reads turn it into
-    /// `Partitions` ([`EventRecord::readable`]).
+    /// `Partitions` (`EventRecord::readable`).
     StoredPartitions(StoredPartitions),
 }
 

@@ -2,11 +2,11 @@
 //!
 //! A lock request names components (a database, a table or a partition, each with a
 //! [`LockType`]) and is acquired whole or not at all. It is acquired when no earlier lock,
-//! held or still waiting, conflicts with it ([`compatibility`]); otherwise it waits, and the
+//! held or still waiting, conflicts with it (`compatibility`); otherwise it waits, and the
 //! client polls [`Store::check_lock`] until it is acquired. Nothing here ever blocks on
 //! another client: a call only looks at the table and answers.
 //!
-//! Every decision is made under one mutex over the lock table ([`AcidState`]), and every
+//! Every decision is made under one mutex over the lock table (`AcidState`), and every
 //! change is written to the store in one atomic batch before the call answers, so locks
 //! survive a restart. A lock outside a transaction that is not heartbeated (by
 //! `heartbeat` or `check_lock`) for [`StoreOptions::txn_timeout`](crate::StoreOptions) is

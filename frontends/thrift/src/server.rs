@@ -4,7 +4,7 @@
 //!
 //! Metastore clients hold connections open for hours, mostly silent. A parked connection costs
 //! its socket, its session and the bytes of a request that started arriving (no thread, no
-//! buffer when idle); see [`crate::connection`] for how a connection moves between the poller,
+//! buffer when idle); see `connection.rs` for how a connection moves between the poller,
 //! the workers and, for a big request, a thread of its own. The poller also closes connections
 //! whose deadline passed ([`crate::activity`]) and, at the cap, the parked connection that has
 //! waited longest for its next request, so that idle or slow sockets never keep clients out.
