@@ -14,7 +14,8 @@ Reads the generated handler traits (`ThriftHiveMetastoreSyncHandler` and its sup
   * `Adapter<H>`, implementing both generated handler traits for any `Handler` (for oneway
     methods it reports errors to `observe` only: the generated processor would otherwise
     write an exception reply that the client never reads);
-  * `METHODS`, every method by wire name with its oneway flag.
+  * `METHODS`, every method by wire name with its `Handler` method, oneway flag and the
+    exceptions it declares.
 
 Called by gen.sh; fails loudly if the generated code does not have the expected shape.
 """
@@ -69,6 +70,21 @@ def oneway_methods() -> set[str]:
             text = re.sub(r"//[^\n]*|/\*.*?\*/", "", f.read(), flags=re.S)
         names |= set(re.findall(r"\boneway\s+void\s+(\w+)\s*\(", text))
     return names
+
+
+def declared_exceptions() -> dict[str, list[tuple[str, int]]]:
+    """Method name -> the exceptions its `throws` declares, as (type, field id) in IDL order."""
+    out = {}
+    for idl in ("hive_metastore.thrift", "fb303.thrift"):
+        with open(os.path.join(HERE, idl), encoding="utf-8") as f:
+            text = re.sub(r"//[^\n]*|/\*.*?\*/|#[^\n]*", "", f.read(), flags=re.S)
+        for service in re.finditer(r"\bservice\s+\w+(?:\s+extends\s+[\w.]+)?\s*\{(.*?)\n\}", text, re.S):
+            body = service.group(1)
+            # name ( arguments ) [throws ( exceptions )]: arguments hold no parentheses.
+            for m in re.finditer(r"\b(\w+)\s*\(([^()]*)\)\s*(?:throws\s*\(([^()]*)\))?", body):
+                name, throws = m.group(1), m.group(3) or ""
+                out[name] = [(t, int(i)) for i, t in re.findall(r"(-?\d+)\s*:\s*([\w.]+)\s+\w+", throws)]
+    return out
 
 
 def qualify(text: str, module: str, types: set[str]) -> str:
@@ -146,11 +162,11 @@ def main(argv: list[str]) -> int:
     w("    fn observe(&self, _method: &'static str, _failed: bool) {}")
     w("}")
     w("")
-    w("/// Builds the UNKNOWN_METHOD application error for a wire method name.")
+    w("/// Builds the UNKNOWN_METHOD application error for a wire method name, with Thrift's own text.")
     w("pub fn unknown_method(name: &str) -> thrift::Error {")
     w("    thrift::Error::Application(thrift::ApplicationError::new(")
     w("        thrift::ApplicationErrorKind::UnknownMethod,")
-    w("        format!(\"hivestore does not implement {name} yet\"),")
+    w("        format!(\"Invalid method name: '{name}'\"),")
     w("    ))")
     w("}")
     w("")
@@ -185,15 +201,23 @@ def main(argv: list[str]) -> int:
     w("pub struct Method {")
     w("    /// The name in the Thrift message header.")
     w("    pub name: &'static str,")
+    w("    /// The name of its `Handler` method.")
+    w("    pub handler: &'static str,")
     w("    /// Whether the client expects no reply.")
     w("    pub oneway: bool,")
+    w("    /// The exceptions it declares: type name and field id in its result.")
+    w("    pub throws: &'static [(&'static str, i16)],")
     w("}")
     w("")
     w("/// Every method of ThriftHiveMetastore and FacebookService, by wire name.")
     w("pub const METHODS: &[Method] = &[")
+    throws = declared_exceptions()
     for module, trait, name, args, ret, wire in methods:
         ow = "true" if wire in oneway else "false"
-        w(f"    Method {{ name: \"{wire}\", oneway: {ow} }},")
+        if wire not in throws:
+            raise GenError(f"{wire} not found in the IDL's services")
+        declared = ", ".join(f"(\"{t}\", {i})" for t, i in throws[wire])
+        w(f"    Method {{ name: \"{wire}\", handler: \"{name}\", oneway: {ow}, throws: &[{declared}] }},")
     w("];")
     sys.stdout.write("\n".join(o) + "\n")
     return 0

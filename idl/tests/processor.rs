@@ -127,7 +127,7 @@ fn unimplemented_method_answers_unknown_method() {
     assert_eq!(ident.sequence_number, 7);
     let err = thrift::Error::read_application_error_from_in_protocol(&mut i).unwrap();
     assert_eq!(err.kind, ApplicationErrorKind::UnknownMethod);
-    assert_eq!(err.message, "hivestore does not implement get_database yet");
+    assert_eq!(err.message, "Invalid method name: 'get_database'");
     assert_eq!(*observed.lock().unwrap(), vec![("get_database", true)]);
 }
 

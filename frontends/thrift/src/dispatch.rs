@@ -26,7 +26,8 @@ pub use crate::direct::Arrived;
 use crate::direct::{self, Answer};
 use crate::limits::Limits;
 use crate::message::Arriving;
-use crate::service::{is_implemented, ServerState, Session};
+use crate::methods;
+use crate::service::{ServerState, Session};
 
 /// What became of a request.
 #[derive(Debug, PartialEq, Eq)]
@@ -110,7 +111,8 @@ impl Dispatcher {
         let one_way = header.message_type == TMessageType::OneWay;
         let method = method_by_name(&header.name);
         *method_called = method.map(|method| method.name);
-        let Some(method) = method.filter(|method| is_implemented(method.name)) else {
+        let row = method.and_then(|method| methods::implemented(method.name));
+        let (Some(method), Some(row)) = (method, row) else {
             tracing::debug!(method = %header.name, "call of a method hivestore does not implement");
             input
                 .skip(TType::Struct)
@@ -122,12 +124,12 @@ impl Dispatcher {
             if one_way {
                 return Ok(Outcome::NoReply);
             }
-            write_unknown_method(&header, method.is_some(), protocol, reply)?;
+            write_unknown_method(&header, protocol, reply)?;
             return Ok(Outcome::Reply);
         };
         tracing::debug!(method = method.name, "call");
         let reply_start = reply.len();
-        if !one_way && direct::serves(method.name) {
+        if !one_way && row.has_fast_path() {
             let sequence = header.sequence_number;
             let answer = direct::answer(
                 method.name,
@@ -139,7 +141,7 @@ impl Dispatcher {
                 &self.session,
             );
             match answer {
-                Ok(Answer::Written) => return Ok(Outcome::Reply),
+                Ok(Answer::Written | Answer::Failed) => return Ok(Outcome::Reply),
                 Ok(Answer::Declined) => reply.truncate(reply_start),
                 Err(error) => return Err(DispatchError(format!("{}: {error}", method.name))),
             }
@@ -160,9 +162,9 @@ impl Dispatcher {
     /// The method an unframed binary call of `name` calls, when this dispatcher reads such calls
     /// as they arrive ([`Dispatcher::dispatch_arriving`]).
     pub fn arriving_method(&self, name: &str) -> Option<&'static str> {
-        method_by_name(name)
+        methods::implemented(name)
+            .filter(|method| method.is_read_arriving())
             .map(|method| method.name)
-            .filter(|method| is_implemented(method) && direct::answers_arriving(method))
     }
 
     /// Answers an unframed binary call of `method` (from [`Dispatcher::arriving_method`]) read
@@ -262,18 +264,14 @@ fn output_protocol<'a>(
     }
 }
 
-/// `in_idl`: the method exists in Hive's API but hivestore does not implement it yet.
+/// Answers a method hivestore does not implement, or a name the IDL does not know, with
+/// Thrift's own text for both.
 fn write_unknown_method(
     header: &TMessageIdentifier,
-    in_idl: bool,
     protocol: Protocol,
     reply: &mut Vec<u8>,
 ) -> Result<(), DispatchError> {
-    let message = if in_idl {
-        format!("hivestore does not implement {} yet", header.name)
-    } else {
-        format!("Invalid method name: '{}'", header.name)
-    };
+    let message = format!("Invalid method name: '{}'", header.name);
     write_application_error(
         header,
         ApplicationErrorKind::UnknownMethod,

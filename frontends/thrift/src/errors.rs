@@ -97,6 +97,37 @@ pub fn to_thrift(error: EngineError, declared: &[Declared]) -> thrift::Error {
     exception(kind, message)
 }
 
+/// The IDL name and message of a declared exception that `error` carries, if it carries one:
+/// what a reply needs to put it in its field of the call's result.
+pub fn declared_parts(error: &thrift::Error) -> Option<(&'static str, Option<&str>)> {
+    let thrift::Error::User(error) = error else {
+        return None;
+    };
+    macro_rules! first_of {
+        ($($kind:ident),*) => {
+            $(if let Some(exception) = error.downcast_ref::<$kind>() {
+                return Some((stringify!($kind), exception.message.as_deref()));
+            })*
+        };
+    }
+    first_of!(
+        NoSuchObjectException,
+        AlreadyExistsException,
+        InvalidObjectException,
+        InvalidOperationException,
+        InvalidInputException,
+        UnknownDBException,
+        UnknownTableException,
+        InvalidPartitionException,
+        MetaException,
+        NoSuchLockException,
+        NoSuchTxnException,
+        TxnAbortedException,
+        TxnOpenException
+    );
+    None
+}
+
 /// The answer to a failure a call declares no exception for.
 pub fn undeclared(message: impl Into<String>) -> thrift::Error {
     thrift::Error::Application(ApplicationError::new(

@@ -4,7 +4,7 @@
 //!
 //! `get_partitions_by_expr` and its relatives carry a Java-serialised Hive expression that only
 //! Hive can read: they stay unimplemented, so Hive's client falls back to
-//! `get_partitions_by_filter` or to pruning on its side (see the README).
+//! `get_partitions_by_filter` or to pruning on its side (`docs/compatibility.md`).
 
 use std::collections::BTreeMap;
 

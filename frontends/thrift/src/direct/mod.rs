@@ -4,10 +4,11 @@
 //! partitions (`add_partitions.rs`). Partitions' column statistics are written from the
 //! engine's statistics, without IDL structs (`stats.rs`).
 //!
-//! Only successes are answered here. When the store answers with an error (a missing table,
-//! say), the call is left to the generated processor and `calls/`, which make Hive's exception:
-//! one way to make each error. `encode.rs` writes the same bytes the generated code writes for
-//! what `convert.rs` builds; its tests hold the two together.
+//! When the store answers a `get_table(_req)` with an error (a missing table, say), the error
+//! is answered here, as the generated processor would write it ([`write_failure`]). What else
+//! is declined — unusual arguments, other calls' errors — is left to the generated processor
+//! and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
+//! `convert.rs` builds; its tests hold the two together.
 
 mod add_partitions;
 #[cfg(test)]
@@ -56,38 +57,14 @@ fn memory_store_with_db() -> hivestore_engine::Store {
 pub enum Answer {
     /// The reply was written.
     Written,
+    /// The call failed, and its exception was written as the reply.
+    Failed,
     /// Not answered (the store said no, or the arguments are missing or unreadable): nothing
     /// was written; the generated processor answers it, as it would have.
     Declined,
 }
 
-/// Whether calls of `method` are offered here first.
-pub fn serves(method: &str) -> bool {
-    matches!(
-        method,
-        "add_partitions"
-            | "add_partitions_req"
-            | "get_table"
-            | "get_table_req"
-            | "get_partition_names"
-            | "get_partition_names_ps"
-            | "get_partitions"
-            | "get_partitions_req"
-            | "get_partitions_by_filter"
-            | "get_partitions_by_names"
-            | "get_partitions_by_names_req"
-            | "get_partitions_ps"
-            | "get_partitions_statistics_req"
-    )
-}
-
-/// Whether unframed binary calls of `method` are read here as their bytes arrive
-/// ([`answer_arriving`]), without the message walk before them: the biggest requests.
-pub fn answers_arriving(method: &str) -> bool {
-    matches!(method, "add_partitions" | "add_partitions_req")
-}
-
-/// Answers an unframed binary call of `method` (one that [`answers_arriving`]) reading its
+/// Answers an unframed binary call of `method` (one read as it arrives, `methods.rs`) reading its
 /// message once, as it arrives, within `limits`; or declines it, having done nothing.
 pub fn answer_arriving(
     method: &'static str,
@@ -97,7 +74,7 @@ pub fn answer_arriving(
     session: &Session,
 ) -> thrift::Result<Arrived> {
     assert!(
-        answers_arriving(method),
+        crate::methods::implemented(method).is_some_and(|method| method.is_read_arriving()),
         "{method} is not read as it arrives"
     );
     add_partitions::answer_arriving(method, message, limits, reply, session)
@@ -147,10 +124,15 @@ pub fn answer(
         "get_partitions_statistics_req" => {
             stats::get_partitions_statistics_req(sequence, input, output, session)?
         }
-        _ => Answer::Declined,
+        _ => {
+            return Err(thrift::Error::Application(thrift::ApplicationError::new(
+                thrift::ApplicationErrorKind::InternalError,
+                format!("{method} has no fast path, yet methods.rs gives it one"),
+            )))
+        }
     };
-    if answer == Answer::Written {
-        hivestore_idl::handler::Handler::observe(session, method, false);
+    if answer != Answer::Declined {
+        hivestore_idl::handler::Handler::observe(session, method, answer == Answer::Failed);
     }
     Ok(answer)
 }
@@ -169,6 +151,38 @@ fn write_success(
     body(o)?;
     o.struct_end();
     Ok(())
+}
+
+/// Writes the reply to a call of `method` that failed with `error` as the generated processor
+/// writes it: a declared exception in its field of the result struct. An error the method does
+/// not declare is declined, for the generated processor to answer.
+fn write_failure(
+    o: &mut Encoder<'_>,
+    method: &str,
+    sequence: i32,
+    error: &thrift::Error,
+) -> thrift::Result<Answer> {
+    let Some((kind, message)) = crate::errors::declared_parts(error) else {
+        return Ok(Answer::Declined);
+    };
+    let field = hivestore_idl::handler::METHODS
+        .iter()
+        .find(|declared| declared.name == method)
+        .and_then(|declared| declared.throws.iter().find(|(name, _)| *name == kind))
+        .map(|(_, id)| *id);
+    let Some(field) = field else {
+        return Ok(Answer::Declined);
+    };
+    o.reply_begin(method, sequence);
+    o.struct_begin();
+    o.field(TType::Struct, field);
+    o.struct_begin();
+    if let Some(message) = message {
+        o.string_field(1, message);
+    }
+    o.struct_end();
+    o.struct_end();
+    Ok(Answer::Failed)
 }
 
 /// Reads an argument struct of string arguments with ids `1..=N`; other fields are skipped.
@@ -220,4 +234,55 @@ fn read_struct_argument<T: thrift::protocol::TSerializable>(
     }
     input.read_struct_end()?;
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use thrift::protocol::{
+        TBinaryInputProtocol, TBinaryOutputProtocol, TMessageIdentifier, TMessageType,
+        TOutputProtocol, TStructIdentifier,
+    };
+
+    use super::*;
+    use crate::methods::IMPLEMENTED;
+    use crate::service::ServerState;
+
+    /// Every method the table gives a fast path is answered here: a call without arguments is
+    /// answered or declined, never refused as a method without a fast path.
+    #[test]
+    fn every_fast_path_in_the_table_is_answered_here() {
+        let state = Arc::new(ServerState::new(memory_store_with_db()));
+        let session = Session::new(state, "127.0.0.1:9083".parse().unwrap());
+        let fast: Vec<_> = IMPLEMENTED.iter().filter(|m| m.has_fast_path()).collect();
+        assert!(!fast.is_empty());
+        for method in fast {
+            let mut message = Vec::new();
+            let mut output = TBinaryOutputProtocol::new(&mut message, true);
+            let header = TMessageIdentifier::new(method.name, TMessageType::Call, 1);
+            output.write_message_begin(&header).unwrap();
+            output
+                .write_struct_begin(&TStructIdentifier::new("args"))
+                .unwrap();
+            output.write_field_stop().unwrap();
+            output.write_struct_end().unwrap();
+            output.write_message_end().unwrap();
+            let mut input = TBinaryInputProtocol::new(&message[..], true);
+            input.read_message_begin().unwrap();
+            let mut reply = Vec::new();
+            let answer = answer(
+                method.name,
+                1,
+                &message,
+                &mut input,
+                Protocol::Binary,
+                &mut reply,
+                &session,
+            );
+            if let Err(error) = answer {
+                panic!("{}: {error}", method.name);
+            }
+        }
+    }
 }

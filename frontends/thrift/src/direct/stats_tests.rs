@@ -307,7 +307,7 @@ fn direct_reply(session: &Session, message: &[u8], protocol: Protocol) -> Option
     )
     .unwrap();
     match answer {
-        Answer::Written => Some(reply),
+        Answer::Written | Answer::Failed => Some(reply),
         Answer::Declined => {
             assert!(reply.is_empty(), "a declined call wrote {reply:?}");
             None
