@@ -4,7 +4,7 @@
 //! Writers take one lock while they read what they check and apply their
 //! batch; that makes every check-then-write (does the table exist? allocate
 //! an id) race-free, and costs microseconds. They release it before waiting
-//! for the flush, so the fsync is shared through [`crate::commit`]. Readers
+//! for the flush, so the fsync is shared through [`crate::storage::commit`]. Readers
 //! take no lock and never see half of a write; they may see one a moment
 //! before it is durable, so answers are settled before they go out
 //! (`visibility.rs`). If an apply or a flush fails, the store goes back to
@@ -17,15 +17,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::commit::{CommitCounters, CommitPipeline};
-use crate::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
+use crate::catalog::removal::Sweeper;
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
-use crate::name_listing::NameCache;
-use crate::removal::Sweeper;
-use crate::values::{self, StoredValue, ValueView};
-use crate::visibility::{ReadMark, Visibility};
+use crate::partitions::name_listing::NameCache;
+use crate::storage::commit::{CommitCounters, CommitPipeline};
+use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
+use crate::storage::keys;
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, WriteBatch};
+use crate::storage::values::{self, StoredValue, ValueView};
+use crate::storage::visibility::{ReadMark, Visibility};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
@@ -66,7 +66,7 @@ pub struct StoreOptions {
     /// incompatible.
     pub disallow_incompatible_col_type_changes: bool,
     /// Hive's `metastore.txn.timeout`: a lock (or transaction) that has not been
-    /// heartbeated for this long is released (see [`crate::locks`]).
+    /// heartbeated for this long is released (see [`crate::txns::locks`]).
     pub txn_timeout: std::time::Duration,
     /// The sled backend's page cache, in bytes (see [`Store::open`]).
     pub page_cache_bytes: u64,
@@ -86,9 +86,9 @@ impl StoreOptions {
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
-            txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
-            page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
-            disk_reserve_bytes: crate::kv::DISK_RESERVE_BYTES_DEFAULT,
+            txn_timeout: crate::txns::locks::TXN_TIMEOUT_DEFAULT,
+            page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
+            disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
             value_limits: crate::ValueLimits::default(),
         }
     }
@@ -125,7 +125,7 @@ pub struct Store {
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
     /// Locks (and transactions), decided on under this mutex (see `locks`).
-    acid: Mutex<crate::locks::AcidState>,
+    acid: Mutex<crate::txns::locks::AcidState>,
     /// The epoch of [`Visibility`] the lock table was read at: after a reopen it is read again.
     acid_epoch: AtomicU64,
     /// Which applied batches are durable, for settling answers (see `visibility.rs`).
@@ -143,12 +143,12 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the sled store in `data_dir`.
     pub fn open(data_dir: &Path, options: StoreOptions) -> Result<Store> {
-        let backend = SledBackend::open_with_reserve(
+        let backend = crate::storage::open_disk_backend(
             data_dir,
             options.page_cache_bytes,
             options.disk_reserve_bytes,
         )?;
-        Store::open_with_backend(Arc::new(backend), options)
+        Store::open_with_backend(backend, options)
     }
 
     /// Opens a store over any backend; first open creates catalog `hive` and
@@ -163,7 +163,7 @@ impl Store {
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
-        let acid = Mutex::new(crate::locks::AcidState::load(backend.as_ref())?);
+        let acid = Mutex::new(crate::txns::locks::AcidState::load(backend.as_ref())?);
         let store = Store {
             backend,
             writer: Mutex::new(WriterState {
@@ -504,14 +504,14 @@ impl Store {
 
     /// The lock and transaction state, under its mutex; read again from the store after it
     /// went back to its durable state.
-    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::locks::AcidState>> {
+    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::txns::locks::AcidState>> {
         let mut acid = self
             .acid
             .lock()
             .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))?;
         let epoch = self.visibility.epoch();
         if self.acid_epoch.load(Ordering::SeqCst) != epoch {
-            *acid = crate::locks::AcidState::load(self.backend.as_ref())?;
+            *acid = crate::txns::locks::AcidState::load(self.backend.as_ref())?;
             self.acid_epoch.store(epoch, Ordering::SeqCst);
         }
         Ok(acid)
@@ -579,7 +579,7 @@ impl WriteTxn<'_> {
     pub(crate) fn emit_reused(&mut self, event: &mut crate::events::EventRecord) -> Result<u64> {
         let event_id = self.state.next_event_id;
         event.event_time = self.event_time;
-        let stored = crate::values::encode(&*event)?;
+        let stored = crate::storage::values::encode(&*event)?;
         crate::events::pieces::stage(&mut self.batch, event_id, stored)?;
         self.state.next_event_id += 1;
         Ok(event_id)

@@ -17,10 +17,10 @@ pub(crate) mod pieces;
 mod writes;
 
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend, WriteBatch};
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend, WriteBatch};
+use crate::storage::values::ValueView;
 use crate::store::{Store, FIRST_ID};
-use crate::values::ValueView;
 
 pub use model::{
     ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
@@ -59,7 +59,7 @@ pub struct EventFilter {
 
 impl EventFilter {
     fn normalised(&self) -> EventFilter {
-        let normalise = |name: &String| crate::names::normalize(name);
+        let normalise = |name: &String| crate::model::names::normalize(name);
         EventFilter {
             skip_types: self
                 .skip_types
@@ -224,7 +224,7 @@ impl Store {
         let Some(stored) = self.reader().get(&key)? else {
             return Ok(None);
         };
-        let shared = crate::kv::KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
+        let shared = crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
         let current = ValueView::<WriteEvent>::new(shared, stored)?.to_owned()?;
         Ok((current == *write).then_some(key))
     }

@@ -33,8 +33,8 @@ use super::stored_chunk::KeptStatsChunk;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
-use crate::keys;
-use crate::partition::PartitionedTable;
+use crate::partitions::stored::PartitionedTable;
+use crate::storage::keys;
 use crate::store::Store;
 
 /// Statistics aggregated over partitions.

@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
-use crate::partition::Partition;
+use crate::model::partition::Partition;
+use crate::model::table::Table;
 use crate::store::Store;
-use crate::table::Table;
 use crate::warehouse::QuickStats;
 
 /// Environment-context key (and, on a table, parameter) that turns the metastore's statistics

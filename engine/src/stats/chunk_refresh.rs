@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::chunk_cache::{CachedChunks, ColumnChunksKey, HeapSize};
 use super::chunk_run::{ChunkRun, CHUNK_NUMBER_LEN};
 use crate::error::Result;
-use crate::kv::{KvBackend, KvBytes};
+use crate::storage::kv::{KvBackend, KvBytes};
 use crate::store::Store;
 
 /// How a column's chunks are read: their keys, a stored value's view, and the chunk kept

@@ -19,13 +19,13 @@ use super::stored_chunk::{KeptStatsChunk, StoredChunk};
 use super::write::{normalize_partition_name, resolve_stats_table};
 use super::{ColumnStatistics, SmolStr};
 use crate::error::Result;
-use crate::keys::{self, TableId};
-use crate::kv::KvBackend;
-use crate::partition::{read_view, PartitionedTable};
-use crate::partition_list::values_of_name;
-use crate::partition_name::{escaped_keys, is_plain};
+use crate::model::partition_name::{escaped_keys, is_plain};
+use crate::partitions::list::values_of_name;
+use crate::partitions::stored::{read_view, PartitionedTable};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::KvBackend;
+use crate::storage::values::ValueView;
 use crate::store::Store;
-use crate::values::ValueView;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,10 +23,10 @@ use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::hll_union::{ArchivedStoredUnion, HllUnion, StoredUnion, StoredUnionView, UnionRef};
 use crate::error::{Error, Result};
-use crate::keys::{self, TableId};
-use crate::kv::{KvBackend, KvBytes};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{KvBackend, KvBytes};
+use crate::storage::values::{stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
 use crate::store::Store;
-use crate::values::{stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
 /// `bytes[ends[i - 1]..ends[i]]` (from 0 for the first). `ends` has one entry per offset up
@@ -400,7 +400,7 @@ pub(crate) fn decoded_sketch_chunks(
 impl DecodedSketchChunk {
     /// `chunk` as it would be kept once stored (in the form of kind 9) and read back.
     pub(crate) fn from_chunk(chunk: &SketchChunk) -> Self {
-        Self::from_encoded(crate::values::encode(chunk).expect("encode a sketch chunk"))
+        Self::from_encoded(crate::storage::values::encode(chunk).expect("encode a sketch chunk"))
     }
 
     /// The chunk kept from the stored value `stored`, of either form.
@@ -415,7 +415,7 @@ impl DecodedSketchChunk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
+    use crate::storage::values::{encode, StoredValue, VALUE_HEADER_LEN};
 
     #[test]
     fn a_kept_chunk_reads_its_sketches_in_place() {

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use super::slot_cache::{SlotIndex, SlotsByName, CACHED_SLOT_COUNT_MAX};
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{self, KeyRange};
-use crate::partition::PartitionedTable;
-use crate::partition_name::{escaped_keys, push_escaped};
+use crate::model::partition_name::{escaped_keys, push_escaped};
+use crate::partitions::stored::PartitionedTable;
+use crate::storage::keys;
+use crate::storage::kv::{self, KeyRange};
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
 
 /// The index of `table` at slot version `version` (`None`: a batch changing slots is being

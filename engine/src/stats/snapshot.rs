@@ -16,8 +16,8 @@ use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 use super::write::{existing_partition, resolve_stats_table};
 use super::StatsWriteOptions;
 use crate::error::{Error, Result};
+use crate::model::table::Table;
 use crate::store::Store;
-use crate::table::Table;
 use crate::txns::WriteIdSnapshot;
 
 /// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.

@@ -14,7 +14,7 @@ use super::column_fold::ChunkSummary;
 use super::packed::{ArchivedPackedStatsChunk, PackedStatsChunk};
 use super::{ColumnStatistics, SmolStr, StatsKind};
 use crate::error::{Error, Result};
-use crate::values::ValueView;
+use crate::storage::values::ValueView;
 
 /// An array of `i64` (or `f64` bits) stored little-endian, read in place; possibly empty,
 /// which the packed form uses for an array that is zero everywhere.
@@ -337,15 +337,16 @@ impl<'a> StoredChunk<'a> {
 impl KeptStatsChunk {
     /// `chunk` as it is kept once stored packed and read back.
     pub(crate) fn from_chunk(chunk: &super::chunk::StatsChunk) -> Self {
-        let stored = crate::values::encode(&super::packed::pack(chunk)).expect("encode a chunk");
+        let stored =
+            crate::storage::values::encode(&super::packed::pack(chunk)).expect("encode a chunk");
         Self::from_stored(&stored)
     }
 
     /// The chunk kept from the stored value `stored` (either stored form).
     pub(crate) fn from_stored(stored: &[u8]) -> Self {
         use std::sync::Arc;
-        let key = crate::kv::KvBytes::from_shared(Arc::from(&b"k"[..]));
-        let stored = crate::kv::KvBytes::from_shared(Arc::from(stored));
+        let key = crate::storage::kv::KvBytes::from_shared(Arc::from(&b"k"[..]));
+        let stored = crate::storage::kv::KvBytes::from_shared(Arc::from(stored));
         let view = super::packed::packed_view(key, stored).expect("a view of a chunk");
         KeptStatsChunk::from_view(view).expect("a consistent chunk")
     }
@@ -356,7 +357,7 @@ mod tests {
     use super::*;
     use crate::stats::chunk::StatsChunk;
     use crate::stats::{StatsDecimal, StatsValue};
-    use crate::values::encode;
+    use crate::storage::values::encode;
     use proptest::prelude::*;
 
     #[test]

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::locks::{now_ms, txn_id_text, AcidChanges};
-use crate::names;
+use crate::model::names;
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend};
 use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::txns::locks::{now_ms, txn_id_text, AcidChanges};
 
 use super::state::{TxnSpace, TxnStatus};
 
@@ -25,7 +25,7 @@ pub(crate) type MinHistory = BTreeMap<(String, String), u64>;
 pub(crate) fn load(backend: &dyn KvBackend) -> Result<BTreeMap<u64, MinHistory>> {
     let mut loaded: BTreeMap<u64, MinHistory> = BTreeMap::new();
     let range = KeyRange::prefix(&[keys::KEYSPACE_MIN_HISTORY]);
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
         let (key, stored) = entry?;
         let (txn_id, database, table) = keys::decode_min_history_key(&key)?;
         let write_id = keys::decode_id_value(&key, &stored)?;

@@ -1,8 +1,9 @@
 //! Hive's transactions and table write ids: `open_txns`, `commit_txn`, `abort_txn(s)`,
 //! `heartbeat` of a transaction, `get_open_txns(_info)`, `allocate_table_write_ids`,
-//! `get_valid_write_ids`, `get_max_allocated_table_write_id`.
+//! `get_valid_write_ids`, `get_max_allocated_table_write_id`; and Hive's locks ([`locks`]),
+//! with which they share one table in memory.
 //!
-//! Transactions share the lock table's mutex and atomic writes (see [`crate::locks`]): a
+//! Transactions share the lock table's mutex and atomic writes (see [`locks`]): a
 //! commit or abort releases the transaction's locks in the same batch. An open transaction
 //! that is not heartbeated (`heartbeat`, or `check_lock` of one of its locks) for the
 //! timeout is aborted. Committed transactions are removed; aborted ones stay listed (their
@@ -19,6 +20,7 @@
 mod commit_extras;
 mod compaction_cleanup;
 mod compactions;
+pub mod locks;
 mod min_history;
 mod model;
 mod purge;
@@ -46,14 +48,14 @@ pub(crate) use write_id_list::WriteIdSnapshot;
 
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, WriteEvent, WriteNotification};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::locks::{
+use crate::model::names;
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::values;
+use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::txns::locks::{
     now_ms, read_counter, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
 };
-use crate::names;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
-use crate::values;
 
 /// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
 pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
@@ -70,7 +72,7 @@ pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
         ..TxnSpace::default()
     };
     let range = KeyRange::prefix(&keys::txn_prefix());
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
         let (key, stored) = entry?;
         let txn_id = keys::decode_txn_key(&key)?;
         if txn_id >= space.next_txn_id {
@@ -81,7 +83,7 @@ pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
         space.txns.insert(txn_id, HeldTxn::new(record, now));
     }
     let range = KeyRange::prefix(&keys::write_set_prefix());
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
         let (key, stored) = entry?;
         let txn_id = keys::decode_write_set_key(&key)?;
         space
@@ -555,7 +557,7 @@ impl Store {
                 let body = EventBody::WriteIds {
                     allocated: newly_allocated,
                 };
-                let catalog = crate::names::DEFAULT_CATALOG_NAME;
+                let catalog = crate::model::names::DEFAULT_CATALOG_NAME;
                 let event =
                     EventRecord::new(EventKind::AllocWriteId, catalog, &database, &table, body);
                 changes.events.push(event);
@@ -582,8 +584,8 @@ impl Store {
             let components: Vec<LockComponent> = partitions
                 .iter()
                 .map(|partition| LockComponent {
-                    lock_type: crate::locks::LockType::SharedWrite,
-                    level: crate::locks::LockLevel::Partition,
+                    lock_type: crate::txns::locks::LockType::SharedWrite,
+                    level: crate::txns::locks::LockLevel::Partition,
                     database: database.clone(),
                     table: Some(table.clone()),
                     partition: Some(partition.clone()),

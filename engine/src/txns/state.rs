@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::model::{TxnState, TxnType};
-use crate::values::{stored_value, ValueKind};
+use crate::storage::values::{stored_value, ValueKind};
 
 /// A write id a transaction was given for a table.
 #[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
