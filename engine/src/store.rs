@@ -13,30 +13,26 @@
 //! and their writers are answered with the error.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::catalog::removal::Sweeper;
+use crate::catalog::sweeper::Sweeper;
 use crate::error::{Error, Result};
+use crate::events::counter::EventCounter;
 use crate::partitions::name_listing::NameCache;
 use crate::storage::commit::{CommitCounters, CommitPipeline};
 use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
-use crate::storage::keys;
-use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, WriteBatch};
+use crate::storage::keys::{self, FIRST_ID};
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, WriteBatch, SCAN_PAGE_ENTRY_COUNT};
 use crate::storage::values::{self, StoredValue, ValueView};
 use crate::storage::visibility::{ReadMark, Visibility};
+use crate::txns::acid::{AcidState, AcidTable, TXN_TIMEOUT_DEFAULT};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
 /// [`keys::META_FORMAT_VERSION`]. A store written by another version is not
 /// opened.
 pub const STORE_FORMAT_VERSION: u8 = 1;
-/// The first id handed out. Ids start above zero so that zero never names an
-/// object.
-pub const FIRST_ID: u64 = 1;
-/// How many entries a scan fetches per backend call.
-pub(crate) const SCAN_PAGE_ENTRY_COUNT: usize = 1024;
 
 /// When a write is acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,7 +82,7 @@ impl StoreOptions {
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
-            txn_timeout: crate::txns::locks::TXN_TIMEOUT_DEFAULT,
+            txn_timeout: TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
             disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
             value_limits: crate::ValueLimits::default(),
@@ -104,8 +100,8 @@ impl StoreOptions {
 /// State only writers touch, under the writer lock.
 struct WriterState {
     next_id: u64,
-    /// The next notification event id (see `crate::events`).
-    next_event_id: u64,
+    /// The notification log's ids (see `crate::events`).
+    events: EventCounter,
 }
 
 /// The hivestore catalog: catalogs, databases, tables.
@@ -124,10 +120,8 @@ pub struct Store {
     names: NameCache,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
-    /// Locks (and transactions), decided on under this mutex (see `locks`).
-    acid: Mutex<crate::txns::locks::AcidState>,
-    /// The epoch of [`Visibility`] the lock table was read at: after a reopen it is read again.
-    acid_epoch: AtomicU64,
+    /// Locks and transactions, decided on under one mutex (see `txns/acid.rs`).
+    acid: AcidTable,
     /// Which applied batches are durable, for settling answers (see `visibility.rs`).
     visibility: Arc<Visibility>,
     /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
@@ -156,20 +150,17 @@ impl Store {
     pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
         check_format_version(backend.as_ref())?;
         let next_id = read_next_id(backend.as_ref())?;
-        let next_event_id = crate::events::read_next_event_id(backend.as_ref())?;
+        let events = EventCounter::load(backend.as_ref())?;
         let visibility = Arc::new(Visibility::default());
         let commit = match options.durability {
             Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
-        let acid = Mutex::new(crate::txns::locks::AcidState::load(backend.as_ref())?);
+        let acid = AcidTable::load(backend.as_ref(), &visibility)?;
         let store = Store {
             backend,
-            writer: Mutex::new(WriterState {
-                next_id,
-                next_event_id,
-            }),
+            writer: Mutex::new(WriterState { next_id, events }),
             commit,
             options,
             warehouse,
@@ -178,7 +169,6 @@ impl Store {
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
-            acid_epoch: AtomicU64::new(visibility.epoch()),
             visibility,
             stats_slots: crate::stats::SlotCache::default(),
             stats_slot_changes: crate::stats::SlotChanges::default(),
@@ -260,7 +250,7 @@ impl Store {
                 .lock()
                 .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
             let id_before = state.next_id;
-            let event_id_before = state.next_event_id;
+            let event_id_before = state.events.next_id();
             let mut txn = WriteTxn {
                 backend: self.backend.as_ref(),
                 state: &mut state,
@@ -275,18 +265,12 @@ impl Store {
                 Ok(result) => result,
                 Err(error) => {
                     // Event ids leave no gap: consumers take a gap for lost events.
-                    state.next_event_id = event_id_before;
+                    state.events.give_back(event_id_before);
                     return Err(error);
                 }
             };
             let mut batch = batch;
-            if state.next_event_id != event_id_before {
-                assert!(state.next_event_id > event_id_before, "event ids must grow");
-                batch.put(
-                    keys::event_counter_key(),
-                    state.next_event_id.to_be_bytes().to_vec(),
-                );
-            }
+            state.events.stage_if_moved(event_id_before, &mut batch);
             if state.next_id != id_before {
                 assert!(state.next_id > id_before, "ids must grow");
                 batch.put(
@@ -296,7 +280,7 @@ impl Store {
             }
             if !batch.is_empty() {
                 if let Err(error) = self.apply_locked(batch) {
-                    state.next_event_id = event_id_before;
+                    state.events.give_back(event_id_before);
                     state.next_id = id_before;
                     drop(state);
                     self.reopen_after(&error);
@@ -430,7 +414,7 @@ impl Store {
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
-            state.next_event_id = crate::events::read_next_event_id(self.backend.as_ref())?;
+            state.events = EventCounter::load(self.backend.as_ref())?;
             Ok(())
         });
         self.slot_versions.bump(every);
@@ -504,17 +488,8 @@ impl Store {
 
     /// The lock and transaction state, under its mutex; read again from the store after it
     /// went back to its durable state.
-    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::txns::locks::AcidState>> {
-        let mut acid = self
-            .acid
-            .lock()
-            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))?;
-        let epoch = self.visibility.epoch();
-        if self.acid_epoch.load(Ordering::SeqCst) != epoch {
-            *acid = crate::txns::locks::AcidState::load(self.backend.as_ref())?;
-            self.acid_epoch.store(epoch, Ordering::SeqCst);
-        }
-        Ok(acid)
+    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, AcidState>> {
+        self.acid.lock(self.backend.as_ref(), &self.visibility)
     }
 }
 
@@ -568,21 +543,10 @@ impl WriteTxn<'_> {
         id
     }
 
-    /// Appends `event` to the notification log in this write, with the next event id;
-    /// returns the id.
-    pub(crate) fn emit(&mut self, mut event: crate::events::EventRecord) -> Result<u64> {
-        self.emit_reused(&mut event)
-    }
-
-    /// [`WriteTxn::emit`], leaving `event` with the caller: a write logging one event per
-    /// partition refills a few fields of one record instead of cloning its table each time.
-    pub(crate) fn emit_reused(&mut self, event: &mut crate::events::EventRecord) -> Result<u64> {
-        let event_id = self.state.next_event_id;
-        event.event_time = self.event_time;
-        let stored = crate::storage::values::encode(&*event)?;
-        crate::events::pieces::stage(&mut self.batch, event_id, stored)?;
-        self.state.next_event_id += 1;
-        Ok(event_id)
+    /// The notification log's counter and this write's batch, for appending events
+    /// (`events/mod.rs`).
+    pub(crate) fn event_log(&mut self) -> (&mut EventCounter, &mut WriteBatch) {
+        (&mut self.state.events, &mut self.batch)
     }
 
     /// Stages `value` at `key`.

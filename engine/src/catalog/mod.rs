@@ -10,6 +10,7 @@ pub(crate) mod dir_users;
 pub(crate) mod listing;
 pub(crate) mod pattern;
 pub(crate) mod removal;
+pub(crate) mod sweeper;
 pub(crate) mod table_alter;
 pub(crate) mod table_filter;
 pub(crate) mod table_rules;

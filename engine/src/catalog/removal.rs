@@ -10,8 +10,6 @@
 //! other tables go on between batches. A crash in the middle leaves the marker, and the next
 //! open finishes the job.
 
-use std::sync::{Mutex, PoisonError};
-
 use crate::error::Result;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::KeyRange;
@@ -19,12 +17,6 @@ use crate::store::{Store, WriteTxn};
 
 /// Keys deleted per write while removing a dropped table's partitions.
 pub(crate) const REMOVAL_BATCH_KEY_COUNT: usize = 10_000;
-
-/// Serialises sweeps: a drop that waits here finds its own marker in the sweep it runs next.
-#[derive(Default)]
-pub(crate) struct Sweeper {
-    running: Mutex<()>,
-}
 
 /// Stages, in a drop's batch, the removal of table `id`'s partitions.
 pub(crate) fn schedule_partition_removal(txn: &mut WriteTxn<'_>, id: TableId) {
@@ -43,11 +35,7 @@ impl Store {
     /// Deletes the partitions of every dropped table whose removal is pending, batch by batch;
     /// returns how many keys it deleted.
     pub(crate) fn sweep_pending_removals(&self) -> Result<u64> {
-        let _running = self
-            .sweeper()
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let _running = self.sweeper().hold();
         let markers = KeyRange::prefix(&[keys::KEYSPACE_PENDING_REMOVAL]);
         let tables: Vec<TableId> = self
             .scan(markers)

@@ -5,6 +5,8 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::error::Error;
+use crate::storage::kv::KvBackend;
 use crate::storage::kv::MemoryBackend;
 use crate::txns::OpenTxnRequest;
 use crate::{

@@ -4,8 +4,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::partition::PartitionRecord;
+use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::{
-    assemble, normalize_values, read_view, resolve_table, DescriptorCache, PartitionedTable,
+    assemble, normalize_values, read_view, resolve_table, DescriptorCache,
 };
 use crate::storage::keys;
 use crate::storage::kv::{KeyRange, KvBackend};
@@ -200,7 +201,8 @@ pub(crate) fn read_write_events(
 ) -> Result<Vec<WriteEvent>> {
     let range = KeyRange::prefix(&keys::write_event_prefix(txn_id));
     let mut found = Vec::new();
-    for entry in crate::storage::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(reader, range, crate::storage::kv::SCAN_PAGE_ENTRY_COUNT)
+    {
         let (key, stored) = entry?;
         found.push(ValueView::<WriteEvent>::new(key, stored)?.to_owned()?);
     }

@@ -19,7 +19,8 @@ use crate::partitions::kept_encodings::{EncodingKey, KeptEncodings, KindEncoding
 use crate::partitions::kept_selection::{listed_indexes, listed_values, named_indexes, Scope};
 use crate::partitions::list::{plain_key_parts, plan, Entry, Keep, PartitionSelection};
 use crate::partitions::name_listing::PartitionNames;
-use crate::partitions::stored::{resolve_table, PartitionedTable};
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::resolve_table;
 use crate::partitions::views::{PartitionView, PartitionViews};
 use crate::storage::keys;
 use crate::store::Store;

@@ -8,9 +8,8 @@ use crate::model::partition::Partition;
 use crate::model::partition_name::make_partition_name;
 use crate::model::table::FieldSchema;
 use crate::partitions::list::partitions_matching_values;
-use crate::partitions::stored::{
-    java_list, resolve_table, to_record, DescriptorInterner, PartitionedTable,
-};
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::{java_list, resolve_table, to_record, DescriptorInterner};
 use crate::partitions::write::read_partition;
 use crate::storage::keys;
 use crate::store::{Store, WriteTxn};

@@ -15,10 +15,11 @@ use std::ops::Bound;
 use crate::error::{Error, Result};
 use crate::partitions::filter::ValueRange;
 use crate::partitions::kept_encodings::NameIndex;
-use crate::partitions::list::{slice_listed_values, values_of_name, Keep};
+use crate::partitions::list::Keep;
 use crate::partitions::listed_columns::{KeyColumn, ListedColumns};
 use crate::partitions::name_listing::PartitionNames;
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::partitioned::{slice_listed_values, values_of_name};
 
 /// Which names a selection looks at before its test.
 pub(crate) enum Scope<'s> {

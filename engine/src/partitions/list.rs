@@ -14,21 +14,21 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::model::partition::{Partition, PartitionRecord};
-use crate::model::partition_name::{
-    escape_path_name, is_plain, make_partition_name, partition_name_to_spec, push_escaped,
-};
+use crate::model::partition_name::{escape_path_name, is_plain, push_escaped};
 use crate::partitions::filter::{CompiledFilter, PartitionFilter, ValueRange};
 use crate::partitions::kept_selection::{listed_indexes, listed_values, Scope};
 use crate::partitions::name_listing::{push_name_of_key, NameListing, PartitionNames};
+use crate::partitions::partitioned::{values_of_name, PartitionedTable};
 use crate::partitions::stored::{
     assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range,
-    DescriptorCache, PartitionedTable,
+    DescriptorCache,
 };
 use crate::partitions::views::PartitionViews;
 use crate::storage::keys::{self, TableId};
+use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
 use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::storage::values::ValueView;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::Store;
 
 /// Which partitions of a table a listing returns.
 #[derive(Debug, Clone, Copy)]
@@ -622,31 +622,6 @@ fn slice_plain_values<'n>(key_parts: &[String], name: &'n str, values: &mut Vec<
     rest.is_empty()
 }
 
-/// [`slice_plain_values`] for a name of a listing built from the keys (`push_name_of_key`):
-/// every character a value needs escaped was written `%XX`, so a name without `%` holds its
-/// values verbatim and only the `k=` prefixes need checking.
-pub(crate) fn slice_listed_values<'n>(
-    key_parts: &[String],
-    name: &'n str,
-    values: &mut Vec<&'n str>,
-) -> bool {
-    values.clear();
-    if memchr::memchr(b'%', name.as_bytes()).is_some() {
-        return false;
-    }
-    let mut components = name.split('/');
-    for key_part in key_parts {
-        let Some(value) = components
-            .next()
-            .and_then(|component| component.strip_prefix(key_part.as_str()))
-        else {
-            return false;
-        };
-        values.push(value);
-    }
-    components.next().is_none()
-}
-
 /// Appends the name of the partition of `values` to `text`, from the table's `k=` prefixes.
 fn push_joined_name(text: &mut String, key_parts: &[String], values: &[String]) {
     for (index, (key_part, value)) in key_parts.iter().zip(values).enumerate() {
@@ -656,26 +631,6 @@ fn push_joined_name(text: &mut String, key_parts: &[String], values: &[String]) 
         text.push_str(key_part);
         push_escaped(text, value);
     }
-}
-
-/// The values of `partition_name` if it names a partition of `table` as
-/// Hive writes names: the table's keys, in order, values escaped.
-pub(crate) fn values_of_name(
-    table: &PartitionedTable,
-    partition_name: &str,
-) -> Option<Vec<String>> {
-    let spec = partition_name_to_spec(partition_name);
-    let key_names = table.key_names();
-    let same_keys = spec.len() == key_names.len()
-        && spec
-            .iter()
-            .zip(&key_names)
-            .all(|((key, _), name)| key == name);
-    if !same_keys {
-        return None;
-    }
-    let values: Vec<String> = spec.into_iter().map(|(_, value)| value).collect();
-    (make_partition_name(&key_names, &values) == partition_name).then_some(values)
 }
 
 /// The ranges to scan and the test to keep a partition, for `selection`
@@ -838,6 +793,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::model::partition_name::make_partition_name;
+    use crate::partitions::partitioned::slice_listed_values;
 
     fn table(keys: &[&str]) -> PartitionedTable {
         PartitionedTable::of_string_keys(keys)

@@ -11,9 +11,9 @@ use std::borrow::Cow;
 use fxhash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::partitions::list::{slice_listed_values, values_of_name};
 use crate::partitions::name_listing::PartitionNames;
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::partitioned::{slice_listed_values, values_of_name};
 
 /// One key's values across a listing.
 #[derive(Debug)]

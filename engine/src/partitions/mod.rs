@@ -15,6 +15,7 @@ pub(crate) mod kept_selection;
 pub(crate) mod list;
 pub(crate) mod listed_columns;
 pub(crate) mod name_listing;
+pub(crate) mod partitioned;
 pub(crate) mod stored;
 pub(crate) mod views;
 pub(crate) mod write;

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::model::partition_name::push_escaped;
 use crate::partitions::kept_encodings::KeptEncodings;
 use crate::partitions::listed_columns::ListedColumns;
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys::{self, TableId};
 
 /// Memory the kept listings may take in all, in bytes. A million names of two keys take some

@@ -17,66 +17,17 @@ use crate::catalog::tables::{
 };
 use crate::error::{Error, Result};
 use crate::model::partition::{Partition, PartitionRecord};
-use crate::model::partition_name::{make_partition_name, DEFAULT_PARTITION_NAME};
+use crate::model::partition_name::DEFAULT_PARTITION_NAME;
 use crate::model::table::{StorageDescriptor, Table};
+use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys::{self, TableId};
+use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
 use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::storage::values::{self, StoredValue, ValueView};
-use crate::store::{WriteTxn, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::WriteTxn;
 
 /// How many ids a shared descriptor probes past its hash on collisions.
 const DESCRIPTOR_PROBE_COUNT_MAX: u64 = 64;
-
-/// The table partition operations work on.
-pub(crate) struct PartitionedTable {
-    pub(crate) id: TableId,
-    pub(crate) table: Table,
-}
-
-impl PartitionedTable {
-    /// A table of string partition keys named `keys`, for unit tests.
-    #[cfg(test)]
-    pub(crate) fn of_string_keys(keys: &[&str]) -> Self {
-        let column = |name: &&str| crate::model::table::FieldSchema {
-            name: name.to_string(),
-            type_name: "string".to_string(),
-            comment: None,
-        };
-        PartitionedTable {
-            id: TableId(1),
-            table: Table {
-                partition_keys: keys.iter().map(column).collect(),
-                ..Table::default()
-            },
-        }
-    }
-
-    /// The partition key names, in order.
-    pub(crate) fn key_names(&self) -> Vec<&str> {
-        let keys = self.table.partition_keys.iter();
-        keys.map(|key| key.name.as_str()).collect()
-    }
-
-    /// The partition name of `values`.
-    pub(crate) fn partition_name<V: AsRef<str>>(&self, values: &[V]) -> String {
-        make_partition_name(&self.key_names(), values)
-    }
-
-    /// The key range of every partition (descriptors excluded).
-    pub(crate) fn all_partitions(&self) -> KeyRange {
-        partitions_range(self.id)
-    }
-}
-
-/// The key range of every partition of `table`, descriptors excluded.
-pub(crate) fn partitions_range(table: TableId) -> KeyRange {
-    let start = keys::partition_values_start(table);
-    let prefix = keys::partition_prefix(table);
-    match kv::prefix_successor(&prefix) {
-        Some(end) => KeyRange::between(&start, &end),
-        None => KeyRange::prefix(&prefix),
-    }
-}
 
 /// Reads the value at `key` of `reader`, in place.
 pub(crate) fn read_view<T: StoredValue>(

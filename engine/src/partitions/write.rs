@@ -13,9 +13,10 @@ use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::partition_name::PartitionNameWhitelist;
 use crate::model::table::{StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::partitions::batch::{added_from_event, AddedPartitions, ImagesBuilder, NewPartition};
+use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::{
     check_value_count, java_list, java_partition, normalize_values, normalize_values_in_place,
-    resolve_table, to_record, DescriptorCache, DescriptorInterner, PartitionedTable,
+    resolve_table, to_record, DescriptorCache, DescriptorInterner,
 };
 use crate::stats::StatsContext;
 use crate::storage::keys;
@@ -646,7 +647,7 @@ impl Store {
                 return Err(refuse(partition, "the table".to_string(), location));
             }
         }
-        let range = crate::partitions::stored::partitions_range(table.id);
+        let range = crate::partitions::partitioned::partitions_range(table.id);
         for entry in crate::partitions::stored::scan_range(txn.reader(), range) {
             let (key, stored, values) = entry?;
             if dropped_values.contains(&values) {
@@ -1132,7 +1133,7 @@ pub(crate) fn relocate_partitions(
     let to = normalize_location(to).to_string();
     let entries: Vec<_> = crate::partitions::stored::scan_range(
         txn.reader(),
-        crate::partitions::stored::partitions_range(table),
+        crate::partitions::partitioned::partitions_range(table),
     )
     .collect::<Result<_>>()?;
     for (key, stored, _) in entries {
@@ -1164,7 +1165,7 @@ pub(crate) fn partition_locations_outside(
     let mut outside = Vec::new();
     for entry in crate::partitions::stored::scan_range(
         reader,
-        crate::partitions::stored::partitions_range(table),
+        crate::partitions::partitioned::partitions_range(table),
     ) {
         let (key, stored, _) = entry?;
         let view = ValueView::<PartitionRecord>::new(key, stored)?;

@@ -33,7 +33,7 @@ use super::stored_chunk::KeptStatsChunk;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys;
 use crate::store::Store;
 

@@ -22,7 +22,7 @@ use super::slot_index::slot_index;
 use super::slots::slot_count;
 use crate::error::Result;
 use crate::model::table::Table;
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::{self, KeyRange};
 use crate::store::{read_view, Store};

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use super::slot_cache::{SlotIndex, SlotsByName, CACHED_SLOT_COUNT_MAX};
 use crate::error::{Error, Result};
 use crate::model::partition_name::{escaped_keys, push_escaped};
-use crate::partitions::stored::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys;
+use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
 use crate::storage::kv::{self, KeyRange};
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::Store;
 
 /// The index of `table` at slot version `version` (`None`: a batch changing slots is being
 /// applied, and nothing kept is used or kept), whose slot counter says `slot_count`. Kept

@@ -11,6 +11,10 @@
 
 use crate::error::{Error, Result};
 
+/// The first id handed out. Ids start above zero so that zero never names an
+/// object.
+pub(crate) const FIRST_ID: u64 = 1;
+
 /// Engine metadata: format version, id counter. `0x01 + component(name)`.
 pub const KEYSPACE_META: u8 = 0x01;
 /// Catalogs: `0x02 + component(catalog)` → catalog value.

@@ -284,7 +284,8 @@ pub(crate) fn normalise_request(mut request: Compaction) -> Result<Compaction> {
 fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
     let range = KeyRange::prefix(&keys::compaction_prefix());
     let mut entries = Vec::new();
-    for entry in crate::storage::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(reader, range, crate::storage::kv::SCAN_PAGE_ENTRY_COUNT)
+    {
         let (key, stored) = entry?;
         let kind = stored.get(1).copied();
         let is_old = stored.len() >= VALUE_HEADER_LEN && kind == Some(ValueKind::Compaction as u8);

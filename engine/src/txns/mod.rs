@@ -17,6 +17,7 @@
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
 
+pub(crate) mod acid;
 mod commit_extras;
 mod compaction_cleanup;
 mod compactions;
@@ -50,11 +51,11 @@ use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, WriteEvent, WriteNotification};
 use crate::model::names;
 use crate::storage::keys;
-use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::kv::KeyRange;
 use crate::storage::values;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::store::Store;
 use crate::txns::locks::{
-    now_ms, read_counter, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
+    now_ms, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
 };
 
 /// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
@@ -64,35 +65,6 @@ pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
 /// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
 /// may name.
 pub const TXN_ID_LIST_LEN_MAX: usize = 100_000;
-
-/// Reads every transaction not yet committed and the transaction id counter.
-pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
-    let mut space = TxnSpace {
-        next_txn_id: read_counter(backend, keys::ACID_COUNTER_NEXT_TXN_ID)?,
-        ..TxnSpace::default()
-    };
-    let range = KeyRange::prefix(&keys::txn_prefix());
-    for entry in crate::storage::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        let txn_id = keys::decode_txn_key(&key)?;
-        if txn_id >= space.next_txn_id {
-            let reason = format!("transaction {txn_id} at or above the next transaction id");
-            return Err(Error::corruption(&key, reason));
-        }
-        let record = values::decode::<TxnRecord>(key, stored)?;
-        space.txns.insert(txn_id, HeldTxn::new(record, now));
-    }
-    let range = KeyRange::prefix(&keys::write_set_prefix());
-    for entry in crate::storage::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        let txn_id = keys::decode_write_set_key(&key)?;
-        space
-            .write_sets
-            .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
-    }
-    space.min_history = min_history::load(backend)?;
-    Ok(space)
-}
 
 /// Adds the updates and deletes among `components` to the write set of open transaction
 /// `txn_id` (Hive records them from the lock request). Answers whether it grew.
@@ -723,7 +695,7 @@ impl Store {
     fn stored_counter(&self, key: &[u8]) -> Result<u64> {
         match self.reader().get(key)? {
             Some(stored) => keys::decode_id_value(key, &stored),
-            None => Ok(crate::store::FIRST_ID),
+            None => Ok(crate::storage::keys::FIRST_ID),
         }
     }
 }

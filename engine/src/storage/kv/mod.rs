@@ -23,6 +23,8 @@ pub use sled_backend::{SledBackend, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES
 
 /// The most entries one call to [`KvBackend::scan`] may be asked for.
 pub const SCAN_PAGE_ENTRY_COUNT_MAX: usize = 4096;
+/// How many entries the engine's scans fetch per backend call.
+pub(crate) const SCAN_PAGE_ENTRY_COUNT: usize = 1024;
 
 /// Bytes read from a backend: a key or a value.
 ///

@@ -15,9 +15,7 @@
 
 mod compatibility;
 mod model;
-mod state;
-
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+pub(crate) mod state;
 
 pub use model::{
     DataOperation, LockComponent, LockLevel, LockRequest, LockResponse, LockState, LockStatus,
@@ -25,54 +23,21 @@ pub use model::{
 };
 use state::{component_number, HeldLock, LockRecord, LockSpace};
 
-use crate::txns::TxnSpace;
+pub use crate::txns::acid::TXN_TIMEOUT_DEFAULT;
+pub(crate) use crate::txns::acid::{now_ms, read_counter, AcidState};
 
 use crate::error::{Error, Result};
 use crate::model::names;
 use crate::storage::keys;
-use crate::storage::kv::{KeyRange, KvBackend};
-use crate::storage::values;
-use crate::store::{Store, FIRST_ID};
+use crate::store::Store;
 
-/// Hive's default `metastore.txn.timeout`: 300 s.
-pub const TXN_TIMEOUT_DEFAULT: Duration = Duration::from_secs(300);
 /// The most components one lock request may name (Hive has no such bound; hmsbench's
 /// `lock.10000` names 11,000, and the message size limit bounds a request anyway).
 pub const LOCK_COMPONENT_COUNT_MAX: usize = 100_000;
 /// The most locks held or waiting at once; a request beyond it is refused.
 pub const LOCK_COUNT_MAX: usize = 100_000;
 
-/// The lock and transaction table in memory; the store holds the same.
-#[derive(Debug, Default)]
-pub(crate) struct AcidState {
-    pub(crate) locks: LockSpace,
-    pub(crate) txns: TxnSpace,
-}
-
 impl AcidState {
-    /// Reads every lock and the lock id counter from the store. Every lock counts as
-    /// heartbeated now.
-    pub(crate) fn load(backend: &dyn KvBackend) -> Result<AcidState> {
-        let now = now_ms();
-        let mut locks = LockSpace {
-            next_lock_id: read_counter(backend, keys::ACID_COUNTER_NEXT_LOCK_ID)?,
-            ..LockSpace::default()
-        };
-        let range = KeyRange::prefix(&keys::lock_prefix());
-        for entry in crate::storage::kv::scan(backend, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
-            let (key, stored) = entry?;
-            let lock_id = keys::decode_lock_key(&key)?;
-            if lock_id >= locks.next_lock_id {
-                let reason = format!("lock {lock_id} at or above the next lock id");
-                return Err(Error::corruption(&key, reason));
-            }
-            let record = values::decode::<LockRecord>(key, stored)?;
-            locks.locks.insert(lock_id, HeldLock::new(record, now));
-        }
-        let txns = crate::txns::load(backend, now)?;
-        Ok(AcidState { locks, txns })
-    }
-
     /// Removes every lock of transaction `txn_id` (on commit or abort).
     pub(crate) fn release_txn_locks(&mut self, txn_id: u64, changes: &mut AcidChanges) {
         let held: Vec<u64> = self
@@ -476,32 +441,6 @@ pub(crate) fn txn_id_text(txn_id: u64) -> String {
 
 fn no_such_lock(lock_id: u64) -> Error {
     Error::NoSuchLock(format!("No such lock {}", lock_id_text(lock_id)))
-}
-
-/// Reads a counter of `KEYSPACE_ACID_COUNTER`; [`FIRST_ID`] when not yet written.
-pub(crate) fn read_counter(backend: &dyn KvBackend, name: &str) -> Result<u64> {
-    let key = keys::acid_counter_key(name);
-    match backend.get(&key)? {
-        Some(stored) => {
-            let value = keys::decode_id_value(&key, &stored)?;
-            if value < FIRST_ID {
-                return Err(Error::corruption(
-                    &key,
-                    format!("counter {value} is below {FIRST_ID}"),
-                ));
-            }
-            Ok(value)
-        }
-        None => Ok(FIRST_ID),
-    }
-}
-
-/// Milliseconds since the epoch, as Hive's lock and transaction times.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
+use crate::storage::keys::FIRST_ID;
 use crate::storage::kv::MemoryBackend;
 use crate::{Durability, StoreOptions};
 
