@@ -20,6 +20,7 @@ use crate::catalog::sweeper::Sweeper;
 use crate::error::{Error, Result};
 use crate::events::counter::EventCounter;
 use crate::partitions::name_listing::NameCache;
+use crate::stats::caches::StatsCaches;
 use crate::storage::commit::{CommitCounters, CommitPipeline};
 use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::storage::keys::{self, FIRST_ID};
@@ -114,8 +115,6 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     pub(crate) partition_versions: PartitionVersions,
-    /// Moved by batches that write statistics slots only (see `stats/slot_cache.rs`).
-    pub(crate) slot_versions: PartitionVersions,
     /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).
     names: NameCache,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
@@ -124,14 +123,8 @@ pub struct Store {
     acid: AcidTable,
     /// Which applied batches are durable, for settling answers (see `visibility.rs`).
     visibility: Arc<Visibility>,
-    /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
-    pub(crate) stats_slots: crate::stats::SlotCache,
-    /// Which slot keys each batch changed, to bring a kept slot index up to date.
-    pub(crate) stats_slot_changes: crate::stats::SlotChanges,
-    /// Columns' statistics chunks decoded, per table version (see `stats`).
-    pub(crate) stats_chunks: crate::stats::ChunkCache,
-    /// Which statistics chunks batches changed, per version (see `stats`).
-    pub(crate) stats_changes: crate::stats::ChunkChanges,
+    /// The statistics' caches and change records (see `stats/caches.rs`).
+    pub(crate) stats: StatsCaches,
 }
 
 impl Store {
@@ -165,15 +158,11 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
-            slot_versions: PartitionVersions::new(),
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
             visibility,
-            stats_slots: crate::stats::SlotCache::default(),
-            stats_slot_changes: crate::stats::SlotChanges::default(),
-            stats_chunks: crate::stats::ChunkCache::default(),
-            stats_changes: crate::stats::ChunkChanges::default(),
+            stats: StatsCaches::new(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -306,16 +295,14 @@ impl Store {
         let stripes = PartitionVersions::touched_by(&batch);
         let slot_stripes = PartitionVersions::slots_touched_by(&batch);
         // Before the stripes move, so that a reader at their new version finds it.
-        self.stats_changes.record(&batch, &self.partition_versions);
-        if !slot_stripes.is_empty() {
-            self.stats_slot_changes.record(&batch, &self.slot_versions);
-        }
+        self.stats
+            .record(&batch, &self.partition_versions, slot_stripes);
         self.partition_versions.bump(stripes);
-        self.slot_versions.bump(slot_stripes);
+        self.stats.slot_versions.bump(slot_stripes);
         let sequence = self.visibility.begin_apply();
         let applied = self.backend.apply(batch);
         self.visibility.end_apply(sequence);
-        self.slot_versions.bump(slot_stripes);
+        self.stats.slot_versions.bump(slot_stripes);
         self.partition_versions.bump(stripes);
         if applied.is_err() {
             self.visibility.set_broken();
@@ -407,17 +394,16 @@ impl Store {
             return Ok(()); // another call got there first
         }
         let every = Stripes::all();
-        self.stats_changes.forget_all(&self.partition_versions);
-        self.stats_slot_changes.forget_all(&self.slot_versions);
+        self.stats.forget_all(&self.partition_versions);
         self.partition_versions.bump(every);
-        self.slot_versions.bump(every);
+        self.stats.slot_versions.bump(every);
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
             state.events = EventCounter::load(self.backend.as_ref())?;
             Ok(())
         });
-        self.slot_versions.bump(every);
+        self.stats.slot_versions.bump(every);
         self.partition_versions.bump(every);
         reopened?;
         self.visibility.end_reopen();

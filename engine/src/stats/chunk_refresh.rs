@@ -38,7 +38,7 @@ where
     }
     let some_key = (reading.key_of)(wanted.range.0);
     let column = &some_key[..some_key.len() - CHUNK_NUMBER_LEN];
-    let changes = &store.stats_changes;
+    let changes = &store.stats.changes;
     let Some(mut changed) = changes.changed_since(wanted.table, column, previous.version) else {
         return Ok(None);
     };

@@ -32,6 +32,7 @@
 mod accurate;
 mod aggregate;
 mod basic;
+pub(crate) mod caches;
 mod chunk;
 mod chunk_cache;
 mod chunk_changes;
@@ -74,10 +75,6 @@ pub use snapshot::is_transactional;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
-pub(crate) use chunk_cache::ChunkCache;
-pub(crate) use chunk_changes::ChunkChanges;
-pub(crate) use slot_cache::SlotCache;
-pub(crate) use slot_changes::SlotChanges;
 pub(crate) use transactional::record_view_sources;
 
 pub(crate) use basic::{

@@ -16,7 +16,7 @@
 use super::chunk::chunk_of;
 use super::chunk_cache::{ColumnChunksKey, CACHED_BYTE_COUNT_MAX, CACHED_COLUMN_COUNT_MAX};
 use super::read::decoded_chunks;
-use super::sketch_chunk::decoded_sketch_chunks;
+use super::read::decoded_sketch_chunks;
 use super::slot_cache::{CACHED_SLOT_COUNT_MAX, CACHED_TABLE_COUNT_MAX};
 use super::slot_index::slot_index;
 use super::slots::slot_count;
@@ -112,7 +112,7 @@ impl Store {
         // Versions are odd while a batch is applied: what is read then would never be used.
         let (Some(version), Some(slot_version)) = (
             self.partition_versions.stable_version(id),
-            self.slot_versions.stable_version(id),
+            self.stats.slot_versions.stable_version(id),
         ) else {
             return Ok(());
         };
@@ -212,7 +212,8 @@ mod tests {
             range: (0, 2),
         };
         let kept = store
-            .stats_chunks
+            .stats
+            .chunks
             .statistics(&wanted)
             .expect("prewarmed chunks");
         let chunks: Vec<_> = kept.chunks.iter().flatten().collect();

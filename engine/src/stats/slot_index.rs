@@ -32,8 +32,8 @@ pub(crate) fn slot_index(
         version: version.unwrap_or(u64::MAX),
         by_name,
     });
-    if version.is_some_and(|version| store.slot_versions.unchanged(table.id, version)) {
-        store.stats_slots.insert(table.id, index.clone());
+    if version.is_some_and(|version| store.stats.slot_versions.unchanged(table.id, version)) {
+        store.stats.slots.insert(table.id, index.clone());
     }
     Ok(index)
 }
@@ -47,7 +47,7 @@ fn updated(
     escaped_keys: &[String],
     version: u64,
 ) -> Option<SlotsByName> {
-    let older = store.stats_slots.latest(table.id)?;
+    let older = store.stats.slots.latest(table.id)?;
     if older.version >= version {
         return None;
     }
@@ -55,7 +55,7 @@ fn updated(
     let mut by_name = older.by_name.clone();
     let (mut name, mut value) = (String::new(), Vec::new());
     let mut whole = true;
-    let answered = store.stats_slot_changes.changes_between(
+    let answered = store.stats.slot_changes.changes_between(
         table.id,
         (older.version, version),
         older.by_name.len() / 2,
