@@ -269,11 +269,13 @@ impl Store {
             let table = drop_table_keys(txn, database_id, &name, id)?;
             // Hive deletes partitions outside the table directory one by one.
             let outside = match (options.delete_data, data_location_to_delete(&table)) {
-                (true, Some(location)) => crate::partitions::write::partition_locations_outside(
-                    txn.reader(),
-                    id,
-                    Some(location),
-                )?,
+                (true, Some(location)) => {
+                    crate::partitions::partitioned::partition_locations_outside(
+                        txn.reader(),
+                        id,
+                        Some(location),
+                    )?
+                }
                 _ => Vec::new(),
             };
             if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {

@@ -6,9 +6,9 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::model::catalog::Catalog;
 use crate::model::database::Database;
+use crate::model::partition::same_shared;
 use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::table::{StorageDescriptor, Table};
-use crate::partitions::stored::same_shared;
 use crate::stats::ColumnStatistics;
 use crate::storage::values::{stored_value, ValueKind};
 
@@ -257,7 +257,7 @@ impl PartitionImages {
             });
         Partition {
             sd,
-            ..crate::partitions::stored::partition_of(table, image.values.clone(), record)
+            ..crate::model::partition::partition_of(table, image.values.clone(), record)
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::model::principal::PrincipalPrivilegeSet;
-use crate::model::table::{FileMetadata, StorageDescriptor};
+use crate::model::table::{FileMetadata, StorageDescriptor, Table};
 use crate::storage::values::{stored_value, ValueKind};
 
 /// Hive's `Partition`, as the engine returns it. Column statistics live
@@ -72,3 +72,40 @@ pub struct PartitionRecord {
 
 stored_value!(PartitionRecord, ValueKind::Partition);
 stored_value!(StorageDescriptor, ValueKind::PartitionDescriptor);
+
+/// The partition of `table` with `values` and `record`, without its
+/// storage descriptor.
+pub(crate) fn partition_of(
+    table: &Table,
+    values: Vec<String>,
+    record: PartitionRecord,
+) -> Partition {
+    Partition {
+        values,
+        db_name: table.db_name.clone(),
+        table_name: table.table_name.clone(),
+        create_time: record.create_time,
+        last_access_time: record.last_access_time,
+        sd: None,
+        parameters: record.parameters,
+        privileges: record.privileges,
+        cat_name: table.cat_name.clone(),
+        write_id: record.write_id,
+        file_metadata: record.file_metadata,
+    }
+}
+
+/// Whether `a` and `b` are the same shared descriptor: equal but for their locations.
+pub(crate) fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool {
+    a.cols == b.cols
+        && a.input_format == b.input_format
+        && a.output_format == b.output_format
+        && a.compressed == b.compressed
+        && a.num_buckets == b.num_buckets
+        && a.serde_info == b.serde_info
+        && a.bucket_cols == b.bucket_cols
+        && a.sort_cols == b.sort_cols
+        && a.parameters == b.parameters
+        && a.skewed_info == b.skewed_info
+        && a.stored_as_sub_directories == b.stored_as_sub_directories
+}

@@ -11,10 +11,10 @@ use crate::error::Result;
 use crate::events::{
     PartitionImage, PartitionImages, StoredPartitionImage, StoredPartitions, TableImage,
 };
+use crate::model::partition::same_shared;
 use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::principal::PrincipalPrivilegeSet;
 use crate::model::table::{FileMetadata, StorageDescriptor, Table};
-use crate::partitions::stored::same_shared;
 
 /// A partition to add ([`crate::Store::add_partition_batch`]): Hive's `Partition` with its
 /// storage descriptor split into a shared part and the location.
@@ -113,7 +113,7 @@ impl AddedPartitions {
             let sd = descriptor_of(&image, &image.record.location);
             Partition {
                 sd,
-                ..crate::partitions::stored::partition_of(table, image.values, image.record)
+                ..crate::model::partition::partition_of(table, image.values, image.record)
             }
         };
         partitions.into_iter().map(into_partition).collect()

@@ -18,10 +18,10 @@ use crate::model::partition_name::{escape_path_name, is_plain, push_escaped};
 use crate::partitions::filter::{CompiledFilter, PartitionFilter, ValueRange};
 use crate::partitions::kept_selection::{listed_indexes, listed_values, Scope};
 use crate::partitions::name_listing::{push_name_of_key, NameListing, PartitionNames};
+use crate::partitions::partitioned::scan_range;
 use crate::partitions::partitioned::{values_of_name, PartitionedTable};
 use crate::partitions::stored::{
-    assemble, check_value_count, java_list, normalize_values, resolve_table, scan_range,
-    DescriptorCache,
+    assemble, check_value_count, java_list, normalize_values, resolve_table, DescriptorCache,
 };
 use crate::partitions::views::PartitionViews;
 use crate::storage::keys::{self, TableId};

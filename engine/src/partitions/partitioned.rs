@@ -1,10 +1,15 @@
 //! The table partitions hang off, as partition operations see it: its id, its keys, the key
-//! range of its partitions, and the names of its partitions as Hive writes them.
+//! range of its partitions and a scan of them, and the names of its partitions as Hive writes
+//! them. What a table's drop needs of its partitions is here too, below the catalog.
 
+use crate::error::Result;
+use crate::model::partition::PartitionRecord;
 use crate::model::partition_name::{make_partition_name, partition_name_to_spec};
 use crate::model::table::Table;
 use crate::storage::keys::{self, TableId};
-use crate::storage::kv::{self, KeyRange};
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, SCAN_PAGE_ENTRY_COUNT};
+use crate::storage::values::ValueView;
+use crate::warehouse::normalize_location;
 
 /// The table partition operations work on.
 pub(crate) struct PartitionedTable {
@@ -100,4 +105,45 @@ pub(crate) fn slice_listed_values<'n>(
         values.push(value);
     }
     components.next().is_none()
+}
+
+/// Iterates over the partitions in `range`: key, stored record, values.
+pub(crate) fn scan_range(
+    reader: &dyn KvBackend,
+    range: KeyRange,
+) -> impl Iterator<Item = Result<(KvBytes, KvBytes, Vec<String>)>> + '_ {
+    kv::scan(reader, range, SCAN_PAGE_ENTRY_COUNT).map(|entry| {
+        let (key, stored) = entry?;
+        let (_, values) = keys::decode_partition_key(&key)?;
+        Ok((key, stored, values))
+    })
+}
+
+/// The locations of the partitions of `table` that lie outside
+/// `table_location` (or all, without one): what Hive deletes one by one when
+/// the table is dropped with its data.
+pub(crate) fn partition_locations_outside(
+    reader: &dyn KvBackend,
+    table: TableId,
+    table_location: Option<&str>,
+) -> Result<Vec<String>> {
+    let parent = table_location.map(normalize_location);
+    let mut outside = Vec::new();
+    for entry in scan_range(reader, partitions_range(table)) {
+        let (key, stored, _) = entry?;
+        let view = ValueView::<PartitionRecord>::new(key, stored)?;
+        let Some(location) = view.archived()?.location.as_ref() else {
+            continue;
+        };
+        let location = location.as_str();
+        let inside = parent.is_some_and(|parent| {
+            location
+                .strip_prefix(parent)
+                .is_some_and(|rest| rest.starts_with('/'))
+        });
+        if !inside {
+            outside.push(location.to_string());
+        }
+    }
+    Ok(outside)
 }

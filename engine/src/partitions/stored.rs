@@ -16,13 +16,12 @@ use crate::catalog::tables::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::error::{Error, Result};
-use crate::model::partition::{Partition, PartitionRecord};
+use crate::model::partition::{partition_of, same_shared, Partition, PartitionRecord};
 use crate::model::partition_name::DEFAULT_PARTITION_NAME;
 use crate::model::table::{StorageDescriptor, Table};
 use crate::partitions::partitioned::PartitionedTable;
 use crate::storage::keys::{self, TableId};
-use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
-use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
+use crate::storage::kv::{KvBackend, KvBytes};
 use crate::storage::values::{self, StoredValue, ValueView};
 use crate::store::WriteTxn;
 
@@ -142,21 +141,6 @@ pub(crate) struct DescriptorInterner {
     /// The last descriptor interned and its id: a batch's partitions mostly share one, and
     /// comparing it (or its pointer) costs far less than encoding it again.
     last: Option<(Arc<StorageDescriptor>, u64)>,
-}
-
-/// Whether `a` and `b` are the same shared descriptor: equal but for their locations.
-pub(crate) fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool {
-    a.cols == b.cols
-        && a.input_format == b.input_format
-        && a.output_format == b.output_format
-        && a.compressed == b.compressed
-        && a.num_buckets == b.num_buckets
-        && a.serde_info == b.serde_info
-        && a.bucket_cols == b.bucket_cols
-        && a.sort_cols == b.sort_cols
-        && a.parameters == b.parameters
-        && a.skewed_info == b.skewed_info
-        && a.stored_as_sub_directories == b.stored_as_sub_directories
 }
 
 impl DescriptorInterner {
@@ -345,38 +329,4 @@ pub(crate) fn assemble(
     let mut partition = partition_of(table, values, record);
     partition.sd = shared.map(|shared| descriptor_with(&shared, location, skip_columns));
     Ok(partition)
-}
-
-/// The partition of `table` with `values` and `record`, without its
-/// storage descriptor.
-pub(crate) fn partition_of(
-    table: &Table,
-    values: Vec<String>,
-    record: PartitionRecord,
-) -> Partition {
-    Partition {
-        values,
-        db_name: table.db_name.clone(),
-        table_name: table.table_name.clone(),
-        create_time: record.create_time,
-        last_access_time: record.last_access_time,
-        sd: None,
-        parameters: record.parameters,
-        privileges: record.privileges,
-        cat_name: table.cat_name.clone(),
-        write_id: record.write_id,
-        file_metadata: record.file_metadata,
-    }
-}
-
-/// Iterates over the partitions in `range`: key, stored record, values.
-pub(crate) fn scan_range(
-    reader: &dyn KvBackend,
-    range: KeyRange,
-) -> impl Iterator<Item = Result<(KvBytes, KvBytes, Vec<String>)>> + '_ {
-    kv::scan(reader, range, SCAN_PAGE_ENTRY_COUNT).map(|entry| {
-        let (key, stored) = entry?;
-        let (_, values) = keys::decode_partition_key(&key)?;
-        Ok((key, stored, values))
-    })
 }

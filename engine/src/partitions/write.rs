@@ -648,7 +648,7 @@ impl Store {
             }
         }
         let range = crate::partitions::partitioned::partitions_range(table.id);
-        for entry in crate::partitions::stored::scan_range(txn.reader(), range) {
+        for entry in crate::partitions::partitioned::scan_range(txn.reader(), range) {
             let (key, stored, values) = entry?;
             if dropped_values.contains(&values) {
                 continue;
@@ -1131,7 +1131,7 @@ pub(crate) fn relocate_partitions(
 ) -> Result<()> {
     let from = normalize_location(from).to_string();
     let to = normalize_location(to).to_string();
-    let entries: Vec<_> = crate::partitions::stored::scan_range(
+    let entries: Vec<_> = crate::partitions::partitioned::scan_range(
         txn.reader(),
         crate::partitions::partitioned::partitions_range(table),
     )
@@ -1151,36 +1151,4 @@ pub(crate) fn relocate_partitions(
         txn.put_value(key.to_vec(), &record)?;
     }
     Ok(())
-}
-
-/// The locations of the partitions of `table` that lie outside
-/// `table_location` (or all, without one): what Hive deletes one by one when
-/// the table is dropped with its data.
-pub(crate) fn partition_locations_outside(
-    reader: &dyn crate::storage::kv::KvBackend,
-    table: keys::TableId,
-    table_location: Option<&str>,
-) -> Result<Vec<String>> {
-    let parent = table_location.map(normalize_location);
-    let mut outside = Vec::new();
-    for entry in crate::partitions::stored::scan_range(
-        reader,
-        crate::partitions::partitioned::partitions_range(table),
-    ) {
-        let (key, stored, _) = entry?;
-        let view = ValueView::<PartitionRecord>::new(key, stored)?;
-        let Some(location) = view.archived()?.location.as_ref() else {
-            continue;
-        };
-        let location = location.as_str();
-        let inside = parent.is_some_and(|parent| {
-            location
-                .strip_prefix(parent)
-                .is_some_and(|rest| rest.starts_with('/'))
-        });
-        if !inside {
-            outside.push(location.to_string());
-        }
-    }
-    Ok(outside)
 }
