@@ -1,6 +1,9 @@
 //! Databases: named, with a surrogate id that their tables hang off.
 
 use crate::catalog::catalogs::require_catalog;
+use crate::catalog::lookup::{
+    catalog_or_default, dangling_index, find_database_id, require_database_id,
+};
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::catalog::Catalog;
@@ -11,7 +14,7 @@ use crate::model::names::{
 use crate::model::principal::PrincipalType;
 use crate::model::table::Table;
 use crate::storage::keys::{self, DatabaseId};
-use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::kv::KeyRange;
 use crate::storage::values::ValueView;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::warehouse::{join_location, WarehouseReport};
@@ -37,33 +40,6 @@ pub struct DropDatabaseOptions {
     /// Delete the data of the dropped managed (and purgeable external)
     /// tables and the database directories, after the commit.
     pub delete_data: bool,
-}
-
-/// Hive's message for a missing database.
-pub(crate) fn no_such_database(catalog: &str, name: &str) -> Error {
-    Error::NoSuchObject(format!("database {catalog}.{name}"))
-}
-
-/// The id of database `catalog.name`, if it exists. Names are normalised.
-pub(crate) fn find_database_id(
-    reader: &dyn KvBackend,
-    catalog: &str,
-    name: &str,
-) -> Result<Option<DatabaseId>> {
-    let key = keys::database_name_key(catalog, name);
-    match reader.get(&key)? {
-        Some(stored) => Ok(Some(DatabaseId(keys::decode_id_value(&key, &stored)?))),
-        None => Ok(None),
-    }
-}
-
-/// The id of database `catalog.name`, or Hive's not-found error.
-pub(crate) fn require_database_id(
-    reader: &dyn KvBackend,
-    catalog: &str,
-    name: &str,
-) -> Result<DatabaseId> {
-    find_database_id(reader, catalog, name)?.ok_or_else(|| no_such_database(catalog, name))
 }
 
 impl Store {
@@ -429,23 +405,4 @@ pub(crate) fn bootstrap_default_database(
     let name_key = keys::database_name_key(DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_NAME);
     txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
     txn.put_value(keys::database_key(id), &database)
-}
-
-/// The catalog name, normalised; empty means the default catalog.
-pub(crate) fn catalog_or_default(catalog: &str) -> String {
-    let catalog = names::normalize(catalog);
-    if catalog.is_empty() {
-        DEFAULT_CATALOG_NAME.to_string()
-    } else {
-        catalog
-    }
-}
-
-/// A name index entry whose database value is missing.
-pub(crate) fn dangling_index(catalog: &str, name: &str, id: DatabaseId) -> Error {
-    let key = keys::database_name_key(catalog, name);
-    Error::corruption(
-        &key,
-        format!("names database id {} which has no value", id.0),
-    )
 }

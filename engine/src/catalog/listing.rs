@@ -5,7 +5,7 @@
 //! As in Hive, listing the tables of a database that does not exist gives
 //! an empty list, not an error.
 
-use crate::catalog::databases::{catalog_or_default, find_database_id};
+use crate::catalog::lookup::{catalog_or_default, find_database_id};
 use crate::catalog::pattern::NamePattern;
 use crate::catalog::table_filter::TableFilter;
 use crate::error::Result;

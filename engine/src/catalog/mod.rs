@@ -8,6 +8,7 @@ pub(crate) mod column_type;
 pub(crate) mod databases;
 pub(crate) mod dir_users;
 pub(crate) mod listing;
+pub(crate) mod lookup;
 pub(crate) mod pattern;
 pub(crate) mod removal;
 pub(crate) mod sweeper;

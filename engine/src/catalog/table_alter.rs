@@ -2,11 +2,12 @@
 //! `HMSHandler.truncate_table` do them.
 
 use crate::catalog::column_type;
-use crate::catalog::databases::{find_database_id, require_database_id};
-use crate::catalog::table_rules;
-use crate::catalog::tables::{
-    dangling_table_index, find_table_id, normalize_names, read_database, table_not_found,
+use crate::catalog::lookup::{
+    dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
+use crate::catalog::lookup::{find_database_id, require_database_id};
+use crate::catalog::table_rules;
+use crate::catalog::tables::read_database;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::database::Database;

@@ -1,8 +1,11 @@
 //! Tables: named within a database, stored under a surrogate id that their
 //! partitions hang off, so a rename rewrites a handful of keys.
 
-use crate::catalog::databases::{
+use crate::catalog::lookup::{
     catalog_or_default, dangling_index, find_database_id, require_database_id,
+};
+use crate::catalog::lookup::{
+    dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::catalog::table_rules;
 use crate::error::{Error, Result};
@@ -11,7 +14,7 @@ use crate::model::database::Database;
 use crate::model::names;
 use crate::model::table::{Table, DDL_TIME_PARAMETER};
 use crate::storage::keys::{self, DatabaseId, TableId};
-use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::kv::KeyRange;
 use crate::storage::values::ValueView;
 use crate::store::{now_seconds, Store, WriteTxn};
 use crate::warehouse::WarehouseReport;
@@ -43,55 +46,6 @@ pub struct DropTableOptions {
     /// Hive's `deleteData`: after the commit, delete the data of a managed
     /// table, or of an external one with `external.table.purge=true`.
     pub delete_data: bool,
-}
-
-pub(crate) fn table_not_found(catalog: &str, database: &str, table: &str) -> Error {
-    Error::NoSuchObject(format!("{catalog}.{database}.{table} table not found"))
-}
-
-/// The id of table `name` in database `database`, if it exists.
-pub(crate) fn find_table_id(
-    reader: &dyn KvBackend,
-    database: DatabaseId,
-    name: &str,
-) -> Result<Option<TableId>> {
-    let key = keys::table_name_key(database, name);
-    match reader.get(&key)? {
-        Some(stored) => Ok(Some(TableId(keys::decode_id_value(&key, &stored)?))),
-        None => Ok(None),
-    }
-}
-
-/// The id of table `catalog.database.name` (names normalized as Hive does), if it exists.
-pub(crate) fn table_id_in(
-    reader: &dyn KvBackend,
-    catalog: &str,
-    database: &str,
-    name: &str,
-) -> Result<Option<TableId>> {
-    let (catalog, database, name) = normalize_names(catalog, database, name);
-    match find_database_id(reader, &catalog, &database)? {
-        Some(database_id) => find_table_id(reader, database_id, &name),
-        None => Ok(None),
-    }
-}
-
-pub(crate) fn dangling_table_index(database: DatabaseId, name: &str, id: TableId) -> Error {
-    let key = keys::table_name_key(database, name);
-    Error::corruption(&key, format!("names table id {} which has no value", id.0))
-}
-
-/// Normalised `(catalog, database, table)` names.
-pub(crate) fn normalize_names(
-    catalog: &str,
-    database: &str,
-    table: &str,
-) -> (String, String, String) {
-    (
-        catalog_or_default(catalog),
-        names::normalize(database),
-        names::normalize(table),
-    )
 }
 
 /// Database `id` (named `catalog.name`), read in a write.

@@ -259,3 +259,10 @@ fn parameter_is_true(parameters: &BTreeMap<String, String>, key: &str) -> bool {
         .get(key)
         .is_some_and(|value| value.eq_ignore_ascii_case("true"))
 }
+
+/// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.
+pub fn is_transactional(parameters: &BTreeMap<String, String>) -> bool {
+    parameters
+        .get("transactional")
+        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
+}

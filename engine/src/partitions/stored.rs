@@ -11,8 +11,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::catalog::databases::require_database_id;
-use crate::catalog::tables::{
+use crate::catalog::lookup::require_database_id;
+use crate::catalog::lookup::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::error::{Error, Result};

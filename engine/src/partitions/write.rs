@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use crate::catalog::tables::normalize_names;
+use crate::catalog::lookup::normalize_names;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, PartitionImages};
 use crate::model::partition::{Partition, PartitionRecord};

@@ -198,7 +198,7 @@ pub(crate) fn update_partition_stats_on_alter(
         return;
     }
     if !same {
-        if super::snapshot::is_transactional(&table.parameters) {
+        if crate::model::table::is_transactional(&table.parameters) {
             // Hive leaves a transactional table's partitions alone here.
             return;
         }

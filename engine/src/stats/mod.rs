@@ -65,13 +65,13 @@ mod write;
 
 pub use smol_str::SmolStr;
 
+pub use crate::model::table::is_transactional;
 pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
 pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use prewarm::{PrewarmReport, PREWARM_BYTES_MAX};
 pub use read::{PartitionStatistics, TableStatistics};
-pub use snapshot::is_transactional;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 

@@ -11,8 +11,8 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::catalog::databases::find_database_id;
-use crate::catalog::tables::{
+use crate::catalog::lookup::find_database_id;
+use crate::catalog::lookup::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::error::{Error, Result};
@@ -185,7 +185,7 @@ pub(crate) fn record_view_sources(
     let mut sources = Vec::with_capacity(named.len());
     for (database, table, counts) in named {
         let id =
-            crate::catalog::tables::table_id_in(txn.reader(), &view.cat_name, &database, &table)?
+            crate::catalog::lookup::table_id_in(txn.reader(), &view.cat_name, &database, &table)?
                 .ok_or_else(|| {
                 Error::Refused(format!(
                     "Specified catalog.database.table does not exist : {}.{}.{}",

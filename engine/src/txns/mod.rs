@@ -39,7 +39,10 @@ pub use compactions::{
     ShowCompactFilter, COMPACTION_NOT_RUN_NOTE, COMPACTION_STATE_INITIATED,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
-pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
+pub use model::{
+    OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType,
+    OPEN_TXN_BATCH_MAX, OPEN_TXN_COUNT_MAX, TXN_ID_LIST_LEN_MAX,
+};
 pub use purge::OPEN_TXN_WINDOW_MS;
 pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
@@ -57,14 +60,6 @@ use crate::store::Store;
 use crate::txns::locks::{
     now_ms, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
 };
-
-/// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
-pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
-/// The most transactions open at once (Hive's `metastore.max.open.txns`).
-pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
-/// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
-/// may name.
-pub const TXN_ID_LIST_LEN_MAX: usize = 100_000;
 
 /// Adds the updates and deletes among `components` to the write set of open transaction
 /// `txn_id` (Hive records them from the lock request). Answers whether it grew.
