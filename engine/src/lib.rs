@@ -2,27 +2,45 @@
 //! key-value store.
 //!
 //! The engine knows nothing of Thrift or sockets; the frontends convert
-//! between the wire and the types here. What it is:
+//! between the wire and the types here. [`Store`] (`store.rs`) is the one
+//! entry: it opens a data directory and offers every operation, with Hive's
+//! semantics for names (trimmed, lowercased, checked) and Hive's error
+//! messages. Every write is one atomic batch, acknowledged only once durable;
+//! concurrent writers share fsyncs (group commit). An answer shows only
+//! durable state: frontends take a [`ReadMark`] when a call begins and
+//! [`Store::settle`] it before answering. The store composes the state its
+//! subsystems own; their operations are `impl Store` blocks in their folders.
 //!
-//! - [`Store`]: opens a data directory and offers catalog, database and table
-//!   operations with Hive's semantics for names (trimmed, lowercased, checked)
-//!   and Hive's error messages. Every write is one atomic batch, acknowledged
-//!   only once durable; concurrent writers share fsyncs (group commit). An
-//!   answer shows only durable state: frontends take a [`ReadMark`] when a
-//!   call begins and [`Store::settle`] it before answering.
-//! - Hive's rules on top: default locations (`<catalog>/<db>.db/<table>`),
-//!   table types reconciled with `EXTERNAL`, column types checked against
-//!   Hive's grammar, `alter_table`'s rename, type-change and compare-and-set
-//!   rules, `truncate_table`, and listings by Hive's name patterns
+//! The source stands in folders, a layer or a subsystem each. `storage/`
+//! imports nothing above it and `model/` nothing but `storage/`; the
+//! subsystems above call one another (a table's drop reaches its partitions
+//! and statistics), but no import circle crosses a folder:
+//!
+//! - `storage/`: the storage core. [`kv`], the [`kv::KvBackend`] trait, the one
+//!   seam a backend plugs into, with sled and in-memory backends and a
+//!   simulated disk that loses unflushed writes on a crash; [`keys`] and
+//!   [`values`], the byte layout (`docs/storage-format.md`), values being rkyv
+//!   archives read in place through [`ValueView`]; group commit, read marks,
+//!   and the versions that let listings see whole batches.
+//! - `model/`: the catalog model as plain data ([`Catalog`], [`Database`],
+//!   [`Table`], [`Partition`]) and the rules on values alone: names, partition
+//!   names ([`partition_name`]), sizes ([`ValueLimits`]).
+//! - [`events`]: the notification log, its events and their id counter.
+//! - `catalog/`: catalogs, databases and tables: Hive's default locations
+//!   (`<catalog>/<db>.db/<table>`), table types reconciled with `EXTERNAL`,
+//!   column types checked against Hive's grammar, `alter_table`'s rules,
+//!   `truncate_table`, drops, and listings by Hive's name patterns
 //!   ([`NamePattern`]) and table filters ([`TableFilter`]).
-//! - [`warehouse`]: the directories Hive's metastore makes, moves and
-//!   deletes, on the local filesystem behind the [`Filesystem`] trait;
-//!   other filesystems (`s3a:`, `hdfs:`, ...) are recorded, never touched.
-//! - [`kv`]: the [`kv::KvBackend`] trait under it, with sled and in-memory
-//!   backends, and a simulated disk that loses unflushed writes on a crash.
-//! - [`keys`] and [`values`]: the byte layout, specified in
-//!   `docs/storage-format.md`. Values are rkyv archives, validated and read in
-//!   place through [`ValueView`].
+//! - `partitions/`: partitions stored with shared descriptors, written,
+//!   listed and filtered ([`PartitionFilter`]), with the caches that keep a
+//!   table's listings and their encodings while it is unchanged.
+//! - [`stats`]: column statistics, stored columnar, with their caches.
+//! - [`txns`]: transactions and write ids, with [`locks`] under them, sharing
+//!   one table in memory.
+//! - [`warehouse`] and `error.rs`, used by all: the directories Hive's
+//!   metastore makes, moves and deletes, on the local filesystem behind the
+//!   [`Filesystem`] trait (other filesystems, `s3a:`, `hdfs:`, ..., are
+//!   recorded, never touched); and the engine's one error type.
 //!
 //! # Example
 //!

@@ -71,7 +71,7 @@ pub struct StoreOptions {
     /// state when the disk runs full (see [`kv::SledBackend::open_with_reserve`]).
     pub disk_reserve_bytes: u64,
     /// How long parameter values, comments and type names may be (`value_limits.rs`).
-    pub value_limits: crate::ValueLimits,
+    pub value_limits: crate::model::value_limits::ValueLimits,
 }
 
 impl StoreOptions {
@@ -86,7 +86,7 @@ impl StoreOptions {
             txn_timeout: TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
             disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
-            value_limits: crate::ValueLimits::default(),
+            value_limits: crate::model::value_limits::ValueLimits::default(),
         }
     }
 

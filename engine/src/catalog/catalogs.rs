@@ -80,7 +80,7 @@ impl Store {
     fn check_catalog_values(&self, catalog: &Catalog) -> Result<()> {
         let limits = &self.options().value_limits;
         limits.check_description("catalog", &catalog.description)?;
-        let too_long = catalog.location_uri.len() > crate::LOCATION_LEN_MAX;
+        let too_long = catalog.location_uri.len() > crate::model::value_limits::LOCATION_LEN_MAX;
         let location = too_long.then(|| catalog.location_uri.clone());
         crate::model::value_limits::check_location("catalog", &location)
     }

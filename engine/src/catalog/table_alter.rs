@@ -314,13 +314,16 @@ impl Store {
         }
         let partition_names: Vec<&str> = partition_names.iter().map(String::as_str).collect();
         let selection = if partition_names.is_empty() {
-            crate::PartitionSelection::All
+            crate::partitions::list::PartitionSelection::All
         } else {
-            crate::PartitionSelection::Names(&partition_names)
+            crate::partitions::list::PartitionSelection::Names(&partition_names)
         };
         let mut partitions =
             self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;
-        for location in partitions.iter().filter_map(crate::Partition::location) {
+        for location in partitions
+            .iter()
+            .filter_map(crate::model::partition::Partition::location)
+        {
             self.warehouse()
                 .empty_dir(location)
                 .map_err(Error::Refused)?;

@@ -152,7 +152,8 @@ pub struct CreationMetadata {
     pub materialization_time: Option<i64>,
     /// The tables it reads with their counts. Not part of the table's record: stored apart
     /// (`stats/transactional.rs`), so the archive of a table is as it was; filled by
-    /// [`Store::get_table`] and read by [`Store::create_table`].
+    /// [`Store::get_table`](crate::Store::get_table) and read by
+    /// [`Store::create_table`](crate::Store::create_table).
     #[rkyv(with = rkyv::with::Skip)]
     pub source_tables: Option<Vec<SourceTable>>,
 }

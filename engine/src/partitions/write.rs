@@ -703,7 +703,7 @@ fn prepare_batch(
     table: &PartitionedTable,
     partitions: Vec<NewPartition>,
     options: &AddPartitionsOptions<'_>,
-    limits: &crate::ValueLimits,
+    limits: &crate::model::value_limits::ValueLimits,
     now: i32,
 ) -> Result<Vec<(Vec<u8>, NewPartition)>> {
     let mut seen = SeenKeys::with_capacity(partitions.len());
@@ -1017,7 +1017,7 @@ struct AlterHow<'a> {
 /// Refuses a partition to add whose values, parameters or descriptor are too long.
 fn check_new_partition_values(
     table: &PartitionedTable,
-    limits: &crate::ValueLimits,
+    limits: &crate::model::value_limits::ValueLimits,
     partition: &NewPartition,
 ) -> Result<()> {
     limits.check_partition_values(&table.table.partition_keys, &partition.values)?;
@@ -1032,7 +1032,7 @@ fn check_new_partition_values(
 /// Refuses a partition to store whose values, parameters or descriptor are too long.
 fn check_partition_values(
     table: &PartitionedTable,
-    limits: &crate::ValueLimits,
+    limits: &crate::model::value_limits::ValueLimits,
     partition: &Partition,
 ) -> Result<()> {
     limits.check_partition_values(&table.table.partition_keys, &partition.values)?;
@@ -1046,7 +1046,7 @@ fn check_partition_values(
 fn prepare_altered(
     txn: &WriteTxn<'_>,
     table: &PartitionedTable,
-    limits: &crate::ValueLimits,
+    limits: &crate::model::value_limits::ValueLimits,
     mut partition: Partition,
     now: i32,
 ) -> Result<(Partition, Partition)> {

@@ -5,12 +5,12 @@
 
 use crate::error::{Error, Result};
 use crate::events::WriteNotification;
+use crate::model::table::Table;
 use crate::partitions::stored::read_view;
 use crate::storage::keys::{self, TableId};
 use crate::storage::values;
 use crate::store::Store;
 use crate::txns::locks::txn_id_text;
-use crate::Table;
 
 /// The prefix a committed key must have (Hive's `TxnStore.TXN_KEY_START`).
 pub const TXN_KEY_PREFIX: &str = "_meta";
