@@ -4,7 +4,7 @@
 //! Writers take one lock while they read what they check and apply their
 //! batch; that makes every check-then-write (does the table exist? allocate
 //! an id) race-free, and costs microseconds. They release it before waiting
-//! for the flush, so the fsync is shared through [`crate::commit`]. Readers
+//! for the flush, so the fsync is shared through [`crate::storage::commit`]. Readers
 //! take no lock and never see half of a write; they may see one a moment
 //! before it is durable, so answers are settled before they go out
 //! (`visibility.rs`). If an apply or a flush fails, the store goes back to
@@ -13,30 +13,27 @@
 //! and their writers are answered with the error.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::commit::{CommitCounters, CommitPipeline};
-use crate::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
+use crate::catalog::sweeper::Sweeper;
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{self, KeyRange, KvBackend, KvBytes, SledBackend, WriteBatch};
-use crate::name_listing::NameCache;
-use crate::removal::Sweeper;
-use crate::values::{self, StoredValue, ValueView};
-use crate::visibility::{ReadMark, Visibility};
+use crate::events::counter::EventCounter;
+use crate::partitions::name_listing::NameCache;
+use crate::stats::caches::StatsCaches;
+use crate::storage::commit::{CommitCounters, CommitPipeline};
+use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
+use crate::storage::keys::{self, FIRST_ID};
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, WriteBatch, SCAN_PAGE_ENTRY_COUNT};
+use crate::storage::values::{self, StoredValue, ValueView};
+use crate::storage::visibility::{ReadMark, Visibility};
+use crate::txns::acid::{AcidState, AcidTable, TXN_TIMEOUT_DEFAULT};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
 /// [`keys::META_FORMAT_VERSION`]. A store written by another version is not
 /// opened.
 pub const STORE_FORMAT_VERSION: u8 = 1;
-/// The first id handed out. Ids start above zero so that zero never names an
-/// object.
-pub const FIRST_ID: u64 = 1;
-/// How many entries a scan fetches per backend call.
-pub(crate) const SCAN_PAGE_ENTRY_COUNT: usize = 1024;
 
 /// When a write is acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -66,7 +63,7 @@ pub struct StoreOptions {
     /// incompatible.
     pub disallow_incompatible_col_type_changes: bool,
     /// Hive's `metastore.txn.timeout`: a lock (or transaction) that has not been
-    /// heartbeated for this long is released (see [`crate::locks`]).
+    /// heartbeated for this long is released (see [`crate::txns::locks`]).
     pub txn_timeout: std::time::Duration,
     /// The sled backend's page cache, in bytes (see [`Store::open`]).
     pub page_cache_bytes: u64,
@@ -74,7 +71,7 @@ pub struct StoreOptions {
     /// state when the disk runs full (see [`kv::SledBackend::open_with_reserve`]).
     pub disk_reserve_bytes: u64,
     /// How long parameter values, comments and type names may be (`value_limits.rs`).
-    pub value_limits: crate::ValueLimits,
+    pub value_limits: crate::model::value_limits::ValueLimits,
 }
 
 impl StoreOptions {
@@ -86,10 +83,10 @@ impl StoreOptions {
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
             disallow_incompatible_col_type_changes: true,
-            txn_timeout: crate::locks::TXN_TIMEOUT_DEFAULT,
-            page_cache_bytes: crate::kv::PAGE_CACHE_BYTES_DEFAULT,
-            disk_reserve_bytes: crate::kv::DISK_RESERVE_BYTES_DEFAULT,
-            value_limits: crate::ValueLimits::default(),
+            txn_timeout: TXN_TIMEOUT_DEFAULT,
+            page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
+            disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
+            value_limits: crate::model::value_limits::ValueLimits::default(),
         }
     }
 
@@ -104,8 +101,8 @@ impl StoreOptions {
 /// State only writers touch, under the writer lock.
 struct WriterState {
     next_id: u64,
-    /// The next notification event id (see `crate::events`).
-    next_event_id: u64,
+    /// The notification log's ids (see `crate::events`).
+    events: EventCounter,
 }
 
 /// The hivestore catalog: catalogs, databases, tables.
@@ -118,37 +115,27 @@ pub struct Store {
     warehouse: Warehouse,
     /// Lets partition listings see whole batches (see `consistent.rs`).
     pub(crate) partition_versions: PartitionVersions,
-    /// Moved by batches that write statistics slots only (see `stats/slot_cache.rs`).
-    pub(crate) slot_versions: PartitionVersions,
     /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).
     names: NameCache,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
-    /// Locks (and transactions), decided on under this mutex (see `locks`).
-    acid: Mutex<crate::locks::AcidState>,
-    /// The epoch of [`Visibility`] the lock table was read at: after a reopen it is read again.
-    acid_epoch: AtomicU64,
+    /// Locks and transactions, decided on under one mutex (see `txns/acid.rs`).
+    acid: AcidTable,
     /// Which applied batches are durable, for settling answers (see `visibility.rs`).
     visibility: Arc<Visibility>,
-    /// Partition names resolved to statistics slots, per version of slot changes (see `stats`).
-    pub(crate) stats_slots: crate::stats::SlotCache,
-    /// Which slot keys each batch changed, to bring a kept slot index up to date.
-    pub(crate) stats_slot_changes: crate::stats::SlotChanges,
-    /// Columns' statistics chunks decoded, per table version (see `stats`).
-    pub(crate) stats_chunks: crate::stats::ChunkCache,
-    /// Which statistics chunks batches changed, per version (see `stats`).
-    pub(crate) stats_changes: crate::stats::ChunkChanges,
+    /// The statistics' caches and change records (see `stats/caches.rs`).
+    pub(crate) stats: StatsCaches,
 }
 
 impl Store {
     /// Opens (creating if needed) the sled store in `data_dir`.
     pub fn open(data_dir: &Path, options: StoreOptions) -> Result<Store> {
-        let backend = SledBackend::open_with_reserve(
+        let backend = crate::storage::open_disk_backend(
             data_dir,
             options.page_cache_bytes,
             options.disk_reserve_bytes,
         )?;
-        Store::open_with_backend(Arc::new(backend), options)
+        Store::open_with_backend(backend, options)
     }
 
     /// Opens a store over any backend; first open creates catalog `hive` and
@@ -156,34 +143,26 @@ impl Store {
     pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
         check_format_version(backend.as_ref())?;
         let next_id = read_next_id(backend.as_ref())?;
-        let next_event_id = crate::events::read_next_event_id(backend.as_ref())?;
+        let events = EventCounter::load(backend.as_ref())?;
         let visibility = Arc::new(Visibility::default());
         let commit = match options.durability {
             Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
             Durability::Memory => None,
         };
         let warehouse = Warehouse::new(options.filesystem.clone());
-        let acid = Mutex::new(crate::locks::AcidState::load(backend.as_ref())?);
+        let acid = AcidTable::load(backend.as_ref(), &visibility)?;
         let store = Store {
             backend,
-            writer: Mutex::new(WriterState {
-                next_id,
-                next_event_id,
-            }),
+            writer: Mutex::new(WriterState { next_id, events }),
             commit,
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
-            slot_versions: PartitionVersions::new(),
             names: NameCache::default(),
             sweeper: Sweeper::default(),
             acid,
-            acid_epoch: AtomicU64::new(visibility.epoch()),
             visibility,
-            stats_slots: crate::stats::SlotCache::default(),
-            stats_slot_changes: crate::stats::SlotChanges::default(),
-            stats_chunks: crate::stats::ChunkCache::default(),
-            stats_changes: crate::stats::ChunkChanges::default(),
+            stats: StatsCaches::new(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -260,7 +239,7 @@ impl Store {
                 .lock()
                 .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
             let id_before = state.next_id;
-            let event_id_before = state.next_event_id;
+            let event_id_before = state.events.next_id();
             let mut txn = WriteTxn {
                 backend: self.backend.as_ref(),
                 state: &mut state,
@@ -275,18 +254,12 @@ impl Store {
                 Ok(result) => result,
                 Err(error) => {
                     // Event ids leave no gap: consumers take a gap for lost events.
-                    state.next_event_id = event_id_before;
+                    state.events.give_back(event_id_before);
                     return Err(error);
                 }
             };
             let mut batch = batch;
-            if state.next_event_id != event_id_before {
-                assert!(state.next_event_id > event_id_before, "event ids must grow");
-                batch.put(
-                    keys::event_counter_key(),
-                    state.next_event_id.to_be_bytes().to_vec(),
-                );
-            }
+            state.events.stage_if_moved(event_id_before, &mut batch);
             if state.next_id != id_before {
                 assert!(state.next_id > id_before, "ids must grow");
                 batch.put(
@@ -296,7 +269,7 @@ impl Store {
             }
             if !batch.is_empty() {
                 if let Err(error) = self.apply_locked(batch) {
-                    state.next_event_id = event_id_before;
+                    state.events.give_back(event_id_before);
                     state.next_id = id_before;
                     drop(state);
                     self.reopen_after(&error);
@@ -322,16 +295,14 @@ impl Store {
         let stripes = PartitionVersions::touched_by(&batch);
         let slot_stripes = PartitionVersions::slots_touched_by(&batch);
         // Before the stripes move, so that a reader at their new version finds it.
-        self.stats_changes.record(&batch, &self.partition_versions);
-        if !slot_stripes.is_empty() {
-            self.stats_slot_changes.record(&batch, &self.slot_versions);
-        }
+        self.stats
+            .record(&batch, &self.partition_versions, slot_stripes);
         self.partition_versions.bump(stripes);
-        self.slot_versions.bump(slot_stripes);
+        self.stats.slot_versions.bump(slot_stripes);
         let sequence = self.visibility.begin_apply();
         let applied = self.backend.apply(batch);
         self.visibility.end_apply(sequence);
-        self.slot_versions.bump(slot_stripes);
+        self.stats.slot_versions.bump(slot_stripes);
         self.partition_versions.bump(stripes);
         if applied.is_err() {
             self.visibility.set_broken();
@@ -423,17 +394,16 @@ impl Store {
             return Ok(()); // another call got there first
         }
         let every = Stripes::all();
-        self.stats_changes.forget_all(&self.partition_versions);
-        self.stats_slot_changes.forget_all(&self.slot_versions);
+        self.stats.forget_all(&self.partition_versions);
         self.partition_versions.bump(every);
-        self.slot_versions.bump(every);
+        self.stats.slot_versions.bump(every);
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
-            state.next_event_id = crate::events::read_next_event_id(self.backend.as_ref())?;
+            state.events = EventCounter::load(self.backend.as_ref())?;
             Ok(())
         });
-        self.slot_versions.bump(every);
+        self.stats.slot_versions.bump(every);
         self.partition_versions.bump(every);
         reopened?;
         self.visibility.end_reopen();
@@ -504,17 +474,8 @@ impl Store {
 
     /// The lock and transaction state, under its mutex; read again from the store after it
     /// went back to its durable state.
-    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, crate::locks::AcidState>> {
-        let mut acid = self
-            .acid
-            .lock()
-            .map_err(|_| Error::Internal("the lock table mutex is poisoned".to_string()))?;
-        let epoch = self.visibility.epoch();
-        if self.acid_epoch.load(Ordering::SeqCst) != epoch {
-            *acid = crate::locks::AcidState::load(self.backend.as_ref())?;
-            self.acid_epoch.store(epoch, Ordering::SeqCst);
-        }
-        Ok(acid)
+    pub(crate) fn acid(&self) -> Result<std::sync::MutexGuard<'_, AcidState>> {
+        self.acid.lock(self.backend.as_ref(), &self.visibility)
     }
 }
 
@@ -568,21 +529,10 @@ impl WriteTxn<'_> {
         id
     }
 
-    /// Appends `event` to the notification log in this write, with the next event id;
-    /// returns the id.
-    pub(crate) fn emit(&mut self, mut event: crate::events::EventRecord) -> Result<u64> {
-        self.emit_reused(&mut event)
-    }
-
-    /// [`WriteTxn::emit`], leaving `event` with the caller: a write logging one event per
-    /// partition refills a few fields of one record instead of cloning its table each time.
-    pub(crate) fn emit_reused(&mut self, event: &mut crate::events::EventRecord) -> Result<u64> {
-        let event_id = self.state.next_event_id;
-        event.event_time = self.event_time;
-        let stored = crate::values::encode(&*event)?;
-        crate::events::pieces::stage(&mut self.batch, event_id, stored)?;
-        self.state.next_event_id += 1;
-        Ok(event_id)
+    /// The notification log's counter and this write's batch, for appending events
+    /// (`events/mod.rs`).
+    pub(crate) fn event_log(&mut self) -> (&mut EventCounter, &mut WriteBatch) {
+        (&mut self.state.events, &mut self.batch)
     }
 
     /// Stages `value` at `key`.

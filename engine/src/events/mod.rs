@@ -12,15 +12,18 @@
 //! Old events are deleted by [`Store::delete_events_before`], which a background cleaner calls
 //! with Hive's time-to-live (`hive.metastore.event.db.listener.timetolive`).
 
+pub(crate) mod counter;
 mod model;
 pub(crate) mod pieces;
 mod writes;
 
-use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend, WriteBatch};
-use crate::store::{Store, FIRST_ID};
-use crate::values::ValueView;
+use counter::read_next_event_id;
+
+use crate::error::Result;
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, WriteBatch};
+use crate::storage::values::{self, ValueView};
+use crate::store::{Store, WriteTxn};
 
 pub use model::{
     ArchivedEventRecord, EventBody, EventKind, EventRecord, InsertData, NotificationEvent,
@@ -59,7 +62,7 @@ pub struct EventFilter {
 
 impl EventFilter {
     fn normalised(&self) -> EventFilter {
-        let normalise = |name: &String| crate::names::normalize(name);
+        let normalise = |name: &String| crate::model::names::normalize(name);
         EventFilter {
             skip_types: self
                 .skip_types
@@ -101,21 +104,23 @@ impl EventFilter {
     }
 }
 
-/// The next event id, as persisted (the first id on a fresh store).
-pub(crate) fn read_next_event_id(backend: &dyn KvBackend) -> Result<u64> {
-    let key = keys::event_counter_key();
-    match backend.get(&key)? {
-        Some(stored) => {
-            let next = keys::decode_id_value(&key, &stored)?;
-            if next < FIRST_ID {
-                return Err(Error::corruption(
-                    &key,
-                    format!("next event id {next} is below {FIRST_ID}"),
-                ));
-            }
-            Ok(next)
-        }
-        None => Ok(FIRST_ID),
+impl WriteTxn<'_> {
+    /// Appends `event` to the notification log in this write, with the next event id;
+    /// returns the id.
+    pub(crate) fn emit(&mut self, mut event: EventRecord) -> Result<u64> {
+        self.emit_reused(&mut event)
+    }
+
+    /// [`WriteTxn::emit`], leaving `event` with the caller: a write logging one event per
+    /// partition refills a few fields of one record instead of cloning its table each time.
+    pub(crate) fn emit_reused(&mut self, event: &mut EventRecord) -> Result<u64> {
+        event.event_time = self.event_time();
+        let stored = values::encode(&*event)?;
+        let (counter, batch) = self.event_log();
+        let event_id = counter.next_id();
+        pieces::stage(batch, event_id, stored)?;
+        counter.advance();
+        Ok(event_id)
     }
 }
 
@@ -224,7 +229,7 @@ impl Store {
         let Some(stored) = self.reader().get(&key)? else {
             return Ok(None);
         };
-        let shared = crate::kv::KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
+        let shared = crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
         let current = ValueView::<WriteEvent>::new(shared, stored)?.to_owned()?;
         Ok((current == *write).then_some(key))
     }

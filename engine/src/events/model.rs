@@ -4,12 +4,13 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::catalog::Catalog;
-use crate::database::Database;
-use crate::partition::{same_shared, Partition, PartitionRecord};
+use crate::model::catalog::Catalog;
+use crate::model::database::Database;
+use crate::model::partition::same_shared;
+use crate::model::partition::{Partition, PartitionRecord};
+use crate::model::table::{StorageDescriptor, Table};
 use crate::stats::ColumnStatistics;
-use crate::table::{StorageDescriptor, Table};
-use crate::values::{stored_value, ValueKind};
+use crate::storage::values::{stored_value, ValueKind};
 
 /// Hive's event types (`EventMessage.EventType`) that hivestore emits.
 #[derive(
@@ -256,7 +257,7 @@ impl PartitionImages {
             });
         Partition {
             sd,
-            ..crate::partition::partition_of(table, image.values.clone(), record)
+            ..crate::model::partition::partition_of(table, image.values.clone(), record)
         }
     }
 }
@@ -400,15 +401,17 @@ impl TableImage {
     /// `table`, encoded.
     pub fn of(table: &Table) -> crate::error::Result<Self> {
         Ok(TableImage {
-            encoded: crate::values::encode(table)?,
+            encoded: crate::storage::values::encode(table)?,
         })
     }
 
     /// The table back.
     pub fn table(&self) -> crate::error::Result<Table> {
-        let key = crate::kv::KvBytes::from_shared(std::sync::Arc::from(&b"event table"[..]));
-        let stored = crate::kv::KvBytes::from_shared(std::sync::Arc::from(self.encoded.as_slice()));
-        crate::values::decode(key, stored)
+        let key =
+            crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(&b"event table"[..]));
+        let stored =
+            crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(self.encoded.as_slice()));
+        crate::storage::values::decode(key, stored)
     }
 }
 
@@ -473,9 +476,12 @@ impl StoredPartitions {
     /// The readable body, [`EventBody::Partitions`].
     pub fn into_body(self) -> crate::error::Result<EventBody> {
         let image = |stored: StoredPartitionImage| -> crate::error::Result<PartitionImage> {
-            let key = crate::kv::KvBytes::from_shared(std::sync::Arc::from(&b"event record"[..]));
-            let bytes = crate::kv::KvBytes::from_shared(std::sync::Arc::from(stored.record));
-            let mut record: PartitionRecord = crate::values::decode(key, bytes)?;
+            let key = crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(
+                &b"event record"[..],
+            ));
+            let bytes =
+                crate::storage::kv::KvBytes::from_shared(std::sync::Arc::from(stored.record));
+            let mut record: PartitionRecord = crate::storage::values::decode(key, bytes)?;
             record.descriptor_id = None;
             Ok(PartitionImage {
                 values: stored.values,
@@ -571,7 +577,7 @@ pub struct NotificationEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kv::KvBytes;
+    use crate::storage::kv::KvBytes;
     use std::sync::Arc;
 
     fn table() -> Table {
@@ -596,9 +602,9 @@ mod tests {
     }
 
     fn round_trip(record: &EventRecord) -> EventRecord {
-        let stored = crate::values::encode(record).unwrap();
+        let stored = crate::storage::values::encode(record).unwrap();
         let key = KvBytes::from_shared(Arc::from(&b"event"[..]));
-        crate::values::decode::<EventRecord>(key, KvBytes::from_shared(Arc::from(stored)))
+        crate::storage::values::decode::<EventRecord>(key, KvBytes::from_shared(Arc::from(stored)))
             .unwrap()
             .readable()
             .unwrap()
@@ -675,7 +681,7 @@ mod tests {
             descriptors: vec![descriptor],
             partitions: vec![StoredPartitionImage {
                 values,
-                record: crate::values::encode(&stored_record).unwrap(),
+                record: crate::storage::values::encode(&stored_record).unwrap(),
                 descriptor: Some(0),
             }],
         });

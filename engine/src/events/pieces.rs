@@ -14,9 +14,9 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend, KvBytes, WriteBatch};
-use crate::values::{self, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend, KvBytes, WriteBatch};
+use crate::storage::values::{self, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
 
 /// The longest piece; longer stored events are cut (see the module's note for the size).
 pub(crate) const PIECE_LEN_MAX: usize = 6 * 1024;
@@ -103,7 +103,7 @@ pub(crate) fn whole(
     let mut joined = Vec::with_capacity(length);
     let mut found = 0u32;
     let range = KeyRange::prefix(&keys::event_piece_prefix(event_id));
-    for entry in crate::kv::scan(reader, range, PIECE_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(reader, range, PIECE_PAGE_ENTRY_COUNT) {
         let (piece_key, piece) = entry?;
         if piece_key.as_ref() != keys::event_piece_key(event_id, found).as_slice() {
             return Err(Error::corruption(
@@ -150,7 +150,7 @@ fn read_pieces(key: &[u8], stored: &KvBytes) -> Result<Option<EventPieces>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kv::MemoryBackend;
+    use crate::storage::kv::MemoryBackend;
 
     fn stored_of(len: usize) -> Vec<u8> {
         (0..len).map(|at| (at * 7 % 251) as u8).collect()
@@ -189,7 +189,7 @@ mod tests {
                 stored_of(length).as_slice(),
                 "length {length}"
             );
-            let pieces = crate::kv::scan(
+            let pieces = crate::storage::kv::scan(
                 &backend,
                 KeyRange::prefix(&keys::event_piece_prefix(event_id)),
                 16,

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::kv::MemoryBackend;
+use crate::error::Error;
+use crate::storage::kv::KvBackend;
+use crate::storage::kv::MemoryBackend;
 use crate::txns::OpenTxnRequest;
 use crate::{
     AddPartitionsOptions, Database, DropPartitionsOptions, Durability, FieldSchema, Partition,
@@ -335,7 +337,7 @@ fn the_cleaner_deletes_writes_with_their_events_unless_replaced() {
 /// The keys in the event pieces keyspace.
 fn piece_key_count(backend: &MemoryBackend) -> usize {
     let range = KeyRange::prefix(&[keys::KEYSPACE_EVENT_PIECE]);
-    crate::kv::scan(backend, range, 64).count()
+    crate::storage::kv::scan(backend, range, 64).count()
 }
 
 #[test]
@@ -410,7 +412,10 @@ fn a_big_event_stored_whole_before_pieces_still_reads() {
         },
     };
     let mut batch = WriteBatch::new();
-    batch.put(keys::event_key(1), crate::values::encode(&record).unwrap());
+    batch.put(
+        keys::event_key(1),
+        crate::storage::values::encode(&record).unwrap(),
+    );
     batch.put(keys::event_counter_key(), 2u64.to_be_bytes().to_vec());
     backend.apply(batch).unwrap();
     let store = {

@@ -3,14 +3,15 @@
 //! `COMMIT_TXN` event and `get_all_write_event_info`.
 
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::partition::{
-    assemble, normalize_values, read_view, resolve_table, DescriptorCache, PartitionRecord,
-    PartitionedTable,
+use crate::model::partition::PartitionRecord;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::{
+    assemble, normalize_values, read_view, resolve_table, DescriptorCache,
 };
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::values::ValueView;
 use crate::store::Store;
-use crate::values::ValueView;
 
 use super::model::{EventBody, EventKind, EventRecord, InsertData, PartitionImages, WriteEvent};
 
@@ -179,8 +180,8 @@ impl Store {
         database: Option<&str>,
         table: Option<&str>,
     ) -> Result<Vec<WriteEvent>> {
-        let database = database.map(crate::names::normalize);
-        let table = table.map(crate::names::normalize);
+        let database = database.map(crate::model::names::normalize);
+        let table = table.map(crate::model::names::normalize);
         let mut found = Vec::new();
         for write in read_write_events(self.reader(), txn_id)? {
             let database_matches = database.as_ref().is_none_or(|d| *d == write.database);
@@ -195,12 +196,13 @@ impl Store {
 
 /// The writes recorded for `txn_id`.
 pub(crate) fn read_write_events(
-    reader: &dyn crate::kv::KvBackend,
+    reader: &dyn crate::storage::kv::KvBackend,
     txn_id: u64,
 ) -> Result<Vec<WriteEvent>> {
     let range = KeyRange::prefix(&keys::write_event_prefix(txn_id));
     let mut found = Vec::new();
-    for entry in crate::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(reader, range, crate::storage::kv::SCAN_PAGE_ENTRY_COUNT)
+    {
         let (key, stored) = entry?;
         found.push(ValueView::<WriteEvent>::new(key, stored)?.to_owned()?);
     }

@@ -27,14 +27,15 @@ use super::column_fold::{fold_column, runs_of, ColumnsFound, Extremes, FoldBy};
 use super::hll_union::UnionRef;
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
+use super::read::decoded_sketch_chunks;
 use super::read::{chunk_range, decoded_chunks, normalize_columns, resolve_slots};
-use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
+use super::sketch_chunk::DecodedSketchChunk;
 use super::stored_chunk::KeptStatsChunk;
 use super::write::resolve_stats_table;
 use super::{ColumnStatistics, StatsValue};
 use crate::error::Result;
-use crate::keys;
-use crate::partition::PartitionedTable;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::storage::keys;
 use crate::store::Store;
 
 /// Statistics aggregated over partitions.

@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
-use crate::partition::Partition;
+use crate::model::partition::Partition;
+use crate::model::table::Table;
 use crate::store::Store;
-use crate::table::Table;
 use crate::warehouse::QuickStats;
 
 /// Environment-context key (and, on a table, parameter) that turns the metastore's statistics
@@ -198,7 +198,7 @@ pub(crate) fn update_partition_stats_on_alter(
         return;
     }
     if !same {
-        if super::snapshot::is_transactional(&table.parameters) {
+        if crate::model::table::is_transactional(&table.parameters) {
             // Hive leaves a transactional table's partitions alone here.
             return;
         }

@@ -5,7 +5,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::{ColumnStatistics, StatsDecimal, StatsKind, StatsValue};
-use crate::values::{stored_value, ValueKind};
+use crate::storage::values::{stored_value, ValueKind};
 
 /// How many partitions (slots) one chunk holds. 128 keeps a chunk at a few kilobytes, so a
 /// write rewrites little, while 10k partitions are 79 chunks per column to scan.

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use super::sketch_chunk::DecodedSketchChunk;
 use super::stored_chunk::KeptStatsChunk;
-use crate::keys::TableId;
+use crate::storage::keys::TableId;
 
 /// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
 pub(crate) const CACHED_BYTE_COUNT_MAX: usize = 256 << 20;

@@ -20,9 +20,9 @@ use std::sync::Mutex;
 
 use fxhash::FxHashMap;
 
-use crate::consistent::{PartitionVersions, STRIPE_COUNT};
-use crate::keys::{self, TableId};
-use crate::kv::{WriteBatch, WriteOp};
+use crate::storage::consistent::{PartitionVersions, STRIPE_COUNT};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{WriteBatch, WriteOp};
 
 /// Chunks recorded per stripe; past it the stripe's record is emptied (about 40 bytes each).
 pub(crate) const RECORDED_CHUNK_COUNT_MAX: usize = 1 << 14;

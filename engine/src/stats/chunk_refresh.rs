@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::chunk_cache::{CachedChunks, ColumnChunksKey, HeapSize};
 use super::chunk_run::{ChunkRun, CHUNK_NUMBER_LEN};
 use crate::error::Result;
-use crate::kv::{KvBackend, KvBytes};
+use crate::storage::kv::{KvBackend, KvBytes};
 use crate::store::Store;
 
 /// How a column's chunks are read: their keys, a stored value's view, and the chunk kept
@@ -38,7 +38,7 @@ where
     }
     let some_key = (reading.key_of)(wanted.range.0);
     let column = &some_key[..some_key.len() - CHUNK_NUMBER_LEN];
-    let changes = &store.stats_changes;
+    let changes = &store.stats.changes;
     let Some(mut changed) = changes.changed_since(wanted.table, column, previous.version) else {
         return Ok(None);
     };

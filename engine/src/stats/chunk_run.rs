@@ -2,8 +2,8 @@
 //! numbers: read by one range scan and kept in place, then validated once each.
 
 use crate::error::{Error, Result};
-use crate::kv::{self, KeyRange, KvBackend, KvBytes};
-use crate::store::SCAN_PAGE_ENTRY_COUNT;
+use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 
 /// The length of a chunk number at the end of a chunk key.
 pub(crate) const CHUNK_NUMBER_LEN: usize = 4;

@@ -17,7 +17,10 @@ use std::cmp::Ordering;
 use super::aggregate::{linear_double, linear_integer, linear_value, Aim};
 use super::chunk::{bound_value, HAS_BIT_VECTORS, HAS_HIGH, HAS_LOW, SKETCH_IN_CHUNK};
 use super::merge::compare_values;
-use super::stored_chunk::{StoredChunk, StoredIntegers};
+use super::stored_chunk::{
+    plain_total, run_extremes, ChunkSummary, RunBuffer, RunExtremes, StoredChunk, StoredIntegers,
+    StoredNumber,
+};
 use super::{ColumnStatistics, StatsKind, StatsValue};
 
 /// The least and greatest value of one statistic, and where in the request they are.
@@ -71,96 +74,6 @@ fn double_order(left: &f64, right: &f64) -> Ordering {
     left.total_cmp(right)
 }
 
-/// An integer whose order is `f64::total_cmp`'s order of the double with bits `bits`.
-#[inline]
-fn total_order_key(bits: i64) -> i64 {
-    bits ^ (((bits >> 63) as u64) >> 1) as i64
-}
-
-/// A number as a chunk stores it (an `i64`, or a double's bits), with an integer of the same
-/// order for the run loops.
-trait StoredNumber: Copy {
-    fn from_stored(stored: i64) -> Self;
-    fn to_stored(self) -> i64;
-    fn order_key(stored: i64) -> i64;
-}
-
-impl StoredNumber for i64 {
-    #[inline]
-    fn from_stored(stored: i64) -> Self {
-        stored
-    }
-    #[inline]
-    fn to_stored(self) -> i64 {
-        self
-    }
-    #[inline]
-    fn order_key(stored: i64) -> i64 {
-        stored
-    }
-}
-
-impl StoredNumber for f64 {
-    #[inline]
-    fn from_stored(stored: i64) -> Self {
-        f64::from_bits(stored as u64)
-    }
-    #[inline]
-    fn to_stored(self) -> i64 {
-        self.to_bits() as i64
-    }
-    #[inline]
-    fn order_key(stored: i64) -> i64 {
-        total_order_key(stored)
-    }
-}
-
-/// A chunk's worth of numbers, copied out of a stored array for the run loops.
-type RunBuffer = [i64; super::CHUNK_SLOT_COUNT as usize];
-
-/// The least and greatest of a run's stored values (in `V`'s order), with the first position
-/// of each in the run.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct RunExtremes {
-    min: i64,
-    min_at: usize,
-    max: i64,
-    max_at: usize,
-}
-
-/// The extremes of `values` (an array stored empty is zero everywhere: one zero stands for
-/// it); `None` for none.
-#[inline]
-fn run_extremes<V: StoredNumber>(values: StoredIntegers<'_>) -> Option<RunExtremes> {
-    let mut buffer: RunBuffer;
-    let values: &[i64] = match values.is_empty() {
-        true => &[0],
-        false => {
-            buffer = [0; super::CHUNK_SLOT_COUNT as usize];
-            values.read_into(&mut buffer)
-        }
-    };
-    let &first = values.first()?;
-    // One pass, keeping the first position of each extreme, as a fold in request order does.
-    let (mut min, mut max) = (V::order_key(first), V::order_key(first));
-    let (mut min_at, mut max_at) = (0, 0);
-    for (at, &value) in values.iter().enumerate().skip(1) {
-        let value = V::order_key(value);
-        if value < min {
-            (min, min_at) = (value, at);
-        }
-        if value > max {
-            (max, max_at) = (value, at);
-        }
-    }
-    Some(RunExtremes {
-        min: values[min_at],
-        min_at,
-        max: values[max_at],
-        max_at,
-    })
-}
-
 /// Adds to `extremes` those of a run starting at request position `index`: as many additions
 /// one at a time, in order, would give.
 #[inline]
@@ -188,12 +101,6 @@ fn add_run_array<V: StoredNumber>(
     }
 }
 
-/// Values below this, at most [`super::CHUNK_SLOT_COUNT`] of them, sum without overflow.
-const PLAIN_SUM_VALUE_LIMIT: i64 = 1 << 55;
-const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
-    .checked_mul(PLAIN_SUM_VALUE_LIMIT)
-    .is_some());
-
 /// `sum` plus each of `values` (at most a chunk's) with saturation, as as many
 /// `saturating_add` in order give.
 #[inline]
@@ -214,28 +121,6 @@ fn add_total(sum: i64, total: Option<i64>, values: StoredIntegers<'_>) -> i64 {
                 .fold(sum, |sum, value| sum.saturating_add(*value))
         }
     }
-}
-
-/// The total of `values` (at most a chunk's) when every one is in 0..PLAIN_SUM_VALUE_LIMIT:
-/// the total cannot overflow, and partial sums from any start only grow, so adding it with
-/// saturation gives what adding them one at a time does. `None` otherwise.
-#[inline]
-fn plain_total(values: StoredIntegers<'_>) -> Option<i64> {
-    assert!(values.len() <= super::CHUNK_SLOT_COUNT as usize);
-    if values.is_empty() {
-        return Some(0);
-    }
-    let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
-    let values = values.read_into(&mut buffer);
-    let bits = values.iter().fold(0i64, |bits, value| bits | value);
-    if !(0..PLAIN_SUM_VALUE_LIMIT).contains(&bits) {
-        return None;
-    }
-    Some(
-        values
-            .iter()
-            .fold(0i64, |total, value| total.wrapping_add(*value)),
-    )
 }
 
 /// Starts `extremes` at the run's first value if nothing was folded yet, then adds the run.
@@ -417,73 +302,6 @@ impl BoundFold {
             ),
             BoundFold::Decimal { low, high } => (low, high),
         }
-    }
-}
-
-/// What a fold needs of a whole stored chunk (every offset it holds), found once per kept
-/// chunk (`KeptStatsChunk`): an aggregation whose run covers a chunk (a table's partitions in
-/// slot order, the usual request) then adds the chunk in constant time instead of scanning
-/// its arrays again on every call.
-#[derive(Debug, Clone)]
-pub(crate) struct ChunkSummary {
-    /// The kind and the bound flags (`HAS_LOW | HAS_HIGH`) of every offset.
-    kind: u8,
-    bound_flags: u8,
-    /// Totals as [`plain_total`] gives them.
-    nulls: Option<i64>,
-    trues: Option<i64>,
-    falses: Option<i64>,
-    distinct: RunExtremes,
-    max_length: RunExtremes,
-    avg_length: RunExtremes,
-    /// In the kind's order (doubles as `total_cmp` orders them), with their first values.
-    lows: RunExtremes,
-    lows_first: i64,
-    highs: RunExtremes,
-    highs_first: i64,
-}
-
-impl ChunkSummary {
-    /// The summary of `chunk`; `None` when its offsets differ in kind or in bounds present,
-    /// hold none, or hold decimals (those are folded by the run loops or slot by slot).
-    pub(crate) fn of(chunk: &StoredChunk<'_>) -> Option<ChunkSummary> {
-        let &kind = chunk.kinds.first()?;
-        let bounds = HAS_LOW | HAS_HIGH;
-        let bound_flags = chunk.flags.first()? & bounds;
-        let uniform = chunk.flags.len() == chunk.kinds.len()
-            && chunk.kinds.iter().all(|stored| *stored == kind)
-            && chunk
-                .flags
-                .iter()
-                .all(|stored| stored & bounds == bound_flags);
-        if !uniform {
-            return None;
-        }
-        let (lows, highs) = match StatsKind::from_byte(kind)? {
-            StatsKind::Decimal => return None,
-            StatsKind::Double => (
-                run_extremes::<f64>(chunk.lows)?,
-                run_extremes::<f64>(chunk.highs)?,
-            ),
-            _ => (
-                run_extremes::<i64>(chunk.lows)?,
-                run_extremes::<i64>(chunk.highs)?,
-            ),
-        };
-        Some(ChunkSummary {
-            kind,
-            bound_flags,
-            nulls: plain_total(chunk.num_nulls),
-            trues: plain_total(chunk.num_trues),
-            falses: plain_total(chunk.num_falses),
-            distinct: run_extremes::<i64>(chunk.num_distinct_values)?,
-            max_length: run_extremes::<i64>(chunk.max_lengths)?,
-            avg_length: run_extremes::<f64>(chunk.avg_lengths)?,
-            lows,
-            lows_first: chunk.lows.at(0),
-            highs,
-            highs_first: chunk.highs.at(0),
-        })
     }
 }
 
@@ -829,6 +647,7 @@ mod tests {
     use super::*;
     use crate::stats::chunk::StatsChunk;
     use crate::stats::stored_chunk::KeptStatsChunk;
+    use crate::stats::stored_chunk::PLAIN_SUM_VALUE_LIMIT;
     use crate::stats::StatsDecimal;
     use proptest::prelude::*;
 

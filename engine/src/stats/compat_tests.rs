@@ -10,9 +10,9 @@ use super::sketch_chunk::{SketchChunk, StoredSketches};
 use super::slots::find_slot;
 use super::test_store;
 use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
-use crate::kv::{KvBytes, MemoryBackend};
-use crate::partition::resolve_table;
-use crate::values::{ValueKind, VALUE_KIND_OFFSET};
+use crate::partitions::stored::resolve_table;
+use crate::storage::kv::{KvBytes, MemoryBackend};
+use crate::storage::values::{ValueKind, VALUE_KIND_OFFSET};
 use crate::{keys, Store};
 
 const PARTITION_COUNT: usize = 6;
@@ -154,7 +154,8 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write(
             .unwrap();
     }
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SKETCH, table);
-    let left = crate::kv::scan(reader, crate::kv::KeyRange::prefix(&prefix), 16).count();
+    let left =
+        crate::storage::kv::scan(reader, crate::storage::kv::KeyRange::prefix(&prefix), 16).count();
     assert_eq!(left, 0, "no sketch key or value is left");
 }
 

@@ -32,6 +32,7 @@
 mod accurate;
 mod aggregate;
 mod basic;
+pub(crate) mod caches;
 mod chunk;
 mod chunk_cache;
 mod chunk_changes;
@@ -64,20 +65,16 @@ mod write;
 
 pub use smol_str::SmolStr;
 
+pub use crate::model::table::is_transactional;
 pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
 pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use prewarm::{PrewarmReport, PREWARM_BYTES_MAX};
 pub use read::{PartitionStatistics, TableStatistics};
-pub use snapshot::is_transactional;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 
-pub(crate) use chunk_cache::ChunkCache;
-pub(crate) use chunk_changes::ChunkChanges;
-pub(crate) use slot_cache::SlotCache;
-pub(crate) use slot_changes::SlotChanges;
 pub(crate) use transactional::record_view_sources;
 
 pub(crate) use basic::{

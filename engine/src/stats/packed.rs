@@ -16,8 +16,8 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::StatsChunk;
 use crate::error::{Error, Result};
-use crate::kv::KvBytes;
-use crate::values::{encode, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
+use crate::storage::kv::KvBytes;
+use crate::storage::values::{encode, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
 
 /// One column's statistics for up to [`super::CHUNK_SLOT_COUNT`] partitions, packed. `kinds`,
 /// `flags`, `type_indexes` and `last_analyzed` have one entry per offset; every other array
@@ -266,7 +266,7 @@ mod tests {
     use super::*;
     use crate::stats::stored_chunk::KeptStatsChunk;
     use crate::stats::{ColumnStatistics, StatsDecimal, StatsKind, StatsValue};
-    use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
+    use crate::storage::values::{encode, StoredValue, VALUE_HEADER_LEN};
 
     fn round_trip(chunk: &StatsChunk) -> StatsChunk {
         let stored = encode(&pack(chunk)).unwrap();

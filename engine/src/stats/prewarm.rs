@@ -16,16 +16,16 @@
 use super::chunk::chunk_of;
 use super::chunk_cache::{ColumnChunksKey, CACHED_BYTE_COUNT_MAX, CACHED_COLUMN_COUNT_MAX};
 use super::read::decoded_chunks;
-use super::sketch_chunk::decoded_sketch_chunks;
+use super::read::decoded_sketch_chunks;
 use super::slot_cache::{CACHED_SLOT_COUNT_MAX, CACHED_TABLE_COUNT_MAX};
 use super::slot_index::slot_index;
 use super::slots::slot_count;
 use crate::error::Result;
-use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange};
-use crate::partition::PartitionedTable;
+use crate::model::table::Table;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{self, KeyRange};
 use crate::store::{read_view, Store};
-use crate::table::Table;
 
 /// The most a prewarm reads: half of the statistics chunk cache.
 pub const PREWARM_BYTES_MAX: usize = CACHED_BYTE_COUNT_MAX / 2;
@@ -112,7 +112,7 @@ impl Store {
         // Versions are odd while a batch is applied: what is read then would never be used.
         let (Some(version), Some(slot_version)) = (
             self.partition_versions.stable_version(id),
-            self.slot_versions.stable_version(id),
+            self.stats.slot_versions.stable_version(id),
         ) else {
             return Ok(());
         };
@@ -171,9 +171,9 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::kv::MemoryBackend;
     use crate::stats::test_store::store_with_partitions;
     use crate::stats::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
+    use crate::storage::kv::MemoryBackend;
 
     const PARTITION_COUNT: usize = 300;
 
@@ -201,7 +201,8 @@ mod tests {
         let store = store_with_partitions(backend, PARTITION_COUNT, false);
         let report = store.prewarm_statistics(PREWARM_BYTES_MAX).unwrap();
         assert_eq!((report.tables, report.columns), (1, 1));
-        let table = crate::partition::resolve_table(store.reader(), "hive", "db", "p").unwrap();
+        let table =
+            crate::partitions::stored::resolve_table(store.reader(), "hive", "db", "p").unwrap();
         let version = store.partition_versions.stable_version(table.id).unwrap();
         let wanted = ColumnChunksKey {
             table: table.id,
@@ -211,7 +212,8 @@ mod tests {
             range: (0, 2),
         };
         let kept = store
-            .stats_chunks
+            .stats
+            .chunks
             .statistics(&wanted)
             .expect("prewarmed chunks");
         let chunks: Vec<_> = kept.chunks.iter().flatten().collect();

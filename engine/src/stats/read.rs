@@ -13,19 +13,20 @@ use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::packed::{packed_view, PackedStatsChunk};
-use super::sketch_chunk::{decoded_sketch_chunks, DecodedSketchChunk};
+use super::sketch_chunk::{DecodedSketchChunk, SketchChunks, StoredSketches};
 use super::slot_index::slot_index;
 use super::stored_chunk::{KeptStatsChunk, StoredChunk};
 use super::write::{normalize_partition_name, resolve_stats_table};
 use super::{ColumnStatistics, SmolStr};
 use crate::error::Result;
-use crate::keys::{self, TableId};
-use crate::kv::KvBackend;
-use crate::partition::{read_view, PartitionedTable};
-use crate::partition_list::values_of_name;
-use crate::partition_name::{escaped_keys, is_plain};
+use crate::model::partition_name::{escaped_keys, is_plain};
+use crate::partitions::partitioned::values_of_name;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::read_view;
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::KvBackend;
+use crate::storage::values::ValueView;
 use crate::store::Store;
-use crate::values::ValueView;
 
 /// A table's statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,8 +108,8 @@ pub(crate) fn resolve_slots(
 ) -> Result<Vec<(usize, u32)>> {
     let reader = store.reader();
     // `None` while a batch changing slots is applied: nothing kept is used or kept then.
-    let slot_version = store.slot_versions.stable_version(table.id);
-    let mut index = slot_version.and_then(|version| store.stats_slots.get(table.id, version));
+    let slot_version = store.stats.slot_versions.stable_version(table.id);
+    let mut index = slot_version.and_then(|version| store.stats.slots.get(table.id, version));
     if index.is_none() && names.len() >= SLOT_SCAN_NAME_COUNT_MIN {
         let slot_count = super::slots::slot_count(reader, table.id)?;
         if names.len() * SLOT_SCAN_SHARE_DIVISOR >= slot_count as usize {
@@ -204,10 +205,10 @@ pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
 ) -> Result<Arc<CachedChunks<KeptStatsChunk>>> {
-    if let Some(kept) = store.stats_chunks.statistics(wanted) {
+    if let Some(kept) = store.stats.chunks.statistics(wanted) {
         return Ok(kept);
     }
-    let previous = store.stats_chunks.statistics_of_any_version(wanted);
+    let previous = store.stats.chunks.statistics_of_any_version(wanted);
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let reading = ChunkReading {
         key_of: |number| keys::stats_chunk_key(table, column, engine, number),
@@ -228,7 +229,7 @@ pub(crate) fn decoded_chunks(
         first: wanted.range.0,
         chunks,
     });
-    store.stats_chunks.keep_statistics(wanted, entry.clone());
+    store.stats.chunks.keep_statistics(wanted, entry.clone());
     Ok(entry)
 }
 
@@ -462,6 +463,49 @@ impl Store {
         }
         Ok(result)
     }
+}
+
+/// One column's sketch chunks over `wanted`'s range: the kept ones when the store's cache
+/// holds them at `wanted`'s version, else read, validated and kept.
+pub(crate) fn decoded_sketch_chunks(
+    store: &Store,
+    wanted: &ColumnChunksKey<'_>,
+) -> Result<Arc<CachedChunks<DecodedSketchChunk>>> {
+    if let Some(kept) = store.stats.chunks.sketches(wanted) {
+        return Ok(kept);
+    }
+    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
+    // Those of an older version that no batch changed since are kept (`chunk_refresh.rs`).
+    let previous = store.stats.chunks.sketches_of_any_version(wanted);
+    let reading = ChunkReading {
+        key_of: |number| keys::stats_sketch_chunk_key(table, column, engine, number),
+        view: StoredSketches::new,
+        make: DecodedSketchChunk::from_stored,
+    };
+    let refreshed = match &previous {
+        Some(previous) => refreshed_chunks(store, wanted, previous, &reading)?,
+        None => None,
+    };
+    drop(previous);
+    let chunks = match refreshed {
+        Some(chunks) => chunks,
+        None => {
+            let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
+            let views = loaded.0.into_views().into_iter();
+            let chunks = views.map(|stored| {
+                let chunk = stored.map(DecodedSketchChunk::from_stored).transpose()?;
+                Ok(chunk.map(Arc::new))
+            });
+            chunks.collect::<Result<_>>()?
+        }
+    };
+    let entry = Arc::new(CachedChunks {
+        version: wanted.version,
+        first: wanted.range.0,
+        chunks,
+    });
+    store.stats.chunks.keep_sketches(wanted, entry.clone());
+    Ok(entry)
 }
 
 #[cfg(test)]

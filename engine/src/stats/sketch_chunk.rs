@@ -13,20 +13,17 @@
 //! ([`super::chunk::SKETCH_IN_CHUNK`]), and the next write of the slot moves it here.
 
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
-use super::chunk_cache::{CachedChunks, ColumnChunksKey};
-use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
 use super::hll_union::{ArchivedStoredUnion, HllUnion, StoredUnion, StoredUnionView, UnionRef};
 use crate::error::{Error, Result};
-use crate::keys::{self, TableId};
-use crate::kv::{KvBackend, KvBytes};
-use crate::store::Store;
-use crate::values::{stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{KvBackend, KvBytes};
+use crate::storage::values::{stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
 
 /// The sketches of one chunk's slots: offset `i`'s bytes are
 /// `bytes[ends[i - 1]..ends[i]]` (from 0 for the first). `ends` has one entry per offset up
@@ -207,7 +204,7 @@ impl StoredSketches {
 }
 
 /// One column's sketch chunks over a range of chunk numbers, read by one range scan.
-pub(crate) struct SketchChunks(ChunkRun<StoredSketches>);
+pub(crate) struct SketchChunks(pub(super) ChunkRun<StoredSketches>);
 
 impl SketchChunks {
     /// The sketch chunks `first..=last` of `column` for `engine` that are stored.
@@ -353,60 +350,17 @@ impl DecodedSketchChunk {
     }
 }
 
-/// One column's sketch chunks over `wanted`'s range: the kept ones when the store's cache
-/// holds them at `wanted`'s version, else read, validated and kept.
-pub(crate) fn decoded_sketch_chunks(
-    store: &Store,
-    wanted: &ColumnChunksKey<'_>,
-) -> Result<Arc<CachedChunks<DecodedSketchChunk>>> {
-    if let Some(kept) = store.stats_chunks.sketches(wanted) {
-        return Ok(kept);
-    }
-    let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
-    // Those of an older version that no batch changed since are kept (`chunk_refresh.rs`).
-    let previous = store.stats_chunks.sketches_of_any_version(wanted);
-    let reading = ChunkReading {
-        key_of: |number| keys::stats_sketch_chunk_key(table, column, engine, number),
-        view: StoredSketches::new,
-        make: DecodedSketchChunk::from_stored,
-    };
-    let refreshed = match &previous {
-        Some(previous) => refreshed_chunks(store, wanted, previous, &reading)?,
-        None => None,
-    };
-    drop(previous);
-    let chunks = match refreshed {
-        Some(chunks) => chunks,
-        None => {
-            let loaded = SketchChunks::load(store.reader(), table, column, engine, wanted.range)?;
-            let views = loaded.0.into_views().into_iter();
-            let chunks = views.map(|stored| {
-                let chunk = stored.map(DecodedSketchChunk::from_stored).transpose()?;
-                Ok(chunk.map(Arc::new))
-            });
-            chunks.collect::<Result<_>>()?
-        }
-    };
-    let entry = Arc::new(CachedChunks {
-        version: wanted.version,
-        first: wanted.range.0,
-        chunks,
-    });
-    store.stats_chunks.keep_sketches(wanted, entry.clone());
-    Ok(entry)
-}
-
 #[cfg(test)]
 impl DecodedSketchChunk {
     /// `chunk` as it would be kept once stored (in the form of kind 9) and read back.
     pub(crate) fn from_chunk(chunk: &SketchChunk) -> Self {
-        Self::from_encoded(crate::values::encode(chunk).expect("encode a sketch chunk"))
+        Self::from_encoded(crate::storage::values::encode(chunk).expect("encode a sketch chunk"))
     }
 
     /// The chunk kept from the stored value `stored`, of either form.
     pub(crate) fn from_encoded(stored: Vec<u8>) -> Self {
-        let key = KvBytes::from_shared(Arc::from(&b"k"[..]));
-        let stored = KvBytes::from_shared(Arc::from(stored));
+        let key = KvBytes::from_shared(std::sync::Arc::from(&b"k"[..]));
+        let stored = KvBytes::from_shared(std::sync::Arc::from(stored));
         let stored = StoredSketches::new(key, stored).expect("a view of a sketch chunk");
         DecodedSketchChunk::from_stored(stored).expect("a consistent sketch chunk")
     }
@@ -414,8 +368,10 @@ impl DecodedSketchChunk {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
-    use crate::values::{encode, StoredValue, VALUE_HEADER_LEN};
+    use crate::storage::values::{encode, StoredValue, VALUE_HEADER_LEN};
 
     #[test]
     fn a_kept_chunk_reads_its_sketches_in_place() {

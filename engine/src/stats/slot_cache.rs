@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::keys::TableId;
+use crate::storage::keys::TableId;
 
 /// Slots by partition name. Names are the clients' (any partition they created), so the map
 /// hashes with std's randomly keyed SipHash: a fixed hash such as Fx lets a client choose names

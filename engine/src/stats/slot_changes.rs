@@ -16,9 +16,9 @@
 
 use std::sync::Mutex;
 
-use crate::consistent::{PartitionVersions, STRIPE_COUNT};
-use crate::keys::{self, TableId};
-use crate::kv::{WriteBatch, WriteOp};
+use crate::storage::consistent::{PartitionVersions, STRIPE_COUNT};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{WriteBatch, WriteOp};
 
 /// Changes recorded per stripe; past it the stripe's record is emptied. About 90 bytes each
 /// (the values on the heap included), so at most some 23 MB over the 64 stripes; a batch

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use super::slot_cache::{SlotIndex, SlotsByName, CACHED_SLOT_COUNT_MAX};
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{self, KeyRange};
-use crate::partition::PartitionedTable;
-use crate::partition_name::{escaped_keys, push_escaped};
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::model::partition_name::{escaped_keys, push_escaped};
+use crate::partitions::partitioned::PartitionedTable;
+use crate::storage::keys;
+use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
+use crate::storage::kv::{self, KeyRange};
+use crate::store::Store;
 
 /// The index of `table` at slot version `version` (`None`: a batch changing slots is being
 /// applied, and nothing kept is used or kept), whose slot counter says `slot_count`. Kept
@@ -31,8 +32,8 @@ pub(crate) fn slot_index(
         version: version.unwrap_or(u64::MAX),
         by_name,
     });
-    if version.is_some_and(|version| store.slot_versions.unchanged(table.id, version)) {
-        store.stats_slots.insert(table.id, index.clone());
+    if version.is_some_and(|version| store.stats.slot_versions.unchanged(table.id, version)) {
+        store.stats.slots.insert(table.id, index.clone());
     }
     Ok(index)
 }
@@ -46,7 +47,7 @@ fn updated(
     escaped_keys: &[String],
     version: u64,
 ) -> Option<SlotsByName> {
-    let older = store.stats_slots.latest(table.id)?;
+    let older = store.stats.slots.latest(table.id)?;
     if older.version >= version {
         return None;
     }
@@ -54,7 +55,7 @@ fn updated(
     let mut by_name = older.by_name.clone();
     let (mut name, mut value) = (String::new(), Vec::new());
     let mut whole = true;
-    let answered = store.stats_slot_changes.changes_between(
+    let answered = store.stats.slot_changes.changes_between(
         table.id,
         (older.version, version),
         older.by_name.len() / 2,

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::keys::{self, TableId};
-use crate::kv::KvBackend;
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::KvBackend;
 use crate::store::WriteTxn;
 
 /// The length of a stored slot or counter: a u32, big-endian.

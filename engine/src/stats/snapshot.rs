@@ -16,16 +16,9 @@ use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 use super::write::{existing_partition, resolve_stats_table};
 use super::StatsWriteOptions;
 use crate::error::{Error, Result};
+use crate::model::table::{is_transactional, Table};
 use crate::store::Store;
-use crate::table::Table;
 use crate::txns::WriteIdSnapshot;
-
-/// Hive's `isTransactionalTable`: parameter `transactional` is `true`, any case.
-pub fn is_transactional(parameters: &BTreeMap<String, String>) -> bool {
-    parameters
-        .get("transactional")
-        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
-}
 
 fn basic_stats_accurate(accuracy: Option<&str>) -> bool {
     StatsAccuracy::parse(accuracy).basic

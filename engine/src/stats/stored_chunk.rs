@@ -10,11 +10,10 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::chunk::{bound_value, HAS_HIGH, HAS_LOW};
-use super::column_fold::ChunkSummary;
 use super::packed::{ArchivedPackedStatsChunk, PackedStatsChunk};
 use super::{ColumnStatistics, SmolStr, StatsKind};
 use crate::error::{Error, Result};
-use crate::values::ValueView;
+use crate::storage::values::ValueView;
 
 /// An array of `i64` (or `f64` bits) stored little-endian, read in place; possibly empty,
 /// which the packed form uses for an array that is zero everywhere.
@@ -337,17 +336,203 @@ impl<'a> StoredChunk<'a> {
 impl KeptStatsChunk {
     /// `chunk` as it is kept once stored packed and read back.
     pub(crate) fn from_chunk(chunk: &super::chunk::StatsChunk) -> Self {
-        let stored = crate::values::encode(&super::packed::pack(chunk)).expect("encode a chunk");
+        let stored =
+            crate::storage::values::encode(&super::packed::pack(chunk)).expect("encode a chunk");
         Self::from_stored(&stored)
     }
 
     /// The chunk kept from the stored value `stored` (either stored form).
     pub(crate) fn from_stored(stored: &[u8]) -> Self {
         use std::sync::Arc;
-        let key = crate::kv::KvBytes::from_shared(Arc::from(&b"k"[..]));
-        let stored = crate::kv::KvBytes::from_shared(Arc::from(stored));
+        let key = crate::storage::kv::KvBytes::from_shared(Arc::from(&b"k"[..]));
+        let stored = crate::storage::kv::KvBytes::from_shared(Arc::from(stored));
         let view = super::packed::packed_view(key, stored).expect("a view of a chunk");
         KeptStatsChunk::from_view(view).expect("a consistent chunk")
+    }
+}
+
+/// An integer whose order is `f64::total_cmp`'s order of the double with bits `bits`.
+#[inline]
+pub(super) fn total_order_key(bits: i64) -> i64 {
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// A number as a chunk stores it (an `i64`, or a double's bits), with an integer of the same
+/// order for the run loops.
+pub(super) trait StoredNumber: Copy {
+    fn from_stored(stored: i64) -> Self;
+    fn to_stored(self) -> i64;
+    fn order_key(stored: i64) -> i64;
+}
+
+impl StoredNumber for i64 {
+    #[inline]
+    fn from_stored(stored: i64) -> Self {
+        stored
+    }
+    #[inline]
+    fn to_stored(self) -> i64 {
+        self
+    }
+    #[inline]
+    fn order_key(stored: i64) -> i64 {
+        stored
+    }
+}
+
+impl StoredNumber for f64 {
+    #[inline]
+    fn from_stored(stored: i64) -> Self {
+        f64::from_bits(stored as u64)
+    }
+    #[inline]
+    fn to_stored(self) -> i64 {
+        self.to_bits() as i64
+    }
+    #[inline]
+    fn order_key(stored: i64) -> i64 {
+        total_order_key(stored)
+    }
+}
+
+/// A chunk's worth of numbers, copied out of a stored array for the run loops.
+pub(super) type RunBuffer = [i64; super::CHUNK_SLOT_COUNT as usize];
+
+/// The least and greatest of a run's stored values (in `V`'s order), with the first position
+/// of each in the run.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RunExtremes {
+    pub(super) min: i64,
+    pub(super) min_at: usize,
+    pub(super) max: i64,
+    pub(super) max_at: usize,
+}
+
+/// The extremes of `values` (an array stored empty is zero everywhere: one zero stands for
+/// it); `None` for none.
+#[inline]
+pub(super) fn run_extremes<V: StoredNumber>(values: StoredIntegers<'_>) -> Option<RunExtremes> {
+    let mut buffer: RunBuffer;
+    let values: &[i64] = match values.is_empty() {
+        true => &[0],
+        false => {
+            buffer = [0; super::CHUNK_SLOT_COUNT as usize];
+            values.read_into(&mut buffer)
+        }
+    };
+    let &first = values.first()?;
+    // One pass, keeping the first position of each extreme, as a fold in request order does.
+    let (mut min, mut max) = (V::order_key(first), V::order_key(first));
+    let (mut min_at, mut max_at) = (0, 0);
+    for (at, &value) in values.iter().enumerate().skip(1) {
+        let value = V::order_key(value);
+        if value < min {
+            (min, min_at) = (value, at);
+        }
+        if value > max {
+            (max, max_at) = (value, at);
+        }
+    }
+    Some(RunExtremes {
+        min: values[min_at],
+        min_at,
+        max: values[max_at],
+        max_at,
+    })
+}
+
+/// Values below this, at most [`super::CHUNK_SLOT_COUNT`] of them, sum without overflow.
+pub(super) const PLAIN_SUM_VALUE_LIMIT: i64 = 1 << 55;
+const _: () = assert!((super::CHUNK_SLOT_COUNT as i64)
+    .checked_mul(PLAIN_SUM_VALUE_LIMIT)
+    .is_some());
+
+/// The total of `values` (at most a chunk's) when every one is in 0..PLAIN_SUM_VALUE_LIMIT:
+/// the total cannot overflow, and partial sums from any start only grow, so adding it with
+/// saturation gives what adding them one at a time does. `None` otherwise.
+#[inline]
+pub(super) fn plain_total(values: StoredIntegers<'_>) -> Option<i64> {
+    assert!(values.len() <= super::CHUNK_SLOT_COUNT as usize);
+    if values.is_empty() {
+        return Some(0);
+    }
+    let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
+    let values = values.read_into(&mut buffer);
+    let bits = values.iter().fold(0i64, |bits, value| bits | value);
+    if !(0..PLAIN_SUM_VALUE_LIMIT).contains(&bits) {
+        return None;
+    }
+    Some(
+        values
+            .iter()
+            .fold(0i64, |total, value| total.wrapping_add(*value)),
+    )
+}
+
+/// What a fold needs of a whole stored chunk (every offset it holds), found once per kept
+/// chunk (`KeptStatsChunk`): an aggregation whose run covers a chunk (a table's partitions in
+/// slot order, the usual request) then adds the chunk in constant time instead of scanning
+/// its arrays again on every call.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkSummary {
+    /// The kind and the bound flags (`HAS_LOW | HAS_HIGH`) of every offset.
+    pub(super) kind: u8,
+    pub(super) bound_flags: u8,
+    /// Totals as [`plain_total`] gives them.
+    pub(super) nulls: Option<i64>,
+    pub(super) trues: Option<i64>,
+    pub(super) falses: Option<i64>,
+    pub(super) distinct: RunExtremes,
+    pub(super) max_length: RunExtremes,
+    pub(super) avg_length: RunExtremes,
+    /// In the kind's order (doubles as `total_cmp` orders them), with their first values.
+    pub(super) lows: RunExtremes,
+    pub(super) lows_first: i64,
+    pub(super) highs: RunExtremes,
+    pub(super) highs_first: i64,
+}
+
+impl ChunkSummary {
+    /// The summary of `chunk`; `None` when its offsets differ in kind or in bounds present,
+    /// hold none, or hold decimals (those are folded by the run loops or slot by slot).
+    pub(crate) fn of(chunk: &StoredChunk<'_>) -> Option<ChunkSummary> {
+        let &kind = chunk.kinds.first()?;
+        let bounds = HAS_LOW | HAS_HIGH;
+        let bound_flags = chunk.flags.first()? & bounds;
+        let uniform = chunk.flags.len() == chunk.kinds.len()
+            && chunk.kinds.iter().all(|stored| *stored == kind)
+            && chunk
+                .flags
+                .iter()
+                .all(|stored| stored & bounds == bound_flags);
+        if !uniform {
+            return None;
+        }
+        let (lows, highs) = match StatsKind::from_byte(kind)? {
+            StatsKind::Decimal => return None,
+            StatsKind::Double => (
+                run_extremes::<f64>(chunk.lows)?,
+                run_extremes::<f64>(chunk.highs)?,
+            ),
+            _ => (
+                run_extremes::<i64>(chunk.lows)?,
+                run_extremes::<i64>(chunk.highs)?,
+            ),
+        };
+        Some(ChunkSummary {
+            kind,
+            bound_flags,
+            nulls: plain_total(chunk.num_nulls),
+            trues: plain_total(chunk.num_trues),
+            falses: plain_total(chunk.num_falses),
+            distinct: run_extremes::<i64>(chunk.num_distinct_values)?,
+            max_length: run_extremes::<i64>(chunk.max_lengths)?,
+            avg_length: run_extremes::<f64>(chunk.avg_lengths)?,
+            lows,
+            lows_first: chunk.lows.at(0),
+            highs,
+            highs_first: chunk.highs.at(0),
+        })
     }
 }
 
@@ -356,7 +541,7 @@ mod tests {
     use super::*;
     use crate::stats::chunk::StatsChunk;
     use crate::stats::{StatsDecimal, StatsValue};
-    use crate::values::encode;
+    use crate::storage::values::encode;
     use proptest::prelude::*;
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::kv::MemoryBackend;
+use crate::storage::kv::MemoryBackend;
 use crate::{
     Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions, Table,
 };

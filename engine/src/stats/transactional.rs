@@ -11,16 +11,16 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::database::find_database_id;
-use crate::error::{Error, Result};
-use crate::keys::{self, TableId};
-use crate::kv::KvBackend;
-use crate::store::{read_view, Store, WriteTxn};
-use crate::table::{
-    dangling_table_index, find_table_id, normalize_names, table_not_found, CreationMetadata,
-    SourceTable, Table, MATERIALIZED_VIEW,
+use crate::catalog::lookup::find_database_id;
+use crate::catalog::lookup::{
+    dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
-use crate::values::{stored_value, ValueKind};
+use crate::error::{Error, Result};
+use crate::model::table::{CreationMetadata, SourceTable, Table, MATERIALIZED_VIEW};
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::KvBackend;
+use crate::storage::values::{stored_value, ValueKind};
+use crate::store::{read_view, Store, WriteTxn};
 
 /// Rows inserted, updated and deleted in one table by transactions, as Hive's
 /// `UpdateTransactionalStatsRequest` reports them and `SourceTable` returns them.
@@ -184,8 +184,9 @@ pub(crate) fn record_view_sources(
     };
     let mut sources = Vec::with_capacity(named.len());
     for (database, table, counts) in named {
-        let id = crate::table::table_id_in(txn.reader(), &view.cat_name, &database, &table)?
-            .ok_or_else(|| {
+        let id =
+            crate::catalog::lookup::table_id_in(txn.reader(), &view.cat_name, &database, &table)?
+                .ok_or_else(|| {
                 Error::Refused(format!(
                     "Specified catalog.database.table does not exist : {}.{}.{}",
                     view.cat_name,

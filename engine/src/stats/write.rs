@@ -21,12 +21,14 @@ use super::snapshot::AccuracyWrite;
 use super::{ColumnStatistics, StatsWriteOptions};
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, StoredStatistics, TableImage};
-use crate::keys::{self, TableId};
-use crate::kv::{self, KeyRange, KvBackend, KvBytes};
-use crate::partition::{resolve_table, PartitionRecord, PartitionedTable};
-use crate::partition_list::values_of_name;
+use crate::model::partition::PartitionRecord;
+use crate::model::table::Table;
+use crate::partitions::partitioned::values_of_name;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::resolve_table;
+use crate::storage::keys::{self, TableId};
+use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 use crate::store::{Store, WriteTxn};
-use crate::table::Table;
 
 /// Hive's message for statistics of a partition that does not exist.
 pub(crate) const NO_SUCH_PARTITION: &str = "Partition for which stats is gathered doesn't exist.";
@@ -111,7 +113,7 @@ pub(crate) fn existing_partition(
         return Ok(None);
     };
     let key = keys::partition_key(table.id, &values);
-    match crate::partition::read_view::<PartitionRecord>(reader, &key)? {
+    match crate::partitions::stored::read_view::<PartitionRecord>(reader, &key)? {
         Some(view) => Ok(Some((values, view.to_owned()?))),
         None => Ok(None),
     }

@@ -5,12 +5,12 @@
 
 use crate::error::{Error, Result};
 use crate::events::WriteNotification;
-use crate::keys::{self, TableId};
-use crate::locks::txn_id_text;
-use crate::partition::read_view;
+use crate::model::table::Table;
+use crate::partitions::stored::read_view;
+use crate::storage::keys::{self, TableId};
+use crate::storage::values;
 use crate::store::Store;
-use crate::values;
-use crate::Table;
+use crate::txns::locks::txn_id_text;
 
 /// The prefix a committed key must have (Hive's `TxnStore.TXN_KEY_START`).
 pub const TXN_KEY_PREFIX: &str = "_meta";
@@ -96,7 +96,7 @@ mod tests {
     fn store_with_table() -> (Store, i64) {
         let mut options = StoreOptions::new("/warehouse").metadata_only();
         options.durability = Durability::Memory;
-        let backend = std::sync::Arc::new(crate::kv::MemoryBackend::new());
+        let backend = std::sync::Arc::new(crate::storage::kv::MemoryBackend::new());
         let store = Store::open_with_backend(backend, options).unwrap();
         let database = Database {
             name: "db".into(),

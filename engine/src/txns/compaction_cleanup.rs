@@ -10,9 +10,9 @@
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
-use crate::locks::now_ms;
-use crate::names;
+use crate::model::names;
 use crate::store::Store;
+use crate::txns::locks::now_ms;
 
 use super::compactions::{
     normalise_request, Compaction, CompactionEntry, CompactionQueue, CompactionState,

@@ -9,12 +9,12 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::locks::now_ms;
-use crate::names;
+use crate::model::names;
+use crate::storage::keys;
+use crate::storage::kv::{KeyRange, KvBackend};
+use crate::storage::values::{self, stored_value, ValueKind, VALUE_HEADER_LEN};
 use crate::store::Store;
-use crate::values::{self, stored_value, ValueKind, VALUE_HEADER_LEN};
+use crate::txns::locks::now_ms;
 
 /// The state every queued request keeps: hivestore runs no compactions.
 pub const COMPACTION_STATE_INITIATED: &str = "initiated";
@@ -165,7 +165,8 @@ pub(crate) struct CompactionQueue {
 
 impl CompactionQueue {
     pub(crate) fn load(reader: &dyn KvBackend) -> Result<CompactionQueue> {
-        let next_id = crate::locks::read_counter(reader, keys::ACID_COUNTER_NEXT_COMPACTION_ID)?;
+        let next_id =
+            crate::txns::locks::read_counter(reader, keys::ACID_COUNTER_NEXT_COMPACTION_ID)?;
         Ok(CompactionQueue {
             entries: read_compactions(reader)?,
             next_id,
@@ -283,7 +284,8 @@ pub(crate) fn normalise_request(mut request: Compaction) -> Result<Compaction> {
 fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
     let range = KeyRange::prefix(&keys::compaction_prefix());
     let mut entries = Vec::new();
-    for entry in crate::kv::scan(reader, range, crate::store::SCAN_PAGE_ENTRY_COUNT) {
+    for entry in crate::storage::kv::scan(reader, range, crate::storage::kv::SCAN_PAGE_ENTRY_COUNT)
+    {
         let (key, stored) = entry?;
         let kind = stored.get(1).copied();
         let is_old = stored.len() >= VALUE_HEADER_LEN && kind == Some(ValueKind::Compaction as u8);
@@ -424,7 +426,7 @@ mod tests {
     fn store() -> Store {
         let mut options = StoreOptions::new("/warehouse").metadata_only();
         options.durability = Durability::Memory;
-        let backend = std::sync::Arc::new(crate::kv::MemoryBackend::new());
+        let backend = std::sync::Arc::new(crate::storage::kv::MemoryBackend::new());
         Store::open_with_backend(backend, options).unwrap()
     }
 

@@ -4,38 +4,16 @@
 //! while the transaction is open (and reported by [`Store::min_history_write_ids`]) and go
 //! when it commits or aborts, in the same batch, as in Hive.
 
-use std::collections::BTreeMap;
-
 use crate::error::{Error, Result};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::locks::{now_ms, txn_id_text, AcidChanges};
-use crate::names;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
+use crate::model::names;
+use crate::storage::keys;
+use crate::store::Store;
+use crate::txns::locks::{now_ms, txn_id_text, AcidChanges};
 
 use super::state::{TxnSpace, TxnStatus};
 
 /// The most tables one `add_write_ids_to_min_history` may name.
 pub const MIN_HISTORY_TABLE_COUNT_MAX: usize = 10_000;
-
-/// Lowest open write ids by `(database, table)`.
-pub(crate) type MinHistory = BTreeMap<(String, String), u64>;
-
-/// Reads every stored minimum history entry, by transaction.
-pub(crate) fn load(backend: &dyn KvBackend) -> Result<BTreeMap<u64, MinHistory>> {
-    let mut loaded: BTreeMap<u64, MinHistory> = BTreeMap::new();
-    let range = KeyRange::prefix(&[keys::KEYSPACE_MIN_HISTORY]);
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        let (txn_id, database, table) = keys::decode_min_history_key(&key)?;
-        let write_id = keys::decode_id_value(&key, &stored)?;
-        loaded
-            .entry(txn_id)
-            .or_default()
-            .insert((database, table), write_id);
-    }
-    Ok(loaded)
-}
 
 /// Forgets the entries of `txn_id`, which committed or aborted.
 pub(crate) fn forget(txns: &mut TxnSpace, txn_id: u64, changes: &mut AcidChanges) {

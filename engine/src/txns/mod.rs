@@ -1,8 +1,9 @@
 //! Hive's transactions and table write ids: `open_txns`, `commit_txn`, `abort_txn(s)`,
 //! `heartbeat` of a transaction, `get_open_txns(_info)`, `allocate_table_write_ids`,
-//! `get_valid_write_ids`, `get_max_allocated_table_write_id`.
+//! `get_valid_write_ids`, `get_max_allocated_table_write_id`; and Hive's locks ([`locks`]),
+//! with which they share one table in memory.
 //!
-//! Transactions share the lock table's mutex and atomic writes (see [`crate::locks`]): a
+//! Transactions share the lock table's mutex and atomic writes (see [`locks`]): a
 //! commit or abort releases the transaction's locks in the same batch. An open transaction
 //! that is not heartbeated (`heartbeat`, or `check_lock` of one of its locks) for the
 //! timeout is aborted. Committed transactions are removed; aborted ones stay listed (their
@@ -16,9 +17,11 @@
 //! so that a reader's snapshot of transactions (Hive's `ValidTxnList`) turns into the write
 //! ids it must not see.
 
+pub(crate) mod acid;
 mod commit_extras;
 mod compaction_cleanup;
 mod compactions;
+pub mod locks;
 mod min_history;
 mod model;
 mod purge;
@@ -36,7 +39,10 @@ pub use compactions::{
     ShowCompactFilter, COMPACTION_NOT_RUN_NOTE, COMPACTION_STATE_INITIATED,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
-pub use model::{OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType};
+pub use model::{
+    OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType,
+    OPEN_TXN_BATCH_MAX, OPEN_TXN_COUNT_MAX, TXN_ID_LIST_LEN_MAX,
+};
 pub use purge::OPEN_TXN_WINDOW_MS;
 pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
@@ -46,51 +52,14 @@ pub(crate) use write_id_list::WriteIdSnapshot;
 
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, WriteEvent, WriteNotification};
-use crate::keys;
-use crate::kv::{KeyRange, KvBackend};
-use crate::locks::{
-    now_ms, read_counter, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
+use crate::model::names;
+use crate::storage::keys;
+use crate::storage::kv::KeyRange;
+use crate::storage::values;
+use crate::store::Store;
+use crate::txns::locks::{
+    now_ms, txn_id_text, AcidChanges, AcidState, DataOperation, LockComponent,
 };
-use crate::names;
-use crate::store::{Store, SCAN_PAGE_ENTRY_COUNT};
-use crate::values;
-
-/// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
-pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
-/// The most transactions open at once (Hive's `metastore.max.open.txns`).
-pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
-/// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
-/// may name.
-pub const TXN_ID_LIST_LEN_MAX: usize = 100_000;
-
-/// Reads every transaction not yet committed and the transaction id counter.
-pub(crate) fn load(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
-    let mut space = TxnSpace {
-        next_txn_id: read_counter(backend, keys::ACID_COUNTER_NEXT_TXN_ID)?,
-        ..TxnSpace::default()
-    };
-    let range = KeyRange::prefix(&keys::txn_prefix());
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        let txn_id = keys::decode_txn_key(&key)?;
-        if txn_id >= space.next_txn_id {
-            let reason = format!("transaction {txn_id} at or above the next transaction id");
-            return Err(Error::corruption(&key, reason));
-        }
-        let record = values::decode::<TxnRecord>(key, stored)?;
-        space.txns.insert(txn_id, HeldTxn::new(record, now));
-    }
-    let range = KeyRange::prefix(&keys::write_set_prefix());
-    for entry in crate::kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
-        let (key, stored) = entry?;
-        let txn_id = keys::decode_write_set_key(&key)?;
-        space
-            .write_sets
-            .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
-    }
-    space.min_history = min_history::load(backend)?;
-    Ok(space)
-}
 
 /// Adds the updates and deletes among `components` to the write set of open transaction
 /// `txn_id` (Hive records them from the lock request). Answers whether it grew.
@@ -555,7 +524,7 @@ impl Store {
                 let body = EventBody::WriteIds {
                     allocated: newly_allocated,
                 };
-                let catalog = crate::names::DEFAULT_CATALOG_NAME;
+                let catalog = crate::model::names::DEFAULT_CATALOG_NAME;
                 let event =
                     EventRecord::new(EventKind::AllocWriteId, catalog, &database, &table, body);
                 changes.events.push(event);
@@ -582,8 +551,8 @@ impl Store {
             let components: Vec<LockComponent> = partitions
                 .iter()
                 .map(|partition| LockComponent {
-                    lock_type: crate::locks::LockType::SharedWrite,
-                    level: crate::locks::LockLevel::Partition,
+                    lock_type: crate::txns::locks::LockType::SharedWrite,
+                    level: crate::txns::locks::LockLevel::Partition,
                     database: database.clone(),
                     table: Some(table.clone()),
                     partition: Some(partition.clone()),
@@ -721,7 +690,7 @@ impl Store {
     fn stored_counter(&self, key: &[u8]) -> Result<u64> {
         match self.reader().get(key)? {
             Some(stored) => keys::decode_id_value(key, &stored),
-            None => Ok(crate::store::FIRST_ID),
+            None => Ok(crate::storage::keys::FIRST_ID),
         }
     }
 }

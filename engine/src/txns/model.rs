@@ -2,6 +2,14 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
+/// The most transactions one `open_txns` call may open (Hive's `hive.txn.max.open.batch`).
+pub const OPEN_TXN_BATCH_MAX: u32 = 1000;
+/// The most transactions open at once (Hive's `metastore.max.open.txns`).
+pub const OPEN_TXN_COUNT_MAX: usize = 100_000;
+/// The most transaction ids one `abort_txns`, `allocate_table_write_ids` or heartbeat range
+/// may name.
+pub const TXN_ID_LIST_LEN_MAX: usize = 100_000;
+
 /// Hive's `TxnType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
 pub enum TxnType {

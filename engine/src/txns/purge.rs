@@ -6,8 +6,8 @@
 //! clean them up). Committed transactions are never kept (see `mod.rs`).
 
 use crate::error::Result;
-use crate::locks::now_ms;
 use crate::store::Store;
+use crate::txns::locks::now_ms;
 
 use super::TxnState;
 

@@ -5,8 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
-use crate::keys;
-use crate::locks::{now_ms, AcidChanges, AcidState};
+use crate::storage::keys;
+use crate::txns::locks::{now_ms, AcidChanges, AcidState};
 
 use super::compactions::{Compaction, CompactionQueue, CompactionType};
 use super::state::{TableWriteId, TxnRecord};

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::model::{TxnState, TxnType};
-use crate::values::{stored_value, ValueKind};
+use crate::storage::values::{stored_value, ValueKind};
+
+/// Lowest open write ids by `(database, table)`.
+pub(crate) type MinHistory = BTreeMap<(String, String), u64>;
 
 /// A write id a transaction was given for a table.
 #[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
@@ -91,7 +94,7 @@ pub(crate) struct TxnSpace {
     /// Write sets of committed transactions, by transaction id.
     pub write_sets: BTreeMap<u64, WriteSet>,
     /// Minimum history write ids of open transactions (`add_write_ids_to_min_history`).
-    pub min_history: BTreeMap<u64, super::min_history::MinHistory>,
+    pub min_history: BTreeMap<u64, MinHistory>,
 }
 
 impl TxnSpace {

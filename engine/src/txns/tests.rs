@@ -5,8 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::kv::MemoryBackend;
-use crate::locks::{LockComponent, LockLevel, LockRequest, LockState, LockType, ShowLocksFilter};
+use crate::storage::kv::MemoryBackend;
+use crate::txns::locks::{
+    LockComponent, LockLevel, LockRequest, LockState, LockType, ShowLocksFilter,
+};
 use crate::{Durability, StoreOptions};
 
 fn store_over(backend: &Arc<MemoryBackend>, timeout: Duration) -> Store {
@@ -19,7 +21,7 @@ fn store_over(backend: &Arc<MemoryBackend>, timeout: Duration) -> Store {
 fn store() -> Store {
     store_over(
         &Arc::new(MemoryBackend::new()),
-        crate::locks::TXN_TIMEOUT_DEFAULT,
+        crate::txns::locks::TXN_TIMEOUT_DEFAULT,
     )
 }
 
@@ -192,12 +194,12 @@ fn a_transaction_without_heartbeat_is_aborted_with_its_locks() {
 fn transactions_write_ids_and_counters_survive_a_reopen() {
     let backend = Arc::new(MemoryBackend::new());
     {
-        let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+        let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
         let txns = open(&store, 2);
         store.allocate_table_write_ids("db", "t", &txns).unwrap();
         store.commit_txn(txns[0]).unwrap();
     }
-    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
     let listed = store.open_txns_info(&[]).unwrap();
     assert_eq!(listed.high_water_mark, 2);
     assert_eq!(listed.txns.len(), 1);
@@ -236,7 +238,11 @@ fn open_txns_opens_at_most_a_batch_as_hive_does() {
     assert_eq!(info.txns.len(), OPEN_TXN_BATCH_MAX as usize);
 }
 
-fn write_lock(txn_id: u64, operation: crate::locks::DataOperation, partition: &str) -> LockRequest {
+fn write_lock(
+    txn_id: u64,
+    operation: crate::txns::locks::DataOperation,
+    partition: &str,
+) -> LockRequest {
     let mut request = txn_lock(txn_id, "t");
     request.components[0].level = LockLevel::Partition;
     request.components[0].partition = Some(partition.into());
@@ -246,7 +252,7 @@ fn write_lock(txn_id: u64, operation: crate::locks::DataOperation, partition: &s
 
 #[test]
 fn overlapping_updates_of_one_partition_abort_the_second_committer_as_hive_does() {
-    use crate::locks::DataOperation::{Delete, Insert, Update};
+    use crate::txns::locks::DataOperation::{Delete, Insert, Update};
     let store = store();
     let txns = open(&store, 2);
     store.lock(write_lock(txns[0], Update, "p=1")).unwrap();
@@ -284,7 +290,7 @@ fn overlapping_updates_of_one_partition_abort_the_second_committer_as_hive_does(
 
 #[test]
 fn dynamic_partitions_join_the_write_set_and_conflict_on_commit() {
-    use crate::locks::DataOperation::Update;
+    use crate::txns::locks::DataOperation::Update;
     let store = store();
     let txns = open(&store, 2);
     for txn_id in &txns {
@@ -337,7 +343,7 @@ fn aborted_transactions_do_not_count_toward_the_open_limit() {
 
 #[test]
 fn the_latest_conflicting_commit_is_named_for_an_open_update() {
-    use crate::locks::DataOperation::{Insert, Update};
+    use crate::txns::locks::DataOperation::{Insert, Update};
     let store = store();
     let txns = open(&store, 4);
     assert_eq!(store.latest_txn_id_in_conflict(txns[1]).unwrap(), 0);
@@ -446,7 +452,7 @@ fn replicated_write_id_state_aborts_its_aborted_write_ids_once() {
 #[test]
 fn min_history_lives_while_its_transaction_is_open() {
     let backend = Arc::new(MemoryBackend::new());
-    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
     let txns = open(&store, 2);
     let write_ids = vec![("DB.T".to_string(), 3), ("db.u".to_string(), 1)];
     store
@@ -463,7 +469,7 @@ fn min_history_lives_while_its_transaction_is_open() {
         Err(Error::Refused(_))
     ));
     drop(store);
-    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
     let expected = vec![("db".into(), "t".into(), 3), ("db".into(), "u".into(), 1)];
     assert_eq!(store.min_history_write_ids(txns[0]).unwrap(), expected);
     store
@@ -473,7 +479,7 @@ fn min_history_lives_while_its_transaction_is_open() {
     store.abort_txn(txns[1]).unwrap();
     assert!(store.min_history_write_ids(txns[0]).unwrap().is_empty());
     drop(store);
-    let store = store_over(&backend, crate::locks::TXN_TIMEOUT_DEFAULT);
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
     assert!(store.min_history_write_ids(txns[1]).unwrap().is_empty());
     let range = KeyRange::prefix(&[keys::KEYSPACE_MIN_HISTORY]);
     assert_eq!(

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 
-use super::TXN_ID_LIST_LEN_MAX;
+use super::model::TXN_ID_LIST_LEN_MAX;
 
 /// What a `ValidWriteIdList` string says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,0 +1,34 @@
+//! The storage core: an ordered key-value store and how the catalog is laid out in it.
+//!
+//! - [`kv`]: the [`kv::KvBackend`] trait, the one seam a backend plugs into, with sled,
+//!   in-memory and simulated-disk backends. Nothing outside this folder names a backend's
+//!   own types: the store is opened through [`open_disk_backend`].
+//! - [`keys`] and [`values`]: the byte layout (`docs/storage-format.md`): order-preserving
+//!   keys, and values as rkyv archives read in place.
+//! - `commit`: group commit, many writers sharing one flush.
+//! - `visibility`: read marks, so that an answer shows only durable state.
+//! - `consistent`: per-table versions that let partition listings see whole batches.
+
+pub(crate) mod commit;
+pub(crate) mod consistent;
+pub mod keys;
+pub mod kv;
+pub mod values;
+pub(crate) mod visibility;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::Result;
+
+/// The on-disk backend a [`crate::Store`] is opened over, in `data_dir`, with its page cache
+/// and the room it keeps free on its disk (see [`kv::SledBackend::open_with_reserve`]).
+pub(crate) fn open_disk_backend(
+    data_dir: &Path,
+    page_cache_bytes: u64,
+    disk_reserve_bytes: u64,
+) -> Result<Arc<dyn kv::KvBackend>> {
+    let backend =
+        kv::SledBackend::open_with_reserve(data_dir, page_cache_bytes, disk_reserve_bytes)?;
+    Ok(Arc::new(backend))
+}
