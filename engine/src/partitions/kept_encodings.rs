@@ -15,7 +15,7 @@
 //!
 //! What many partitions share (their storage descriptor's bytes) is kept once per key, and
 //! each partition keeps only its own bytes and where those pieces go
-//! (`partition_encoding.rs`): a partition of 20 columns keeps some 270 bytes, not 1.15 KB.
+//! (`encoding.rs`): a partition of 20 columns keeps some 270 bytes, not 1.15 KB.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
@@ -66,7 +66,7 @@ pub(crate) struct KindEncodings {
 
 struct Slots {
     slots: Vec<Slot>,
-    /// Records (`partition_encoding.rs`), at the places the slots say.
+    /// Records (`encoding.rs`), at the places the slots say.
     chunks: Vec<Vec<u8>>,
     /// The pieces the records splice, each once.
     pieces: SharedPieces,
