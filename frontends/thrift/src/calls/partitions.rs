@@ -31,7 +31,7 @@ use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
 /// The exceptions the partition calls declare, by family.
-mod throws {
+pub(crate) mod throws {
     use crate::errors::Declared::{self, *};
 
     /// `add_partition*`, `append_partition*`.

@@ -25,7 +25,7 @@ pub(super) fn get_partition_names(
     let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
         return Ok(Answer::Declined);
     };
-    let Some([catalog, database, name]) = old_style_table(database, name) else {
+    let Some(Ok([catalog, database, name])) = old_style_table(database, name) else {
         return Ok(Answer::Declined);
     };
     let max_parts = match max_parts {
@@ -54,7 +54,7 @@ pub(super) fn get_partition_names_ps(
     else {
         return Ok(Answer::Declined);
     };
-    let Some([catalog, database, name]) = old_style_table(database, name) else {
+    let Some(Ok([catalog, database, name])) = old_style_table(database, name) else {
         return Ok(Answer::Declined);
     };
     // An empty partial spec is Hive's error, made by `calls::partitions`.

@@ -1,8 +1,9 @@
 //! Partition listings from the archived partitions: `get_partitions`,
 //! `get_partitions_by_filter`, `get_partitions_by_names`, `get_partitions_ps` and the `_req`
 //! forms of the first and third. They mirror the functions of `calls::partitions` of the same
-//! names, which answer whenever these decline (a missing table, a bad filter, an unusual
-//! argument).
+//! names, which answer whenever these decline (an unusual argument, an error other than the
+//! store's). The store's errors of the listings written by [`answer_list`] and
+//! [`answer_response`] (a missing table, a bad filter) are answered here.
 
 use hivestore_engine::{self as engine, PartitionSelection, PartitionSink};
 use hivestore_idl::hive_metastore::{GetPartitionsByNamesRequest, PartitionsRequest};
@@ -11,10 +12,12 @@ use thrift::protocol::{TInputProtocol, TType};
 use super::encode::PartitionWriter;
 use super::wire::Encoder;
 use super::wire_reader::{Pass, Read, Unusual, WireLimits, WireReader, T_LIST, T_STRING};
-use super::{read_struct_argument, write_success, Answer};
+use super::{read_struct_argument, write_failure, write_success, Answer};
 use crate::calls::partitions::borrowed;
+use crate::calls::partitions::throws;
 use crate::calls::{catalog_or_default, require_database_name};
 use crate::detect::Protocol;
+use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
 
 /// One argument of an old-style call.
@@ -77,16 +80,16 @@ fn unexpected(what: &str) -> thrift::Error {
     ))
 }
 
-/// The table of an old-style call, or `None` to decline.
+/// The table an old-style call names: `None` to decline when the names are missing, the
+/// call's error when the database name is not one.
 pub(super) fn old_style_table(
     database: Option<Argument>,
     name: Option<Argument>,
-) -> Option<[String; 3]> {
+) -> Option<thrift::Result<[String; 3]>> {
     let (Some(Argument::String(database)), Some(Argument::String(name))) = (database, name) else {
         return None;
     };
-    let (catalog, database) = require_database_name(&database).ok()?;
-    Some([catalog, database, name])
+    Some(require_database_name(&database).map(|(catalog, database)| [catalog, database, name]))
 }
 
 /// The partitions of a listing written into a reply, from the engine's kept encodings or
@@ -160,8 +163,7 @@ impl PartitionSink for ReplyPartitions<'_, '_> {
     }
 }
 
-/// Writes the partitions of `selection` of `table` as a list (its header included); false
-/// when the store declines (the reply is then dropped by the caller).
+/// Writes the partitions of `selection` of `table` as a list (its header included).
 fn write_partitions(
     o: &mut Encoder<'_>,
     protocol: Protocol,
@@ -169,17 +171,48 @@ fn write_partitions(
     [catalog, database, name]: &[String; 3],
     selection: PartitionSelection<'_>,
     max_parts: i32,
-) -> bool {
+) -> engine::Result<()> {
     let mut sink = ReplyPartitions::new(o, protocol);
     session
         .store()
         .write_partitions(catalog, database, name, selection, max_parts, &mut sink)
-        .is_ok()
+        .map(drop)
 }
 
-/// Answers call `sequence` of `method` with the partitions of `selection`, as a bare list.
-fn answer_list(
+/// What a listing that failed with `error` answers, in place of the reply begun at `start`:
+/// the store's error as the exception of those `declared`, as `calls::partitions` makes it.
+/// An internal error (the encoding's, say) is declined, for the generic path to answer.
+fn answer_failed_listing(
     (method, sequence): (&str, i32),
+    o: &mut Encoder<'_>,
+    start: usize,
+    (error, declared): (engine::Error, &[Declared]),
+) -> thrift::Result<Answer> {
+    o.discard_from(start);
+    if matches!(error, engine::Error::Internal(_)) {
+        return Ok(Answer::Declined);
+    }
+    write_failure(o, method, sequence, &to_thrift(error, declared))
+}
+
+/// The table an old-style call names, or its answer: declined, or the call's error.
+fn table_or_answer(
+    (method, sequence): (&str, i32),
+    o: &mut Encoder<'_>,
+    database: Option<Argument>,
+    name: Option<Argument>,
+) -> Result<[String; 3], thrift::Result<Answer>> {
+    match old_style_table(database, name) {
+        None => Err(Ok(Answer::Declined)),
+        Some(Ok(table)) => Ok(table),
+        Some(Err(error)) => Err(write_failure(o, method, sequence, &error)),
+    }
+}
+
+/// Answers call `sequence` of `method` with the partitions of `selection`, as a bare list;
+/// the store's error as the exception of those `declared`.
+fn answer_list(
+    (method, sequence, declared): (&str, i32, &[Declared]),
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
@@ -187,11 +220,12 @@ fn answer_list(
     selection: PartitionSelection<'_>,
     max_parts: i32,
 ) -> thrift::Result<Answer> {
+    let start = o.position();
     o.reply_begin(method, sequence);
     o.struct_begin();
     o.field(TType::List, 0);
-    if !write_partitions(o, protocol, session, table, selection, max_parts) {
-        return Ok(Answer::Declined);
+    if let Err(error) = write_partitions(o, protocol, session, table, selection, max_parts) {
+        return answer_failed_listing((method, sequence), o, start, (error, declared));
     }
     o.struct_end();
     Ok(Answer::Written)
@@ -208,13 +242,14 @@ pub(super) fn get_partitions(
     let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
         return Ok(Answer::Declined);
     };
-    let Some(table) = old_style_table(database, name) else {
-        return Ok(Answer::Declined);
+    let table = match table_or_answer(("get_partitions", sequence), output, database, name) {
+        Ok(table) => table,
+        Err(answer) => return answer,
     };
     let max_parts = i32::from(max_parts);
     let selection = PartitionSelection::All;
     answer_list(
-        ("get_partitions", sequence),
+        ("get_partitions", sequence, throws::GET),
         output,
         protocol,
         session,
@@ -237,14 +272,15 @@ pub(super) fn get_partitions_by_filter(
     else {
         return Ok(Answer::Declined);
     };
-    let Some(table) = old_style_table(database, name) else {
-        return Ok(Answer::Declined);
-    };
     let method = "get_partitions_by_filter";
+    let table = match table_or_answer((method, sequence), output, database, name) {
+        Ok(table) => table,
+        Err(answer) => return answer,
+    };
     let selection = PartitionSelection::Filter(&filter);
     let max_parts = i32::from(max_parts);
     answer_list(
-        (method, sequence),
+        (method, sequence, throws::GET),
         output,
         protocol,
         session,
@@ -279,7 +315,8 @@ pub(super) fn get_partitions_by_names(
                 return Ok(Answer::Declined);
             };
             read = names;
-            (old_style_table(database, name), borrowed(&read))
+            let table = old_style_table(database, name).and_then(Result::ok);
+            (table, borrowed(&read))
         }
     };
     let Some(table) = table else {
@@ -288,7 +325,7 @@ pub(super) fn get_partitions_by_names(
     let method = "get_partitions_by_names";
     let selection = PartitionSelection::Names(&names);
     answer_list(
-        (method, sequence),
+        (method, sequence, throws::BY_NAMES),
         output,
         protocol,
         session,
@@ -338,17 +375,18 @@ pub(super) fn get_partitions_ps(
     else {
         return Ok(Answer::Declined);
     };
-    let Some(table) = old_style_table(database, name) else {
-        return Ok(Answer::Declined);
+    let method = "get_partitions_ps";
+    let table = match table_or_answer((method, sequence), output, database, name) {
+        Ok(table) => table,
+        Err(answer) => return answer,
     };
     if values.is_empty() {
         return Ok(Answer::Declined);
     }
-    let method = "get_partitions_ps";
     let selection = PartitionSelection::PartialValues(&values);
     let max_parts = i32::from(max_parts);
     answer_list(
-        (method, sequence),
+        (method, sequence, throws::GET),
         output,
         protocol,
         session,
@@ -358,9 +396,10 @@ pub(super) fn get_partitions_ps(
     )
 }
 
-/// Answers a `_req` call whose response struct holds the partitions as field 1.
+/// Answers a `_req` call whose response struct holds the partitions as field 1; the store's
+/// error as the exception of those `declared`.
 fn answer_response(
-    (method, sequence): (&str, i32),
+    (method, sequence, declared): (&str, i32, &[Declared]),
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
@@ -368,7 +407,8 @@ fn answer_response(
     selection: PartitionSelection<'_>,
     max_parts: i32,
 ) -> thrift::Result<Answer> {
-    let mut written = false;
+    let start = o.position();
+    let mut written = Ok(());
     write_success(o, method, sequence, |o| {
         o.struct_begin();
         o.field(TType::List, 1);
@@ -376,10 +416,10 @@ fn answer_response(
         o.struct_end();
         Ok(())
     })?;
-    Ok(match written {
-        true => Answer::Written,
-        false => Answer::Declined,
-    })
+    match written {
+        Ok(()) => Ok(Answer::Written),
+        Err(error) => answer_failed_listing((method, sequence), o, start, (error, declared)),
+    }
 }
 
 /// `get_partitions_req(PartitionsRequest)`; requests for a part of each partition (skipped
@@ -406,7 +446,7 @@ pub(super) fn get_partitions_req(
         request.tbl_name,
     ];
     let max_parts = i32::from(request.max_parts.unwrap_or(-1));
-    let method = ("get_partitions_req", sequence);
+    let method = ("get_partitions_req", sequence, throws::GET);
     let selection = PartitionSelection::All;
     answer_response(
         method, output, protocol, session, &table, selection, max_parts,
@@ -439,7 +479,7 @@ pub(super) fn get_partitions_by_names_req(
     let names = request.names.unwrap_or_default();
     let names = borrowed(&names);
     let table = [catalog, database, request.tbl_name];
-    let method = ("get_partitions_by_names_req", sequence);
+    let method = ("get_partitions_by_names_req", sequence, throws::BY_NAMES);
     let selection = PartitionSelection::Names(&names);
     answer_response(method, output, protocol, session, &table, selection, -1)
 }

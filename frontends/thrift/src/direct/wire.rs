@@ -60,6 +60,19 @@ impl<'a> Encoder<'a> {
         encoder
     }
 
+    /// How many bytes the reply buffer holds: where a message written next begins.
+    pub(crate) fn position(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Drops what was written from `position` (a message's beginning) on, to write another
+    /// message there.
+    pub(crate) fn discard_from(&mut self, position: usize) {
+        self.out.truncate(position);
+        self.last_id = 0;
+        self.outer_ids.clear();
+    }
+
     /// Makes room for `additional` more bytes at once: a big reply then grows once rather
     /// than doubling (and copying) its way up.
     pub(crate) fn reserve(&mut self, additional: usize) {

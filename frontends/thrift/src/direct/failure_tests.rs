@@ -1,0 +1,313 @@
+//! Errors answered on the fast path are the bytes the generated processor writes for them.
+
+use std::sync::Arc;
+
+use hivestore_engine as engine;
+use hivestore_idl::handler::Adapter;
+use hivestore_idl::hive_metastore::{
+    GetPartitionsByNamesRequest, GetTableRequest, PartitionsRequest,
+    ThriftHiveMetastoreSyncProcessor,
+};
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TFieldIdentifier, TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType,
+    TOutputProtocol, TSerializable, TStructIdentifier, TType,
+};
+use thrift::server::TProcessor;
+
+use super::{answer, Answer};
+use crate::detect::Protocol;
+use crate::methods::implemented;
+use crate::service::{ServerState, Session};
+
+const PROTOCOLS: [Protocol; 2] = [Protocol::Binary, Protocol::Compact];
+
+/// One argument of a call.
+enum Arg<'a> {
+    Text(&'a str),
+    Texts(&'a [&'a str]),
+    I16(i16),
+    Struct(&'a dyn Fn(&mut dyn TOutputProtocol)),
+}
+
+fn output(protocol: Protocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
+    match protocol {
+        Protocol::Binary => Box::new(TBinaryOutputProtocol::new(out, true)),
+        Protocol::Compact => Box::new(TCompactOutputProtocol::new(out)),
+    }
+}
+
+fn input(protocol: Protocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
+    match protocol {
+        Protocol::Binary => Box::new(TBinaryInputProtocol::new(bytes, true)),
+        Protocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
+    }
+}
+
+/// A call of `method` with arguments 1, 2, ... as given.
+fn call(method: &str, protocol: Protocol, arguments: &[Arg<'_>]) -> Vec<u8> {
+    let mut message = Vec::new();
+    let mut writer = output(protocol, &mut message);
+    let o = &mut *writer;
+    o.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Call, 9))
+        .unwrap();
+    o.write_struct_begin(&TStructIdentifier::new("args"))
+        .unwrap();
+    for (id, argument) in (1..).zip(arguments) {
+        let field_type = match argument {
+            Arg::Text(_) => TType::String,
+            Arg::Texts(_) => TType::List,
+            Arg::I16(_) => TType::I16,
+            Arg::Struct(_) => TType::Struct,
+        };
+        o.write_field_begin(&TFieldIdentifier::new("a", field_type, id))
+            .unwrap();
+        match argument {
+            Arg::Text(text) => o.write_string(text).unwrap(),
+            Arg::Texts(texts) => {
+                let size = i32::try_from(texts.len()).unwrap();
+                o.write_list_begin(&TListIdentifier::new(TType::String, size))
+                    .unwrap();
+                for text in *texts {
+                    o.write_string(text).unwrap();
+                }
+                o.write_list_end().unwrap();
+            }
+            Arg::I16(value) => o.write_i16(*value).unwrap(),
+            Arg::Struct(write) => write(o),
+        }
+        o.write_field_end().unwrap();
+    }
+    o.write_field_stop().unwrap();
+    o.write_struct_end().unwrap();
+    o.write_message_end().unwrap();
+    drop(writer);
+    message
+}
+
+/// What the fast path said and wrote, and what the generated processor writes.
+fn both_replies(
+    state: &Arc<ServerState>,
+    message: &[u8],
+    protocol: Protocol,
+) -> (Answer, Vec<u8>, Vec<u8>) {
+    let session = || Session::new(Arc::clone(state), "127.0.0.1:9083".parse().unwrap());
+    let mut arguments = input(protocol, message);
+    let header = arguments.read_message_begin().unwrap();
+    let method = implemented(&header.name).unwrap().name;
+    let mut fast = Vec::new();
+    let said = answer(
+        method,
+        header.sequence_number,
+        message,
+        &mut *arguments,
+        protocol,
+        &mut fast,
+        &session(),
+    )
+    .unwrap();
+    let processor = ThriftHiveMetastoreSyncProcessor::new(Adapter(Arc::new(session())));
+    let mut generated = Vec::new();
+    processor
+        .process(
+            &mut *input(protocol, message),
+            &mut *output(protocol, &mut generated),
+        )
+        .unwrap();
+    (said, fast, generated)
+}
+
+/// A store with database `db` and table `db.t` partitioned by `ds string`, `hr int`, with one
+/// partition.
+fn state() -> Arc<ServerState> {
+    let store = super::memory_store_with_db();
+    let field = |name: &str, type_name: &str| engine::FieldSchema {
+        name: name.into(),
+        type_name: type_name.into(),
+        comment: None,
+    };
+    store
+        .create_table(engine::Table {
+            table_name: "t".into(),
+            db_name: "db".into(),
+            cat_name: "hive".into(),
+            table_type: Some("MANAGED_TABLE".into()),
+            sd: Some(engine::StorageDescriptor {
+                cols: vec![field("id", "bigint")],
+                num_buckets: -1,
+                ..engine::StorageDescriptor::default()
+            }),
+            partition_keys: vec![field("ds", "string"), field("hr", "int")],
+            write_id: -1,
+            ..engine::Table::default()
+        })
+        .unwrap();
+    let partition = engine::Partition {
+        values: vec!["2024-01-01".into(), "1".into()],
+        ..engine::Partition::default()
+    };
+    let added = engine::AddPartitionsOptions::default();
+    store
+        .add_partitions("hive", "db", "t", vec![partition], &added)
+        .unwrap();
+    Arc::new(ServerState::new(store))
+}
+
+/// The tables named in every case: missing tables and databases, names with a catalog marker
+/// and no separator, an unknown catalog.
+const MISSING: [(&str, &str); 4] = [
+    ("db", "nope"),
+    ("nodb", "t"),
+    ("@hive", "t"),
+    ("@nocat#db", "t"),
+];
+
+fn assert_failed_as_generated(
+    state: &Arc<ServerState>,
+    message: &[u8],
+    protocol: Protocol,
+    case: &str,
+) {
+    let (said, fast, generated) = both_replies(state, message, protocol);
+    assert_eq!(said, Answer::Failed, "{case}");
+    assert_eq!(fast, generated, "{case}");
+}
+
+#[test]
+fn table_errors_are_answered_as_the_generated_processor_answers_them() {
+    let state = state();
+    for protocol in PROTOCOLS {
+        for (database, table) in MISSING {
+            let case = format!("{protocol:?} get_table {database}.{table}");
+            let message = call(
+                "get_table",
+                protocol,
+                &[Arg::Text(database), Arg::Text(table)],
+            );
+            assert_failed_as_generated(&state, &message, protocol, &case);
+            let request = |o: &mut dyn TOutputProtocol| {
+                let request = GetTableRequest {
+                    db_name: database.to_string(),
+                    tbl_name: table.to_string(),
+                    capabilities: None,
+                    cat_name: None,
+                    valid_write_id_list: None,
+                    get_column_stats: None,
+                    processor_capabilities: None,
+                    processor_identifier: None,
+                    engine: None,
+                    id: None,
+                };
+                request.write_to_out_protocol(o).unwrap();
+            };
+            let message = call("get_table_req", protocol, &[Arg::Struct(&request)]);
+            let case = format!("{protocol:?} get_table_req {database}.{table}");
+            assert_failed_as_generated(&state, &message, protocol, &case);
+        }
+    }
+}
+
+#[test]
+fn listing_errors_are_answered_as_the_generated_processor_answers_them() {
+    let state = state();
+    let filters = [
+        "ds = '2024-01-01'",
+        "ds = ",
+        "nokey = 1",
+        "ds like '['",
+        "hr > 'x'",
+    ];
+    for protocol in PROTOCOLS {
+        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+        for (database, table) in MISSING {
+            let (db, t) = (Arg::Text(database), Arg::Text(table));
+            let name = format!("{database}.{table}");
+            let message = call("get_partitions", protocol, &[db, t, Arg::I16(-1)]);
+            cases.push((format!("get_partitions {name}"), message));
+            let values: &[&str] = &["2024-01-01"];
+            let (db, t) = (Arg::Text(database), Arg::Text(table));
+            let message = call(
+                "get_partitions_ps",
+                protocol,
+                &[db, t, Arg::Texts(values), Arg::I16(-1)],
+            );
+            cases.push((format!("get_partitions_ps {name}"), message));
+            let request = |o: &mut dyn TOutputProtocol| {
+                let request = PartitionsRequest::new(
+                    None,
+                    database.to_string(),
+                    table.to_string(),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                );
+                request.write_to_out_protocol(o).unwrap();
+            };
+            let message = call("get_partitions_req", protocol, &[Arg::Struct(&request)]);
+            cases.push((format!("get_partitions_req {name}"), message));
+            let names: &[&str] = &["ds=2024-01-01/hr=1"];
+            let (db, t) = (Arg::Text(database), Arg::Text(table));
+            let message = call(
+                "get_partitions_by_names",
+                protocol,
+                &[db, t, Arg::Texts(names)],
+            );
+            cases.push((format!("get_partitions_by_names {name}"), message));
+            let request = |o: &mut dyn TOutputProtocol| {
+                let request = GetPartitionsByNamesRequest {
+                    db_name: database.to_string(),
+                    tbl_name: table.to_string(),
+                    names: Some(vec!["ds=2024-01-01/hr=1".into()]),
+                    get_col_stats: None,
+                    processor_capabilities: None,
+                    processor_identifier: None,
+                    engine: None,
+                    valid_write_id_list: None,
+                    get_file_metadata: None,
+                    id: None,
+                    skip_column_schema_for_partition: None,
+                    include_param_key_pattern: None,
+                    exclude_param_key_pattern: None,
+                };
+                request.write_to_out_protocol(o).unwrap();
+            };
+            let message = call(
+                "get_partitions_by_names_req",
+                protocol,
+                &[Arg::Struct(&request)],
+            );
+            cases.push((format!("get_partitions_by_names_req {name}"), message));
+        }
+        for (database, table) in MISSING.into_iter().chain([("db", "t")]) {
+            for filter in filters {
+                if (database, table) == ("db", "t") && filter == filters[0] {
+                    continue;
+                }
+                let (db, t) = (Arg::Text(database), Arg::Text(table));
+                let message = call(
+                    "get_partitions_by_filter",
+                    protocol,
+                    &[db, t, Arg::Text(filter), Arg::I16(-1)],
+                );
+                cases.push((
+                    format!("get_partitions_by_filter {database}.{table} {filter:?}"),
+                    message,
+                ));
+            }
+        }
+        for (case, message) in cases {
+            let case = format!("{protocol:?} {case}");
+            let (said, fast, generated) = both_replies(&state, &message, protocol);
+            // The in-place reader of `get_partitions_by_names` declines what it cannot name.
+            if said == Answer::Declined {
+                assert!(case.contains("get_partitions_by_names"), "{case} declined");
+                continue;
+            }
+            assert_eq!(said, Answer::Failed, "{case}");
+            assert_eq!(fast, generated, "{case}");
+        }
+    }
+}
