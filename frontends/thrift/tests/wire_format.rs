@@ -6,7 +6,7 @@ use std::io::Cursor;
 use hivestore_thrift::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::message::{
-    read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_CHUNK_BYTES,
+    read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN,
 };
 use proptest::prelude::*;
 use thrift::protocol::{
@@ -441,7 +441,7 @@ fn a_buffer_grown_for_a_big_message_is_given_back_and_keeps_what_follows() {
         reader.read_message(format, &Limits::default()).unwrap(),
         &small[..]
     );
-    assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+    assert_eq!(reader.buffer_bytes(), READ_BYTES_MIN);
     assert_eq!(
         reader.buffered(),
         &small[..],
