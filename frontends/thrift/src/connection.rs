@@ -187,7 +187,7 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
 }
 
 /// Bytes the poller may walk, over all the tries, per byte of a request buffered: a request
-/// arriving in a few pieces is walked at each, and one dripping in byte by byte cannot make the
+/// arriving in a few fragments is walked at each, and one dripping in byte by byte cannot make the
 /// poller walk its growing prefix again and again (its further tries wait for the deadline scan).
 const WALKS_PER_BYTE: usize = 8;
 
