@@ -16,7 +16,7 @@
 //! Sizes:
 //! `STATS_PROFILE_PARTITIONS` (default 10,000) and `STATS_PROFILE_COLUMNS` (default 50);
 //! `STATS_PROFILE_RUNS` repeats (default 1); `STATS_PROFILE_WARM_RUNS` unmeasured runs before
-//! them (default 0), so that the measured ones find the store's caches filled.
+//! them (default 0), so that the measured ones find the store's kept statistics filled.
 
 use std::hint::black_box;
 
@@ -161,7 +161,7 @@ fn main() {
     } else {
         (call.as_str(), None)
     };
-    // Unmeasured runs first, to measure calls that find the store's caches filled.
+    // Unmeasured runs first, to measure calls that find the store's kept statistics filled.
     for _ in 0..warm_run_count {
         run_call(&store, measured, &names, &columns);
     }

@@ -32,9 +32,9 @@
 //!   `truncate_table`, drops, and listings by Hive's name patterns
 //!   ([`NamePattern`]) and table filters ([`TableFilter`]).
 //! - `partitions/`: partitions stored with shared descriptors, written,
-//!   listed and filtered ([`PartitionFilter`]), with the caches that keep a
+//!   listed and filtered ([`PartitionFilter`]), keeping a
 //!   table's listings and their encodings while it is unchanged.
-//! - [`stats`]: column statistics, stored columnar, with their caches.
+//! - [`stats`]: column statistics, stored columnar, with what is kept of them.
 //! - [`txns`]: transactions and write ids, with [`locks`] under them, sharing
 //!   one table in memory.
 //! - [`warehouse`] and `error.rs`, used by all: the directories Hive's

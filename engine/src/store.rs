@@ -19,8 +19,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::catalog::sweeper::Sweeper;
 use crate::error::{Error, Result};
 use crate::events::counter::EventCounter;
-use crate::partitions::name_listing::NameCache;
-use crate::stats::caches::StatsCaches;
+use crate::partitions::name_listing::KeptNames;
+use crate::stats::kept::KeptStats;
 use crate::storage::commit::{CommitCounters, CommitPipeline};
 use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::storage::keys::{self, FIRST_ID};
@@ -116,15 +116,15 @@ pub struct Store {
     /// Lets partition listings see whole batches (see `consistent.rs`).
     pub(crate) partition_versions: PartitionVersions,
     /// Full partition name listings kept while their table is unchanged (see `name_listing.rs`).
-    names: NameCache,
+    names: KeptNames,
     /// Deletes dropped tables' partitions after the drop (see `removal.rs`).
     sweeper: Sweeper,
     /// Locks and transactions, decided on under one mutex (see `txns/acid.rs`).
     acid: AcidTable,
     /// Which applied batches are durable, for settling answers (see `visibility.rs`).
     visibility: Arc<Visibility>,
-    /// The statistics' caches and change records (see `stats/caches.rs`).
-    pub(crate) stats: StatsCaches,
+    /// What the statistics keep and their change records (see `stats/kept.rs`).
+    pub(crate) stats: KeptStats,
 }
 
 impl Store {
@@ -158,11 +158,11 @@ impl Store {
             options,
             warehouse,
             partition_versions: PartitionVersions::new(),
-            names: NameCache::default(),
+            names: KeptNames::default(),
             sweeper: Sweeper::default(),
             acid,
             visibility,
-            stats: StatsCaches::new(),
+            stats: KeptStats::new(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -383,7 +383,7 @@ impl Store {
 
     /// Makes the store what is on disk again after a failed apply or flush: the backend
     /// forgets what it applied since its last good flush, the writer's counters and the lock
-    /// table are read again, and every kept listing and statistics cache is dropped, as if
+    /// table are read again, and every kept listing and kept statistic is dropped, as if
     /// one batch had touched every table. Answers formed meanwhile do not settle.
     pub(crate) fn reopen_after_failure(&self) -> Result<()> {
         let mut state = self
@@ -422,7 +422,7 @@ impl Store {
     /// Runs `scan`, a read of `table`'s partitions, so that it sees every batch whole: again
     /// while a batch touching the table was applied during it, and at last holding the writer
     /// lock (see `consistent.rs`). `scan` is told the version of the table's stripe it reads
-    /// at, for caches keyed by it: a result is only returned if no batch touching the table
+    /// at, for what is kept by it: a result is only returned if no batch touching the table
     /// was applied during its scan.
     pub(crate) fn read_partitions_at_version<R>(
         &self,
@@ -453,7 +453,7 @@ impl Store {
     }
 
     /// The kept full name listings, and whether a kept one is still current.
-    pub(crate) fn name_cache(&self) -> (&NameCache, &PartitionVersions) {
+    pub(crate) fn kept_names(&self) -> (&KeptNames, &PartitionVersions) {
         (&self.names, &self.partition_versions)
     }
 

@@ -635,9 +635,9 @@ fn make_leaves(
         std::thread::scope(|scope| {
             let workers: Vec<_> = leaves
                 .chunks(share)
-                .map(|chunk| {
+                .map(|group| {
                     scope.spawn(move || {
-                        chunk
+                        group
                             .iter()
                             .map(|(index, leaf)| (*index, make_leaf(filesystem, leaf)))
                             .collect::<Vec<_>>()

@@ -567,7 +567,7 @@ fn aggregation_extrapolates_when_some_partitions_lack_statistics() {
 
 #[test]
 fn aggregation_over_many_partitions_sees_later_writes_drops_and_renames() {
-    // Goal: the slot index cached by a large aggregation (at least 256 names) never outlives
+    // Goal: the slot index kept by a large aggregation (at least 256 names) never outlives
     // the partitions it resolved. Method: aggregate, then write, drop and rename, aggregating
     // again after each change.
     let store = setup();
@@ -999,7 +999,7 @@ fn negative_or_overflowing_transaction_counts_are_refused_and_change_nothing() {
     );
 }
 
-/// One change of the cache test below, applied to `store` (whose table `p` has partitions
+/// One change of the kept chunks test below, applied to `store` (whose table `p` has partitions
 /// `ds=0000`..`ds=0299`).
 fn apply_change(store: &Store, step: usize) {
     let statistics = |partition: usize, shift: i64| {
@@ -1103,7 +1103,7 @@ fn apply_change(store: &Store, step: usize) {
     }
 }
 
-const CACHE_TEST_CHANGE_COUNT: usize = 14;
+const KEPT_TEST_CHANGE_COUNT: usize = 14;
 
 #[test]
 fn kept_chunks_never_outlive_the_statistics_they_hold() {
@@ -1113,7 +1113,7 @@ fn kept_chunks_never_outlive_the_statistics_they_hold() {
     // column alters (dropped, retyped), a table renamed and back, truncated, dropped and made
     // again; after a write, kept chunks it left are reused and the others read, by one scan
     // or one lookup each (`chunk_refresh.rs`). Method: one store aggregates after every change
-    // (its caches warm, read twice); a fresh store that applies the same changes and reads
+    // (what it keeps warm, read twice); a fresh store that applies the same changes and reads
     // once is the oracle.
     let mut names: Vec<String> = (0..300).map(|index| format!("ds={index:04}")).collect();
     names.push("ds=0400".to_string());
@@ -1147,7 +1147,7 @@ fn kept_chunks_never_outlive_the_statistics_they_hold() {
     };
     let warm = setup();
     add_partitions(&warm, 300);
-    for step in 0..CACHE_TEST_CHANGE_COUNT {
+    for step in 0..KEPT_TEST_CHANGE_COUNT {
         apply_change(&warm, step);
         let first = read(&warm, &names);
         assert_eq!(
@@ -1493,8 +1493,8 @@ fn a_prewarm_stops_at_its_budget() {
 
 #[test]
 fn a_prewarm_reads_at_most_sixteen_tables_in_the_order_they_were_made() {
-    // Goal: the prewarm stops at half the slot cache's tables (16), so that it never makes
-    // the cache empty itself, and says it did not read everything. Method: 17 partitioned
+    // Goal: the prewarm stops at half the kept slots' tables (16), so that it never makes
+    // them empty themselves, and says it did not read everything. Method: 17 partitioned
     // tables with statistics; the first 16 made are read, the 17th is not.
     let backend = Arc::new(MemoryBackend::new());
     let store = setup_on(backend.clone());

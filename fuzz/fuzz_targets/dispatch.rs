@@ -15,15 +15,15 @@ use hivestore_thrift::server::serve_stream;
 use hivestore_thrift::service::ServerState;
 use libfuzzer_sys::fuzz_target;
 
-/// The bytes, at most `piece` a read.
-struct Pieces<'a> {
+/// The bytes, at most `fragment` a read.
+struct Fragments<'a> {
     bytes: &'a [u8],
-    piece: usize,
+    fragment: usize,
 }
 
-impl Read for Pieces<'_> {
+impl Read for Fragments<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let count = self.bytes.len().min(out.len()).min(self.piece);
+        let count = self.bytes.len().min(out.len()).min(self.fragment);
         out[..count].copy_from_slice(&self.bytes[..count]);
         self.bytes = &self.bytes[count..];
         Ok(count)
@@ -31,12 +31,12 @@ impl Read for Pieces<'_> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&piece, data)) = data.split_first() else {
+    let Some((&fragment, data)) = data.split_first() else {
         return;
     };
     // 1 to 64 bytes a read, or all at once.
-    let piece = match piece {
-        0..=63 => usize::from(piece) + 1,
+    let fragment = match fragment {
+        0..=63 => usize::from(fragment) + 1,
         _ => usize::MAX,
     };
     let limits = Limits {
@@ -54,5 +54,5 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let state = Arc::new(ServerState::new(store));
-    let _ = serve_stream(Pieces { bytes: data, piece }, sink(), peer, state, limits);
+    let _ = serve_stream(Fragments { bytes: data, fragment }, sink(), peer, state, limits);
 });

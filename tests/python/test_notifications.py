@@ -246,7 +246,7 @@ def test_a_consumer_sees_every_event_once_across_restart_and_kill(tmp_path):
 
 
 def test_a_big_add_is_one_whole_event_across_a_restart_and_a_kill(tmp_path):
-    """An add of 2,000 partitions (an event of about 1 MB, which the engine stores in pieces)
+    """An add of 2,000 partitions (an event of about 1 MB, which the engine stores in parts)
     reads back as one ADD_PARTITION event with every partition, before and after a restart, and
     one acknowledged just before a kill -9 is there whole after it."""
     binary = hivestore_binary()

@@ -18,7 +18,7 @@ pub const REPLY_BYTES_MAX: u64 = i32::MAX as u64;
 /// The most calls per sample.
 pub const CALLS_PER_SAMPLE_MAX: u64 = 1_000_000;
 /// The bytes the server thread writes at once.
-const WRITE_CHUNK_BYTES: usize = 1 << 20;
+const WRITE_BYTES_MAX: usize = 1 << 20;
 /// The request: one byte per call, which the server answers.
 const REQUEST: [u8; 1] = [b'?'];
 
@@ -121,8 +121,8 @@ pub fn measure(
 /// The server thread: for each request byte, a reply of the next call's size. Ends when the
 /// client closes its end.
 fn serve(mut stream: TcpStream, shape: Shape) -> std::io::Result<()> {
-    let chunk_bytes = (shape.reply_bytes / shape.call_count).min(WRITE_CHUNK_BYTES as u64);
-    let chunk = vec![0x5a; usize::try_from(chunk_bytes).unwrap_or(WRITE_CHUNK_BYTES) + 1];
+    let write_bytes = (shape.reply_bytes / shape.call_count).min(WRITE_BYTES_MAX as u64);
+    let buffer = vec![0x5a; usize::try_from(write_bytes).unwrap_or(WRITE_BYTES_MAX) + 1];
     let mut request = [0u8; 1];
     let mut call = 0;
     loop {
@@ -131,8 +131,8 @@ fn serve(mut stream: TcpStream, shape: Shape) -> std::io::Result<()> {
         }
         let mut left = shape.reply_bytes_of(call);
         while left > 0 {
-            let now = left.min(chunk.len() as u64) as usize;
-            stream.write_all(&chunk[..now])?;
+            let now = left.min(buffer.len() as u64) as usize;
+            stream.write_all(&buffer[..now])?;
             left -= now as u64;
         }
         call = (call + 1) % shape.call_count;

@@ -14,7 +14,7 @@
 
 pub(crate) mod counter;
 mod model;
-pub(crate) mod pieces;
+pub(crate) mod parts;
 mod writes;
 
 use counter::read_next_event_id;
@@ -118,7 +118,7 @@ impl WriteTxn<'_> {
         let stored = values::encode(&*event)?;
         let (counter, batch) = self.event_log();
         let event_id = counter.next_id();
-        pieces::stage(batch, event_id, stored)?;
+        parts::stage(batch, event_id, stored)?;
         counter.advance();
         Ok(event_id)
     }
@@ -182,7 +182,7 @@ impl Store {
     pub fn delete_events_before(&self, cutoff: i32, max_count: usize) -> Result<usize> {
         let mut doomed = Vec::new();
         let mut doomed_writes = Vec::new();
-        let mut doomed_pieces = Vec::new();
+        let mut doomed_parts = Vec::new();
         let range = KeyRange::prefix(&keys::event_prefix());
         for entry in self.scan(range) {
             let (key, stored) = entry?;
@@ -190,9 +190,9 @@ impl Store {
                 break;
             }
             let event_id = keys::decode_event_key(&key)?;
-            let piece_keys = pieces::piece_keys(&key, event_id, &stored)?;
+            let part_keys = parts::part_keys(&key, event_id, &stored)?;
             // Only this cleaner deletes events: `None` would be another call having done so.
-            let Some(stored) = pieces::whole(self.reader(), &key, event_id, stored)? else {
+            let Some(stored) = parts::whole(self.reader(), &key, event_id, stored)? else {
                 continue;
             };
             let view = ValueView::<EventRecord>::new(key.clone(), stored)?;
@@ -206,7 +206,7 @@ impl Store {
                 }
             }
             doomed.push(key.to_vec());
-            doomed_pieces.extend(piece_keys);
+            doomed_parts.extend(part_keys);
         }
         if doomed.is_empty() {
             return Ok(0);
@@ -215,7 +215,7 @@ impl Store {
         // bring some back, to be deleted again); answers that saw them gone settle as usual.
         let mut batch = WriteBatch::new();
         let count = doomed.len();
-        for key in doomed.into_iter().chain(doomed_writes).chain(doomed_pieces) {
+        for key in doomed.into_iter().chain(doomed_writes).chain(doomed_parts) {
             batch.delete(key);
         }
         self.apply_without_waiting(batch)?;
@@ -254,7 +254,7 @@ impl Store {
             if filter.to_event_id.is_some_and(|to| event_id > to) {
                 break;
             }
-            let Some(stored) = pieces::whole(self.reader(), &key, event_id, stored)? else {
+            let Some(stored) = parts::whole(self.reader(), &key, event_id, stored)? else {
                 continue;
             };
             let view = ValueView::<EventRecord>::new(key, stored)?;

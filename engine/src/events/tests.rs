@@ -334,16 +334,16 @@ fn the_cleaner_deletes_writes_with_their_events_unless_replaced() {
     assert!(store.write_events(txn_id, None, None).unwrap().is_empty());
 }
 
-/// The keys in the event pieces keyspace.
-fn piece_key_count(backend: &MemoryBackend) -> usize {
-    let range = KeyRange::prefix(&[keys::KEYSPACE_EVENT_PIECE]);
+/// The keys in the event parts keyspace.
+fn part_key_count(backend: &MemoryBackend) -> usize {
+    let range = KeyRange::prefix(&[keys::KEYSPACE_EVENT_PART]);
     crate::storage::kv::scan(backend, range, 64).count()
 }
 
 #[test]
-fn a_big_add_is_logged_in_pieces_read_whole_and_deleted_whole() {
-    // Goal: an event too long for one value (pieces.rs) reads back as the same event through
-    // every reader, filters see it, and the cleaner takes its pieces with it.
+fn a_big_add_is_logged_in_parts_read_whole_and_deleted_whole() {
+    // Goal: an event too long for one value (parts.rs) reads back as the same event through
+    // every reader, filters see it, and the cleaner takes its parts with it.
     let backend = Arc::new(MemoryBackend::new());
     let store = store_over(&backend);
     let database = Database {
@@ -360,7 +360,7 @@ fn a_big_add_is_logged_in_pieces_read_whole_and_deleted_whole() {
         .add_partitions("hive", "db", "t", parts, &options)
         .unwrap();
     assert!(
-        piece_key_count(&backend) > 1,
+        part_key_count(&backend) > 1,
         "the add's event is not in pieces"
     );
 
@@ -384,7 +384,7 @@ fn a_big_add_is_logged_in_pieces_read_whole_and_deleted_whole() {
 
     let future = crate::store::now_seconds() + 10;
     assert_eq!(store.delete_events_before(future, 10).unwrap(), 3);
-    assert_eq!(piece_key_count(&backend), 0);
+    assert_eq!(part_key_count(&backend), 0);
     assert!(store
         .next_events(0, 10, &EventFilter::default())
         .unwrap()
@@ -392,7 +392,7 @@ fn a_big_add_is_logged_in_pieces_read_whole_and_deleted_whole() {
 }
 
 #[test]
-fn a_big_event_stored_whole_before_pieces_still_reads() {
+fn a_big_event_stored_whole_before_parts_still_reads() {
     // Goal: stores written before events were cut keep reading their long events.
     let backend = Arc::new(MemoryBackend::new());
     let store = store_over(&backend);
@@ -406,7 +406,7 @@ fn a_big_event_stored_whole_before_pieces_still_reads() {
             before: None,
             after: Database {
                 name: "db".to_string(),
-                description: Some("x".repeat(3 * pieces::PIECE_LEN_MAX)),
+                description: Some("x".repeat(3 * parts::PART_LEN_MAX)),
                 ..Database::default()
             },
         },

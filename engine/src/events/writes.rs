@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::partition::PartitionRecord;
 use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::{
-    assemble, normalize_values, read_view, resolve_table, DescriptorCache,
+    assemble, normalize_values, read_view, resolve_table, KeptDescriptors,
 };
 use crate::storage::keys;
 use crate::storage::kv::{KeyRange, KvBackend};
@@ -72,10 +72,10 @@ fn table_and_partition(
             table.table.table_name
         )));
     };
-    let mut cache = DescriptorCache::new(table.id);
+    let mut descriptors = KeptDescriptors::new(table.id);
     let partition = assemble(
         reader,
-        &mut cache,
+        &mut descriptors,
         &table.table,
         values,
         record.to_owned()?,

@@ -139,7 +139,7 @@ impl Store {
                 missing_indexes,
             } => {
                 let views = PartitionViews::new(table.table, table.id, missing, backend)?;
-                let room = self.name_cache().0.encoded_room();
+                let room = self.kept_names().0.encoded_room();
                 let listed = Listed {
                     selected: &selected,
                     missing_indexes: &missing_indexes,
@@ -207,15 +207,15 @@ impl Store {
         version: u64,
         read: bool,
     ) -> Result<Option<Listing>> {
-        let (cache, _) = self.name_cache();
-        if let Some((names, encodings)) = cache.get_kept(table.id, version, key_parts) {
+        let (kept_names, _) = self.kept_names();
+        if let Some((names, encodings)) = kept_names.get_kept(table.id, version, key_parts) {
             return Ok(Some((names, Some(encodings))));
         }
-        if !read && !cache.missed_before(table.id, version) {
+        if !read && !kept_names.missed_before(table.id, version) {
             return Ok(None);
         }
         let names = self.every_name_at(table, key_parts, version)?;
-        let encodings = cache
+        let encodings = kept_names
             .get_kept(table.id, version, key_parts)
             .filter(|(kept, _)| Arc::ptr_eq(kept, &names))
             .map(|(_, encodings)| encodings);

@@ -213,12 +213,12 @@ pub(crate) fn copy_record(
     if count > mapped.len() {
         return false;
     }
-    for (index, slot) in mapped.iter_mut().take(count).enumerate() {
+    for (index, mapped_piece) in mapped.iter_mut().take(count).enumerate() {
         let (at, piece) = record.splice(index);
         let Some(piece) = map(piece) else {
             return false;
         };
-        *slot = (at, piece);
+        *mapped_piece = (at, piece);
     }
     let start = out.len();
     out.extend_from_slice(record.own);

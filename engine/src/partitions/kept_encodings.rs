@@ -29,13 +29,13 @@ use crate::partitions::encoding::{
 use crate::partitions::name_listing::PartitionNames;
 
 /// Memory all kept encodings (and name indexes) may take in all, in bytes: the own bytes
-/// (some 270 with their splice table) and slot (12) of some 900,000 partitions of 20 columns
-/// sharing one descriptor. Only what is listed is kept, and what does not fit is encoded again
-/// on every call.
+/// (some 270 with their splice table) and entry (12) of some 900,000 partitions of 20
+/// columns sharing one descriptor. Only what is listed is kept, and what does not fit is
+/// encoded again on every call.
 pub const KEPT_ENCODED_BYTES_MAX: usize = 256 << 20;
 
-/// Kept bytes are appended to chunks of this capacity, never moved once written.
-const CHUNK_BYTES: usize = 1 << 20;
+/// Kept bytes are appended to blocks of this capacity, never moved once written.
+const BLOCK_BYTES: usize = 1 << 20;
 
 /// Encoding kinds kept per listing (binary and compact protocol, with some room).
 const KIND_COUNT_MAX: usize = 4;
@@ -51,8 +51,8 @@ pub(crate) struct EncodingKey {
 
 /// Where one partition's bytes are: `len` 0 when not kept.
 #[derive(Debug, Clone, Copy, Default)]
-struct Slot {
-    chunk: u32,
+struct Entry {
+    block: u32,
     start: u32,
     len: u32,
 }
@@ -60,43 +60,43 @@ struct Slot {
 /// The kept encodings of one kind, by index in the listing's names.
 pub(crate) struct KindEncodings {
     key: EncodingKey,
-    inner: RwLock<Slots>,
+    inner: RwLock<Records>,
     budget: Arc<AtomicUsize>,
 }
 
-struct Slots {
-    slots: Vec<Slot>,
-    /// Records (`encoding.rs`), at the places the slots say.
-    chunks: Vec<Vec<u8>>,
+struct Records {
+    entries: Vec<Entry>,
+    /// Records (`encoding.rs`), at the places the entries say.
+    blocks: Vec<Vec<u8>>,
     /// The pieces the records splice, each once.
     pieces: SharedPieces,
-    /// Bytes taken from the budget by this kind (slots, chunks and pieces).
+    /// Bytes taken from the budget by this kind (entries, blocks and pieces).
     bytes: usize,
 }
 
 /// The kept encodings of one kind, read-locked: hits are copied from here.
 pub(crate) struct KeptBytes<'k> {
-    slots: RwLockReadGuard<'k, Slots>,
+    records: RwLockReadGuard<'k, Records>,
 }
 
 impl KeptBytes<'_> {
     /// Whether the encoding of partition `index` is kept.
     pub(crate) fn has(&self, index: u32) -> bool {
-        let slot = self.slots.slots.get(index as usize);
-        slot.is_some_and(|slot| slot.len != 0)
+        let entry = self.records.entries.get(index as usize);
+        entry.is_some_and(|entry| entry.len != 0)
     }
 
     /// The kept encoding of partition `index`, if any (a record that does not read is
     /// taken for missing, and encoded again).
     pub(crate) fn get(&self, index: u32) -> Option<EncodedPartition<'_>> {
-        let slot = self.slots.slots.get(index as usize)?;
-        if slot.len == 0 {
+        let entry = self.records.entries.get(index as usize)?;
+        if entry.len == 0 {
             return None;
         }
-        let chunk = self.slots.chunks.get(slot.chunk as usize)?;
-        let start = slot.start as usize;
-        let record = chunk.get(start..start + slot.len as usize)?;
-        EncodedPartition::new(record, &self.slots.pieces).ok()
+        let block = self.records.blocks.get(entry.block as usize)?;
+        let start = entry.start as usize;
+        let record = block.get(start..start + entry.len as usize)?;
+        EncodedPartition::new(record, &self.records.pieces).ok()
     }
 }
 
@@ -111,16 +111,16 @@ fn take_budget(budget: &AtomicUsize, bytes: usize) -> bool {
 }
 
 impl KindEncodings {
-    /// The encodings of `key` for a listing of `count` names, or `None` when their slots do
+    /// The encodings of `key` for a listing of `count` names, or `None` when their entries do
     /// not fit in the budget.
     fn new(key: EncodingKey, count: usize, budget: Arc<AtomicUsize>) -> Option<Self> {
-        let bytes = count.checked_mul(std::mem::size_of::<Slot>())?;
+        let bytes = count.checked_mul(std::mem::size_of::<Entry>())?;
         if !take_budget(&budget, bytes) {
             return None;
         }
-        let inner = Slots {
-            slots: vec![Slot::default(); count],
-            chunks: Vec::new(),
+        let inner = Records {
+            entries: vec![Entry::default(); count],
+            blocks: Vec::new(),
             pieces: SharedPieces::default(),
             bytes,
         };
@@ -133,8 +133,8 @@ impl KindEncodings {
 
     /// The kept bytes, read-locked for as long as the guard lives.
     pub(crate) fn read(&self) -> KeptBytes<'_> {
-        let slots = self.inner.read().unwrap_or_else(PoisonError::into_inner);
-        KeptBytes { slots }
+        let records = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        KeptBytes { records }
     }
 
     /// Keeps the records `fresh` holds at `ranges` (by partition index), with the pieces
@@ -142,45 +142,45 @@ impl KindEncodings {
     /// record (the same).
     pub(crate) fn fill(&self, fresh: &FreshEncodings, ranges: &[(u32, Range<usize>)]) {
         let mut inner = self.inner.write().unwrap_or_else(PoisonError::into_inner);
-        let Slots {
-            slots,
-            chunks,
+        let Records {
+            entries,
+            blocks,
             pieces,
             bytes,
         } = &mut *inner;
         for (index, range) in ranges {
             let len = range.len();
-            let Some(slot) = slots.get_mut(*index as usize) else {
+            let Some(entry) = entries.get_mut(*index as usize) else {
                 continue;
             };
-            if slot.len != 0 || len == 0 || len > CHUNK_BYTES {
+            if entry.len != 0 || len == 0 || len > BLOCK_BYTES {
                 continue;
             }
             let Ok(record) = fresh.get(range.clone()) else {
                 continue;
             };
-            let room = chunks
+            let room = blocks
                 .last()
-                .is_some_and(|chunk| chunk.capacity() - chunk.len() >= len);
+                .is_some_and(|block| block.capacity() - block.len() >= len);
             if !room {
-                if !take_budget(&self.budget, CHUNK_BYTES) {
+                if !take_budget(&self.budget, BLOCK_BYTES) {
                     return;
                 }
-                *bytes += CHUNK_BYTES;
-                chunks.push(Vec::with_capacity(CHUNK_BYTES));
+                *bytes += BLOCK_BYTES;
+                blocks.push(Vec::with_capacity(BLOCK_BYTES));
             }
-            let chunk_index = chunks.len() - 1;
-            let chunk = &mut chunks[chunk_index];
-            let start = chunk.len();
+            let block_index = blocks.len() - 1;
+            let block = &mut blocks[block_index];
+            let start = block.len();
             let map = |piece| keep_piece(pieces, bytes, &self.budget, fresh.pieces(), piece);
-            if !copy_record(&record, chunk, map) {
+            if !copy_record(&record, block, map) {
                 continue;
             }
-            // Lengths fit: a chunk is 1 MiB and the listing's length came from a `u32` index.
-            *slot = Slot {
-                chunk: chunk_index as u32,
+            // Lengths fit: a block is 1 MiB and the listing's length came from a `u32` index.
+            *entry = Entry {
+                block: block_index as u32,
                 start: start as u32,
-                len: (chunk.len() - start) as u32,
+                len: (block.len() - start) as u32,
             };
         }
     }
@@ -217,7 +217,7 @@ impl Drop for KindEncodings {
 }
 
 /// The names of a kept listing by hash, for `get_partitions_by_names`: open addressing, at
-/// most half full, over slots that hold a name's index in the listing and a tag of its hash
+/// most half full, over buckets that hold a name's index in the listing and a tag of its hash
 /// (the top [`TAG_BITS`]), so that a probe passes over other names without reading them:
 /// each read of a name is a cache miss or two at a million names.
 pub(crate) struct NameIndex {
@@ -226,30 +226,30 @@ pub(crate) struct NameIndex {
     budget: Arc<AtomicUsize>,
 }
 
-/// Bits of a slot that hold the tag; the others hold the name's index.
+/// Bits of a bucket that hold the tag; the others hold the name's index.
 const TAG_BITS: u32 = 8;
-/// The index bits of a slot.
+/// The index bits of a bucket.
 const POSITION_MASK: u32 = u32::MAX >> TAG_BITS;
-/// A slot holding no name (its index is past any listing indexed).
+/// A bucket holding no name (its index is past any listing indexed).
 const EMPTY: u32 = u32::MAX;
 
-// A tag and an index share a slot; the largest index is reserved for empty slots.
+// A tag and an index share a bucket; the largest index is reserved for empty buckets.
 const _: () = assert!(TAG_BITS > 0 && TAG_BITS < 16);
 const _: () = assert!(EMPTY & POSITION_MASK == POSITION_MASK);
 
-/// Where a name's lookup is: its slot, and the index and tag held there.
+/// Where a name's lookup is: its bucket, and the index and tag held there.
 #[derive(Clone, Copy)]
 struct Probe {
-    slot: usize,
+    bucket: usize,
     tag: u32,
-    /// The index of the name in the slot whose tag matched, or [`POSITION_MASK`] when the
-    /// probe reached an empty slot.
+    /// The index of the name in the bucket whose tag matched, or [`POSITION_MASK`] when the
+    /// probe reached an empty bucket.
     position: u32,
 }
 
 impl NameIndex {
     /// The index of `names`, or `None` when it does not fit in the budget or the listing
-    /// has more names than a slot can count (more than the kept listings' bound holds).
+    /// has more names than a bucket can count (more than the kept listings' bound holds).
     fn build(names: &PartitionNames, budget: Arc<AtomicUsize>) -> Option<Self> {
         let capacity = names
             .len()
@@ -269,32 +269,32 @@ impl NameIndex {
         };
         let mask = capacity - 1;
         for position in 0..count {
-            let (mut slot, tag) = index.home(names.get(position as usize));
-            while index.table[slot] != EMPTY {
-                slot = (slot + 1) & mask;
+            let (mut bucket, tag) = index.home(names.get(position as usize));
+            while index.table[bucket] != EMPTY {
+                bucket = (bucket + 1) & mask;
             }
-            index.table[slot] = (tag << (32 - TAG_BITS)) | position;
+            index.table[bucket] = (tag << (32 - TAG_BITS)) | position;
         }
         Some(index)
     }
 
-    /// The first slot of `name`'s probe, and its tag.
+    /// The first bucket of `name`'s probe, and its tag.
     fn home(&self, name: &str) -> (usize, u32) {
         let hash = self.hasher.hash_one(name);
         let tag = (hash >> (64 - TAG_BITS)) as u32;
         ((hash as usize) & (self.table.len() - 1), tag)
     }
 
-    /// The first slot from `slot` on that holds a name of tag `tag`, or is empty. At most
-    /// half full, the table has an empty slot to end every probe.
-    fn probe(&self, mut slot: usize, tag: u32) -> Probe {
+    /// The first bucket from `bucket` on that holds a name of tag `tag`, or is empty. At most
+    /// half full, the table has an empty bucket to end every probe.
+    fn probe(&self, mut bucket: usize, tag: u32) -> Probe {
         let mask = self.table.len() - 1;
         loop {
-            let held = self.table[slot];
+            let held = self.table[bucket];
             if held == EMPTY {
                 let position = POSITION_MASK;
                 return Probe {
-                    slot,
+                    bucket,
                     tag,
                     position,
                 };
@@ -302,30 +302,30 @@ impl NameIndex {
             if held >> (32 - TAG_BITS) == tag {
                 let position = held & POSITION_MASK;
                 return Probe {
-                    slot,
+                    bucket,
                     tag,
                     position,
                 };
             }
-            slot = (slot + 1) & mask;
+            bucket = (bucket + 1) & mask;
         }
     }
 
     /// The index of `name` in `names` (the listing this was built from), if listed.
     #[cfg(test)]
     pub(crate) fn find(&self, names: &PartitionNames, name: &str) -> Option<u32> {
-        let (slot, tag) = self.home(name);
-        self.find_from(names, name, self.probe(slot, tag))
+        let (bucket, tag) = self.home(name);
+        self.find_from(names, name, self.probe(bucket, tag))
     }
 
-    /// The index of `name`, probing on from `probe` (a slot of its tag, or empty).
+    /// The index of `name`, probing on from `probe` (a bucket of its tag, or empty).
     fn find_from(&self, names: &PartitionNames, name: &str, mut probe: Probe) -> Option<u32> {
         let mask = self.table.len() - 1;
         while probe.position != POSITION_MASK {
             if names.is_at(names.bounds(probe.position as usize), name) {
                 return Some(probe.position);
             }
-            probe = self.probe((probe.slot + 1) & mask, probe.tag);
+            probe = self.probe((probe.bucket + 1) & mask, probe.tag);
         }
         None
     }
@@ -333,7 +333,7 @@ impl NameIndex {
     /// The indexes of the names of `wanted` that are listed, in the order of `wanted`,
     /// appended to `found`.
     ///
-    /// At a million names each lookup misses the cache three times (its slot, the name's
+    /// At a million names each lookup misses the cache three times (its bucket, the name's
     /// bounds, the name's text), and one after the other they wait for each in turn. So the
     /// names are looked up [`LOOKUP_BATCH`] at a time, one step (hash, probe, bounds,
     /// comparison) for all of them before the next: each step is a loop of loads that do not
@@ -348,7 +348,7 @@ impl NameIndex {
             homes.clear();
             homes.extend(batch.iter().map(|name| self.home(name)));
             probes.clear();
-            probes.extend(homes.iter().map(|(slot, tag)| self.probe(*slot, *tag)));
+            probes.extend(homes.iter().map(|(bucket, tag)| self.probe(*bucket, *tag)));
             bounds.clear();
             bounds.extend(probes.iter().map(|probe| match probe.position {
                 POSITION_MASK => (0, 0),
@@ -369,7 +369,7 @@ impl NameIndex {
 }
 
 /// Names looked up a step at a time by [`NameIndex::find_all`]: enough that a step's loads
-/// overlap fully, few enough that its scratch stays in the first caches.
+/// overlap fully, few enough that its scratch stays in the CPU's first caches.
 const LOOKUP_BATCH: usize = 1024;
 
 impl Drop for NameIndex {
@@ -490,7 +490,7 @@ mod tests {
         let budget = Arc::new(AtomicUsize::new(0));
         let kept = KeptEncodings::new(budget.clone());
         let kind = kept.kind(&key(0, "t"), 1000).unwrap();
-        let slots_bytes = budget.load(Ordering::SeqCst);
+        let entries_bytes = budget.load(Ordering::SeqCst);
         let own: Vec<Vec<u8>> = (0..1000u32).map(|n| n.to_le_bytes().to_vec()).collect();
         let own: Vec<&[u8]> = own.iter().map(Vec::as_slice).collect();
         let shared = vec![7u8; 900];
@@ -504,11 +504,11 @@ mod tests {
             expected.extend_from_slice(&shared);
             assert_eq!(whole(&read, n), Some(expected));
         }
-        assert_eq!(read.slots.pieces.pieces_len(), 1);
-        // One chunk for the records (4 own bytes, 8 of splice, 2 of count each), the piece.
-        let taken = budget.load(Ordering::SeqCst) - slots_bytes;
-        assert_eq!(taken, CHUNK_BYTES + shared.len() + PIECE_OVERHEAD_BYTES);
-        assert_eq!(read.slots.chunks[0].len(), 1000 * 14);
+        assert_eq!(read.records.pieces.pieces_len(), 1);
+        // One block for the records (4 own bytes, 8 of splice, 2 of count each), the piece.
+        let taken = budget.load(Ordering::SeqCst) - entries_bytes;
+        assert_eq!(taken, BLOCK_BYTES + shared.len() + PIECE_OVERHEAD_BYTES);
+        assert_eq!(read.records.blocks[0].len(), 1000 * 14);
         drop(read);
         drop((kind, kept));
         assert_eq!(budget.load(Ordering::SeqCst), 0, "every byte given back");
@@ -536,10 +536,10 @@ mod tests {
         let kind = kept.kind(&key(0, "t"), 2).unwrap();
         let (fresh, ranges) = fresh(&[b"abc"], None);
         kind.fill(&fresh, &[(0, ranges[0].clone())]);
-        assert_eq!(whole(&kind.read(), 0), None, "no room for a chunk");
+        assert_eq!(whole(&kind.read(), 0), None, "no room for a block");
         assert!(
             kept.kind(&key(1, "t"), 100).is_none(),
-            "no room for the slots"
+            "no room for the entries"
         );
     }
 

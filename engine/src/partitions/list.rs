@@ -21,7 +21,7 @@ use crate::partitions::name_listing::{push_name_of_key, NameListing, PartitionNa
 use crate::partitions::partitioned::scan_range;
 use crate::partitions::partitioned::{values_of_name, PartitionedTable};
 use crate::partitions::stored::{
-    assemble, check_value_count, java_list, normalize_values, resolve_table, DescriptorCache,
+    assemble, check_value_count, java_list, normalize_values, resolve_table, KeptDescriptors,
 };
 use crate::partitions::views::PartitionViews;
 use crate::storage::keys::{self, TableId};
@@ -109,11 +109,11 @@ impl Store {
         let key = keys::partition_key(table.id, &values);
         let stored = self.reader().get(&key)?.ok_or_else(missing)?;
         let record = ValueView::<PartitionRecord>::new(KvBytes::from_shared(key.into()), stored)?;
-        let mut cache = DescriptorCache::new(table.id);
+        let mut descriptors = KeptDescriptors::new(table.id);
         let record = record.to_owned()?;
         assemble(
             self.reader(),
-            &mut cache,
+            &mut descriptors,
             &table.table,
             values,
             record,
@@ -169,13 +169,13 @@ impl Store {
     ) -> Result<Vec<Partition>> {
         let table = resolve_table(self.reader(), catalog, database, name)?;
         let entries = self.select(&table, selection, max_parts)?;
-        let mut cache = DescriptorCache::new(table.id);
+        let mut descriptors = KeptDescriptors::new(table.id);
         let mut partitions = Vec::with_capacity(entries.len());
         for (key, stored, values) in entries {
             let record = ValueView::<PartitionRecord>::new(key, stored)?.to_owned()?;
             let partition = assemble(
                 self.reader(),
-                &mut cache,
+                &mut descriptors,
                 &table.table,
                 values,
                 record,
@@ -247,8 +247,8 @@ impl Store {
                 return self.every_name_at(&table, &key_parts, version);
             }
             // A short listing is read as asked, unless a kept one answers it.
-            let (cache, _) = self.name_cache();
-            if let Some(names) = cache.get(table.id, version, &key_parts) {
+            let (kept_names, _) = self.kept_names();
+            if let Some(names) = kept_names.get(table.id, version, &key_parts) {
                 return Ok(names);
             }
             Ok(Arc::new(self.read_names(&table, &key_parts, limit)?))
@@ -264,15 +264,15 @@ impl Store {
         key_parts: &[String],
         version: u64,
     ) -> Result<Arc<PartitionNames>> {
-        let (cache, versions) = self.name_cache();
-        if let Some(names) = cache.get(table.id, version, key_parts) {
+        let (kept_names, versions) = self.kept_names();
+        if let Some(names) = kept_names.get(table.id, version, key_parts) {
             return Ok(names);
         }
         let names = Arc::new(self.read_names(table, key_parts, usize::MAX)?);
         // Kept only if no batch moved the table during the read: a listing must never be
         // kept at a version it does not show.
         if versions.unchanged(table.id, version) {
-            cache.keep(
+            kept_names.keep(
                 table.id,
                 version,
                 key_parts,

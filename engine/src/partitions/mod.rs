@@ -1,6 +1,6 @@
 //! Partitions: how they are stored (records with shared descriptors), added, altered,
 //! renamed, exchanged and dropped, and read: by values, names, Hive's filter language and
-//! listings, with the caches that keep listings and their encodings while a table is
+//! listings, keeping listings and their encodings while a table is
 //! unchanged.
 
 pub(crate) mod batch;

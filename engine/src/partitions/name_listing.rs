@@ -196,7 +196,7 @@ const MISSED_TABLE_COUNT_MAX: usize = 4096;
 
 /// The kept full listings, by table.
 #[derive(Default)]
-pub(crate) struct NameCache {
+pub(crate) struct KeptNames {
     kept: Mutex<HashMap<TableId, Kept>>,
     /// Bytes taken by every kept encoding and name index (`kept_encodings.rs`).
     encoded_bytes: Arc<AtomicUsize>,
@@ -205,7 +205,7 @@ pub(crate) struct NameCache {
     missed: Mutex<HashMap<TableId, u64>>,
 }
 
-impl NameCache {
+impl KeptNames {
     /// The kept listing of `table` if it was read at `version` with `key_parts`.
     pub(crate) fn get(
         &self,
@@ -218,7 +218,7 @@ impl NameCache {
         (entry.version == version && entry.key_parts == key_parts).then(|| entry.names.clone())
     }
 
-    /// [`NameCache::get`] with what is kept beside the names.
+    /// [`KeptNames::get`] with what is kept beside the names.
     pub(crate) fn get_kept(
         &self,
         table: TableId,
@@ -332,13 +332,15 @@ mod tests {
 
     #[test]
     fn a_kept_listing_answers_only_its_version_and_keys() {
-        let cache = NameCache::default();
+        let kept_names = KeptNames::default();
         let parts = vec!["ds=".to_string()];
-        cache.keep(TableId(7), 4, &parts, names(&["ds=1"]), |_, _| true);
-        assert!(cache.get(TableId(7), 4, &parts).is_some());
-        assert!(cache.get(TableId(7), 6, &parts).is_none());
-        assert!(cache.get(TableId(7), 4, &["dt=".to_string()]).is_none());
-        assert!(cache.get(TableId(8), 4, &parts).is_none());
+        kept_names.keep(TableId(7), 4, &parts, names(&["ds=1"]), |_, _| true);
+        assert!(kept_names.get(TableId(7), 4, &parts).is_some());
+        assert!(kept_names.get(TableId(7), 6, &parts).is_none());
+        assert!(kept_names
+            .get(TableId(7), 4, &["dt=".to_string()])
+            .is_none());
+        assert!(kept_names.get(TableId(8), 4, &parts).is_none());
     }
 
     #[test]

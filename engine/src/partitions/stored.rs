@@ -230,14 +230,14 @@ fn encode_shared(descriptor: &StorageDescriptor) -> Result<Vec<u8>> {
 }
 
 /// Shared descriptors read during one call, deserialised once each.
-pub(crate) struct DescriptorCache {
+pub(crate) struct KeptDescriptors {
     table: TableId,
     descriptors: HashMap<u64, Arc<StorageDescriptor>>,
 }
 
-impl DescriptorCache {
+impl KeptDescriptors {
     pub(crate) fn new(table: TableId) -> Self {
-        DescriptorCache {
+        KeptDescriptors {
             table,
             descriptors: HashMap::new(),
         }
@@ -315,14 +315,14 @@ fn descriptor_with(
 /// Builds the partition of `table` with `values` from its stored record.
 pub(crate) fn assemble(
     reader: &dyn KvBackend,
-    cache: &mut DescriptorCache,
+    descriptors: &mut KeptDescriptors,
     table: &Table,
     values: Vec<String>,
     record: PartitionRecord,
     skip_columns: bool,
 ) -> Result<Partition> {
     let shared = match record.descriptor_id {
-        Some(id) => Some(cache.get(reader, id)?),
+        Some(id) => Some(descriptors.get(reader, id)?),
         None => None,
     };
     let location = record.location.clone();

@@ -16,7 +16,7 @@ use crate::partitions::batch::{added_from_event, AddedPartitions, ImagesBuilder,
 use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::{
     check_value_count, java_list, java_partition, normalize_values, normalize_values_in_place,
-    resolve_table, to_record, DescriptorCache, DescriptorInterner,
+    resolve_table, to_record, DescriptorInterner, KeptDescriptors,
 };
 use crate::stats::StatsContext;
 use crate::storage::keys;
@@ -124,10 +124,10 @@ pub(crate) fn read_partition(
         return Ok(None);
     };
     let record = view.to_owned()?;
-    let mut cache = DescriptorCache::new(table.id);
+    let mut descriptors = KeptDescriptors::new(table.id);
     let partition = crate::partitions::stored::assemble(
         txn.reader(),
-        &mut cache,
+        &mut descriptors,
         &table.table,
         values.to_vec(),
         record,

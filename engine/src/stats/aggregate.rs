@@ -17,14 +17,14 @@
 //!   to the borders of the request.
 //!
 //! The fold (`column_fold.rs`) reads the partitions' numbers in place from the column's
-//! stored chunks, kept while the table is unchanged (`chunk_cache.rs`): nothing is built per
+//! stored chunks, kept while the table is unchanged (`kept_chunks.rs`): nothing is built per
 //! partition. When several partitions share the least (greatest) value, the first in request
 //! order is taken as holding it.
 
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
-use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::column_fold::{fold_column, runs_of, ColumnsFound, Extremes, FoldBy};
 use super::hll_union::UnionRef;
+use super::kept_chunks::{ColumnChunksKey, KeptColumnChunks};
 use super::merge::{decimal_from_java_double, value_to_f64};
 use super::ndv::SketchMerge;
 use super::read::decoded_sketch_chunks;
@@ -181,7 +181,7 @@ fn merged_sketches(
 /// When `slots` (slot, sketch in its chunk) start with every offset of one sketch chunk in
 /// order, that chunk's union of sketches and how many slots it stands for.
 fn whole_chunk_union<'a>(
-    chunks: &'a CachedChunks<DecodedSketchChunk>,
+    chunks: &'a KeptColumnChunks<DecodedSketchChunk>,
     slots: &[(u32, bool)],
 ) -> Option<(UnionRef<'a>, usize)> {
     let (first, _) = slots.first()?;

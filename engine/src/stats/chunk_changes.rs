@@ -1,7 +1,7 @@
 //! Which statistics chunks each batch changed, so that the first read after a write re-reads
 //! only those and keeps the rest of what it kept, without scanning or comparing them.
 //!
-//! The chunk cache (`chunk_cache.rs`) keys its entries by the version of the table's stripe
+//! The kept chunks (`kept_chunks.rs`) key their entries by the version of the table's stripe
 //! of the partition sequence lock (`consistent.rs`). Every batch that puts or deletes a chunk
 //! key (statistics chunks in keyspace 0x09, sketch chunks in 0x0A) records here, before it is
 //! applied, each such chunk under the version its stripe will have once the batch is applied.

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::chunk_cache::{CachedChunks, ColumnChunksKey, HeapSize};
 use super::chunk_run::{ChunkRun, CHUNK_NUMBER_LEN};
+use super::kept_chunks::{ColumnChunksKey, HeapSize, KeptColumnChunks};
 use crate::error::Result;
 use crate::storage::kv::{KvBackend, KvBytes};
 use crate::store::Store;
@@ -24,7 +24,7 @@ pub(crate) struct ChunkReading<K, V, M> {
 pub(crate) fn refreshed_chunks<T, W, K, V, M>(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-    previous: &CachedChunks<T>,
+    previous: &KeptColumnChunks<T>,
     reading: &ChunkReading<K, V, M>,
 ) -> Result<Option<Vec<Option<Arc<T>>>>>
 where

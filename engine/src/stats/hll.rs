@@ -7,7 +7,7 @@
 //!
 //! `'H' 'L' 'L'`, then one byte `p << 4 | encoding` (p: register index bits, 4 to 16;
 //! encoding 0 sparse, 1 to 6 dense with that many bits per register, 7 dense with a byte per
-//! register), then the cached estimate as an unsigned LEB128 varint. Sparse: a varint count of
+//! register), then the stored estimate as an unsigned LEB128 varint. Sparse: a varint count of
 //! entries, then each entry `key << 6 | run length` (key: the hash's 25 low bits), the first
 //! as it is and every other as the 32-bit wrapping difference from the one before, written as
 //! a sign-extended 64-bit varint. Dense: the 2^p registers packed most significant bit first.
@@ -396,7 +396,7 @@ impl Hll {
         }
         let encoding = bytes[3] & 0b111;
         let mut reader = VarintReader { bytes, position: 4 };
-        reader.read()?; // the cached estimate, recomputed on use
+        reader.read()?; // the stored estimate, recomputed on use
         if encoding == ENCODING_SPARSE {
             let entry_count = reader.read()? as i32;
             if entry_count < 0 || entry_count as usize > bytes.len() - reader.position {
@@ -439,7 +439,7 @@ impl Hll {
         })
     }
 
-    /// Hive's serialized form. `None` when the estimate it caches cannot be computed here
+    /// Hive's serialized form. `None` when the estimate it carries cannot be computed here
     /// (a dense sketch of another precision than [`MERGE_PRECISION`]).
     pub(crate) fn encode(&self) -> Option<Vec<u8>> {
         if let Registers::Dense(dense) = &self.registers {

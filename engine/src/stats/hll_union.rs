@@ -26,7 +26,7 @@ const SPARSE_KEY_COUNT_MAX: usize = REGISTER_COUNT * 6 / 8 / 5;
 /// The sparse entry's value bits.
 const SPARSE_VALUE_MASK: i32 = (1 << SPARSE_VALUE_BITS) - 1;
 
-/// About the heap bytes of a union (registers, and sparse keys at most), for cache bounds.
+/// About the heap bytes of a union (registers, and sparse keys at most), for the bounds of what is kept.
 pub(crate) const UNION_BYTE_COUNT: usize = REGISTER_COUNT + 4 * (SPARSE_KEY_COUNT_MAX + 1);
 
 /// A union as stored beside a chunk's sketches (`sketch_chunk.rs`, value kind 12): its
@@ -114,7 +114,7 @@ impl HllUnion {
         }
         let encoding = bytes[3] & 0b111;
         let mut reader = VarintReader { bytes, position: 4 };
-        reader.read()?; // the cached estimate, recomputed on use
+        reader.read()?; // the stored estimate, recomputed on use
         if encoding == ENCODING_SPARSE {
             return self.add_sparse(reader);
         }

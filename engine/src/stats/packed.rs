@@ -294,7 +294,7 @@ mod tests {
         string.max_length = 9;
         chunk.set(127, &string, 9);
         assert_eq!(round_trip(&chunk), chunk);
-        // Kept in place (as by the chunk cache), every offset reads as it was set.
+        // Kept in place (as by the kept chunks), every offset reads as it was set.
         let kept = KeptStatsChunk::from_chunk(&chunk);
         for offset in 0..130 {
             let expected = chunk.get(offset, "c");

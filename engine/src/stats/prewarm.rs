@@ -1,23 +1,24 @@
-//! Partition statistics read into the store's caches ahead of the first call that wants them.
+//! Partition statistics read and kept by the store ahead of the first call that wants them.
 //!
 //! A planner's first `get_aggr_stats_for` after a restart would otherwise read every chunk
 //! from sled's log rather than its cache (10k partitions × 50 columns: 25 MB, 23–27 ms by the
 //! server's clock where the calls after it take 4–5 ms), and scan the table's slot index. A
-//! server prewarms once it has opened the store (Hive's cached store prewarms its caches at
+//! server prewarms once it has opened the store (Hive's `CachedStore` prewarms at
 //! start for the same reason): tables in key order (the order they were made), for each its
 //! slot index, then every column's statistics chunks (with their summaries for aggregations,
 //! `column_fold.rs`) and sketch chunks over the whole slot range, kept exactly as a read over
 //! all partitions keeps them, so that any later read of a subset at the same version is
 //! answered from them.
 //!
-//! Bounded so that it never empties the caches it fills (each empties itself past its bound):
-//! at most half of the chunk cache's bytes and columns, and half of the slot cache's tables.
+//! Bounded so that it never empties what it fills (the kept chunks and the kept slots each
+//! empty themselves past their bound): at most half of the kept chunks' bytes and columns,
+//! and half of the kept slots' tables.
 
 use super::chunk::chunk_of;
-use super::chunk_cache::{ColumnChunksKey, CACHED_BYTE_COUNT_MAX, CACHED_COLUMN_COUNT_MAX};
+use super::kept_chunks::{ColumnChunksKey, KEPT_BYTE_COUNT_MAX, KEPT_COLUMN_COUNT_MAX};
+use super::kept_slots::{KEPT_SLOT_COUNT_MAX, KEPT_TABLE_COUNT_MAX};
 use super::read::decoded_chunks;
 use super::read::decoded_sketch_chunks;
-use super::slot_cache::{CACHED_SLOT_COUNT_MAX, CACHED_TABLE_COUNT_MAX};
 use super::slot_index::slot_index;
 use super::slots::slot_count;
 use crate::error::Result;
@@ -27,10 +28,10 @@ use crate::storage::keys::{self, TableId};
 use crate::storage::kv::{self, KeyRange};
 use crate::store::{read_view, Store};
 
-/// The most a prewarm reads: half of the statistics chunk cache.
-pub const PREWARM_BYTES_MAX: usize = CACHED_BYTE_COUNT_MAX / 2;
+/// The most a prewarm reads: half of the kept statistics chunks' bound.
+pub const PREWARM_BYTES_MAX: usize = KEPT_BYTE_COUNT_MAX / 2;
 
-/// What a prewarm read into the caches.
+/// What a prewarm read and kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PrewarmReport {
     /// Tables whose slot index and chunks (some or all) were read.
@@ -53,15 +54,14 @@ struct Prewarm {
 
 impl Prewarm {
     fn full(&self) -> bool {
-        self.report.bytes >= self.byte_count_max
-            || self.report.columns >= CACHED_COLUMN_COUNT_MAX / 2
+        self.report.bytes >= self.byte_count_max || self.report.columns >= KEPT_COLUMN_COUNT_MAX / 2
     }
 }
 
 impl Store {
-    /// Reads partition statistics into the store's caches, table after table, until
+    /// Reads partition statistics for the store to keep, table after table, until
     /// `byte_budget` bytes are kept (at most [`PREWARM_BYTES_MAX`], and bounded further by the
-    /// caches' own bounds, see the module docs). Statistics a write changes meanwhile are read
+    /// kept statistics' own bounds, see the module docs). Statistics a write changes meanwhile are read
     /// again by the call that wants them, as after any write; a table dropped meanwhile is
     /// skipped.
     pub fn prewarm_statistics(&self, byte_budget: usize) -> Result<PrewarmReport> {
@@ -83,7 +83,7 @@ impl Store {
                 return Ok(prewarm.report);
             };
             let (table, _, _, _) = keys::decode_stats_column_key(&key)?;
-            if prewarm.full() || prewarm.report.tables >= CACHED_TABLE_COUNT_MAX / 2 {
+            if prewarm.full() || prewarm.report.tables >= KEPT_TABLE_COUNT_MAX / 2 {
                 return Ok(prewarm.report);
             }
             self.prewarm_table(table, &mut prewarm)?;
@@ -120,7 +120,7 @@ impl Store {
             return Ok(());
         }
         prewarm.report.tables += 1;
-        if slots as usize <= CACHED_SLOT_COUNT_MAX {
+        if slots as usize <= KEPT_SLOT_COUNT_MAX {
             let index = slot_index(self, &table, Some(slot_version), slots)?;
             let name_bytes: usize = index.by_name.keys().map(|name| name.len()).sum();
             // A map entry: the boxed name's pointer and length, the slot, the hash table's slack.

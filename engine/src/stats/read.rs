@@ -9,9 +9,9 @@ use super::chunk::{
     chunk_of, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
-use super::chunk_cache::{CachedChunks, ColumnChunksKey};
 use super::chunk_refresh::{refreshed_chunks, ChunkReading};
 use super::chunk_run::ChunkRun;
+use super::kept_chunks::{ColumnChunksKey, KeptColumnChunks};
 use super::packed::{packed_view, PackedStatsChunk};
 use super::sketch_chunk::{DecodedSketchChunk, SketchChunks, StoredSketches};
 use super::slot_index::slot_index;
@@ -100,7 +100,7 @@ fn keys_lowercase_by_char(name: &str) -> bool {
 
 /// Requested partitions resolved to slots: (request index, slot). Names that name no
 /// partition with statistics are left out. A kept slot index is used while no batch has
-/// changed the table's slots since it was scanned (`slot_cache.rs`); a scanned one is kept.
+/// changed the table's slots since it was scanned (`kept_slots.rs`); a scanned one is kept.
 pub(crate) fn resolve_slots(
     store: &Store,
     table: &PartitionedTable,
@@ -196,7 +196,7 @@ impl ColumnChunks {
 }
 
 /// One column's statistics chunks over `wanted`'s range, kept as stored: the kept ones when
-/// the store's cache holds them at `wanted`'s version, else those of the entry kept at an
+/// the store keeps them at `wanted`'s version, else those of the entry kept at an
 /// older version that no batch changed since (`chunk_refresh.rs`) and the others read; when
 /// the store's record of changes cannot tell, the whole range is read, each chunk taken over
 /// from the older entry when its stored bytes are the same (equal bytes hold equal
@@ -204,7 +204,7 @@ impl ColumnChunks {
 pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-) -> Result<Arc<CachedChunks<KeptStatsChunk>>> {
+) -> Result<Arc<KeptColumnChunks<KeptStatsChunk>>> {
     if let Some(kept) = store.stats.chunks.statistics(wanted) {
         return Ok(kept);
     }
@@ -224,7 +224,7 @@ pub(crate) fn decoded_chunks(
         None => scanned_chunks(store, wanted, previous.as_deref())?,
     };
     drop(previous);
-    let entry = Arc::new(CachedChunks {
+    let entry = Arc::new(KeptColumnChunks {
         version: wanted.version,
         first: wanted.range.0,
         chunks,
@@ -238,7 +238,7 @@ pub(crate) fn decoded_chunks(
 fn scanned_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-    previous: Option<&CachedChunks<KeptStatsChunk>>,
+    previous: Option<&KeptColumnChunks<KeptStatsChunk>>,
 ) -> Result<Vec<Option<Arc<KeptStatsChunk>>>> {
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let loaded = ColumnChunks::load(store.reader(), table, column, engine, wanted.range)?;
@@ -276,7 +276,7 @@ struct ColumnReader<'a> {
     column: SmolStr,
     first: u32,
     arrays: Vec<Option<StoredChunk<'a>>>,
-    sketches: Option<&'a CachedChunks<DecodedSketchChunk>>,
+    sketches: Option<&'a KeptColumnChunks<DecodedSketchChunk>>,
 }
 
 /// Pushes onto `out` the statistics at `slot` read from `column`'s chunks (sketches and
@@ -465,12 +465,12 @@ impl Store {
     }
 }
 
-/// One column's sketch chunks over `wanted`'s range: the kept ones when the store's cache
-/// holds them at `wanted`'s version, else read, validated and kept.
+/// One column's sketch chunks over `wanted`'s range: the kept ones when the store
+/// keeps them at `wanted`'s version, else read, validated and kept.
 pub(crate) fn decoded_sketch_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
-) -> Result<Arc<CachedChunks<DecodedSketchChunk>>> {
+) -> Result<Arc<KeptColumnChunks<DecodedSketchChunk>>> {
     if let Some(kept) = store.stats.chunks.sketches(wanted) {
         return Ok(kept);
     }
@@ -499,7 +499,7 @@ pub(crate) fn decoded_sketch_chunks(
             chunks.collect::<Result<_>>()?
         }
     };
-    let entry = Arc::new(CachedChunks {
+    let entry = Arc::new(KeptColumnChunks {
         version: wanted.version,
         first: wanted.range.0,
         chunks,

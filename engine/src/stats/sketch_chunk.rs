@@ -244,7 +244,7 @@ fn span_of<T>(archive: &[u8], slice: &[T]) -> Range<usize> {
     start..start + std::mem::size_of_val(slice)
 }
 
-/// A sketch chunk kept (`chunk_cache.rs`): its stored value itself, shared with the store's
+/// A sketch chunk kept (`kept_chunks.rs`): its stored value itself, shared with the store's
 /// reader rather than copied (a first aggregation over 10k partitions × 50 columns would
 /// otherwise copy about 10 MiB of sketches into fresh memory, whose pages the kernel must
 /// hand out and zero: slower than the merge itself on this machine), validated once, with

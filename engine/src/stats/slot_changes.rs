@@ -1,9 +1,9 @@
 //! Which statistics slots each batch handed out or removed, so that a kept slot index
-//! (`slot_cache.rs`) is brought up to date by the changes since it was scanned instead of
+//! (`kept_slots.rs`) is brought up to date by the changes since it was scanned instead of
 //! scanned again: the first aggregation after a new partition got statistics (a day's
 //! partition analysed) scanned all 10,000 slot keys of its table again, half of its cost.
 //!
-//! The slot cache keys its entries by the version of the table's stripe of the store's slot
+//! The kept slots key their entries by the version of the table's stripe of the store's slot
 //! versions (`consistent.rs`). Every batch that puts or deletes a slot key records here,
 //! before it is applied, each such key in batch order under the version its stripe will have
 //! once the batch is applied. A read at version `until` that finds the table's index kept at

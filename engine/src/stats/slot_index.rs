@@ -1,10 +1,10 @@
 //! A table's slot index by partition name, for resolving many names at once: kept
-//! (`slot_cache.rs`), brought up to date from the index kept at an older version and the slot
+//! (`kept_slots.rs`), brought up to date from the index kept at an older version and the slot
 //! changes recorded since (`slot_changes.rs`), or scanned whole.
 
 use std::sync::Arc;
 
-use super::slot_cache::{SlotIndex, SlotsByName, CACHED_SLOT_COUNT_MAX};
+use super::kept_slots::{SlotIndex, SlotsByName, KEPT_SLOT_COUNT_MAX};
 use crate::error::{Error, Result};
 use crate::model::partition_name::{escaped_keys, push_escaped};
 use crate::partitions::partitioned::PartitionedTable;
@@ -85,7 +85,7 @@ fn scan(
 ) -> Result<SlotsByName> {
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SLOT, table.id);
     let counter = keys::stats_slot_counter_key(table.id);
-    let capacity = (slot_count as usize).min(CACHED_SLOT_COUNT_MAX);
+    let capacity = (slot_count as usize).min(KEPT_SLOT_COUNT_MAX);
     let mut by_name = SlotsByName::with_capacity(capacity);
     let (mut name, mut value) = (String::new(), Vec::new());
     let entries = kv::scan(

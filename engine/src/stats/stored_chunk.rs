@@ -144,7 +144,7 @@ impl ChunkLayout {
     }
 }
 
-/// A statistics chunk kept (`chunk_cache.rs`): its stored value, validated once, and where
+/// A statistics chunk kept (`kept_chunks.rs`): its stored value, validated once, and where
 /// its arrays lie in it. A read after a write that left the chunk's stored bytes as they were
 /// takes it over without validating it again.
 pub(crate) struct KeptStatsChunk {

@@ -71,15 +71,15 @@ impl PartitionVersions {
 
     /// The stripes of the tables whose partitions (or partition descriptors) `batch` writes.
     pub(crate) fn touched_by(batch: &WriteBatch) -> Stripes {
-        // Partition statistics keys too: readers cache decoded chunks by these versions
-        // (`stats/chunk_cache.rs`).
+        // Partition statistics keys too: readers keep decoded chunks by these versions
+        // (`stats/kept_chunks.rs`).
         stripes_of(batch, |key| {
             keys::partition_table_id(key).or_else(|| keys::stats_partition_level_table_id(key))
         })
     }
 
     /// The stripes of the tables whose statistics slots `batch` writes (index entries or
-    /// counter): a kept slot index (`stats/slot_cache.rs`) holds until one of these, so
+    /// counter): a kept slot index (`stats/kept_slots.rs`) holds until one of these, so
     /// statistics writes to partitions that have slots do not drop it.
     pub(crate) fn slots_touched_by(batch: &WriteBatch) -> Stripes {
         stripes_of(batch, keys::stats_slot_table_id)

@@ -774,16 +774,16 @@ pub const KEYSPACE_EVENT_COUNTER: u8 = 0x19;
 /// component(database) + component(table) + component(partition name, empty for none)` →
 /// write event value.
 pub const KEYSPACE_WRITE_EVENT: u8 = 0x1A;
-/// The pieces of an event stored in pieces (`crate::events::pieces`): `0x1B + ID(event) +
-/// u32 BE(piece index)` → the piece's bytes.
-pub const KEYSPACE_EVENT_PIECE: u8 = 0x1B;
+/// The parts of an event stored in parts (`crate::events::parts`): `0x1B + ID(event) +
+/// u32 BE(part index)` → the part's bytes.
+pub const KEYSPACE_EVENT_PART: u8 = 0x1B;
 
 const _: () =
     assert!(KEYSPACE_COMPACTION < KEYSPACE_MIN_HISTORY && KEYSPACE_MIN_HISTORY < KEYSPACE_EVENT);
 const _: () = assert!(
     KEYSPACE_EVENT < KEYSPACE_EVENT_COUNTER && KEYSPACE_EVENT_COUNTER < KEYSPACE_WRITE_EVENT
 );
-const _: () = assert!(KEYSPACE_WRITE_EVENT < KEYSPACE_EVENT_PIECE);
+const _: () = assert!(KEYSPACE_WRITE_EVENT < KEYSPACE_EVENT_PART);
 
 /// `0x18 + ID(event)`.
 pub fn event_key(event_id: u64) -> Vec<u8> {
@@ -795,16 +795,16 @@ pub fn event_prefix() -> Vec<u8> {
     vec![KEYSPACE_EVENT]
 }
 
-/// `0x1B + ID(event) + u32 BE(index)`: piece `index` of an event stored in pieces.
-pub fn event_piece_key(event_id: u64, index: u32) -> Vec<u8> {
-    let mut key = id_key(KEYSPACE_EVENT_PIECE, event_id);
+/// `0x1B + ID(event) + u32 BE(index)`: part `index` of an event stored in parts.
+pub fn event_part_key(event_id: u64, index: u32) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_EVENT_PART, event_id);
     key.extend_from_slice(&index.to_be_bytes());
     key
 }
 
-/// `0x1B + ID(event)`: the prefix of an event's pieces.
-pub fn event_piece_prefix(event_id: u64) -> Vec<u8> {
-    id_key(KEYSPACE_EVENT_PIECE, event_id)
+/// `0x1B + ID(event)`: the prefix of an event's parts.
+pub fn event_part_prefix(event_id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_EVENT_PART, event_id)
 }
 
 /// The event id in an event key.

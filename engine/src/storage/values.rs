@@ -90,7 +90,8 @@ pub enum ValueKind {
     Event = 32,
     /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).
     WriteEvent = 33,
-    /// An event stored in pieces: its length and piece count (`crate::events::pieces`).
+    /// An event stored in parts (`EventParts`): its length and part count
+    /// (`crate::events::parts`).
     EventPieces = 34,
 }
 

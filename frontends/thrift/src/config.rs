@@ -169,7 +169,7 @@ pub struct ServeConfig {
     pub event_clean_interval: std::time::Duration,
     /// The embedded store's page cache, in bytes.
     pub page_cache_bytes: u64,
-    /// Column statistics read into the caches at start, in bytes (0: none).
+    /// Column statistics read and kept at start, in bytes (0: none).
     pub prewarm_bytes: usize,
     /// Room kept free on the store's disk, in bytes (0: none).
     pub disk_reserve_bytes: u64,
@@ -354,11 +354,11 @@ fn at_least_a_second(name: &str, seconds: u64) -> Result<std::time::Duration, St
 
 /// The page cache in MiB by default: the engine's default.
 pub const CACHE_MB_DEFAULT: u64 = hivestore_engine::kv::PAGE_CACHE_BYTES_DEFAULT >> 20;
-/// The most a cache may be given, in MiB (1 TiB): beyond it the byte count could overflow.
+/// The most the page cache may be given, in MiB (1 TiB): beyond it the byte count could overflow.
 const CACHE_MB_MAX: u64 = 1 << 20;
 
-/// The most a prewarm may be given, in MiB: half of the statistics caches, which it must not
-/// overflow (they empty themselves when they do).
+/// The most a prewarm may be given, in MiB: half of what the statistics keep, which it must
+/// not overflow (the kept statistics empty themselves when they do).
 pub const PREWARM_MB_MAX: u64 = (hivestore_engine::PREWARM_BYTES_MAX >> 20) as u64;
 
 /// The prewarm budget in bytes.
@@ -483,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn the_prewarm_is_given_in_mebibytes_up_to_half_the_statistics_caches() {
+    fn the_prewarm_is_given_in_mebibytes_up_to_half_the_kept_statistics() {
         let config = ServeArgs::default().resolve().unwrap();
         assert_eq!(config.prewarm_bytes, hivestore_engine::PREWARM_BYTES_MAX);
         let args = |prewarm_mb| ServeArgs {

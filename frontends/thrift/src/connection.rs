@@ -19,7 +19,7 @@ use crate::activity::{Activity, TimedStream};
 use crate::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
 use crate::dispatch::{Arrived, Dispatcher, Outcome};
 use crate::limits::Limits;
-use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_CHUNK_BYTES};
+use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN};
 use crate::service::{ServerState, Session};
 
 /// Serves one client stream: detects its format, then answers message after message until the
@@ -187,7 +187,7 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
 }
 
 /// Bytes the poller may walk, over all the tries, per byte of a request buffered: a request
-/// arriving in a few pieces is walked at each, and one dripping in byte by byte cannot make the
+/// arriving in a few fragments is walked at each, and one dripping in byte by byte cannot make the
 /// poller walk its growing prefix again and again (its further tries wait for the deadline scan).
 const WALKS_PER_BYTE: usize = 8;
 
@@ -304,11 +304,11 @@ impl Connection {
         }
     }
 
-    /// On the poller, with the socket non-blocking: reads what arrived (up to the first chunk
+    /// On the poller, with the socket non-blocking: reads what arrived (up to the first read
     /// of a request, into `scratch`, then the buffer) and tells what the connection needs.
     pub fn read_arrived(&mut self, scratch: &mut [u8], limits: &Limits) -> Readable {
         loop {
-            let room = READ_CHUNK_BYTES
+            let room = READ_BYTES_MIN
                 .saturating_sub(self.messages.buffered().len())
                 .min(scratch.len());
             if room == 0 {
@@ -346,7 +346,7 @@ impl Connection {
             }
         };
         let buffered = self.messages.buffered().len();
-        if buffered < READ_CHUNK_BYTES && self.walked > WALKS_PER_BYTE * buffered {
+        if buffered < READ_BYTES_MIN && self.walked > WALKS_PER_BYTE * buffered {
             return Readable::Wait;
         }
         self.walk(format, limits)
@@ -369,7 +369,7 @@ impl Connection {
         self.walked_at = buffered;
         let readable = match self.messages.holds_whole_message(format, limits) {
             Ok(true) => Readable::Ready,
-            Ok(false) if buffered >= READ_CHUNK_BYTES => Readable::Big,
+            Ok(false) if buffered >= READ_BYTES_MIN => Readable::Big,
             Ok(false) => Readable::Wait,
             Err(error) => Readable::Close(Some(error.to_string())),
         };
@@ -447,7 +447,7 @@ impl Connection {
     fn after_request(&mut self, format: WireFormat, limits: &Limits, big: bool) -> Option<Turn> {
         match self.messages.holds_whole_message(format, limits) {
             Ok(true) => None,
-            Ok(false) if self.messages.buffered().len() >= READ_CHUNK_BYTES => {
+            Ok(false) if self.messages.buffered().len() >= READ_BYTES_MIN => {
                 (!big).then_some(Turn::Big)
             }
             Ok(false) => {

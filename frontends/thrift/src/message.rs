@@ -1,7 +1,7 @@
 //! Reads exactly one whole Thrift message off a connection, within the limits, before anything
 //! decodes it.
 //!
-//! A [`MessageReader`] owns the connection's read buffer: it asks the socket for big chunks and
+//! A [`MessageReader`] owns the connection's read buffer: it asks the socket for big reads and
 //! hands out each message as a slice of that buffer, without copying it. A framed message
 //! announces its length. An unframed one does not, so its structure is walked here by index over
 //! the buffered bytes — header, then every field, value and container — checking each length
@@ -15,7 +15,7 @@
 //! arrives ([`Arriving`], [`MessageReader::arriving`]) is read once, by that decoder, which
 //! checks the same limits; should it give up on the message, the walk reads it from its start.
 //!
-//! A buffer grows past its first chunk only with bytes taken from the server's budget for
+//! A buffer grows past one read's size only with bytes taken from the server's budget for
 //! unfinished messages ([`InflightBytes`]), and gives them back when it shrinks.
 
 use std::io::{self, Read};
@@ -55,7 +55,7 @@ pub enum ReadError {
 }
 
 /// Room asked of the socket at a time, at least, in bytes; also a new reader's buffer size.
-pub const READ_CHUNK_BYTES: usize = 64 * 1024;
+pub const READ_BYTES_MIN: usize = 64 * 1024;
 /// A buffer that grew past this for a big message is given back before the next message.
 pub const IDLE_BUFFER_BYTES_MAX: usize = 1024 * 1024;
 /// How long a growing buffer waits for others to give back budget before its message is
@@ -75,7 +75,7 @@ pub struct MessageReader<R> {
     filled: usize,
     /// The budget the buffer's growth is taken from, if any.
     budget: Option<Arc<InflightBytes>>,
-    /// Bytes taken from the budget: the buffer's size past its first chunk.
+    /// Bytes taken from the budget: the buffer's size past one read's size.
     taken: usize,
     /// Walks look at the buffered bytes only, never reading from the source.
     buffered_only: bool,
@@ -90,7 +90,7 @@ impl<R: Read> MessageReader<R> {
     /// A reader of a stream that starts with `prefix` (bytes already taken from `source`, such
     /// as those format detection looked at) and goes on with `source`.
     pub fn with_prefix(source: R, prefix: &[u8]) -> Self {
-        let mut buffer = vec![0; READ_CHUNK_BYTES.max(prefix.len())];
+        let mut buffer = vec![0; READ_BYTES_MIN.max(prefix.len())];
         buffer[..prefix.len()].copy_from_slice(prefix);
         MessageReader {
             source,
@@ -251,11 +251,11 @@ impl<R: Read> MessageReader<R> {
             self.next = 0;
             self.filled = 0;
         }
-        // Back to one chunk once a message that grew it is handed out: the growth is budget
+        // Back to one read's size once a message that grew it is handed out: the growth is budget
         // other connections may need.
         let grown = self.buffer.len() > IDLE_BUFFER_BYTES_MAX || self.taken > 0;
-        if grown && pending <= READ_CHUNK_BYTES {
-            let mut buffer = vec![0; READ_CHUNK_BYTES];
+        if grown && pending <= READ_BYTES_MIN {
+            let mut buffer = vec![0; READ_BYTES_MIN];
             buffer[..pending].copy_from_slice(&self.buffer[self.next..self.filled]);
             self.buffer = buffer;
             self.next = 0;
@@ -268,7 +268,7 @@ impl<R: Read> MessageReader<R> {
     /// others to give some back before refusing.
     fn take_growth(&mut self, size: usize, max: usize) -> Result<(), ReadError> {
         let needed = size
-            .saturating_sub(READ_CHUNK_BYTES)
+            .saturating_sub(READ_BYTES_MIN)
             .saturating_sub(self.taken);
         let Some(budget) = &self.budget else {
             return Ok(());
@@ -339,7 +339,7 @@ impl Arriving for &[u8] {
 }
 
 /// The next unframed message of a [`MessageReader`], read as it arrives: more is read from the
-/// source as the decoder asks, by chunks, up to the message limit.
+/// source as the decoder asks, read by read, up to the message limit.
 pub struct ArrivingMessage<'a, R> {
     walk: Walk<'a, R>,
 }
@@ -478,7 +478,7 @@ impl<R: Read> Walk<'_, R> {
 
     /// Moves the message to the front of the buffer, then grows the buffer if little room is
     /// left: by doubling as bytes arrive, never on a length's word alone, and never past the
-    /// message limit and one chunk.
+    /// message limit and one read's size.
     fn make_room(&mut self) -> Result<(), ReadError> {
         let input = &mut *self.input;
         if self.start > 0 {
@@ -487,9 +487,9 @@ impl<R: Read> Walk<'_, R> {
             input.next = 0;
             self.start = 0;
         }
-        if input.buffer.len() - input.filled < READ_CHUNK_BYTES {
-            let doubled = (input.buffer.len() * 2).max(input.filled + READ_CHUNK_BYTES);
-            let most = self.bytes_max + READ_CHUNK_BYTES;
+        if input.buffer.len() - input.filled < READ_BYTES_MIN {
+            let doubled = (input.buffer.len() * 2).max(input.filled + READ_BYTES_MIN);
+            let most = self.bytes_max + READ_BYTES_MIN;
             let size = doubled.min(most).max(input.buffer.len());
             input.take_growth(size, self.limits.inflight_bytes_max)?;
             input.buffer.resize(size, 0);
@@ -825,7 +825,7 @@ mod tests {
             0,
             "given back once the big message was handed out"
         );
-        assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+        assert_eq!(reader.buffer_bytes(), READ_BYTES_MIN);
     }
 
     #[test]

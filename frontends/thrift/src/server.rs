@@ -25,7 +25,7 @@ use crate::activity::{eviction_choice, Activity};
 pub use crate::connection::serve_stream;
 use crate::connection::{Connection, Readable, Turn};
 use crate::limits::Limits;
-use crate::message::READ_CHUNK_BYTES;
+use crate::message::READ_BYTES_MIN;
 use crate::service::ServerState;
 
 /// Stack of a worker or big-request thread; decoding is bounded in depth, so this is ample.
@@ -170,7 +170,7 @@ impl Server {
             parked: HashMap::new(),
             away: 0,
             next_id: 0,
-            scratch: vec![0; READ_CHUNK_BYTES],
+            scratch: vec![0; READ_BYTES_MIN],
         };
         // Stopping was perhaps asked for before the waker existed.
         if !self.shared.stopping.load(Ordering::SeqCst) {

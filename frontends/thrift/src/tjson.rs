@@ -319,11 +319,11 @@ const BASE64_ALPHABET: &[u8; 64] =
 
 /// Appends `bytes` in base64 without padding, as Thrift's JSON protocol writes binary.
 fn push_base64(text: &mut String, bytes: &[u8]) {
-    for chunk in bytes.chunks(3) {
-        let word = chunk.iter().enumerate().fold(0u32, |word, (index, byte)| {
+    for group in bytes.chunks(3) {
+        let word = group.iter().enumerate().fold(0u32, |word, (index, byte)| {
             word | u32::from(*byte) << (16 - 8 * index)
         });
-        for index in 0..=chunk.len() {
+        for index in 0..=group.len() {
             let sextet = (word >> (18 - 6 * index)) & 0x3F;
             text.push(char::from(BASE64_ALPHABET[sextet as usize]));
         }

@@ -1,5 +1,5 @@
 //! `add_partitions` read as it arrives, through a whole connection (`serve_stream`): the calls
-//! are the generated client's bytes, cut in pieces as a socket may cut them, and the replies are
+//! are the generated client's bytes, cut in fragments as a socket may cut them, and the replies are
 //! read back with the generated client. Goal: the one-pass reading answers exactly as the whole
 //! message did, keeps the stream in step, and refuses what the message walk refuses, adding
 //! nothing then.
@@ -22,16 +22,18 @@ use hivestore_thrift::service::ServerState;
 use proptest::prelude::*;
 use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
 
-/// A source handing out at most `piece` bytes a read.
-struct Pieces {
+/// A source handing out at most `fragment` bytes a read.
+struct Fragments {
     bytes: Vec<u8>,
     at: usize,
-    piece: usize,
+    fragment: usize,
 }
 
-impl Read for Pieces {
+impl Read for Fragments {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let count = (self.bytes.len() - self.at).min(out.len()).min(self.piece);
+        let count = (self.bytes.len() - self.at)
+            .min(out.len())
+            .min(self.fragment);
         out[..count].copy_from_slice(&self.bytes[self.at..self.at + count]);
         self.at += count;
         Ok(count)
@@ -123,19 +125,19 @@ fn calls(added: &[Partition]) -> [Vec<u8>; 4] {
     [database, table, add, requests.take()]
 }
 
-/// Serves `stream` handed out `piece` bytes a read, with `limits`: how the connection ended,
+/// Serves `stream` handed out `fragment` bytes a read, with `limits`: how the connection ended,
 /// and its replies.
-fn serve(stream: Vec<u8>, piece: usize, limits: Limits) -> (Result<(), String>, Vec<u8>) {
+fn serve(stream: Vec<u8>, fragment: usize, limits: Limits) -> (Result<(), String>, Vec<u8>) {
     let mut options = StoreOptions::new("s3a://bucket/warehouse".to_string());
     options.durability = Durability::Memory;
     let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
     let state = Arc::new(ServerState::new(store));
     let replies = Shared::default();
     let peer = SocketAddr::from((Ipv4Addr::LOCALHOST, 1));
-    let source = Pieces {
+    let source = Fragments {
         bytes: stream,
         at: 0,
-        piece,
+        fragment,
     };
     let ended = serve_stream(source, replies.clone(), peer, state, limits);
     (ended, replies.take())
@@ -158,7 +160,7 @@ fn read_replies(added: &[Partition], replies: Vec<u8>) -> (i32, Vec<String>) {
 }
 
 #[test]
-fn an_add_arriving_in_pieces_is_answered_as_a_whole_one_and_the_stream_stays_in_step() {
+fn an_add_arriving_in_fragments_is_answered_as_a_whole_one_and_the_stream_stays_in_step() {
     let added = partitions(&table(), 300, 2);
     let stream = calls(&added).concat();
     let (ended, whole) = serve(stream.clone(), usize::MAX, Limits::default());
@@ -166,10 +168,10 @@ fn an_add_arriving_in_pieces_is_answered_as_a_whole_one_and_the_stream_stays_in_
     let (count, names) = read_replies(&added, whole.clone());
     assert_eq!(count, 300);
     assert_eq!(names.len(), 300);
-    for piece in [1, 7, 1000, 65_536] {
-        let (ended, replies) = serve(stream.clone(), piece, Limits::default());
-        assert_eq!(ended, Ok(()), "{piece} bytes a read");
-        assert_eq!(replies, whole, "{piece} bytes a read");
+    for fragment in [1, 7, 1000, 65_536] {
+        let (ended, replies) = serve(stream.clone(), fragment, Limits::default());
+        assert_eq!(ended, Ok(()), "{fragment} bytes a read");
+        assert_eq!(replies, whole, "{fragment} bytes a read");
     }
 }
 
@@ -206,8 +208,8 @@ fn an_add_past_the_limits_closes_its_connection_and_adds_nothing() {
             "list length 300 is outside 0..=100",
         ),
     ] {
-        for piece in [5, usize::MAX] {
-            let (ended, replies) = serve(stream.clone(), piece, limits);
+        for fragment in [5, usize::MAX] {
+            let (ended, replies) = serve(stream.clone(), fragment, limits);
             let error = ended.expect_err("the connection is closed");
             assert!(error.contains(reason), "{error:?} names {reason:?}");
             // The database and the table were answered; nothing else was.
@@ -238,18 +240,18 @@ fn an_add_cut_short_is_truncated() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Any bytes after an `add_partitions` header, in any pieces: the connection ends with a
+    /// Any bytes after an `add_partitions` header, in any fragments: the connection ends with a
     /// reply or an error, never a panic.
     #[test]
     fn arbitrary_bytes_after_an_add_header_never_panic(
         tail in prop::collection::vec(any::<u8>(), 0..512),
-        piece in 1usize..64,
+        fragment in 1usize..64,
     ) {
         let [database, table, add, _] = calls(&[]);
         // An empty add's arguments: a list field's header (3 bytes), the list's (5), a stop.
         let header = &add[..add.len() - 9];
         let stream = [database, table, header.to_vec(), tail].concat();
-        let _ = serve(stream, piece, Limits {
+        let _ = serve(stream, fragment, Limits {
             message_bytes_max: 4096,
             string_bytes_max: 256,
             container_elements_max: 64,

@@ -6,7 +6,7 @@ use std::io::Cursor;
 use hivestore_thrift::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::message::{
-    read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_CHUNK_BYTES,
+    read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN,
 };
 use proptest::prelude::*;
 use thrift::protocol::{
@@ -277,14 +277,14 @@ fn lengths_beyond_the_limits_are_refused_before_reading_them() {
     );
 }
 
-/// A source that hands out its bytes in pieces ending at the given cuts, as a socket may.
-struct Pieces {
+/// A source that hands out its bytes in fragments ending at the given cuts, as a socket may.
+struct Fragments {
     bytes: Vec<u8>,
     cuts: Vec<usize>,
     at: usize,
 }
 
-impl std::io::Read for Pieces {
+impl std::io::Read for Fragments {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         let cut = self
             .cuts
@@ -318,7 +318,11 @@ fn stream_of(bodies: &[Vec<u8>], transport: Transport) -> Vec<u8> {
 }
 
 /// Reads every message of `source` and checks each against `bodies`, then the clean end.
-fn read_all(source: Pieces, format: WireFormat, bodies: &[Vec<u8>]) -> Result<(), TestCaseError> {
+fn read_all(
+    source: Fragments,
+    format: WireFormat,
+    bodies: &[Vec<u8>],
+) -> Result<(), TestCaseError> {
     let mut reader = MessageReader::new(source);
     for (index, body) in bodies.iter().enumerate() {
         let message = reader.read_message(format, &Limits::default());
@@ -349,9 +353,9 @@ proptest! {
 
     /// Goal: bytes read past the end of a message belong to the next one and are never lost,
     /// however the stream is cut into reads. Method: messages back to back (as pipelining
-    /// clients send them), handed out in random pieces, read one by one.
+    /// clients send them), handed out in random fragments, read one by one.
     #[test]
-    fn messages_back_to_back_are_read_one_by_one_whatever_the_pieces(
+    fn messages_back_to_back_are_read_one_by_one_whatever_the_fragments(
         calls in prop::collection::vec(
             ("[a-z_][a-z_]{0,20}", prop::collection::vec((1i16..300, value_strategy()), 0..5)),
             1..6,
@@ -366,7 +370,7 @@ proptest! {
             let bytes = stream_of(&bodies, transport);
             let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len())).collect();
             cuts.sort_unstable();
-            let source = Pieces { bytes, cuts, at: 0 };
+            let source = Fragments { bytes, cuts, at: 0 };
             read_all(source, WireFormat { protocol, transport }, &bodies)?;
         }
     }
@@ -384,7 +388,7 @@ proptest! {
             ];
             let bytes = stream_of(&bodies, transport);
             for cut in 1..bytes.len() {
-                let source = Pieces { bytes: bytes.clone(), cuts: vec![cut], at: 0 };
+                let source = Fragments { bytes: bytes.clone(), cuts: vec![cut], at: 0 };
                 read_all(source, WireFormat { protocol, transport }, &bodies)?;
             }
         }
@@ -441,7 +445,7 @@ fn a_buffer_grown_for_a_big_message_is_given_back_and_keeps_what_follows() {
         reader.read_message(format, &Limits::default()).unwrap(),
         &small[..]
     );
-    assert_eq!(reader.buffer_bytes(), READ_CHUNK_BYTES);
+    assert_eq!(reader.buffer_bytes(), READ_BYTES_MIN);
     assert_eq!(
         reader.buffered(),
         &small[..],

@@ -325,7 +325,7 @@ fn privileges_are_left_to_the_generated_decoder() {
     assert_eq!(decode("add_partitions", &message).err(), Some(Unusual));
 }
 
-/// A message arriving in pieces that end at `cuts`, as from a socket; then nothing more.
+/// A message arriving in fragments that end at `cuts`, as from a socket; then nothing more.
 struct Trickle {
     bytes: Vec<u8>,
     cuts: Vec<usize>,
@@ -364,7 +364,7 @@ impl Arriving for Trickle {
     }
 }
 
-/// Reads `message` arriving in pieces, followed by the start of another; where it ended.
+/// Reads `message` arriving in fragments, followed by the start of another; where it ended.
 fn decode_trickled(method: &str, message: &[u8], cuts: &[prop::sample::Index]) -> (Request, usize) {
     let mut stream = message.to_vec();
     stream.extend_from_slice(&message[..message.len().min(9)]);
@@ -380,7 +380,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn add_partitions_arriving_in_pieces_reads_as_whole(
+    fn add_partitions_arriving_in_fragments_reads_as_whole(
         partitions in partitions(),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
     ) {
@@ -395,7 +395,7 @@ proptest! {
     }
 
     #[test]
-    fn add_partitions_req_arriving_in_pieces_reads_as_whole(
+    fn add_partitions_req_arriving_in_fragments_reads_as_whole(
         partitions in partitions(),
         if_not_exists in any::<bool>(),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
@@ -469,7 +469,7 @@ fn lengths_past_the_limits_are_left_to_the_walk_which_refuses_them() {
 }
 
 #[test]
-fn a_unit_arriving_in_too_many_pieces_is_left_to_the_walk() {
+fn a_unit_arriving_in_too_many_fragments_is_left_to_the_walk() {
     let partition = idl::Partition {
         values: Some(vec!["2024-01-01".to_string(); 8]),
         ..idl::Partition::default()
@@ -484,7 +484,7 @@ fn a_unit_arriving_in_too_many_pieces_is_left_to_the_walk() {
         Some(Unusual)
     );
     assert!(pass.take_broken().is_none(), "declined, not broken");
-    // In fewer pieces than that, the same message is read as it arrives.
+    // In fewer fragments than that, the same message is read as it arrives.
     let cuts = (1..UNIT_READS_MAX)
         .map(|index| index * message.len() / UNIT_READS_MAX)
         .collect();

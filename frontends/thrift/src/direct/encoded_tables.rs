@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::detect::Protocol;
 
 /// How many encodings are kept (about 2.5 KB each for a 20-column table); when full, the
-/// cache starts over. Hot tables come back at once.
+/// entries start over. Hot tables come back at once.
 const ENTRY_COUNT_MAX: usize = 4096;
 
 /// A table's archive and its encoding in one protocol.
@@ -24,7 +24,7 @@ pub struct EncodedTables {
     entries: Mutex<[HashMap<Vec<u8>, Entry>; 2]>,
 }
 
-fn slot(protocol: Protocol) -> usize {
+fn protocol_index(protocol: Protocol) -> usize {
     match protocol {
         Protocol::Binary => 0,
         Protocol::Compact => 1,
@@ -42,7 +42,7 @@ impl EncodedTables {
         use_encoded: impl FnOnce(&[u8]),
     ) -> bool {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        match entries[slot(protocol)].get(key) {
+        match entries[protocol_index(protocol)].get(key) {
             Some(entry) if entry.archive == archive => {
                 use_encoded(&entry.encoded);
                 true
@@ -54,7 +54,7 @@ impl EncodedTables {
     /// Keeps `encoded`, made from `archive` stored at `key`.
     pub(crate) fn insert(&self, key: &[u8], protocol: Protocol, archive: &[u8], encoded: &[u8]) {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let entries = &mut entries[slot(protocol)];
+        let entries = &mut entries[protocol_index(protocol)];
         if entries.len() >= ENTRY_COUNT_MAX {
             entries.clear();
         }
@@ -71,41 +71,41 @@ mod tests {
     use super::*;
 
     fn current(
-        cache: &EncodedTables,
+        tables: &EncodedTables,
         key: &[u8],
         protocol: Protocol,
         archive: &[u8],
     ) -> Option<Vec<u8>> {
         let mut found = None;
-        cache.use_if_current(key, protocol, archive, |bytes| found = Some(bytes.to_vec()));
+        tables.use_if_current(key, protocol, archive, |bytes| found = Some(bytes.to_vec()));
         found
     }
 
     #[test]
     fn an_encoding_is_reused_only_for_the_same_bytes_key_and_protocol() {
-        let cache = EncodedTables::default();
-        cache.insert(b"t1", Protocol::Binary, b"archive", b"binary encoding");
-        cache.insert(b"t1", Protocol::Compact, b"archive", b"compact encoding");
-        let binary = current(&cache, b"t1", Protocol::Binary, b"archive");
+        let tables = EncodedTables::default();
+        tables.insert(b"t1", Protocol::Binary, b"archive", b"binary encoding");
+        tables.insert(b"t1", Protocol::Compact, b"archive", b"compact encoding");
+        let binary = current(&tables, b"t1", Protocol::Binary, b"archive");
         assert_eq!(binary.as_deref(), Some(&b"binary encoding"[..]));
-        let compact = current(&cache, b"t1", Protocol::Compact, b"archive");
+        let compact = current(&tables, b"t1", Protocol::Compact, b"archive");
         assert_eq!(compact.as_deref(), Some(&b"compact encoding"[..]));
         // The table changed: its stored bytes differ, the old encoding is never used.
-        assert_eq!(current(&cache, b"t1", Protocol::Binary, b"archivf"), None);
-        assert_eq!(current(&cache, b"t2", Protocol::Binary, b"archive"), None);
-        cache.insert(b"t1", Protocol::Binary, b"archivf", b"new encoding");
-        let binary = current(&cache, b"t1", Protocol::Binary, b"archivf");
+        assert_eq!(current(&tables, b"t1", Protocol::Binary, b"archivf"), None);
+        assert_eq!(current(&tables, b"t2", Protocol::Binary, b"archive"), None);
+        tables.insert(b"t1", Protocol::Binary, b"archivf", b"new encoding");
+        let binary = current(&tables, b"t1", Protocol::Binary, b"archivf");
         assert_eq!(binary.as_deref(), Some(&b"new encoding"[..]));
     }
 
     #[test]
-    fn a_full_cache_starts_over() {
-        let cache = EncodedTables::default();
+    fn full_kept_encodings_start_over() {
+        let tables = EncodedTables::default();
         for index in 0..ENTRY_COUNT_MAX + 1 {
             let key = index.to_be_bytes();
-            cache.insert(&key, Protocol::Binary, b"a", b"e");
+            tables.insert(&key, Protocol::Binary, b"a", b"e");
         }
-        let entries = cache.entries.lock().unwrap();
+        let entries = tables.entries.lock().unwrap();
         assert_eq!(entries[0].len(), 1);
     }
 }

@@ -201,12 +201,12 @@ fn read_string_arguments<const N: usize>(
         if field.field_type == TType::Stop {
             break;
         }
-        let slot = field
+        let argument_index = field
             .id
             .and_then(|id| usize::try_from(id).ok())
             .and_then(|id| id.checked_sub(1))
             .filter(|index| *index < N);
-        match slot {
+        match argument_index {
             Some(index) if field.field_type == TType::String => {
                 values[index] = Some(input.read_string()?)
             }

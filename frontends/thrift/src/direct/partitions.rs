@@ -39,12 +39,12 @@ pub(super) fn read_arguments<const N: usize>(
         if field.field_type == TType::Stop {
             break;
         }
-        let slot = field
+        let argument_index = field
             .id
             .and_then(|id| usize::try_from(id).ok())
             .and_then(|id| id.checked_sub(1))
             .filter(|index| *index < N);
-        let Some(index) = slot else {
+        let Some(index) = argument_index else {
             input.skip(field.field_type)?;
             input.read_field_end()?;
             continue;

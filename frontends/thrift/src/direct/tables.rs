@@ -93,9 +93,9 @@ fn encoded_table(
     protocol: Protocol,
     view: &ValueView<Table>,
 ) -> Option<Vec<u8>> {
-    let cache = session.encoded_tables();
+    let kept = session.encoded_tables();
     let mut encoded = Vec::new();
-    let reused = cache.use_if_current(view.key(), protocol, view.archive(), |bytes| {
+    let reused = kept.use_if_current(view.key(), protocol, view.archive(), |bytes| {
         encoded.extend_from_slice(bytes)
     });
     if reused {
@@ -108,6 +108,6 @@ fn encoded_table(
         return None;
     }
     encode::table(&mut Encoder::new(&mut encoded, protocol), table).ok()?;
-    cache.insert(view.key(), protocol, view.archive(), &encoded);
+    kept.insert(view.key(), protocol, view.archive(), &encoded);
     Some(encoded)
 }

@@ -392,7 +392,7 @@ mod tests {
 
     /// One value of a reply, as both writers can write it.
     #[derive(Debug, Clone)]
-    enum Piece {
+    enum Element {
         Header(String, i32),
         StructBegin,
         StructEnd,
@@ -408,25 +408,25 @@ mod tests {
         StringMap(i16, Vec<(String, String)>),
     }
 
-    fn piece() -> impl Strategy<Value = Piece> {
+    fn element() -> impl Strategy<Value = Element> {
         let id = 0i16..400;
         prop_oneof![
-            ("[a-z_]{0,20}", any::<i32>()).prop_map(|(name, seq)| Piece::Header(name, seq)),
-            Just(Piece::StructBegin),
-            Just(Piece::StructEnd),
-            (id.clone(), ".{0,8}").prop_map(|(id, value)| Piece::StringField(id, value)),
-            (id.clone(), any::<i32>()).prop_map(|(id, value)| Piece::I32Field(id, value)),
-            (id.clone(), any::<i64>()).prop_map(|(id, value)| Piece::I64Field(id, value)),
-            (id.clone(), any::<i8>()).prop_map(|(id, value)| Piece::I8Field(id, value)),
-            (id.clone(), any::<i16>()).prop_map(|(id, value)| Piece::I16Field(id, value)),
-            (id.clone(), any::<f64>()).prop_map(|(id, value)| Piece::DoubleField(id, value)),
+            ("[a-z_]{0,20}", any::<i32>()).prop_map(|(name, seq)| Element::Header(name, seq)),
+            Just(Element::StructBegin),
+            Just(Element::StructEnd),
+            (id.clone(), ".{0,8}").prop_map(|(id, value)| Element::StringField(id, value)),
+            (id.clone(), any::<i32>()).prop_map(|(id, value)| Element::I32Field(id, value)),
+            (id.clone(), any::<i64>()).prop_map(|(id, value)| Element::I64Field(id, value)),
+            (id.clone(), any::<i8>()).prop_map(|(id, value)| Element::I8Field(id, value)),
+            (id.clone(), any::<i16>()).prop_map(|(id, value)| Element::I16Field(id, value)),
+            (id.clone(), any::<f64>()).prop_map(|(id, value)| Element::DoubleField(id, value)),
             (id.clone(), prop::collection::vec(any::<u8>(), 0..8))
-                .prop_map(|(id, value)| Piece::BytesField(id, value)),
-            (id.clone(), any::<bool>()).prop_map(|(id, value)| Piece::BoolField(id, value)),
+                .prop_map(|(id, value)| Element::BytesField(id, value)),
+            (id.clone(), any::<bool>()).prop_map(|(id, value)| Element::BoolField(id, value)),
             (id.clone(), prop::collection::vec(".{0,4}", 0..20))
-                .prop_map(|(id, values)| Piece::StringList(id, values)),
+                .prop_map(|(id, values)| Element::StringList(id, values)),
             (id, prop::collection::vec((".{0,4}", ".{0,4}"), 0..20))
-                .prop_map(|(id, pairs)| Piece::StringMap(id, pairs)),
+                .prop_map(|(id, pairs)| Element::StringMap(id, pairs)),
         ]
     }
 
@@ -437,60 +437,60 @@ mod tests {
         .unwrap();
     }
 
-    fn through_thrift(pieces: &[Piece], o: &mut dyn TOutputProtocol) {
+    fn through_thrift(elements: &[Element], o: &mut dyn TOutputProtocol) {
         let mut depth = 0;
-        for piece in pieces {
-            match piece {
-                Piece::Header(name, seq) => o
+        for element in elements {
+            match element {
+                Element::Header(name, seq) => o
                     .write_message_begin(&TMessageIdentifier::new(
                         name.clone(),
                         TMessageType::Reply,
                         *seq,
                     ))
                     .unwrap(),
-                Piece::StructBegin => {
+                Element::StructBegin => {
                     depth += 1;
                     o.write_struct_begin(&TStructIdentifier::new("s")).unwrap()
                 }
-                Piece::StructEnd if depth > 0 => {
+                Element::StructEnd if depth > 0 => {
                     depth -= 1;
                     o.write_field_stop().unwrap();
                     o.write_struct_end().unwrap()
                 }
-                Piece::StructEnd => {}
-                Piece::StringField(id, value) => {
+                Element::StructEnd => {}
+                Element::StringField(id, value) => {
                     field(o, TType::String, *id);
                     o.write_string(value).unwrap();
                 }
-                Piece::I32Field(id, value) => {
+                Element::I32Field(id, value) => {
                     field(o, TType::I32, *id);
                     o.write_i32(*value).unwrap();
                 }
-                Piece::I64Field(id, value) => {
+                Element::I64Field(id, value) => {
                     field(o, TType::I64, *id);
                     o.write_i64(*value).unwrap();
                 }
-                Piece::I8Field(id, value) => {
+                Element::I8Field(id, value) => {
                     field(o, TType::I08, *id);
                     o.write_i8(*value).unwrap();
                 }
-                Piece::I16Field(id, value) => {
+                Element::I16Field(id, value) => {
                     field(o, TType::I16, *id);
                     o.write_i16(*value).unwrap();
                 }
-                Piece::DoubleField(id, value) => {
+                Element::DoubleField(id, value) => {
                     field(o, TType::Double, *id);
                     o.write_double(*value).unwrap();
                 }
-                Piece::BytesField(id, value) => {
+                Element::BytesField(id, value) => {
                     field(o, TType::String, *id);
                     o.write_bytes(value).unwrap();
                 }
-                Piece::BoolField(id, value) => {
+                Element::BoolField(id, value) => {
                     field(o, TType::Bool, *id);
                     o.write_bool(*value).unwrap();
                 }
-                Piece::StringList(id, values) => {
+                Element::StringList(id, values) => {
                     field(o, TType::List, *id);
                     let count = values.len() as i32;
                     o.write_list_begin(&TListIdentifier::new(TType::String, count))
@@ -499,7 +499,7 @@ mod tests {
                         .iter()
                         .for_each(|value| o.write_string(value).unwrap());
                 }
-                Piece::StringMap(id, pairs) => {
+                Element::StringMap(id, pairs) => {
                     field(o, TType::Map, *id);
                     let count = pairs.len() as i32;
                     o.write_map_begin(&TMapIdentifier::new(TType::String, TType::String, count))
@@ -513,34 +513,34 @@ mod tests {
         }
     }
 
-    fn through_encoder(pieces: &[Piece], o: &mut Encoder<'_>) {
+    fn through_encoder(elements: &[Element], o: &mut Encoder<'_>) {
         let mut depth = 0;
-        for piece in pieces {
-            match piece {
-                Piece::Header(name, seq) => o.reply_begin(name, *seq),
-                Piece::StructBegin => {
+        for element in elements {
+            match element {
+                Element::Header(name, seq) => o.reply_begin(name, *seq),
+                Element::StructBegin => {
                     depth += 1;
                     o.struct_begin()
                 }
-                Piece::StructEnd if depth > 0 => {
+                Element::StructEnd if depth > 0 => {
                     depth -= 1;
                     o.struct_end()
                 }
-                Piece::StructEnd => {}
-                Piece::StringField(id, value) => o.string_field(*id, value),
-                Piece::I32Field(id, value) => o.i32_field(*id, *value),
-                Piece::I64Field(id, value) => o.i64_field(*id, *value),
-                Piece::I8Field(id, value) => o.i8_field(*id, *value),
-                Piece::I16Field(id, value) => o.i16_field(*id, *value),
-                Piece::DoubleField(id, value) => o.double_field(*id, *value),
-                Piece::BytesField(id, value) => o.bytes_field(*id, value),
-                Piece::BoolField(id, value) => o.bool_field(*id, *value),
-                Piece::StringList(id, values) => {
+                Element::StructEnd => {}
+                Element::StringField(id, value) => o.string_field(*id, value),
+                Element::I32Field(id, value) => o.i32_field(*id, *value),
+                Element::I64Field(id, value) => o.i64_field(*id, *value),
+                Element::I8Field(id, value) => o.i8_field(*id, *value),
+                Element::I16Field(id, value) => o.i16_field(*id, *value),
+                Element::DoubleField(id, value) => o.double_field(*id, *value),
+                Element::BytesField(id, value) => o.bytes_field(*id, value),
+                Element::BoolField(id, value) => o.bool_field(*id, *value),
+                Element::StringList(id, values) => {
                     o.field(TType::List, *id);
                     o.string_list(values.len(), values.iter().map(String::as_str))
                         .unwrap();
                 }
-                Piece::StringMap(id, pairs) => {
+                Element::StringMap(id, pairs) => {
                     o.field(TType::Map, *id);
                     o.map_begin(TType::String, TType::String, pairs.len())
                         .unwrap();
@@ -558,18 +558,18 @@ mod tests {
         /// protocols write, in binary and in compact.
         #[test]
         fn the_encoder_writes_what_the_thrift_protocols_write(
-            pieces in prop::collection::vec(piece(), 0..40),
+            elements in prop::collection::vec(element(), 0..40),
             compact in any::<bool>(),
         ) {
             let mut expected = Vec::new();
             if compact {
-                through_thrift(&pieces, &mut TCompactOutputProtocol::new(&mut expected));
+                through_thrift(&elements, &mut TCompactOutputProtocol::new(&mut expected));
             } else {
-                through_thrift(&pieces, &mut TBinaryOutputProtocol::new(&mut expected, true));
+                through_thrift(&elements, &mut TBinaryOutputProtocol::new(&mut expected, true));
             }
             let mut written = Vec::new();
             let protocol = if compact { Protocol::Compact } else { Protocol::Binary };
-            through_encoder(&pieces, &mut Encoder::new(&mut written, protocol));
+            through_encoder(&elements, &mut Encoder::new(&mut written, protocol));
             prop_assert_eq!(written, expected);
         }
     }

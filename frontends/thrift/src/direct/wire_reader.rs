@@ -286,7 +286,7 @@ impl<'m> Pass<'m> {
 
     /// Reads one unit with `read`, from where the last ended. A unit that ran out of bytes
     /// [`UNIT_READS_MAX`] times is left to the walk: reading it again at each arrival would cost
-    /// its size times the arrivals, which a client sending in small pieces would make quadratic.
+    /// its size times the arrivals, which a client sending in small fragments would make quadratic.
     pub(crate) fn unit<T>(
         &mut self,
         mut read: impl FnMut(&mut WireReader<'_>) -> Read<T>,

@@ -2,35 +2,35 @@
 //! per version, and the change records that bring a kept one up to date. The store moves them
 //! around every batch it applies (`store.rs`).
 
-use super::chunk_cache::ChunkCache;
 use super::chunk_changes::ChunkChanges;
-use super::slot_cache::SlotCache;
+use super::kept_chunks::KeptChunks;
+use super::kept_slots::KeptSlots;
 use super::slot_changes::SlotChanges;
 use crate::storage::consistent::{PartitionVersions, Stripes};
 use crate::storage::kv::WriteBatch;
 
-/// The statistics' caches and change records, shared by every reader of a store.
-pub(crate) struct StatsCaches {
-    /// Moved by batches that write statistics slots only (see `slot_cache.rs`).
+/// What the statistics keep and their change records, shared by every reader of a store.
+pub(crate) struct KeptStats {
+    /// Moved by batches that write statistics slots only (see `kept_slots.rs`).
     pub(crate) slot_versions: PartitionVersions,
     /// Partition names resolved to statistics slots, per version of slot changes.
-    pub(crate) slots: SlotCache,
+    pub(crate) slots: KeptSlots,
     /// Which slot keys each batch changed, to bring a kept slot index up to date.
     pub(crate) slot_changes: SlotChanges,
     /// Columns' statistics chunks decoded, per table version.
-    pub(crate) chunks: ChunkCache,
+    pub(crate) chunks: KeptChunks,
     /// Which statistics chunks batches changed, per version.
     pub(crate) changes: ChunkChanges,
 }
 
-impl StatsCaches {
-    /// Empty caches.
+impl KeptStats {
+    /// Nothing kept yet.
     pub(crate) fn new() -> Self {
-        StatsCaches {
+        KeptStats {
             slot_versions: PartitionVersions::new(),
-            slots: SlotCache::default(),
+            slots: KeptSlots::default(),
             slot_changes: SlotChanges::default(),
-            chunks: ChunkCache::default(),
+            chunks: KeptChunks::default(),
             changes: ChunkChanges::default(),
         }
     }

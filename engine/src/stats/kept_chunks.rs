@@ -10,8 +10,8 @@
 //! read runs at holds what the store holds. A version never comes back, so an entry built
 //! from a read that a write overlapped is never matched.
 //!
-//! Memory is bounded by [`CACHED_BYTE_COUNT_MAX`] over all entries; past it the cache is
-//! emptied (it refills on use), as the slot cache does.
+//! Memory is bounded by [`KEPT_BYTE_COUNT_MAX`] over all entries; past it every entry
+//! is dropped (they refill on use), as with the kept slots.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,10 +20,10 @@ use super::sketch_chunk::DecodedSketchChunk;
 use super::stored_chunk::KeptStatsChunk;
 use crate::storage::keys::TableId;
 
-/// Bytes of decoded chunks kept over all columns; past it the cache is emptied.
-pub(crate) const CACHED_BYTE_COUNT_MAX: usize = 256 << 20;
-/// Columns kept; past it the cache is emptied.
-pub(crate) const CACHED_COLUMN_COUNT_MAX: usize = 4096;
+/// Bytes of decoded chunks kept over all columns; past it every entry is dropped.
+pub(crate) const KEPT_BYTE_COUNT_MAX: usize = 256 << 20;
+/// Columns kept; past it every entry is dropped.
+pub(crate) const KEPT_COLUMN_COUNT_MAX: usize = 4096;
 
 /// What a column's chunks are: the statistics arrays, or the sketches beside them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,7 +32,7 @@ pub(crate) enum ChunkKind {
     Sketches,
 }
 
-/// The heap bytes a decoded chunk holds, for the cache's bound.
+/// The heap bytes a decoded chunk holds, for the bound on what is kept.
 pub(crate) trait HeapSize {
     fn heap_bytes(&self) -> usize;
 }
@@ -50,7 +50,7 @@ impl HeapSize for DecodedSketchChunk {
 }
 
 /// One column's decoded chunks `first..first + chunks.len()`, read at `version`.
-pub(crate) struct CachedChunks<T> {
+pub(crate) struct KeptColumnChunks<T> {
     pub(crate) version: u64,
     pub(crate) first: u32,
     /// Indexed by chunk number minus `first`; `None` where no chunk is stored. Shared, so
@@ -58,7 +58,7 @@ pub(crate) struct CachedChunks<T> {
     pub(crate) chunks: Vec<Option<Arc<T>>>,
 }
 
-impl<T: HeapSize> CachedChunks<T> {
+impl<T: HeapSize> KeptColumnChunks<T> {
     /// Whether the entry holds chunks `first..=last` as of `version`.
     fn covers(&self, version: u64, (first, last): (u32, u32)) -> bool {
         let end = u64::from(self.first) + self.chunks.len() as u64;
@@ -100,7 +100,7 @@ type ColumnKey = (TableId, String, String, ChunkKind);
 
 /// Entries of one kind of chunk, and their bytes.
 struct Entries<T> {
-    columns: HashMap<ColumnKey, (Arc<CachedChunks<T>>, usize)>,
+    columns: HashMap<ColumnKey, (Arc<KeptColumnChunks<T>>, usize)>,
     byte_count: usize,
 }
 
@@ -119,17 +119,17 @@ impl<T: HeapSize> Entries<T> {
         key: &ColumnKey,
         version: u64,
         range: (u32, u32),
-    ) -> Option<Arc<CachedChunks<T>>> {
+    ) -> Option<Arc<KeptColumnChunks<T>>> {
         let (entry, _) = self.columns.get(key)?;
         entry.covers(version, range).then(|| entry.clone())
     }
 
     /// The entry kept for `key`, whatever its version and range.
-    fn any(&self, key: &ColumnKey) -> Option<Arc<CachedChunks<T>>> {
+    fn any(&self, key: &ColumnKey) -> Option<Arc<KeptColumnChunks<T>>> {
         self.columns.get(key).map(|(entry, _)| entry.clone())
     }
 
-    fn insert(&mut self, key: ColumnKey, entry: Arc<CachedChunks<T>>, byte_count_max: usize) {
+    fn insert(&mut self, key: ColumnKey, entry: Arc<KeptColumnChunks<T>>, byte_count_max: usize) {
         let bytes = entry.heap_bytes();
         if bytes > byte_count_max / 4 {
             // One column this large would push out everything else: not kept.
@@ -147,8 +147,7 @@ impl<T: HeapSize> Entries<T> {
         if let Some((_, replaced)) = self.columns.remove(&key) {
             self.byte_count -= replaced;
         }
-        if self.byte_count + bytes > byte_count_max || self.columns.len() >= CACHED_COLUMN_COUNT_MAX
-        {
+        if self.byte_count + bytes > byte_count_max || self.columns.len() >= KEPT_COLUMN_COUNT_MAX {
             self.columns.clear();
             self.byte_count = 0;
         }
@@ -157,9 +156,9 @@ impl<T: HeapSize> Entries<T> {
     }
 }
 
-/// The cache, shared by every reader of a store.
+/// The kept chunks, shared by every reader of a store.
 #[derive(Default)]
-pub(crate) struct ChunkCache {
+pub(crate) struct KeptChunks {
     statistics: Mutex<Entries<KeptStatsChunk>>,
     sketches: Mutex<Entries<DecodedSketchChunk>>,
 }
@@ -184,12 +183,12 @@ impl ColumnChunksKey<'_> {
     }
 }
 
-impl ChunkCache {
+impl KeptChunks {
     /// The column's statistics chunks covering `wanted`'s range at its version, if kept.
     pub(crate) fn statistics(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<KeptStatsChunk>>> {
+    ) -> Option<Arc<KeptColumnChunks<KeptStatsChunk>>> {
         let entries = self.statistics.lock().ok()?;
         entries.get(
             &wanted.key(ChunkKind::Statistics),
@@ -203,7 +202,7 @@ impl ChunkCache {
     pub(crate) fn statistics_of_any_version(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<KeptStatsChunk>>> {
+    ) -> Option<Arc<KeptColumnChunks<KeptStatsChunk>>> {
         let entries = self.statistics.lock().ok()?;
         entries.any(&wanted.key(ChunkKind::Statistics))
     }
@@ -212,11 +211,11 @@ impl ChunkCache {
     pub(crate) fn keep_statistics(
         &self,
         wanted: &ColumnChunksKey<'_>,
-        entry: Arc<CachedChunks<KeptStatsChunk>>,
+        entry: Arc<KeptColumnChunks<KeptStatsChunk>>,
     ) {
         if let Ok(mut entries) = self.statistics.lock() {
             let key = wanted.key(ChunkKind::Statistics);
-            entries.insert(key, entry, CACHED_BYTE_COUNT_MAX);
+            entries.insert(key, entry, KEPT_BYTE_COUNT_MAX);
         }
     }
 
@@ -224,7 +223,7 @@ impl ChunkCache {
     pub(crate) fn sketches(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<DecodedSketchChunk>>> {
+    ) -> Option<Arc<KeptColumnChunks<DecodedSketchChunk>>> {
         let entries = self.sketches.lock().ok()?;
         entries.get(
             &wanted.key(ChunkKind::Sketches),
@@ -238,7 +237,7 @@ impl ChunkCache {
     pub(crate) fn sketches_of_any_version(
         &self,
         wanted: &ColumnChunksKey<'_>,
-    ) -> Option<Arc<CachedChunks<DecodedSketchChunk>>> {
+    ) -> Option<Arc<KeptColumnChunks<DecodedSketchChunk>>> {
         let entries = self.sketches.lock().ok()?;
         entries.any(&wanted.key(ChunkKind::Sketches))
     }
@@ -247,11 +246,11 @@ impl ChunkCache {
     pub(crate) fn keep_sketches(
         &self,
         wanted: &ColumnChunksKey<'_>,
-        entry: Arc<CachedChunks<DecodedSketchChunk>>,
+        entry: Arc<KeptColumnChunks<DecodedSketchChunk>>,
     ) {
         if let Ok(mut entries) = self.sketches.lock() {
             let key = wanted.key(ChunkKind::Sketches);
-            entries.insert(key, entry, CACHED_BYTE_COUNT_MAX);
+            entries.insert(key, entry, KEPT_BYTE_COUNT_MAX);
         }
     }
 }
@@ -261,12 +260,12 @@ mod tests {
     use super::super::sketch_chunk::SketchChunk;
     use super::*;
 
-    fn entry(version: u64, first: u32, count: usize) -> Arc<CachedChunks<DecodedSketchChunk>> {
+    fn entry(version: u64, first: u32, count: usize) -> Arc<KeptColumnChunks<DecodedSketchChunk>> {
         let chunk = || SketchChunk {
             ends: vec![3],
             bytes: vec![1, 2, 3],
         };
-        Arc::new(CachedChunks {
+        Arc::new(KeptColumnChunks {
             version,
             first,
             chunks: (0..count)
@@ -279,7 +278,7 @@ mod tests {
     fn an_entry_answers_only_its_version_and_range() {
         // Goal: a kept column answers a read at its version within its chunks, and nothing
         // else (another version, a wider range, another column or engine).
-        let cache = ChunkCache::default();
+        let kept = KeptChunks::default();
         let wanted = |column, version, range| ColumnChunksKey {
             table: TableId(7),
             column,
@@ -287,21 +286,21 @@ mod tests {
             version,
             range,
         };
-        cache.keep_sketches(&wanted("c", 4, (2, 5)), entry(4, 2, 4));
-        assert!(cache.sketches(&wanted("c", 4, (2, 5))).is_some());
-        assert!(cache.sketches(&wanted("c", 4, (3, 4))).is_some());
-        assert!(cache.sketches(&wanted("c", 6, (2, 5))).is_none());
-        assert!(cache.sketches(&wanted("c", 4, (1, 5))).is_none());
-        assert!(cache.sketches(&wanted("c", 4, (2, 6))).is_none());
-        assert!(cache.sketches(&wanted("d", 4, (2, 5))).is_none());
-        assert!(cache.statistics(&wanted("c", 4, (2, 5))).is_none());
+        kept.keep_sketches(&wanted("c", 4, (2, 5)), entry(4, 2, 4));
+        assert!(kept.sketches(&wanted("c", 4, (2, 5))).is_some());
+        assert!(kept.sketches(&wanted("c", 4, (3, 4))).is_some());
+        assert!(kept.sketches(&wanted("c", 6, (2, 5))).is_none());
+        assert!(kept.sketches(&wanted("c", 4, (1, 5))).is_none());
+        assert!(kept.sketches(&wanted("c", 4, (2, 6))).is_none());
+        assert!(kept.sketches(&wanted("d", 4, (2, 5))).is_none());
+        assert!(kept.statistics(&wanted("c", 4, (2, 5))).is_none());
     }
 
     #[test]
     fn a_narrower_or_older_entry_does_not_replace_a_kept_one() {
         // Goal: reading a few chunks keeps the wider entry of the same version, an older
         // version never replaces a newer one, and a newer version or a wider range does.
-        let cache = ChunkCache::default();
+        let kept = KeptChunks::default();
         let wanted = |version, range| ColumnChunksKey {
             table: TableId(7),
             column: "c",
@@ -309,21 +308,21 @@ mod tests {
             version,
             range,
         };
-        cache.keep_sketches(&wanted(4, (0, 9)), entry(4, 0, 10));
-        cache.keep_sketches(&wanted(4, (3, 4)), entry(4, 3, 2));
-        assert!(cache.sketches(&wanted(4, (0, 9))).is_some());
-        cache.keep_sketches(&wanted(2, (0, 9)), entry(2, 0, 10));
-        assert!(cache.sketches(&wanted(4, (0, 9))).is_some());
-        assert!(cache.sketches(&wanted(2, (0, 9))).is_none());
-        cache.keep_sketches(&wanted(6, (3, 4)), entry(6, 3, 2));
-        assert!(cache.sketches(&wanted(6, (3, 4))).is_some());
-        assert!(cache.sketches(&wanted(4, (0, 9))).is_none());
-        cache.keep_sketches(&wanted(6, (0, 20)), entry(6, 0, 21));
-        assert!(cache.sketches(&wanted(6, (0, 20))).is_some());
+        kept.keep_sketches(&wanted(4, (0, 9)), entry(4, 0, 10));
+        kept.keep_sketches(&wanted(4, (3, 4)), entry(4, 3, 2));
+        assert!(kept.sketches(&wanted(4, (0, 9))).is_some());
+        kept.keep_sketches(&wanted(2, (0, 9)), entry(2, 0, 10));
+        assert!(kept.sketches(&wanted(4, (0, 9))).is_some());
+        assert!(kept.sketches(&wanted(2, (0, 9))).is_none());
+        kept.keep_sketches(&wanted(6, (3, 4)), entry(6, 3, 2));
+        assert!(kept.sketches(&wanted(6, (3, 4))).is_some());
+        assert!(kept.sketches(&wanted(4, (0, 9))).is_none());
+        kept.keep_sketches(&wanted(6, (0, 20)), entry(6, 0, 21));
+        assert!(kept.sketches(&wanted(6, (0, 20))).is_some());
     }
 
     #[test]
-    fn the_cache_empties_itself_past_its_bound() {
+    fn the_kept_chunks_empty_themselves_past_their_bound() {
         // Goal: the bytes kept never pass the bound. Method: a small bound, entries added
         // until it is passed.
         let mut entries = Entries::<DecodedSketchChunk>::default();

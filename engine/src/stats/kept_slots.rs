@@ -1,4 +1,4 @@
-//! Partition names resolved to slots, cached per table: an aggregation over 10k partitions
+//! Partition names resolved to slots, kept per table: an aggregation over 10k partitions
 //! would otherwise scan the table's whole slot index and rebuild every partition's name on
 //! each call.
 //!
@@ -19,10 +19,10 @@ use crate::storage::keys::TableId;
 /// that all collide and make every index build quadratic.
 pub(crate) type SlotsByName = HashMap<Box<str>, u32>;
 
-/// Tables whose slot index is kept; past it the cache is emptied (it refills on use).
-pub(crate) const CACHED_TABLE_COUNT_MAX: usize = 32;
-/// Slots above which a table's index is not cached (its memory would outweigh a scan).
-pub(crate) const CACHED_SLOT_COUNT_MAX: usize = 1 << 20;
+/// Tables whose slot index is kept; past it every index is dropped (they refill on use).
+pub(crate) const KEPT_TABLE_COUNT_MAX: usize = 32;
+/// Slots above which a table's index is not kept (its memory would outweigh a scan).
+pub(crate) const KEPT_SLOT_COUNT_MAX: usize = 1 << 20;
 
 /// One table's partition names and their slots, at one version of its slot changes.
 pub(crate) struct SlotIndex {
@@ -30,14 +30,14 @@ pub(crate) struct SlotIndex {
     pub(crate) by_name: SlotsByName,
 }
 
-/// The cache, shared by every reader of a store.
+/// The kept slot indexes, shared by every reader of a store.
 #[derive(Default)]
-pub(crate) struct SlotCache {
+pub(crate) struct KeptSlots {
     tables: Mutex<HashMap<TableId, Arc<SlotIndex>>>,
 }
 
-impl SlotCache {
-    /// The index of `table` built at slot version `version`, if cached.
+impl KeptSlots {
+    /// The index of `table` built at slot version `version`, if kept.
     pub(crate) fn get(&self, table: TableId, version: u64) -> Option<Arc<SlotIndex>> {
         let tables = self.tables.lock().ok()?;
         tables
@@ -55,13 +55,13 @@ impl SlotCache {
 
     /// Keeps `index` for `table`, replacing an older one.
     pub(crate) fn insert(&self, table: TableId, index: Arc<SlotIndex>) {
-        if index.by_name.len() > CACHED_SLOT_COUNT_MAX {
+        if index.by_name.len() > KEPT_SLOT_COUNT_MAX {
             return;
         }
         let Ok(mut tables) = self.tables.lock() else {
             return;
         };
-        if tables.len() >= CACHED_TABLE_COUNT_MAX && !tables.contains_key(&table) {
+        if tables.len() >= KEPT_TABLE_COUNT_MAX && !tables.contains_key(&table) {
             tables.clear();
         }
         tables.insert(table, index);
