@@ -98,7 +98,7 @@ pub struct ServeArgs {
     /// The embedded store's page cache, in MiB [default: 128].
     #[arg(long, env = "HIVESTORE_CACHE_MB")]
     pub cache_mb: Option<u64>,
-    /// Column statistics read into the caches at start, so that planners' first reads after a
+    /// Column statistics read into memory (kept) at start, so that planners' first reads after a
     /// restart cost what later ones do, in MiB; 0 turns it off [default: 128, the most].
     #[arg(long, env = "HIVESTORE_PREWARM_MB")]
     pub prewarm_mb: Option<u64>,
@@ -365,7 +365,7 @@ pub const PREWARM_MB_MAX: u64 = (hivestore_engine::PREWARM_BYTES_MAX >> 20) as u
 fn prewarm_bytes(mebibytes: u64) -> Result<usize, String> {
     if mebibytes > PREWARM_MB_MAX {
         return Err(format!(
-            "prewarm_mb must be between 0 and {PREWARM_MB_MAX} (half of the statistics caches), not {mebibytes}"
+            "prewarm_mb must be between 0 and {PREWARM_MB_MAX} (half of the statistics kept in memory), not {mebibytes}"
         ));
     }
     Ok((mebibytes as usize) << 20)
