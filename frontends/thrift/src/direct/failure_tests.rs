@@ -9,12 +9,12 @@ use hivestore_idl::hive_metastore::{
     ThriftHiveMetastoreSyncProcessor,
 };
 use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
     TFieldIdentifier, TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType,
     TOutputProtocol, TSerializable, TStructIdentifier, TType,
 };
 use thrift::server::TProcessor;
 
+use super::stats_tests::{input, output};
 use super::{answer, Answer};
 use crate::detect::Protocol;
 use crate::methods::implemented;
@@ -28,20 +28,6 @@ enum Arg<'a> {
     Texts(&'a [&'a str]),
     I16(i16),
     Struct(&'a dyn Fn(&mut dyn TOutputProtocol)),
-}
-
-fn output(protocol: Protocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
-    match protocol {
-        Protocol::Binary => Box::new(TBinaryOutputProtocol::new(out, true)),
-        Protocol::Compact => Box::new(TCompactOutputProtocol::new(out)),
-    }
-}
-
-fn input(protocol: Protocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
-    match protocol {
-        Protocol::Binary => Box::new(TBinaryInputProtocol::new(bytes, true)),
-        Protocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
-    }
 }
 
 /// A call of `method` with arguments 1, 2, ... as given.

@@ -36,14 +36,16 @@ const KINDS: [StatsKind; 8] = [
     StatsKind::Timestamp,
 ];
 
-fn output(protocol: Protocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
+/// A writer of `protocol` into `out` (also for `failure_tests.rs`).
+pub(super) fn output(protocol: Protocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
     match protocol {
         Protocol::Compact => Box::new(TCompactOutputProtocol::new(out)),
         _ => Box::new(TBinaryOutputProtocol::new(out, true)),
     }
 }
 
-fn input(protocol: Protocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
+/// A reader of `protocol` over `bytes` (also for `failure_tests.rs`).
+pub(super) fn input(protocol: Protocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
     match protocol {
         Protocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
         _ => Box::new(TBinaryInputProtocol::new(bytes, true)),
