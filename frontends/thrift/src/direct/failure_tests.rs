@@ -210,6 +210,14 @@ fn listing_errors_are_answered_as_the_generated_processor_answers_them() {
             let name = format!("{database}.{table}");
             let message = call("get_partitions", protocol, &[db, t, Arg::I16(-1)]);
             cases.push((format!("get_partitions {name}"), message));
+            let (db, t) = (Arg::Text(database), Arg::Text(table));
+            let message = call("get_partition_names", protocol, &[db, t, Arg::I16(-1)]);
+            cases.push((format!("get_partition_names {name}"), message));
+            let (db, t) = (Arg::Text(database), Arg::Text(table));
+            let values: &[&str] = &["2024-01-01"];
+            let arguments = [db, t, Arg::Texts(values), Arg::I16(-1)];
+            let message = call("get_partition_names_ps", protocol, &arguments);
+            cases.push((format!("get_partition_names_ps {name}"), message));
             let values: &[&str] = &["2024-01-01"];
             let (db, t) = (Arg::Text(database), Arg::Text(table));
             let message = call(
@@ -266,6 +274,17 @@ fn listing_errors_are_answered_as_the_generated_processor_answers_them() {
                 &[Arg::Struct(&request)],
             );
             cases.push((format!("get_partitions_by_names_req {name}"), message));
+        }
+        let too_many: &[&str] = &["2024-01-01", "1", "x"];
+        for method in ["get_partition_names_ps", "get_partitions_ps"] {
+            let arguments = [
+                Arg::Text("db"),
+                Arg::Text("t"),
+                Arg::Texts(too_many),
+                Arg::I16(-1),
+            ];
+            let message = call(method, protocol, &arguments);
+            cases.push((format!("{method} db.t with more values than keys"), message));
         }
         for (database, table) in MISSING.into_iter().chain([("db", "t")]) {
             for filter in filters {

@@ -4,12 +4,12 @@
 //! partitions (`add_partitions.rs`). Partitions' column statistics are written from the
 //! engine's statistics, without IDL structs (`stats.rs`).
 //!
-//! When the store answers a `get_table(_req)` or a partition listing (`get_partitions`, `_ps`,
-//! `_by_filter`, `_by_names`, `_req`) with an error — a missing table, a bad filter — the error
-//! is answered here, as the generated processor would write it ([`write_failure`];
-//! `failure_tests.rs` holds the two together). What else is declined — unusual arguments, the
-//! errors of the name listings, statistics and `add_partitions` — is left to the generated
-//! processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
+//! When the store answers a `get_table(_req)`, a partition listing (`get_partitions`, `_ps`,
+//! `_by_filter`, `_by_names`, `_req`) or a name listing (`get_partition_names`, `_ps`) with an
+//! error — a missing table, a bad filter — the error is answered here, as the generated
+//! processor would write it ([`write_failure`]; `failure_tests.rs` holds the two together).
+//! What else is declined — unusual arguments, internal errors, the errors of statistics and
+//! `add_partitions` — is left to the generated processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
 //! `convert.rs` builds; its tests hold the two together.
 
 mod add_partitions;

@@ -1,14 +1,17 @@
 //! Partition name listings: `get_partition_names` and `get_partition_names_ps`, written from
 //! the store's name listing (one buffer, kept while the table is unchanged) with no `String`
 //! per name. They mirror `calls::partitions::names` and `names_ps`, which answer whenever
-//! these decline (a missing table, an empty or too long partial spec, an unusual argument).
+//! these decline (an empty partial spec, an unusual argument); the store's errors (a missing
+//! table, a partial spec longer than the keys) are answered here.
 
-use hivestore_engine::{NameListing, PartitionSelection};
+use hivestore_engine::{self as engine, NameListing, PartitionSelection};
 use thrift::protocol::{TInputProtocol, TType};
 
-use super::partitions::{old_style_table, read_arguments, Argument};
+use super::partitions::{read_arguments, table_or_answer, Argument};
 use super::wire::Encoder;
-use super::Answer;
+use super::{write_failure, Answer};
+use crate::calls::partitions::throws;
+use crate::errors::to_thrift;
 use crate::service::Session;
 
 /// Most bytes a name's length prefix takes (binary: 4; compact: a varint of at most 5).
@@ -25,21 +28,24 @@ pub(super) fn get_partition_names(
     let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
         return Ok(Answer::Declined);
     };
-    let Some(Ok([catalog, database, name])) = old_style_table(database, name) else {
-        return Ok(Answer::Declined);
-    };
+    let method = "get_partition_names";
+    let [catalog, database, name] =
+        match table_or_answer((method, sequence), output, database, name) {
+            Ok(table) => table,
+            Err(answer) => return answer,
+        };
     let max_parts = match max_parts {
         0 => -1,
         other => i32::from(other),
     };
     let selection = PartitionSelection::All;
-    let Ok(names) = session
+    let names = session
         .store()
-        .partition_names(&catalog, &database, &name, selection, max_parts)
-    else {
-        return Ok(Answer::Declined);
-    };
-    write_names(output, "get_partition_names", sequence, &names)
+        .partition_names(&catalog, &database, &name, selection, max_parts);
+    match names {
+        Ok(names) => write_names(output, method, sequence, &names),
+        Err(error) => answer_failure((method, sequence), output, error),
+    }
 }
 
 /// `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
@@ -54,22 +60,38 @@ pub(super) fn get_partition_names_ps(
     else {
         return Ok(Answer::Declined);
     };
-    let Some(Ok([catalog, database, name])) = old_style_table(database, name) else {
-        return Ok(Answer::Declined);
-    };
+    let method = "get_partition_names_ps";
+    let [catalog, database, name] =
+        match table_or_answer((method, sequence), output, database, name) {
+            Ok(table) => table,
+            Err(answer) => return answer,
+        };
     // An empty partial spec is Hive's error, made by `calls::partitions`.
     if values.is_empty() {
         return Ok(Answer::Declined);
     }
     let selection = PartitionSelection::PartialValues(&values);
     let max_parts = i32::from(max_parts);
-    let Ok(names) = session
+    let names = session
         .store()
-        .partition_names(&catalog, &database, &name, selection, max_parts)
-    else {
+        .partition_names(&catalog, &database, &name, selection, max_parts);
+    match names {
+        Ok(names) => write_names(output, method, sequence, &names),
+        Err(error) => answer_failure((method, sequence), output, error),
+    }
+}
+
+/// The store's `error` as the call's exception, as `calls::partitions` makes it; an internal
+/// error is declined, for the generic path to answer.
+fn answer_failure(
+    (method, sequence): (&str, i32),
+    output: &mut Encoder<'_>,
+    error: engine::Error,
+) -> thrift::Result<Answer> {
+    if matches!(error, engine::Error::Internal(_)) {
         return Ok(Answer::Declined);
-    };
-    write_names(output, "get_partition_names_ps", sequence, &names)
+    }
+    write_failure(output, method, sequence, &to_thrift(error, throws::GET))
 }
 
 /// The reply of `method`: a result struct whose `success` (field 0) is the list of `names`.

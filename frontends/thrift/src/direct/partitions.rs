@@ -196,7 +196,7 @@ fn answer_failed_listing(
 }
 
 /// The table an old-style call names, or its answer: declined, or the call's error.
-fn table_or_answer(
+pub(super) fn table_or_answer(
     (method, sequence): (&str, i32),
     o: &mut Encoder<'_>,
     database: Option<Argument>,
