@@ -5,11 +5,12 @@
 //! engine's statistics, without IDL structs (`stats.rs`).
 //!
 //! When the store answers a `get_table(_req)`, a partition listing (`get_partitions`, `_ps`,
-//! `_by_filter`, `_by_names`, `_req`) or a name listing (`get_partition_names`, `_ps`) with an
-//! error — a missing table, a bad filter — the error is answered here, as the generated
-//! processor would write it ([`write_failure`]; `failure_tests.rs` holds the two together).
-//! What else is declined — unusual arguments, internal errors, the errors of statistics and
-//! `add_partitions` — is left to the generated processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
+//! `_by_filter`, `_by_names`, `_req`), a name listing (`get_partition_names`, `_ps`) or
+//! `get_partitions_statistics_req` with an error — a missing table, a bad filter — the error is
+//! answered here, as the generated processor would write it ([`write_failure`];
+//! `failure_tests.rs` and `stats_tests.rs` hold the two together). What else is declined —
+//! unusual arguments, internal errors, the errors of `add_partitions` — is left to the
+//! generated processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
 //! `convert.rs` builds; its tests hold the two together.
 
 mod add_partitions;

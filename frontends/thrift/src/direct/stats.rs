@@ -1,12 +1,13 @@
 //! `get_partitions_statistics_req` written from the engine's statistics: no IDL struct per
 //! statistic. The engine part is `calls::stats::partitions_statistics`, shared with the
-//! generic path (`calls::stats::get_partitions_req`), which answers when this declines.
+//! generic path (`calls::stats::get_partitions_req`): its errors are answered here as that
+//! path answers them, and the generic path answers what this declines.
 
 use hivestore_idl::hive_metastore::PartitionsStatsRequest;
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
-use super::{read_struct_argument, stats_encode, write_success, Answer};
+use super::{read_struct_argument, stats_encode, write_failure, write_success, Answer};
 use crate::calls::stats::{partitions_statistics, PartitionsStatistics};
 use crate::service::Session;
 
@@ -20,13 +21,13 @@ pub(super) fn get_partitions_statistics_req(
     let Ok(Some(request)) = read_struct_argument::<PartitionsStatsRequest>(input) else {
         return Ok(Answer::Declined);
     };
-    let Ok(found) = partitions_statistics(session, &request) else {
-        return Ok(Answer::Declined);
+    let method = "get_partitions_statistics_req";
+    let found = match partitions_statistics(session, &request) {
+        Ok(found) => found,
+        Err(error) => return write_failure(output, method, sequence, &error),
     };
     output.reserve(size_hint(&found));
-    write_success(output, "get_partitions_statistics_req", sequence, |o| {
-        result(o, &found)
-    })?;
+    write_success(output, method, sequence, |o| result(o, &found))?;
     Ok(Answer::Written)
 }
 

@@ -403,16 +403,14 @@ fn replies_are_the_generated_processors() {
 }
 
 #[test]
-fn errors_are_left_to_the_generated_processor() {
-    let session = session(&state_with_statistics());
+fn errors_are_answered_as_the_generated_processor_answers_them() {
+    let state = state_with_statistics();
     for table in ["nope", ""] {
         for protocol in PROTOCOLS {
             let message = call(&request(table, &["id"], &["ds=été"]), protocol);
-            assert_eq!(
-                direct_reply(&session, &message, protocol),
-                None,
-                "{table:?}"
-            );
+            let direct = direct_reply(&session(&state), &message, protocol);
+            let generated = generated_reply(session(&state), &message, protocol);
+            assert_eq!(direct, Some(generated), "{table:?}");
         }
     }
 }
