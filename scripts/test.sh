@@ -64,13 +64,15 @@ build_binary() {
   cargo build --release -p hivestore-cli --bin hivestore
 }
 
-# The cargo package and test target of a Rust integration test file, e.g. engine/tests/x.rs.
+# The cargo package and test target of a Rust integration test file: the crate is the
+# nearest folder above it with a Cargo.toml, the target the file's name (tests/e2e/x.rs: x).
 rust_test_file() {
-  local file="$1" dir package
-  dir="${file%%/tests/*}"
-  [ "$dir" != "$file" ] && [ -f "$dir/Cargo.toml" ] || { echo "not a Rust integration test: $file" >&2; exit 2; }
-  package="$(sed -n 's/^name = "\(.*\)"$/\1/p' "$dir/Cargo.toml" | head -1)"
-  echo "$package" "$(basename "$file" .rs)"
+  local file="$1" dir
+  [ -f "$file" ] || { echo "no such file: $file" >&2; exit 2; }
+  dir="$(dirname "$file")"
+  while [ "$dir" != "." ] && [ ! -f "$dir/Cargo.toml" ]; do dir="$(dirname "$dir")"; done
+  [ -f "$dir/Cargo.toml" ] && [ "$dir" != "." ] || { echo "no crate holds $file" >&2; exit 2; }
+  echo "$(sed -n 's/^name = "\(.*\)"$/\1/p' "$dir/Cargo.toml" | head -1)" "$(basename "$file" .rs)"
 }
 
 case "${1:-all}" in

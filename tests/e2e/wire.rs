@@ -53,11 +53,8 @@ fn an_unimplemented_method_answers_unknown_method_and_the_connection_stays_usabl
                     ApplicationErrorKind::UnknownMethod,
                     "{format:?}"
                 );
-                assert!(
-                    error.message.contains("get_delegation_token"),
-                    "{}",
-                    error.message
-                );
+                // Thrift's own text, as a server without the method answers.
+                assert_eq!(error.message, "Invalid method name: 'get_delegation_token'");
             }
             other => panic!("expected UNKNOWN_METHOD, got {other:?}"),
         }
@@ -140,11 +137,7 @@ fn a_method_the_idl_lacks_is_skipped_whole_and_answered_unknown_method() {
     assert_eq!(header.sequence_number, 1);
     let error = thrift::Error::read_application_error_from_in_protocol(&mut input).unwrap();
     assert_eq!(error.kind, ApplicationErrorKind::UnknownMethod);
-    assert!(
-        error.message.contains("no_such_method"),
-        "{}",
-        error.message
-    );
+    assert_eq!(error.message, "Invalid method name: 'no_such_method'");
     read_get_name_reply(&mut input, 2);
 }
 
