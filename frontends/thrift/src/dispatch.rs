@@ -6,11 +6,9 @@
 //! get no reply. Every reply is settled before it goes out: it waits until what the call read
 //! is durable, or becomes an `INTERNAL_ERROR` when that cannot be (engine `visibility.rs`).
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
 use std::time::Instant;
 
-use hivestore_idl::handler::{Adapter, Method, METHODS};
+use hivestore_idl::handler::Adapter;
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncProcessor;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
@@ -109,10 +107,10 @@ impl Dispatcher {
             )));
         }
         let one_way = header.message_type == TMessageType::OneWay;
-        let method = method_by_name(&header.name);
+        let found = methods::lookup(&header.name);
+        let method = found.map(|(method, _)| method);
         *method_called = method.map(|method| method.name);
-        let row = method.and_then(|method| methods::implemented(method.name));
-        let (Some(method), Some(row)) = (method, row) else {
+        let (Some(method), Some(row)) = (method, found.and_then(|(_, row)| row)) else {
             tracing::debug!(method = %header.name, "call of a method hivestore does not implement");
             input
                 .skip(TType::Struct)
@@ -232,14 +230,6 @@ impl Dispatcher {
             .build()
             .map_err(|error| DispatchError(format!("decoder configuration: {error}")))
     }
-}
-
-fn method_by_name(name: &str) -> Option<&'static Method> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Method>> = OnceLock::new();
-    INDEX
-        .get_or_init(|| METHODS.iter().map(|method| (method.name, method)).collect())
-        .get(name)
-        .copied()
 }
 
 fn input_protocol<'a>(

@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use hivestore_idl::handler::{Method, METHODS};
+
 use Family::*;
 use Path::*;
 
@@ -317,18 +319,26 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("update_transaction_statistics", Statistics, Generic),
 ];
 
-/// The implemented method with wire name `name`, if any.
-pub fn implemented(name: &str) -> Option<&'static Implemented> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Implemented>> = OnceLock::new();
+/// The method of the IDL with wire name `name`, and its row when hivestore implements it: the
+/// one index of methods, read once per call.
+pub fn lookup(name: &str) -> Option<(&'static Method, Option<&'static Implemented>)> {
+    type Index = HashMap<&'static str, (&'static Method, Option<&'static Implemented>)>;
+    static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX
         .get_or_init(|| {
-            IMPLEMENTED
+            let rows: HashMap<_, _> = IMPLEMENTED.iter().map(|row| (row.name, row)).collect();
+            METHODS
                 .iter()
-                .map(|method| (method.name, method))
+                .map(|method| (method.name, (method, rows.get(method.name).copied())))
                 .collect()
         })
         .get(name)
         .copied()
+}
+
+/// The implemented method with wire name `name`, if any.
+pub fn implemented(name: &str) -> Option<&'static Implemented> {
+    lookup(name).and_then(|(_, row)| row)
 }
 
 #[cfg(test)]

@@ -170,10 +170,8 @@ fn write_failure(
     let Some((kind, message)) = crate::errors::declared_parts(error) else {
         return Ok(Answer::Declined);
     };
-    let field = hivestore_idl::handler::METHODS
-        .iter()
-        .find(|declared| declared.name == method)
-        .and_then(|declared| declared.throws.iter().find(|(name, _)| *name == kind))
+    let field = crate::methods::lookup(method)
+        .and_then(|(declared, _)| declared.throws.iter().find(|(name, _)| *name == kind))
         .map(|(_, id)| *id);
     let Some(field) = field else {
         return Ok(Answer::Declined);
