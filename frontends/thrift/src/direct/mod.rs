@@ -158,6 +158,26 @@ fn write_success(
     Ok(())
 }
 
+/// Writes the reply to a call of `method` whose store call failed with `error`: the exception
+/// of those `declared`, as the generic path converts it. An internal error (an encoding's, say)
+/// is declined, for the generic path to answer.
+fn write_store_failure(
+    o: &mut Encoder<'_>,
+    (method, sequence): (&str, i32),
+    error: hivestore_engine::Error,
+    declared: &[crate::errors::Declared],
+) -> thrift::Result<Answer> {
+    if matches!(error, hivestore_engine::Error::Internal(_)) {
+        return Ok(Answer::Declined);
+    }
+    write_failure(
+        o,
+        method,
+        sequence,
+        &crate::errors::to_thrift(error, declared),
+    )
+}
+
 /// Writes the reply to a call of `method` that failed with `error` as the generated processor
 /// writes it: a declared exception in its field of the result struct. An error the method does
 /// not declare is declined, for the generated processor to answer.

@@ -4,14 +4,13 @@
 //! these decline (an empty partial spec, an unusual argument); the store's errors (a missing
 //! table, a partial spec longer than the keys) are answered here.
 
-use hivestore_engine::{self as engine, NameListing, PartitionSelection};
+use hivestore_engine::{NameListing, PartitionSelection};
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::partitions::{read_arguments, table_or_answer, Argument};
 use super::wire::Encoder;
-use super::{write_failure, Answer};
+use super::{write_store_failure, Answer};
 use crate::calls::partitions::throws;
-use crate::errors::to_thrift;
 use crate::service::Session;
 
 /// Most bytes a name's length prefix takes (binary: 4; compact: a varint of at most 5).
@@ -44,7 +43,7 @@ pub(super) fn get_partition_names(
         .partition_names(&catalog, &database, &name, selection, max_parts);
     match names {
         Ok(names) => write_names(output, method, sequence, &names),
-        Err(error) => answer_failure((method, sequence), output, error),
+        Err(error) => write_store_failure(output, (method, sequence), error, throws::GET),
     }
 }
 
@@ -77,21 +76,8 @@ pub(super) fn get_partition_names_ps(
         .partition_names(&catalog, &database, &name, selection, max_parts);
     match names {
         Ok(names) => write_names(output, method, sequence, &names),
-        Err(error) => answer_failure((method, sequence), output, error),
+        Err(error) => write_store_failure(output, (method, sequence), error, throws::GET),
     }
-}
-
-/// The store's `error` as the call's exception, as `calls::partitions` makes it; an internal
-/// error is declined, for the generic path to answer.
-fn answer_failure(
-    (method, sequence): (&str, i32),
-    output: &mut Encoder<'_>,
-    error: engine::Error,
-) -> thrift::Result<Answer> {
-    if matches!(error, engine::Error::Internal(_)) {
-        return Ok(Answer::Declined);
-    }
-    write_failure(output, method, sequence, &to_thrift(error, throws::GET))
 }
 
 /// The reply of `method`: a result struct whose `success` (field 0) is the list of `names`.

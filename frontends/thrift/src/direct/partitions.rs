@@ -12,12 +12,12 @@ use thrift::protocol::{TInputProtocol, TType};
 use super::encode::PartitionWriter;
 use super::wire::Encoder;
 use super::wire_reader::{Pass, Read, Unusual, WireLimits, WireReader, T_LIST, T_STRING};
-use super::{read_struct_argument, write_failure, write_success, Answer};
+use super::{read_struct_argument, write_failure, write_store_failure, write_success, Answer};
 use crate::calls::partitions::borrowed;
 use crate::calls::partitions::throws;
 use crate::calls::{catalog_or_default, require_database_name};
 use crate::detect::Protocol;
-use crate::errors::{to_thrift, Declared};
+use crate::errors::Declared;
 use crate::service::Session;
 
 /// One argument of an old-style call.
@@ -179,9 +179,8 @@ fn write_partitions(
         .map(drop)
 }
 
-/// What a listing that failed with `error` answers, in place of the reply begun at `start`:
-/// the store's error as the exception of those `declared`, as `calls::partitions` makes it.
-/// An internal error (the encoding's, say) is declined, for the generic path to answer.
+/// What a listing that failed with `error` answers, in place of the reply begun at `start`
+/// ([`write_store_failure`]).
 fn answer_failed_listing(
     (method, sequence): (&str, i32),
     o: &mut Encoder<'_>,
@@ -189,10 +188,7 @@ fn answer_failed_listing(
     (error, declared): (engine::Error, &[Declared]),
 ) -> thrift::Result<Answer> {
     o.discard_from(start);
-    if matches!(error, engine::Error::Internal(_)) {
-        return Ok(Answer::Declined);
-    }
-    write_failure(o, method, sequence, &to_thrift(error, declared))
+    write_store_failure(o, (method, sequence), error, declared)
 }
 
 /// The table an old-style call names, or its answer: declined, or the call's error.

@@ -8,11 +8,12 @@ use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
 use super::{
-    encode, read_string_arguments, read_struct_argument, write_failure, write_success, Answer,
+    encode, read_string_arguments, read_struct_argument, write_failure, write_store_failure,
+    write_success, Answer,
 };
 use crate::calls::{catalog_or_default, require_database_name};
 use crate::detect::Protocol;
-use crate::errors::{throws, to_thrift};
+use crate::errors::throws;
 use crate::service::Session;
 
 /// `get_table(dbname, tbl_name)`.
@@ -33,8 +34,7 @@ pub(super) fn get_table(
     let view = match session.store().get_table_view(&catalog, &database, &name) {
         Ok(view) => view,
         Err(error) => {
-            let error = to_thrift(error, throws::GET);
-            return write_failure(output, "get_table", sequence, &error);
+            return write_store_failure(output, ("get_table", sequence), error, throws::GET)
         }
     };
     let Some(encoded) = encoded_table(session, protocol, &view) else {
@@ -68,8 +68,7 @@ pub(super) fn get_table_req(
     let view = match store.get_table_view(&catalog, &request.db_name, &request.tbl_name) {
         Ok(view) => view,
         Err(error) => {
-            let error = to_thrift(error, throws::GET);
-            return write_failure(output, "get_table_req", sequence, &error);
+            return write_store_failure(output, ("get_table_req", sequence), error, throws::GET)
         }
     };
     let Some(encoded) = encoded_table(session, protocol, &view) else {
