@@ -34,6 +34,8 @@
 //! - `partitions/`: partitions stored with shared descriptors, written,
 //!   listed and filtered ([`PartitionFilter`]), keeping a
 //!   table's listings and their encodings while it is unchanged.
+//! - `constraints/`: table constraints (primary and foreign keys, unique, not-null, default,
+//!   check) with Hive's rules, stored under their parent table ([`ConstraintRow`]).
 //! - [`stats`]: column statistics, stored columnar, with what is kept of them.
 //! - [`txns`]: transactions and write ids, with [`locks`] under them, sharing
 //!   one table in memory.
@@ -65,6 +67,7 @@
 #![forbid(unsafe_code)]
 
 mod catalog;
+mod constraints;
 mod error;
 pub mod events;
 mod model;
@@ -92,6 +95,7 @@ pub use catalog::table_filter::{
     TABLE_FILTER_LIKE_COUNT_MAX,
 };
 pub use catalog::tables::{DropTableOptions, DroppedTable};
+pub use constraints::read::ForeignKeyFilter;
 pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
 pub use model::names::{
     normalize, validate_catalog_name, validate_database_name, validate_table_name,
@@ -109,11 +113,12 @@ pub use model::value_limits::{
     PARTITION_NAME_LEN_MAX, PARTITION_VALUE_LEN_MAX, TYPE_NAME_BYTES_MAX_DEFAULT,
 };
 pub use model::{
-    ArchivedPartitionRecord, Catalog, CreationMetadata, Database, DatabaseType, FieldSchema,
-    FileMetadata, Order, Partition, PartitionRecord, PrincipalPrivilegeSet, PrincipalType,
-    PrivilegeGrantInfo, SerDeInfo, SerdeType, SkewedInfo, SkewedValueLocation, SourceTable,
-    StorageDescriptor, Table, DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE,
-    EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
+    ArchivedPartitionRecord, Catalog, ConstraintKind, ConstraintRow, CreationMetadata, Database,
+    DatabaseType, FieldSchema, FileMetadata, Order, Partition, PartitionRecord,
+    PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo, ReferencedColumn, SerDeInfo,
+    SerdeType, SkewedInfo, SkewedValueLocation, SourceTable, StorageDescriptor, Table,
+    DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER,
+    MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
 };
 pub use partitions::batch::{AddedPartitions, NewPartition};
 pub use partitions::encoded::PartitionSink;

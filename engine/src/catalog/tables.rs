@@ -48,6 +48,13 @@ pub struct DropTableOptions {
     pub delete_data: bool,
 }
 
+/// A table checked and completed for its creation, with its name as the client gave it
+/// (Hive's messages quote it so).
+pub(crate) struct NewTable {
+    table: Table,
+    given_name: String,
+}
+
 /// Database `id` (named `catalog.name`), read in a write.
 pub(crate) fn read_database(
     txn: &WriteTxn<'_>,
@@ -75,6 +82,13 @@ impl Store {
     ///
     /// Returns the table as stored.
     pub fn create_table(&self, table: Table) -> Result<Table> {
+        let prepared = self.prepare_table_for_create(table)?;
+        let mut undo = Vec::new();
+        self.write_with_undo(&mut undo, |txn| Ok(self.stage_new_table(txn, prepared)?.1))
+    }
+
+    /// `table` checked and completed for [`Store::create_table`], before its write.
+    pub(crate) fn prepare_table_for_create(&self, table: Table) -> Result<NewTable> {
         let mut table = table;
         // Hive validates the name as given, then stores it trimmed and lowercased; its
         // messages name the table as given.
@@ -90,43 +104,54 @@ impl Store {
             .parameters
             .entry(DDL_TIME_PARAMETER.to_string())
             .or_insert_with(|| now.to_string());
-        let mut undo = Vec::new();
-        self.write_with_undo(&mut undo, |txn| {
-            let database_id = require_database_id(txn.reader(), &table.cat_name, &table.db_name)?;
-            let name_key = keys::table_name_key(database_id, &table.table_name);
-            if txn.get(&name_key)?.is_some() {
-                return Err(Error::AlreadyExists(format!(
-                    "Table {}.{}.{given_name} already exists",
-                    table.cat_name, table.db_name
-                )));
-            }
-            let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
-            table_rules::fill_default_location(&mut table, &database);
-            table_rules::check_location(&table)?;
-            let mut made_dir = false;
-            if let (false, Some(location)) = (table.is_view(), table.location()) {
-                let made = self
-                    .warehouse()
-                    .make_dir(location)
-                    .map_err(Error::Refused)?;
-                made_dir = made.is_some();
-                txn.record_undo(made);
-            }
-            crate::stats::update_table_stats_on_create(self, &mut table, made_dir);
-            let id = TableId(txn.allocate_id());
-            table.id = i64::try_from(id.0)
-                .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;
-            txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
-            txn.put_value(keys::table_key(id), &table)?;
-            crate::stats::record_view_sources(txn, id, &table)?;
-            let body = EventBody::Table {
-                before: None,
-                after: table.clone(),
-                is_truncate: false,
-            };
-            txn.emit(EventRecord::of_table(EventKind::CreateTable, &table, body))?;
-            Ok(table)
-        })
+        Ok(NewTable { table, given_name })
+    }
+
+    /// Stages the creation of a prepared table in `txn` (its directory made, its
+    /// `CREATE_TABLE` event logged); returns its id and the table as stored.
+    pub(crate) fn stage_new_table(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        prepared: NewTable,
+    ) -> Result<(TableId, Table)> {
+        let NewTable {
+            mut table,
+            given_name,
+        } = prepared;
+        let database_id = require_database_id(txn.reader(), &table.cat_name, &table.db_name)?;
+        let name_key = keys::table_name_key(database_id, &table.table_name);
+        if txn.get(&name_key)?.is_some() {
+            return Err(Error::AlreadyExists(format!(
+                "Table {}.{}.{given_name} already exists",
+                table.cat_name, table.db_name
+            )));
+        }
+        let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
+        table_rules::fill_default_location(&mut table, &database);
+        table_rules::check_location(&table)?;
+        let mut made_dir = false;
+        if let (false, Some(location)) = (table.is_view(), table.location()) {
+            let made = self
+                .warehouse()
+                .make_dir(location)
+                .map_err(Error::Refused)?;
+            made_dir = made.is_some();
+            txn.record_undo(made);
+        }
+        crate::stats::update_table_stats_on_create(self, &mut table, made_dir);
+        let id = TableId(txn.allocate_id());
+        table.id = i64::try_from(id.0)
+            .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;
+        txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
+        txn.put_value(keys::table_key(id), &table)?;
+        crate::stats::record_view_sources(txn, id, &table)?;
+        let body = EventBody::Table {
+            before: None,
+            after: table.clone(),
+            is_truncate: false,
+        };
+        txn.emit(EventRecord::of_table(EventKind::CreateTable, &table, body))?;
+        Ok((id, table))
     }
 
     /// Table `catalog.database.name`, read in place.
@@ -272,6 +297,7 @@ fn drop_table_keys(
         .ok_or_else(|| dangling_table_index(database, name, id))?;
     let old = old.to_owned()?;
     crate::catalog::removal::schedule_partition_removal(txn, id);
+    crate::constraints::drop::remove_table_constraints(txn, id)?;
     txn.delete(keys::table_name_key(database, name));
     txn.delete(key);
     // Hive logs a dropped table's partitions with it, not one by one.

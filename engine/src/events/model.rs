@@ -5,6 +5,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::model::catalog::Catalog;
+use crate::model::constraint::ConstraintRow;
 use crate::model::database::Database;
 use crate::model::partition::same_shared;
 use crate::model::partition::{Partition, PartitionRecord};
@@ -63,11 +64,25 @@ pub enum EventKind {
     UpdatePartitionColumnStat = 21,
     /// `DELETE_PARTITION_COLUMN_STAT`.
     DeletePartitionColumnStat = 22,
+    /// `ADD_PRIMARYKEY`.
+    AddPrimaryKey = 23,
+    /// `ADD_FOREIGNKEY`.
+    AddForeignKey = 24,
+    /// `ADD_UNIQUECONSTRAINT`.
+    AddUniqueConstraint = 25,
+    /// `ADD_NOTNULLCONSTRAINT`.
+    AddNotNullConstraint = 26,
+    /// `ADD_DEFAULTCONSTRAINT`.
+    AddDefaultConstraint = 27,
+    /// `ADD_CHECKCONSTRAINT`.
+    AddCheckConstraint = 28,
+    /// `DROP_CONSTRAINT`.
+    DropConstraint = 29,
 }
 
 impl EventKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [EventKind; 22] = [
+    pub const ALL: [EventKind; 29] = [
         EventKind::CreateCatalog,
         EventKind::AlterCatalog,
         EventKind::DropCatalog,
@@ -90,6 +105,13 @@ impl EventKind {
         EventKind::DeleteTableColumnStat,
         EventKind::UpdatePartitionColumnStat,
         EventKind::DeletePartitionColumnStat,
+        EventKind::AddPrimaryKey,
+        EventKind::AddForeignKey,
+        EventKind::AddUniqueConstraint,
+        EventKind::AddNotNullConstraint,
+        EventKind::AddDefaultConstraint,
+        EventKind::AddCheckConstraint,
+        EventKind::DropConstraint,
     ];
 
     /// Hive's name of the type, as in `NotificationEvent.eventType`.
@@ -117,6 +139,13 @@ impl EventKind {
             EventKind::DeleteTableColumnStat => "DELETE_TABLE_COLUMN_STAT",
             EventKind::UpdatePartitionColumnStat => "UPDATE_PARTITION_COLUMN_STAT",
             EventKind::DeletePartitionColumnStat => "DELETE_PARTITION_COLUMN_STAT",
+            EventKind::AddPrimaryKey => "ADD_PRIMARYKEY",
+            EventKind::AddForeignKey => "ADD_FOREIGNKEY",
+            EventKind::AddUniqueConstraint => "ADD_UNIQUECONSTRAINT",
+            EventKind::AddNotNullConstraint => "ADD_NOTNULLCONSTRAINT",
+            EventKind::AddDefaultConstraint => "ADD_DEFAULTCONSTRAINT",
+            EventKind::AddCheckConstraint => "ADD_CHECKCONSTRAINT",
+            EventKind::DropConstraint => "DROP_CONSTRAINT",
         }
     }
 
@@ -169,6 +198,13 @@ impl EventKind {
                     EventKind::DeletePartitionColumnStat,
                     A::DeletePartitionColumnStat
                 )
+                | (EventKind::AddPrimaryKey, A::AddPrimaryKey)
+                | (EventKind::AddForeignKey, A::AddForeignKey)
+                | (EventKind::AddUniqueConstraint, A::AddUniqueConstraint)
+                | (EventKind::AddNotNullConstraint, A::AddNotNullConstraint)
+                | (EventKind::AddDefaultConstraint, A::AddDefaultConstraint)
+                | (EventKind::AddCheckConstraint, A::AddCheckConstraint)
+                | (EventKind::DropConstraint, A::DropConstraint)
         )
     }
 }
@@ -387,6 +423,13 @@ pub enum EventBody {
     /// with each record as the bytes stored at its key. Never read back: reads turn it into
     /// `Partitions` (`EventRecord::readable`).
     StoredPartitions(StoredPartitions),
+    /// Constraints added, one row per column, all of the event's kind.
+    Constraints(Vec<ConstraintRow>),
+    /// A constraint dropped, by name (the table is the event's).
+    DropConstraint {
+        /// The constraint's name.
+        name: String,
+    },
 }
 
 /// A table encoded once, as the store encodes its table records: the events of one write

@@ -1,9 +1,10 @@
-//! The catalog model as plain data: Hive's catalogs, databases, tables and partitions as
-//! the engine stores and returns them, and the rules on their values alone (names,
-//! partition names, how long a value may be). Nothing here reads the store or logs an
-//! event; the behaviour on these types lives in `catalog/` and `partitions/`.
+//! The catalog model as plain data: Hive's catalogs, databases, tables, partitions and table
+//! constraints as the engine stores and returns them, and the rules on their values alone
+//! (names, partition names, how long a value may be). Nothing here reads the store or logs an
+//! event; the behaviour on these types lives in `catalog/`, `partitions/` and `constraints/`.
 
 pub(crate) mod catalog;
+pub(crate) mod constraint;
 pub(crate) mod database;
 pub(crate) mod names;
 pub(crate) mod partition;
@@ -13,6 +14,7 @@ pub(crate) mod table;
 pub(crate) mod value_limits;
 
 pub use catalog::Catalog;
+pub use constraint::{ConstraintKind, ConstraintRow, ReferencedColumn};
 pub use database::{Database, DatabaseType};
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};

@@ -39,6 +39,17 @@ pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
 /// (i32, big-endian) → the time marked (i32 seconds, BE). Keyed by the names
 /// as given, as Hive keeps them: they outlive a dropped table.
 pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
+/// Table constraints, two kinds of keys told apart by the byte after the keyspace:
+/// `0x0E 0x01 + parent table id + constraint kind (1 byte) + component(name)` → the
+/// constraint, keyed by its parent table as Hive keys `KEY_CONSTRAINTS` (a foreign key's
+/// parent is the table it references, so names are unique per parent table, as in Hive);
+/// `0x0E 0x02 + table id + parent table id + component(name)` → empty: the foreign keys
+/// declared on a table, by the table they reference.
+pub const KEYSPACE_CONSTRAINT: u8 = 0x0E;
+/// After [`KEYSPACE_CONSTRAINT`]: a constraint by its parent table.
+pub const CONSTRAINT_BY_PARENT: u8 = 0x01;
+/// After [`KEYSPACE_CONSTRAINT`]: a foreign key by the table it is declared on.
+pub const CONSTRAINT_FOREIGN_KEY_BY_CHILD: u8 = 0x02;
 
 // Column statistics (`crate::stats`): keyspaces 0x08 to 0x0B.
 /// Partition statistics slots: `0x08 + table id + component(value)…` → slot
@@ -95,6 +106,7 @@ const _: () = assert!(
     KEYSPACE_STATS_SLOT < KEYSPACE_STATS_CHUNK && KEYSPACE_STATS_CHUNK < KEYSPACE_STATS_SKETCH
 );
 const _: () = assert!(KEYSPACE_STATS_SKETCH < KEYSPACE_TABLE_STATS && KEYSPACE_TABLE_STATS < 0x10);
+const _: () = assert!(KEYSPACE_PARTITION_EVENT < KEYSPACE_CONSTRAINT && KEYSPACE_CONSTRAINT < 0x10);
 
 /// The surrogate id of a database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -414,6 +426,71 @@ pub fn partition_event_key(
     }
     key.extend_from_slice(&event_type.to_be_bytes());
     key
+}
+
+/// `0x0E 0x01 + parent table id`: the prefix of every constraint whose parent is the table
+/// (its own, and the foreign keys that reference it).
+pub fn constraint_parent_prefix(parent: TableId) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_CONSTRAINT, CONSTRAINT_BY_PARENT];
+    key.extend_from_slice(&parent.0.to_be_bytes());
+    key
+}
+
+/// `0x0E 0x01 + parent table id + kind`: the prefix of the table's constraints of one kind.
+pub fn constraint_kind_prefix(parent: TableId, kind: u8) -> Vec<u8> {
+    let mut key = constraint_parent_prefix(parent);
+    key.push(kind);
+    key
+}
+
+/// `0x0E 0x01 + parent table id + kind + component(name)`.
+pub fn constraint_key(parent: TableId, kind: u8, name: &str) -> Vec<u8> {
+    let mut key = constraint_kind_prefix(parent, kind);
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// The parent table, kind and name in a constraint key.
+pub fn decode_constraint_key(key: &[u8]) -> Result<(TableId, u8, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_CONSTRAINT)?;
+        let rest = take_keyspace(rest, CONSTRAINT_BY_PARENT)?;
+        let (parent, rest) = take_id(rest)?;
+        let (kind, rest) = rest.split_first().ok_or(KeyError::ShortId)?;
+        let (name, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((TableId(parent), *kind, name))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x0E 0x02 + table id`: the prefix of the foreign keys declared on the table.
+pub fn foreign_key_child_prefix(child: TableId) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_CONSTRAINT, CONSTRAINT_FOREIGN_KEY_BY_CHILD];
+    key.extend_from_slice(&child.0.to_be_bytes());
+    key
+}
+
+/// `0x0E 0x02 + table id + parent table id + component(name)`.
+pub fn foreign_key_child_key(child: TableId, parent: TableId, name: &str) -> Vec<u8> {
+    let mut key = foreign_key_child_prefix(child);
+    key.extend_from_slice(&parent.0.to_be_bytes());
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// The table, parent table and name in a foreign key's child index key.
+pub fn decode_foreign_key_child_key(key: &[u8]) -> Result<(TableId, TableId, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_CONSTRAINT)?;
+        let rest = take_keyspace(rest, CONSTRAINT_FOREIGN_KEY_BY_CHILD)?;
+        let (child, rest) = take_id(rest)?;
+        let (parent, rest) = take_id(rest)?;
+        let (name, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((TableId(child), TableId(parent), name))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
 }
 
 /// `0x0C + table id`: the marker of a dropped table whose partitions are
