@@ -11,10 +11,14 @@ use std::collections::BTreeMap;
 use hivestore_engine::events::{
     EventBody, EventKind, EventRecord, InsertData, NotificationEvent, PartitionImages, WriteEvent,
 };
-use hivestore_engine::{make_partition_name, Partition, Table};
+use hivestore_engine::{make_partition_name, ConstraintRow, Partition, Table};
 use hivestore_idl::hive_metastore as idl;
 
 use crate::convert::{catalog_to_idl, database_to_idl, partition_to_idl, table_to_idl};
+use crate::convert_constraints::{
+    to_check_constraints, to_default_constraints, to_foreign_keys, to_not_null_constraints,
+    to_primary_keys, to_unique_constraints,
+};
 use crate::convert_stats::column_stats_to_idl;
 use crate::tjson::{push_json_string, to_tjson};
 
@@ -272,6 +276,13 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             engine,
             parameters,
         )?,
+        EventBody::Constraints(rows) => render_constraints(&mut message, event.kind, rows)?,
+        EventBody::DropConstraint { name } => {
+            message.string("catName", Some(&event.catalog_name));
+            message.string("dbName", Some(&event.db_name));
+            message.string("tableName", Some(&event.table_name));
+            message.string("constraintName", Some(name));
+        }
         // Reads turn the stored form into `Partitions`; rendered the same if one comes here.
         // Reads hand out events with their stored forms turned readable
         // (`EventRecord::readable`): these never come here.
@@ -282,6 +293,41 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
         }
     }
     Ok(message.finish())
+}
+
+/// Hive's `JSONAdd*Message`s: the list of the rows' Thrift JSON under the kind's key.
+fn render_constraints(
+    message: &mut Message,
+    kind: EventKind,
+    rows: &[ConstraintRow],
+) -> thrift::Result<()> {
+    fn json<T: thrift::protocol::TSerializable>(
+        objects: Vec<T>,
+    ) -> thrift::Result<Vec<Option<String>>> {
+        objects
+            .iter()
+            .map(|object| to_tjson(object).map(Some))
+            .collect()
+    }
+    let (key, objects) = match kind {
+        EventKind::AddPrimaryKey => ("primaryKeyListJson", json(to_primary_keys(rows))?),
+        EventKind::AddForeignKey => ("foreignKeyListJson", json(to_foreign_keys(rows))?),
+        EventKind::AddUniqueConstraint => (
+            "uniqueConstraintListJson",
+            json(to_unique_constraints(rows))?,
+        ),
+        EventKind::AddNotNullConstraint => (
+            "notNullConstraintListJson",
+            json(to_not_null_constraints(rows))?,
+        ),
+        EventKind::AddDefaultConstraint => (
+            "defaultConstraintListJson",
+            json(to_default_constraints(rows))?,
+        ),
+        _ => ("checkConstraintListJson", json(to_check_constraints(rows))?),
+    };
+    message.strings(key, &objects);
+    Ok(())
 }
 
 fn wire(id: u64) -> i64 {

@@ -30,6 +30,7 @@ pub mod calls;
 pub mod config;
 mod connection;
 pub mod convert;
+pub mod convert_constraints;
 pub mod convert_stats;
 pub mod counters;
 pub mod detect;

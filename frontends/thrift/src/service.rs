@@ -13,8 +13,8 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, databases, locks, notifications, partition_specs, partitions, session,
-    stats, tables, txns,
+    catalogs, compactions, constraints, databases, locks, notifications, partition_specs,
+    partitions, session, stats, tables, txns,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -259,6 +259,104 @@ impl Handler for Session {
 
     fn create_table_req(&self, request: idl::CreateTableRequest) -> thrift::Result<()> {
         tables::create_req(self, request)
+    }
+
+    fn create_table_with_constraints(
+        &self,
+        tbl: idl::Table,
+        primary_keys: Vec<idl::SQLPrimaryKey>,
+        foreign_keys: Vec<idl::SQLForeignKey>,
+        unique_constraints: Vec<idl::SQLUniqueConstraint>,
+        not_null_constraints: Vec<idl::SQLNotNullConstraint>,
+        default_constraints: Vec<idl::SQLDefaultConstraint>,
+        check_constraints: Vec<idl::SQLCheckConstraint>,
+    ) -> thrift::Result<()> {
+        let constraints = constraints::TableConstraints {
+            primary_keys,
+            foreign_keys,
+            unique_constraints,
+            not_null_constraints,
+            default_constraints,
+            check_constraints,
+        };
+        constraints::create_table(self, tbl, constraints)
+    }
+
+    fn drop_constraint(&self, req: idl::DropConstraintRequest) -> thrift::Result<()> {
+        constraints::drop(self, req)
+    }
+
+    fn add_primary_key(&self, req: idl::AddPrimaryKeyRequest) -> thrift::Result<()> {
+        constraints::add_primary_key(self, req)
+    }
+
+    fn add_foreign_key(&self, req: idl::AddForeignKeyRequest) -> thrift::Result<()> {
+        constraints::add_foreign_key(self, req)
+    }
+
+    fn add_unique_constraint(&self, req: idl::AddUniqueConstraintRequest) -> thrift::Result<()> {
+        constraints::add_unique_constraint(self, req)
+    }
+
+    fn add_not_null_constraint(&self, req: idl::AddNotNullConstraintRequest) -> thrift::Result<()> {
+        constraints::add_not_null_constraint(self, req)
+    }
+
+    fn add_default_constraint(&self, req: idl::AddDefaultConstraintRequest) -> thrift::Result<()> {
+        constraints::add_default_constraint(self, req)
+    }
+
+    fn add_check_constraint(&self, req: idl::AddCheckConstraintRequest) -> thrift::Result<()> {
+        constraints::add_check_constraint(self, req)
+    }
+
+    fn get_primary_keys(
+        &self,
+        request: idl::PrimaryKeysRequest,
+    ) -> thrift::Result<idl::PrimaryKeysResponse> {
+        constraints::get_primary_keys(self, request)
+    }
+
+    fn get_foreign_keys(
+        &self,
+        request: idl::ForeignKeysRequest,
+    ) -> thrift::Result<idl::ForeignKeysResponse> {
+        constraints::get_foreign_keys(self, request)
+    }
+
+    fn get_unique_constraints(
+        &self,
+        request: idl::UniqueConstraintsRequest,
+    ) -> thrift::Result<idl::UniqueConstraintsResponse> {
+        constraints::get_unique_constraints(self, request)
+    }
+
+    fn get_not_null_constraints(
+        &self,
+        request: idl::NotNullConstraintsRequest,
+    ) -> thrift::Result<idl::NotNullConstraintsResponse> {
+        constraints::get_not_null_constraints(self, request)
+    }
+
+    fn get_default_constraints(
+        &self,
+        request: idl::DefaultConstraintsRequest,
+    ) -> thrift::Result<idl::DefaultConstraintsResponse> {
+        constraints::get_default_constraints(self, request)
+    }
+
+    fn get_check_constraints(
+        &self,
+        request: idl::CheckConstraintsRequest,
+    ) -> thrift::Result<idl::CheckConstraintsResponse> {
+        constraints::get_check_constraints(self, request)
+    }
+
+    fn get_all_table_constraints(
+        &self,
+        request: idl::AllTableConstraintsRequest,
+    ) -> thrift::Result<idl::AllTableConstraintsResponse> {
+        constraints::get_all(self, request)
     }
 
     fn get_table(&self, dbname: String, tbl_name: String) -> thrift::Result<idl::Table> {

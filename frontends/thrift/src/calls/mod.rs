@@ -3,6 +3,7 @@
 
 pub mod catalogs;
 pub mod compactions;
+pub mod constraints;
 pub mod databases;
 pub mod locks;
 pub mod notifications;

@@ -44,24 +44,20 @@ pub fn create(
     }
 }
 
-/// `create_table_req`. Constraints are not stored yet: a request that carries any is refused
-/// rather than half-applied.
+/// `create_table_req`: with constraints, the table and its constraints in one write.
 pub fn create_req(session: &Session, request: CreateTableRequest) -> thrift::Result<()> {
-    let constraint_counts = [
-        request.primary_keys.as_ref().map_or(0, Vec::len),
-        request.foreign_keys.as_ref().map_or(0, Vec::len),
-        request.unique_constraints.as_ref().map_or(0, Vec::len),
-        request.not_null_constraints.as_ref().map_or(0, Vec::len),
-        request.default_constraints.as_ref().map_or(0, Vec::len),
-        request.check_constraints.as_ref().map_or(0, Vec::len),
-    ];
-    if constraint_counts.iter().any(|count| *count > 0) {
-        return Err(exception(
-            Declared::Meta,
-            "hivestore does not store table constraints yet; create the table without them",
-        ));
+    let constraints = super::constraints::TableConstraints {
+        primary_keys: request.primary_keys.unwrap_or_default(),
+        foreign_keys: request.foreign_keys.unwrap_or_default(),
+        unique_constraints: request.unique_constraints.unwrap_or_default(),
+        not_null_constraints: request.not_null_constraints.unwrap_or_default(),
+        default_constraints: request.default_constraints.unwrap_or_default(),
+        check_constraints: request.check_constraints.unwrap_or_default(),
+    };
+    if constraints.is_empty() {
+        return create(session, request.table, request.env_context);
     }
-    create(session, request.table, request.env_context)
+    super::constraints::create_table(session, request.table, constraints)
 }
 
 fn get_table(

@@ -1,0 +1,336 @@
+//! Table constraints: the six `add_*` calls, `drop_constraint`, the `get_*` reads, and tables
+//! created with their constraints (`create_table_with_constraints`, `create_table_req`).
+//!
+//! `add_*` and `drop_constraint` declare only `NoSuchObjectException` and `MetaException`;
+//! the `InvalidObjectException`s Hive's store raises there (a missing column, a name taken)
+//! are not in the IDL, so Hive's Java server turns them into a bare `TApplicationException`.
+//! hivestore answers them as `MetaException` with Hive's message.
+
+use hivestore_engine::{ConstraintKind, ConstraintRow, Error as EngineError, ForeignKeyFilter};
+use hivestore_idl::hive_metastore::{
+    AddCheckConstraintRequest, AddDefaultConstraintRequest, AddForeignKeyRequest,
+    AddNotNullConstraintRequest, AddPrimaryKeyRequest, AddUniqueConstraintRequest,
+    AllTableConstraintsRequest, AllTableConstraintsResponse, CheckConstraintsRequest,
+    CheckConstraintsResponse, DefaultConstraintsRequest, DefaultConstraintsResponse,
+    DropConstraintRequest, ForeignKeysRequest, ForeignKeysResponse, NotNullConstraintsRequest,
+    NotNullConstraintsResponse, PrimaryKeysRequest, PrimaryKeysResponse, SQLAllTableConstraints,
+    SQLCheckConstraint, SQLDefaultConstraint, SQLForeignKey, SQLNotNullConstraint, SQLPrimaryKey,
+    SQLUniqueConstraint, Table, UniqueConstraintsRequest, UniqueConstraintsResponse,
+};
+
+use super::catalog_or_default;
+use crate::convert::table_from_idl;
+use crate::convert_constraints as convert;
+use crate::errors::{exception, throws, to_thrift, Declared};
+use crate::service::Session;
+
+/// What `add_*` and `drop_constraint` declare.
+const ADD: &[Declared] = &[Declared::NoSuchObject, Declared::Meta];
+
+fn add(session: &Session, kind: ConstraintKind, rows: Vec<ConstraintRow>) -> thrift::Result<()> {
+    session
+        .store()
+        .add_constraints(kind, rows)
+        .map(|_| ())
+        .map_err(|error| to_thrift(error, ADD))
+}
+
+/// `add_primary_key`.
+pub fn add_primary_key(session: &Session, request: AddPrimaryKeyRequest) -> thrift::Result<()> {
+    let rows = convert::primary_keys(request.primary_key_cols);
+    add(session, ConstraintKind::PrimaryKey, rows)
+}
+
+/// `add_foreign_key`.
+pub fn add_foreign_key(session: &Session, request: AddForeignKeyRequest) -> thrift::Result<()> {
+    let rows = convert::foreign_keys(request.foreign_key_cols);
+    add(session, ConstraintKind::ForeignKey, rows)
+}
+
+/// `add_unique_constraint`.
+pub fn add_unique_constraint(
+    session: &Session,
+    request: AddUniqueConstraintRequest,
+) -> thrift::Result<()> {
+    let rows = convert::unique_constraints(request.unique_constraint_cols);
+    add(session, ConstraintKind::Unique, rows)
+}
+
+/// `add_not_null_constraint`.
+pub fn add_not_null_constraint(
+    session: &Session,
+    request: AddNotNullConstraintRequest,
+) -> thrift::Result<()> {
+    let rows = convert::not_null_constraints(request.not_null_constraint_cols);
+    add(session, ConstraintKind::NotNull, rows)
+}
+
+/// `add_default_constraint`.
+pub fn add_default_constraint(
+    session: &Session,
+    request: AddDefaultConstraintRequest,
+) -> thrift::Result<()> {
+    let rows = convert::default_constraints(request.default_constraint_cols);
+    add(session, ConstraintKind::Default, rows)
+}
+
+/// `add_check_constraint`.
+pub fn add_check_constraint(
+    session: &Session,
+    request: AddCheckConstraintRequest,
+) -> thrift::Result<()> {
+    let rows = convert::check_constraints(request.check_constraint_cols);
+    add(session, ConstraintKind::Check, rows)
+}
+
+/// `drop_constraint`: Hive's message for a name the table has no constraint of, as
+/// `NoSuchObjectException` (Hive converts it to an `InvalidObjectException` the IDL does not
+/// declare).
+pub fn drop(session: &Session, request: DropConstraintRequest) -> thrift::Result<()> {
+    let catalog = catalog_or_default(request.cat_name);
+    session
+        .store()
+        .drop_constraint(
+            &catalog,
+            &request.dbname,
+            &request.tablename,
+            &request.constraintname,
+        )
+        .map_err(|error| to_thrift(error, ADD))
+}
+
+/// The constraints a table is created with, by kind as the IDL lists them.
+pub struct TableConstraints {
+    /// Primary key columns.
+    pub primary_keys: Vec<SQLPrimaryKey>,
+    /// Foreign key columns.
+    pub foreign_keys: Vec<SQLForeignKey>,
+    /// Unique constraint columns.
+    pub unique_constraints: Vec<SQLUniqueConstraint>,
+    /// Not-null constraints.
+    pub not_null_constraints: Vec<SQLNotNullConstraint>,
+    /// Default constraints.
+    pub default_constraints: Vec<SQLDefaultConstraint>,
+    /// Check constraints.
+    pub check_constraints: Vec<SQLCheckConstraint>,
+}
+
+impl TableConstraints {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.primary_keys.is_empty()
+            && self.foreign_keys.is_empty()
+            && self.unique_constraints.is_empty()
+            && self.not_null_constraints.is_empty()
+            && self.default_constraints.is_empty()
+            && self.check_constraints.is_empty()
+    }
+
+    fn into_rows(self) -> Vec<ConstraintRow> {
+        let mut rows = convert::primary_keys(self.primary_keys);
+        rows.extend(convert::foreign_keys(self.foreign_keys));
+        rows.extend(convert::unique_constraints(self.unique_constraints));
+        rows.extend(convert::not_null_constraints(self.not_null_constraints));
+        rows.extend(convert::default_constraints(self.default_constraints));
+        rows.extend(convert::check_constraints(self.check_constraints));
+        rows
+    }
+}
+
+/// `create_table_with_constraints`, and `create_table_req` carrying constraints: the table
+/// and its constraints in one write. Constraints without a catalog take the table's, as
+/// Hive's handler gives them.
+pub fn create_table(
+    session: &Session,
+    table: Table,
+    constraints: TableConstraints,
+) -> thrift::Result<()> {
+    let catalog = catalog_or_default(table.cat_name.clone());
+    let mut table = table_from_idl(table, &catalog);
+    if table.owner.is_none() {
+        table.owner = session.user();
+    }
+    let mut rows = constraints.into_rows();
+    for row in &mut rows {
+        if row.catalog.is_empty() {
+            row.catalog = table.cat_name.clone();
+        }
+    }
+    let database = format!("{}.{}", table.cat_name, table.db_name);
+    match session.store().create_table_with_constraints(table, rows) {
+        Ok(_) => Ok(()),
+        // Hive turns the missing database into InvalidObjectException.
+        Err(EngineError::NoSuchObject(_)) => Err(exception(
+            Declared::InvalidObject,
+            format!("Database {database} doesn't exist."),
+        )),
+        Err(error) => Err(to_thrift(error, throws::CREATE)),
+    }
+}
+
+fn own(
+    session: &Session,
+    catalog: Option<String>,
+    db: &str,
+    table: &str,
+    kind: ConstraintKind,
+) -> thrift::Result<Vec<ConstraintRow>> {
+    let catalog = catalog_or_default(catalog);
+    session
+        .store()
+        .table_constraints(&catalog, db, table, kind)
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `get_primary_keys`.
+pub fn get_primary_keys(
+    session: &Session,
+    request: PrimaryKeysRequest,
+) -> thrift::Result<PrimaryKeysResponse> {
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let rows = own(
+        session,
+        request.cat_name.clone(),
+        db,
+        table,
+        ConstraintKind::PrimaryKey,
+    )?;
+    Ok(PrimaryKeysResponse {
+        primary_keys: convert::to_primary_keys(&rows),
+    })
+}
+
+fn foreign_keys_of(
+    session: &Session,
+    filter: &ForeignKeyFilter,
+) -> thrift::Result<Vec<ConstraintRow>> {
+    session
+        .store()
+        .foreign_keys(filter)
+        .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `get_foreign_keys`: by the referenced (parent) table, the table they are declared on
+/// (foreign), or both; a name left out matches any.
+pub fn get_foreign_keys(
+    session: &Session,
+    request: ForeignKeysRequest,
+) -> thrift::Result<ForeignKeysResponse> {
+    let filter = ForeignKeyFilter {
+        catalog: catalog_or_default(request.cat_name),
+        parent_db: request.parent_db_name,
+        parent_table: request.parent_tbl_name,
+        foreign_db: request.foreign_db_name,
+        foreign_table: request.foreign_tbl_name,
+    };
+    let rows = foreign_keys_of(session, &filter)?;
+    Ok(ForeignKeysResponse {
+        foreign_keys: convert::to_foreign_keys(&rows),
+    })
+}
+
+/// `get_unique_constraints`.
+pub fn get_unique_constraints(
+    session: &Session,
+    request: UniqueConstraintsRequest,
+) -> thrift::Result<UniqueConstraintsResponse> {
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let rows = own(
+        session,
+        Some(request.cat_name.clone()),
+        db,
+        table,
+        ConstraintKind::Unique,
+    )?;
+    Ok(UniqueConstraintsResponse {
+        unique_constraints: convert::to_unique_constraints(&rows),
+    })
+}
+
+/// `get_not_null_constraints`.
+pub fn get_not_null_constraints(
+    session: &Session,
+    request: NotNullConstraintsRequest,
+) -> thrift::Result<NotNullConstraintsResponse> {
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let rows = own(
+        session,
+        Some(request.cat_name.clone()),
+        db,
+        table,
+        ConstraintKind::NotNull,
+    )?;
+    Ok(NotNullConstraintsResponse {
+        not_null_constraints: convert::to_not_null_constraints(&rows),
+    })
+}
+
+/// `get_default_constraints`.
+pub fn get_default_constraints(
+    session: &Session,
+    request: DefaultConstraintsRequest,
+) -> thrift::Result<DefaultConstraintsResponse> {
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let rows = own(
+        session,
+        Some(request.cat_name.clone()),
+        db,
+        table,
+        ConstraintKind::Default,
+    )?;
+    Ok(DefaultConstraintsResponse {
+        default_constraints: convert::to_default_constraints(&rows),
+    })
+}
+
+/// `get_check_constraints`.
+pub fn get_check_constraints(
+    session: &Session,
+    request: CheckConstraintsRequest,
+) -> thrift::Result<CheckConstraintsResponse> {
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let rows = own(
+        session,
+        Some(request.cat_name.clone()),
+        db,
+        table,
+        ConstraintKind::Check,
+    )?;
+    Ok(CheckConstraintsResponse {
+        check_constraints: convert::to_check_constraints(&rows),
+    })
+}
+
+/// `get_all_table_constraints`: every kind, the foreign keys being those declared on the
+/// table, as Hive's store answers.
+pub fn get_all(
+    session: &Session,
+    request: AllTableConstraintsRequest,
+) -> thrift::Result<AllTableConstraintsResponse> {
+    let catalog = Some(request.cat_name.clone());
+    let (db, table) = (&request.db_name, &request.tbl_name);
+    let of = |kind| own(session, catalog.clone(), db, table, kind);
+    let filter = ForeignKeyFilter {
+        catalog: catalog_or_default(catalog.clone()),
+        foreign_db: Some(db.clone()),
+        foreign_table: Some(table.clone()),
+        ..ForeignKeyFilter::default()
+    };
+    let all = SQLAllTableConstraints {
+        primary_keys: Some(convert::to_primary_keys(&of(ConstraintKind::PrimaryKey)?)),
+        foreign_keys: Some(convert::to_foreign_keys(&foreign_keys_of(
+            session, &filter,
+        )?)),
+        unique_constraints: Some(convert::to_unique_constraints(&of(ConstraintKind::Unique)?)),
+        not_null_constraints: Some(convert::to_not_null_constraints(&of(
+            ConstraintKind::NotNull,
+        )?)),
+        default_constraints: Some(convert::to_default_constraints(&of(
+            ConstraintKind::Default,
+        )?)),
+        check_constraints: Some(convert::to_check_constraints(&of(ConstraintKind::Check)?)),
+    };
+    Ok(AllTableConstraintsResponse {
+        all_table_constraints: all,
+    })
+}
