@@ -34,12 +34,12 @@ struct Tables(HashMap<u64, Option<Table>>);
 
 impl Tables {
     fn get(&mut self, store: &Store, id: TableId) -> Result<Option<&Table>> {
-        if !self.0.contains_key(&id.0) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.0.entry(id.0) {
             let table = match store.view::<Table>(&keys::table_key(id))? {
                 Some(view) => Some(view.to_owned()?),
                 None => None,
             };
-            self.0.insert(id.0, table);
+            entry.insert(table);
         }
         Ok(self.0.get(&id.0).and_then(Option::as_ref))
     }
