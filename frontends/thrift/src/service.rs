@@ -13,8 +13,8 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, databases, locks, notifications, partition_specs, partitions, session,
-    stats, tables, txns,
+    catalogs, compactions, databases, locks, notifications, partition_listings, partition_specs,
+    partitions, session, stats, tables, txns,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -630,14 +630,14 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_all(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partitions_req(
         &self,
         req: idl::PartitionsRequest,
     ) -> thrift::Result<idl::PartitionsResponse> {
-        partitions::get_all_req(self, req)
+        partition_listings::get_all_req(self, req)
     }
 
     fn get_partitions_with_auth(
@@ -648,7 +648,7 @@ impl Handler for Session {
         _user_name: String,
         _group_names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_all(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partitions_pspec(
@@ -657,7 +657,7 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i32,
     ) -> thrift::Result<Vec<idl::PartitionSpec>> {
-        partitions::get_all_pspec(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all_pspec(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partition_names(
@@ -666,14 +666,14 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names(self, db_name, tbl_name, max_parts)
+        partition_listings::names(self, db_name, tbl_name, max_parts)
     }
 
     fn fetch_partition_names_req(
         &self,
         partition_req: idl::PartitionsRequest,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_req(self, partition_req)
+        partition_listings::names_req(self, partition_req)
     }
 
     fn get_partition_values(
@@ -690,7 +690,7 @@ impl Handler for Session {
         part_vals: Vec<String>,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::get_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partitions_ps_with_auth(
@@ -702,14 +702,14 @@ impl Handler for Session {
         _user_name: String,
         _group_names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::get_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partitions_ps_with_auth_req(
         &self,
         req: idl::GetPartitionsPsWithAuthRequest,
     ) -> thrift::Result<idl::GetPartitionsPsWithAuthResponse> {
-        partitions::get_ps_req(self, req)
+        partition_listings::get_ps_req(self, req)
     }
 
     fn get_partition_names_ps(
@@ -719,21 +719,21 @@ impl Handler for Session {
         part_vals: Vec<String>,
         max_parts: i16,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::names_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partition_names_ps_req(
         &self,
         req: idl::GetPartitionNamesPsRequest,
     ) -> thrift::Result<idl::GetPartitionNamesPsResponse> {
-        partitions::names_ps_req(self, req)
+        partition_listings::names_ps_req(self, req)
     }
 
     fn get_partition_names_req(
         &self,
         req: idl::PartitionsByExprRequest,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_by_expr(self, req)
+        partition_listings::names_by_expr(self, req)
     }
 
     fn get_partitions_by_filter(
@@ -743,14 +743,14 @@ impl Handler for Session {
         filter: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_filter(self, db_name, tbl_name, filter, max_parts)
+        partition_listings::by_filter(self, db_name, tbl_name, filter, max_parts)
     }
 
     fn get_partitions_by_filter_req(
         &self,
         req: idl::GetPartitionsByFilterRequest,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_filter_req(self, req)
+        partition_listings::by_filter_req(self, req)
     }
 
     fn get_part_specs_by_filter(
@@ -760,7 +760,7 @@ impl Handler for Session {
         filter: String,
         max_parts: i32,
     ) -> thrift::Result<Vec<idl::PartitionSpec>> {
-        partitions::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
+        partition_listings::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
     }
 
     fn exchange_partition(
@@ -832,7 +832,7 @@ impl Handler for Session {
         tbl_name: String,
         filter: String,
     ) -> thrift::Result<i32> {
-        partitions::count_by_filter(self, db_name, tbl_name, filter)
+        partition_listings::count_by_filter(self, db_name, tbl_name, filter)
     }
 
     fn get_partitions_by_names(
@@ -841,14 +841,14 @@ impl Handler for Session {
         tbl_name: String,
         names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_names(self, db_name, tbl_name, names)
+        partition_listings::by_names(self, db_name, tbl_name, names)
     }
 
     fn get_partitions_by_names_req(
         &self,
         req: idl::GetPartitionsByNamesRequest,
     ) -> thrift::Result<idl::GetPartitionsByNamesResult> {
-        partitions::by_names_req(self, req)
+        partition_listings::by_names_req(self, req)
     }
 
     fn alter_partition(

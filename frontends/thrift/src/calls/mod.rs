@@ -6,6 +6,7 @@ pub mod compactions;
 pub mod databases;
 pub mod locks;
 pub mod notifications;
+pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
 pub mod session;
