@@ -1,7 +1,7 @@
 //! Partition listings: all of a table's partitions, by partial values, by filter, by names, and
-//! their names. Each call's arguments become a [`Listing`] in one function, which both paths
-//! of a call use: the generic path lists the partitions as IDL structs ([`Listing::list`],
-//! [`Listing::names`]); the fast path (`direct::partitions`, `direct::partition_names`) writes
+//! their names. Each call's arguments become a `Listing` in one function, which both paths
+//! of a call use: the generic path lists the partitions as IDL structs (`Listing::list`,
+//! `Listing::names`); the fast path (`direct::partitions`, `direct::partition_names`) writes
 //! the same listing straight to the wire.
 
 use hivestore_engine::{Error as EngineError, NameListing, PartitionSelection};

@@ -9,8 +9,9 @@
 //! partition listing, the statistics found); only the reply is written here. A call's error —
 //! a missing table, a bad filter, a bad argument — is answered here, as the generated processor
 //! would write it ([`write_failure`]; `failure_tests.rs` and `stats_tests.rs` hold the two
-//! together). What is declined — arguments the generated reader refuses, internal errors, the
-//! errors of `add_partitions` — is left to the generated processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
+//! together). What is declined — arguments the generated reader refuses, internal errors — is
+//! left to the generated processor and `calls/`; `add_partitions(_req)`, which acts before it
+//! replies, answers every outcome itself ([`write_failure_after_acting`]). `encode.rs` writes the same bytes the generated code writes for what
 //! `convert.rs` builds; its tests hold the two together.
 
 mod add_partitions;
@@ -176,6 +177,33 @@ fn write_store_failure(
         sequence,
         &crate::errors::to_thrift(error, declared),
     )
+}
+
+/// Writes the reply to a call of `method` that failed with `error` after it acted, so that it
+/// cannot be declined: a declared exception in its field of the result struct, anything else
+/// as the application error the generated processor makes of it.
+fn write_failure_after_acting(
+    o: &mut Encoder<'_>,
+    method: &str,
+    sequence: i32,
+    error: thrift::Error,
+) -> thrift::Result<()> {
+    if write_failure(o, method, sequence, &error)? == Answer::Failed {
+        return Ok(());
+    }
+    let application = match error {
+        thrift::Error::Application(application) => application,
+        other => thrift::ApplicationError::new(
+            thrift::ApplicationErrorKind::Unknown,
+            hivestore_engine::bounded_message(other.to_string()),
+        ),
+    };
+    o.exception_begin(method, sequence);
+    o.struct_begin();
+    o.string_field(1, &application.message);
+    o.i32_field(2, application.kind as i32);
+    o.struct_end();
+    Ok(())
 }
 
 /// Writes the reply to a call of `method` that failed with `error` as the generated processor
