@@ -10,7 +10,7 @@ use std::borrow::Cow;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An engine error. The frontends map each kind to one HMS exception. Its text is
-/// [`bounded`]: a message quoting a huge input shows a prefix of it and its length.
+/// [`bounded_message`]: a message quoting a huge input shows a prefix of it and its length.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
