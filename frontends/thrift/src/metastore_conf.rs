@@ -116,10 +116,10 @@ pub fn format_duration(duration: Duration, unit: &str) -> String {
         "h" => 3_600_000_000_000,
         _ => 86_400_000_000_000,
     };
-    if nanos % per_unit == 0 {
+    if nanos.is_multiple_of(per_unit) {
         return format!("{}{unit}", nanos / per_unit);
     }
-    if nanos % 1_000_000_000 == 0 {
+    if nanos.is_multiple_of(1_000_000_000) {
         return format!("{}s", duration.as_secs());
     }
     format!("{}ms", duration.as_millis())
