@@ -6,6 +6,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::model::catalog::Catalog;
 use crate::model::database::Database;
+use crate::model::function::Function;
 use crate::model::partition::same_shared;
 use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::table::{StorageDescriptor, Table};
@@ -63,11 +64,15 @@ pub enum EventKind {
     UpdatePartitionColumnStat = 21,
     /// `DELETE_PARTITION_COLUMN_STAT`.
     DeletePartitionColumnStat = 22,
+    /// `CREATE_FUNCTION`.
+    CreateFunction = 23,
+    /// `DROP_FUNCTION`.
+    DropFunction = 24,
 }
 
 impl EventKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [EventKind; 22] = [
+    pub const ALL: [EventKind; 24] = [
         EventKind::CreateCatalog,
         EventKind::AlterCatalog,
         EventKind::DropCatalog,
@@ -90,6 +95,8 @@ impl EventKind {
         EventKind::DeleteTableColumnStat,
         EventKind::UpdatePartitionColumnStat,
         EventKind::DeletePartitionColumnStat,
+        EventKind::CreateFunction,
+        EventKind::DropFunction,
     ];
 
     /// Hive's name of the type, as in `NotificationEvent.eventType`.
@@ -117,6 +124,8 @@ impl EventKind {
             EventKind::DeleteTableColumnStat => "DELETE_TABLE_COLUMN_STAT",
             EventKind::UpdatePartitionColumnStat => "UPDATE_PARTITION_COLUMN_STAT",
             EventKind::DeletePartitionColumnStat => "DELETE_PARTITION_COLUMN_STAT",
+            EventKind::CreateFunction => "CREATE_FUNCTION",
+            EventKind::DropFunction => "DROP_FUNCTION",
         }
     }
 
@@ -169,6 +178,8 @@ impl EventKind {
                     EventKind::DeletePartitionColumnStat,
                     A::DeletePartitionColumnStat
                 )
+                | (EventKind::CreateFunction, A::CreateFunction)
+                | (EventKind::DropFunction, A::DropFunction)
         )
     }
 }
@@ -387,6 +398,8 @@ pub enum EventBody {
     /// with each record as the bytes stored at its key. Never read back: reads turn it into
     /// `Partitions` (`EventRecord::readable`).
     StoredPartitions(StoredPartitions),
+    /// A function created or dropped.
+    Function(Function),
 }
 
 /// A table encoded once, as the store encodes its table records: the events of one write

@@ -5,6 +5,7 @@
 
 pub(crate) mod catalog;
 pub(crate) mod database;
+pub(crate) mod function;
 pub(crate) mod names;
 pub(crate) mod partition;
 pub mod partition_name;
@@ -14,6 +15,7 @@ pub(crate) mod value_limits;
 
 pub use catalog::Catalog;
 pub use database::{Database, DatabaseType};
+pub use function::{Function, FunctionType, ResourceType, ResourceUri};
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use table::{

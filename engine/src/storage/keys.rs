@@ -39,6 +39,9 @@ pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
 /// (i32, big-endian) → the time marked (i32 seconds, BE). Keyed by the names
 /// as given, as Hive keeps them: they outlive a dropped table.
 pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
+/// Functions: `0x0E + database id + component(function)` → function value. Keyed by the
+/// database's id, so that a database's functions are one prefix (dropped with it).
+pub const KEYSPACE_FUNCTION: u8 = 0x0E;
 
 // Column statistics (`crate::stats`): keyspaces 0x08 to 0x0B.
 /// Partition statistics slots: `0x08 + table id + component(value)…` → slot
@@ -77,6 +80,9 @@ pub const ID_KEY_LEN: usize = KEYSPACE_LEN + ID_LEN;
 pub const META_NEXT_ID: &str = "next_id";
 /// The meta entry holding the store's format version (1 byte).
 pub const META_FORMAT_VERSION: &str = "format_version";
+/// The meta entry holding the store's UUID, made once when the store is created
+/// (`get_metastore_db_uuid`): its 36-character text.
+pub const META_DB_UUID: &str = "db_uuid";
 
 // The terminator must sort below the escaped zero, and both below any byte a
 // name continues with after a literal 0x00 was escaped.
@@ -416,6 +422,30 @@ pub fn partition_event_key(
     key
 }
 
+/// `0x0E + database id`: the prefix of the database's functions.
+pub fn function_prefix(database: DatabaseId) -> Vec<u8> {
+    id_key(KEYSPACE_FUNCTION, database.0)
+}
+
+/// `0x0E + database id + component(function)`.
+pub fn function_key(database: DatabaseId, function: &str) -> Vec<u8> {
+    let mut key = function_prefix(database);
+    push_component(&mut key, function.as_bytes());
+    key
+}
+
+/// The database id and function name in a function key.
+pub fn decode_function_key(key: &[u8]) -> Result<(DatabaseId, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_FUNCTION)?;
+        let (database, rest) = take_id(rest)?;
+        let (function, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((DatabaseId(database), function))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x0C + table id`: the marker of a dropped table whose partitions are
 /// still being deleted.
 pub fn pending_removal_key(table: TableId) -> Vec<u8> {
@@ -607,6 +637,8 @@ pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
 /// The counter entry holding the next transaction id.
 pub const ACID_COUNTER_NEXT_TXN_ID: &str = "next_txn_id";
 
+const _: () =
+    assert!(KEYSPACE_PARTITION_EVENT < KEYSPACE_FUNCTION && KEYSPACE_FUNCTION < KEYSPACE_LOCK);
 const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_LOCK && KEYSPACE_LOCK < KEYSPACE_ACID_COUNTER);
 const _: () =
     assert!(KEYSPACE_ACID_COUNTER < KEYSPACE_TXN && KEYSPACE_TXN < KEYSPACE_WRITE_ID_COUNTER);

@@ -14,7 +14,9 @@ use hivestore_engine::events::{
 use hivestore_engine::{make_partition_name, Partition, Table};
 use hivestore_idl::hive_metastore as idl;
 
-use crate::convert::{catalog_to_idl, database_to_idl, partition_to_idl, table_to_idl};
+use crate::convert::{
+    catalog_to_idl, database_to_idl, function_to_idl, partition_to_idl, table_to_idl,
+};
 use crate::convert_stats::column_stats_to_idl;
 use crate::tjson::{push_json_string, to_tjson};
 
@@ -272,6 +274,15 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             engine,
             parameters,
         )?,
+        EventBody::Function(function) => {
+            message.string("db", Some(&function.db_name));
+            if event.kind == EventKind::DropFunction {
+                message.string("functionName", Some(&function.function_name));
+            } else {
+                let json = to_tjson(&function_to_idl(function.clone()))?;
+                message.string("functionObjJson", Some(&json));
+            }
+        }
         // Reads turn the stored form into `Partitions`; rendered the same if one comes here.
         // Reads hand out events with their stored forms turned readable
         // (`EventRecord::readable`): these never come here.

@@ -4,6 +4,7 @@
 pub mod catalogs;
 pub mod compactions;
 pub mod databases;
+pub mod functions;
 pub mod locks;
 pub mod notifications;
 pub mod partition_listings;
