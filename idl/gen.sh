@@ -14,7 +14,7 @@
 #      the `Adapter` to the generated processor traits, and `METHODS`) from the generated
 #      handler traits.
 #
-# The generated files are never edited by hand; patch_generated.py applies four documented
+# The generated files are never edited by hand; patch_generated.py applies five documented
 # mechanical fixes. The compiler warns about two arguments of drop_dataconnector without
 # field ids: that is deliberate (Hive 4.0 declared them so, and its clients send ids -1 and
 # -2), see README.md.

@@ -30,6 +30,12 @@ the script fails if the count differs, so a new compiler or IDL cannot slip past
    with `None`), and Hive's server takes it as null. Absent arguments now read as their
    type's default value (empty context, empty list, empty string); arguments whose type has
    no default (enums, request structs with required fields) stay required.
+
+5. Private argument readers: the generated argument structs of the service's calls, and their
+   readers and writers, are private to the generated module. The server's fast paths read a
+   call's arguments with the same reader as the generated processor (one reader per call), and
+   tests write calls with the same writer; the structs, their fields and both functions are
+   made public.
 """
 
 from __future__ import annotations
@@ -104,6 +110,27 @@ def relax_arguments(src: str) -> tuple[str, int]:
     return ARGS_IMPL.sub(relax, src), count
 
 
+ARGS_COUNT = 292  # argument structs of ThriftHiveMetastore's calls
+ARGS_FIELD = re.compile(r"^  (\w+): ", re.M)
+ARGS_FUNCTION = re.compile(r"^  fn (read_from_in_protocol|write_to_out_protocol)\(", re.M)
+
+
+def publish_arguments(src: str) -> tuple[str, int]:
+    """Patch 5: the argument structs, their fields, readers and writers are public."""
+    count = 0
+
+    def publish_struct(block: re.Match) -> str:
+        nonlocal count
+        count += 1
+        return "pub " + ARGS_FIELD.sub(r"  pub \1: ", block.group(0))
+
+    def publish_impl(block: re.Match) -> str:
+        return ARGS_FUNCTION.sub(r"  pub fn \1(", block.group(0))
+
+    src = ARGS_STRUCT.sub(publish_struct, src)
+    return ARGS_IMPL.sub(publish_impl, src), count
+
+
 NEG_ARM = re.compile(r"^(\s+)neg(\d+) => \{$", re.M)
 NEG_ARMS = 2  # drop_dataconnector: ifNotExists (-1), checkReferences (-2)
 
@@ -137,6 +164,12 @@ def main(argv: list[str]) -> int:
     src, n = relax_arguments(src)
     if n != OPTIONAL_ARGS_COUNT:
         print(f"patch_generated.py: expected {OPTIONAL_ARGS_COUNT} call arguments to relax, found {n}",
+              file=sys.stderr)
+        return 1
+
+    src, n = publish_arguments(src)
+    if n != ARGS_COUNT:
+        print(f"patch_generated.py: expected {ARGS_COUNT} argument structs, found {n}",
               file=sys.stderr)
         return 1
 

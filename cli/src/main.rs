@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
 use hivestore_thrift::server::Server;
-use hivestore_thrift::service::ServerState;
+use hivestore_thrift::service::{ServerSettings, ServerState};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
@@ -90,7 +90,11 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             config.data_dir.display()
         )
     })?;
-    let state = Arc::new(ServerState::new(store));
+    let settings = ServerSettings {
+        event_ttl: config.event_ttl,
+        event_clean_interval: config.event_clean_interval,
+    };
+    let state = Arc::new(ServerState::new(store).with_settings(settings));
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,

@@ -4,37 +4,40 @@
 //! disk can cause it, and its message names the object and what was wrong.
 //! `Internal` is a bug in the engine; no input should ever produce it.
 
+use std::borrow::Cow;
+
 /// The result type of every fallible engine call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// An engine error. The frontends map each kind to one HMS exception.
+/// An engine error. The frontends map each kind to one HMS exception. Its text is
+/// [`bounded_message`]: a message quoting a huge input shows a prefix of it and its length.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The named object does not exist (`NoSuchObjectException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     NoSuchObject(String),
     /// An object of that name already exists (`AlreadyExistsException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     AlreadyExists(String),
     /// The object given is malformed: bad name, missing field
     /// (`InvalidObjectException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     InvalidObject(String),
     /// The operation is not allowed in the current state, e.g. dropping a
     /// non-empty database (`InvalidOperationException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     InvalidOperation(String),
     /// An argument of the call is malformed (`InvalidInputException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     InvalidInput(String),
     /// An operation Hive refuses with its generic `MetaException`, e.g.
     /// dropping the `hive` catalog or the `default` database.
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     Refused(String),
     /// Stored bytes failed validation. `key` is the stored key, printed with
     /// non-printable bytes escaped.
-    #[error("corrupt value at key {key}: {reason}")]
+    #[error("corrupt value at key {}: {}", bounded(key), bounded(reason))]
     Corruption {
         /// The key whose bytes failed validation, escaped for printing.
         key: String,
@@ -42,31 +45,31 @@ pub enum Error {
         reason: String,
     },
     /// The storage backend failed (an I/O error, ...).
-    #[error("storage error: {0}")]
+    #[error("storage error: {}", bounded(.0))]
     Storage(String),
     /// The disk holding the store is full: the write was not made, and writes are refused
     /// until the disk has room again. Reads go on.
-    #[error("the disk holding the store is full: {0}")]
+    #[error("the disk holding the store is full: {}", bounded(.0))]
     DiskFull(String),
     /// The engine cannot serve the call now: it is shutting down, or getting back to its
     /// durable state after a failed write. A retry may succeed.
-    #[error("the store is unavailable: {0}")]
+    #[error("the store is unavailable: {}", bounded(.0))]
     Unavailable(String),
     /// No lock has that id, or it was released or timed out (`NoSuchLockException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     NoSuchLock(String),
     /// No transaction has that id (`NoSuchTxnException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     NoSuchTxn(String),
     /// The transaction was aborted, by its client or by a timeout
     /// (`TxnAbortedException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     TxnAborted(String),
     /// The operation needs the transaction to be over (`TxnOpenException`).
-    #[error("{0}")]
+    #[error("{}", bounded(.0))]
     TxnOpen(String),
     /// A bug in the engine: an invariant did not hold. Never caused by input.
-    #[error("internal error: {0}")]
+    #[error("internal error: {}", bounded(.0))]
     Internal(String),
 }
 
@@ -87,17 +90,26 @@ pub const QUOTED_BYTES_MAX: usize = 256;
 pub const MESSAGE_BYTES_MAX: usize = 4096;
 
 /// `message` fit to send back: messages quote the client's input (names, filters, values),
-/// which may be megabytes long. Each word (a run between spaces, quotes, brackets, dots and
-/// commas) longer than [`QUOTED_BYTES_MAX`] keeps its first bytes and gains its length, as
+/// which may be megabytes long. Each word (a run between spaces, quotes, brackets, dots,
+/// commas and the ellipsis the cut itself writes, so that a bounded message stays as it is)
+/// longer than [`QUOTED_BYTES_MAX`] keeps its first bytes and gains its length, as
 /// `abc… (104857600 bytes)`; the whole is then cut the same way at [`MESSAGE_BYTES_MAX`].
 pub fn bounded_message(message: String) -> String {
+    match bounded(&message) {
+        Cow::Borrowed(_) => message,
+        Cow::Owned(bounded) => bounded,
+    }
+}
+
+/// [`bounded_message`] of a borrowed message: itself when it is short enough.
+pub fn bounded(message: &str) -> Cow<'_, str> {
     if message.len() <= QUOTED_BYTES_MAX {
-        return message;
+        return Cow::Borrowed(message);
     }
     let is_separator =
-        |character: char| character.is_whitespace() || "'\"`<>()[]{},.;".contains(character);
+        |character: char| character.is_whitespace() || "'\"`<>()[]{},.;…".contains(character);
     let mut bounded = String::with_capacity(message.len().min(2 * MESSAGE_BYTES_MAX));
-    let mut rest = message.as_str();
+    let mut rest = message;
     while !rest.is_empty() {
         let word_end = rest.find(is_separator).unwrap_or(rest.len());
         let (word, after) = rest.split_at(word_end);
@@ -120,7 +132,10 @@ pub fn bounded_message(message: String) -> String {
         bounded.truncate(end);
         bounded.push_str(&format!("… ({} bytes)", message.len()));
     }
-    bounded
+    if bounded == message {
+        return Cow::Borrowed(message);
+    }
+    Cow::Owned(bounded)
 }
 
 /// Appends `text`, or its first `max` bytes (on a char boundary) and its length.
@@ -188,5 +203,31 @@ mod tests {
             "{}",
             &message[message.len() - 40..]
         );
+    }
+
+    #[test]
+    fn a_bounded_message_stays_as_it_is() {
+        let name = "€".repeat(1 << 20);
+        let once = bounded_message(format!("Table hive.db.{name} not found"));
+        assert_eq!(bounded_message(once.clone()), once);
+    }
+
+    #[test]
+    fn errors_show_their_messages_bounded() {
+        let name = "x".repeat(1 << 20);
+        let error = Error::NoSuchObject(format!("Database hive.{name} not found"));
+        let shown = error.to_string();
+        assert_eq!(
+            shown,
+            format!(
+                "Database hive.{}… (1048576 bytes) not found",
+                "x".repeat(256)
+            )
+        );
+        let error = Error::Storage(format!("cannot open {name}"));
+        assert!(error.to_string().ends_with("… (1048576 bytes)"));
+        assert!(error
+            .to_string()
+            .starts_with("storage error: cannot open xxx"));
     }
 }

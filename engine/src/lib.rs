@@ -75,6 +75,7 @@ mod partitions;
 pub mod stats;
 mod storage;
 mod store;
+mod store_uuid;
 pub mod txns;
 pub mod warehouse;
 
@@ -84,6 +85,9 @@ pub use txns::locks;
 
 pub use catalog::column_type::{is_valid_type, TYPE_FROM_DESERIALIZER};
 pub use catalog::databases::{default_database_location, DropDatabaseOptions, DroppedDatabase};
+pub use catalog::functions::{
+    FUNCTION_CLASS_NAME_LEN_MAX, FUNCTION_OWNER_LEN_MAX, RESOURCE_URI_LEN_MAX,
+};
 pub use catalog::listing::TableMeta;
 pub use catalog::pattern::{
     check_pattern_len, NamePattern, SqlLikePattern, PATTERN_COMPILED_BYTES_MAX, PATTERN_LEN_MAX,
@@ -98,9 +102,9 @@ pub use catalog::tables::{DropTableOptions, DroppedTable};
 pub use constraints::read::ForeignKeyFilter;
 pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
 pub use model::names::{
-    normalize, validate_catalog_name, validate_database_name, validate_table_name,
-    DATABASE_NAME_LEN_MAX, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION,
-    DEFAULT_DATABASE_NAME, NAME_LEN_MAX,
+    normalize, validate_catalog_name, validate_database_name, validate_function_name,
+    validate_table_name, DATABASE_NAME_LEN_MAX, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION,
+    DEFAULT_DATABASE_NAME, FUNCTION_NAME_LEN_MAX, NAME_LEN_MAX,
 };
 pub use model::partition_name::{
     escape_path_name, make_partition_name, partition_name_has_valid_characters,
@@ -114,11 +118,11 @@ pub use model::value_limits::{
 };
 pub use model::{
     ArchivedPartitionRecord, Catalog, ConstraintKind, ConstraintRow, CreationMetadata, Database,
-    DatabaseType, FieldSchema, FileMetadata, Order, Partition, PartitionRecord,
-    PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo, ReferencedColumn, SerDeInfo,
-    SerdeType, SkewedInfo, SkewedValueLocation, SourceTable, StorageDescriptor, Table,
-    DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER,
-    MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
+    DatabaseType, FieldSchema, FileMetadata, Function, FunctionType, Order, Partition,
+    PartitionRecord, PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo, ReferencedColumn,
+    ResourceType, ResourceUri, SerDeInfo, SerdeType, SkewedInfo, SkewedValueLocation, SourceTable,
+    StorageDescriptor, Table, DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE,
+    EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
 };
 pub use partitions::batch::{AddedPartitions, NewPartition};
 pub use partitions::encoded::PartitionSink;
@@ -150,4 +154,5 @@ pub use storage::commit::{
 pub use storage::values::ValueView;
 pub use storage::visibility::ReadMark;
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
+pub use store_uuid::UUID_TEXT_LEN;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};

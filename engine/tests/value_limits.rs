@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::{
-    AddPartitionsOptions, Database, Durability, Error, FieldSchema, Partition, StorageDescriptor,
-    Store, StoreOptions, Table, ValueLimits,
+    AddPartitionsOptions, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition,
+    StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, StorageDescriptor, Store, StoreOptions,
+    Table, ValueLimits,
 };
 
 fn store_with(limits: ValueLimits) -> Store {
@@ -216,4 +217,99 @@ fn databases_refuse_long_names_descriptions_and_parameters() {
         "database parameter key is 300 bytes, longer than the 256 bytes allowed"
     );
     assert_eq!(store.list_databases("hive").unwrap(), vec!["db", "default"]);
+}
+
+/// Column statistics: sketches and histograms take the configured bound, the column type,
+/// the engine and decimal bounds Hive's widths; a write over any of them stores nothing.
+#[test]
+fn statistics_refuse_long_sketches_types_engines_and_decimals() {
+    let limits = ValueLimits {
+        stats_sketch_bytes_max: 100,
+        ..ValueLimits::default()
+    };
+    let store = store_with(limits);
+    let mut unpartitioned = table("u");
+    unpartitioned.partition_keys.clear();
+    unpartitioned
+        .sd
+        .as_mut()
+        .unwrap()
+        .cols
+        .push(column("d", "decimal(10,2)"));
+    store.create_table(unpartitioned).unwrap();
+    store.create_table(table("t")).unwrap();
+    let options = AddPartitionsOptions::default();
+    let added = vec![partition("a", BTreeMap::new())];
+    store
+        .add_partitions("hive", "db", "t", added, &options)
+        .unwrap();
+    let sketch = |bytes: usize| {
+        let mut stat = ColumnStatistics::new("c", "int", StatsKind::Long);
+        stat.bit_vectors = Some(vec![b'x'; bytes]);
+        stat
+    };
+    let histogram = |bytes: usize| {
+        let mut stat = ColumnStatistics::new("c", "int", StatsKind::Long);
+        stat.histogram = Some(vec![b'x'; bytes]);
+        stat
+    };
+    let long_type = ColumnStatistics::new("c", "i".repeat(129), StatsKind::Long);
+    let decimal = |bytes: usize| {
+        let mut stat = ColumnStatistics::new("d", "decimal(10,2)", StatsKind::Decimal);
+        let unscaled = vec![1; bytes];
+        stat.high_value = Some(StatsValue::Decimal(StatsDecimal { unscaled, scale: 2 }));
+        stat
+    };
+    let defaults = StatsWriteOptions::default();
+    let long_engine = StatsWriteOptions {
+        engine: "e".repeat(129),
+        ..StatsWriteOptions::default()
+    };
+    let refused = [
+        (sketch(101), &defaults, "column 'c' statistics bit vector is 101 bytes, longer than the 100 bytes allowed (setting max_stats_sketch_bytes)"),
+        (histogram(101), &defaults, "column 'c' statistics histogram is 101 bytes, longer than the 100 bytes allowed (setting max_stats_sketch_bytes)"),
+        (long_type, &defaults, "column 'c' statistics type is 129 bytes, longer than the 128 bytes allowed"),
+        (decimal(4001), &defaults, "column 'd' statistics decimal bound is 4001 bytes, longer than the 4000 bytes allowed"),
+        (sketch(1), &long_engine, "statistics engine is 129 bytes, longer than the 128 bytes allowed"),
+    ];
+    let read_table = |column: &str| {
+        let columns = [column.to_string()];
+        let read = store.table_column_statistics("hive", "db", "u", &columns, "hive", true);
+        read.unwrap().stats
+    };
+    let read_partition = || {
+        let names = ["ds=a".to_string()];
+        let columns = ["c".to_string()];
+        let read =
+            store.partition_column_statistics("hive", "db", "t", &names, &columns, "hive", true);
+        read.unwrap()
+    };
+    for (stat, options, message) in refused {
+        let column = stat.column_name.to_string();
+        let error = store
+            .update_table_column_statistics("hive", "db", "u", vec![stat.clone()], options)
+            .unwrap_err();
+        assert_eq!(invalid_object(error), message);
+        assert!(read_table(&column).is_empty(), "{message}");
+        if column == "c" {
+            let partitions = vec![("ds=a".to_string(), vec![stat])];
+            let error = store
+                .update_partition_column_statistics("hive", "db", "t", partitions, options)
+                .unwrap_err();
+            assert_eq!(invalid_object(error), message);
+            assert!(read_partition().is_empty(), "{message}");
+        }
+    }
+    for stat in [sketch(100), histogram(100), decimal(4000)] {
+        let column = stat.column_name.to_string();
+        store
+            .update_table_column_statistics("hive", "db", "u", vec![stat.clone()], &defaults)
+            .unwrap();
+        assert_eq!(read_table(&column), vec![stat]);
+    }
+    let partitions = vec![("ds=a".to_string(), vec![sketch(100)])];
+    store
+        .update_partition_column_statistics("hive", "db", "t", partitions, &defaults)
+        .unwrap();
+    assert_eq!(read_partition().len(), 1);
 }

@@ -16,12 +16,18 @@ import os
 
 import pytest
 from hive_metastore.ttypes import (
+    ColumnStatistics,
+    ColumnStatisticsData,
+    ColumnStatisticsDesc,
+    ColumnStatisticsObj,
     Database,
     FieldSchema,
     InvalidObjectException,
+    LongColumnStatsData,
     MetaException,
     NoSuchObjectException,
     Partition,
+    TableStatsRequest,
 )
 
 from hms_helpers import (
@@ -162,7 +168,7 @@ def small_limits_server(tmp_path):
     from conftest import hivestore_binary, start_hivestore, stop_hivestore
 
     arguments = ["--max-param-value-bytes", "100", "--max-type-name-bytes", "30",
-                 "--max-params-bytes", "1000"]
+                 "--max-params-bytes", "1000", "--max-stats-sketch-bytes", "100"]
     server = start_hivestore(hivestore_binary(), tmp_path, arguments)
     yield server
     stop_hivestore(server)
@@ -188,6 +194,23 @@ def test_value_limits_are_configurable(small_limits_server):
         client.create_table(make_table("small", "t", columns=COLUMNS,
                                        parameters={"k": "x" * 100}))
         assert client.get_table("small", "t").parameters["k"] == "x" * 100
+
+        def statistics(bit_vectors):
+            data = LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=5,
+                                       bitVectors=bit_vectors)
+            desc = ColumnStatisticsDesc(isTblLevel=True, dbName="small", tableName="t")
+            column = ColumnStatisticsObj("id", "int", ColumnStatisticsData(longStats=data))
+            return ColumnStatistics(statsDesc=desc, statsObj=[column], engine="hive")
+
+        with raises_hms(InvalidObjectException, "column 'id' statistics bit vector is 101 bytes",
+                        "longer than the 100 bytes allowed", "max_stats_sketch_bytes"):
+            client.update_table_column_statistics(statistics(b"x" * 101))
+        request = TableStatsRequest(dbName="small", tblName="t", colNames=["id"], engine="hive")
+        assert client.get_table_statistics_req(request).tableStats == []
+        client.update_table_column_statistics(statistics(b"x" * 100))
+        # Sketches are not read back by default (Hive's metastore.stats.fetch.bitvector).
+        stored = client.get_table_statistics_req(request).tableStats
+        assert [s.statsData.longStats.numDVs for s in stored] == [5]
 
 
 # ---------------------------------------------------------------- item 8: patterns

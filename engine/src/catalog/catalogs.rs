@@ -167,7 +167,7 @@ impl Store {
         })
     }
 
-    /// Creates catalog `hive` and database `default` if missing.
+    /// Creates catalog `hive`, database `default` and the store's UUID if missing.
     pub(crate) fn bootstrap(&self) -> Result<()> {
         let root = self.options().warehouse_root.clone();
         self.write(|txn| {
@@ -181,6 +181,7 @@ impl Store {
                 };
                 txn.put_value(key, &catalog)?;
             }
+            crate::store_uuid::bootstrap_uuid(txn)?;
             crate::catalog::databases::bootstrap_default_database(txn, &root)
         })
     }

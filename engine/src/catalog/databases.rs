@@ -225,8 +225,8 @@ impl Store {
     }
 
     /// Drops database `catalog.name`. Without `cascade` it must hold no
-    /// table; with it, its tables and their partitions go too, in the same
-    /// atomic write. `default` in catalog `hive` cannot be dropped.
+    /// table and no function; with it, its functions, tables and their partitions go too, in
+    /// the same atomic write. `default` in catalog `hive` cannot be dropped.
     ///
     /// With `delete_data`, once the metadata is committed, the data of the
     /// dropped tables that Hive deletes (managed tables, and external ones
@@ -257,6 +257,12 @@ impl Store {
                 let message = format!("Database {name} is not empty. One or more tables exist.");
                 return Err(Error::InvalidOperation(message));
             }
+            if !options.cascade && crate::catalog::functions::has_functions(txn, id)? {
+                let message = format!("Database {name} is not empty. One or more functions exist.");
+                return Err(Error::InvalidOperation(message));
+            }
+            // Hive drops the functions first, each with its event, then the tables.
+            crate::catalog::functions::drop_all_functions(txn, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);

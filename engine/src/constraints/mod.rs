@@ -1,6 +1,6 @@
 //! Table constraints: primary and foreign keys, unique, not-null, default and check
 //! constraints, with Hive 4's rules and messages, stored under their parent table's id
-//! (`0x0E`, `docs/storage-format.md`) so that a rename carries them and a drop removes them
+//! (`0x0F`, `docs/storage-format.md`) so that a rename carries them and a drop removes them
 //! in its own batch.
 //!
 //! - `add.rs`: validation and staging (`ConstraintBatch`), Hive's generated names in

@@ -7,6 +7,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 use crate::model::catalog::Catalog;
 use crate::model::constraint::ConstraintRow;
 use crate::model::database::Database;
+use crate::model::function::Function;
 use crate::model::partition::same_shared;
 use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::table::{StorageDescriptor, Table};
@@ -64,25 +65,29 @@ pub enum EventKind {
     UpdatePartitionColumnStat = 21,
     /// `DELETE_PARTITION_COLUMN_STAT`.
     DeletePartitionColumnStat = 22,
+    /// `CREATE_FUNCTION`.
+    CreateFunction = 23,
+    /// `DROP_FUNCTION`.
+    DropFunction = 24,
     /// `ADD_PRIMARYKEY`.
-    AddPrimaryKey = 23,
+    AddPrimaryKey = 25,
     /// `ADD_FOREIGNKEY`.
-    AddForeignKey = 24,
+    AddForeignKey = 26,
     /// `ADD_UNIQUECONSTRAINT`.
-    AddUniqueConstraint = 25,
+    AddUniqueConstraint = 27,
     /// `ADD_NOTNULLCONSTRAINT`.
-    AddNotNullConstraint = 26,
+    AddNotNullConstraint = 28,
     /// `ADD_DEFAULTCONSTRAINT`.
-    AddDefaultConstraint = 27,
+    AddDefaultConstraint = 29,
     /// `ADD_CHECKCONSTRAINT`.
-    AddCheckConstraint = 28,
+    AddCheckConstraint = 30,
     /// `DROP_CONSTRAINT`.
-    DropConstraint = 29,
+    DropConstraint = 31,
 }
 
 impl EventKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [EventKind; 29] = [
+    pub const ALL: [EventKind; 31] = [
         EventKind::CreateCatalog,
         EventKind::AlterCatalog,
         EventKind::DropCatalog,
@@ -105,6 +110,8 @@ impl EventKind {
         EventKind::DeleteTableColumnStat,
         EventKind::UpdatePartitionColumnStat,
         EventKind::DeletePartitionColumnStat,
+        EventKind::CreateFunction,
+        EventKind::DropFunction,
         EventKind::AddPrimaryKey,
         EventKind::AddForeignKey,
         EventKind::AddUniqueConstraint,
@@ -139,6 +146,8 @@ impl EventKind {
             EventKind::DeleteTableColumnStat => "DELETE_TABLE_COLUMN_STAT",
             EventKind::UpdatePartitionColumnStat => "UPDATE_PARTITION_COLUMN_STAT",
             EventKind::DeletePartitionColumnStat => "DELETE_PARTITION_COLUMN_STAT",
+            EventKind::CreateFunction => "CREATE_FUNCTION",
+            EventKind::DropFunction => "DROP_FUNCTION",
             EventKind::AddPrimaryKey => "ADD_PRIMARYKEY",
             EventKind::AddForeignKey => "ADD_FOREIGNKEY",
             EventKind::AddUniqueConstraint => "ADD_UNIQUECONSTRAINT",
@@ -198,6 +207,8 @@ impl EventKind {
                     EventKind::DeletePartitionColumnStat,
                     A::DeletePartitionColumnStat
                 )
+                | (EventKind::CreateFunction, A::CreateFunction)
+                | (EventKind::DropFunction, A::DropFunction)
                 | (EventKind::AddPrimaryKey, A::AddPrimaryKey)
                 | (EventKind::AddForeignKey, A::AddForeignKey)
                 | (EventKind::AddUniqueConstraint, A::AddUniqueConstraint)
@@ -423,6 +434,8 @@ pub enum EventBody {
     /// with each record as the bytes stored at its key. Never read back: reads turn it into
     /// `Partitions` (`EventRecord::readable`).
     StoredPartitions(StoredPartitions),
+    /// A function created or dropped.
+    Function(Function),
     /// Constraints added, one row per column, all of the event's kind.
     Constraints(Vec<ConstraintRow>),
     /// A constraint dropped, by name (the table is the event's).

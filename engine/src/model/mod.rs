@@ -6,6 +6,7 @@
 pub(crate) mod catalog;
 pub(crate) mod constraint;
 pub(crate) mod database;
+pub(crate) mod function;
 pub(crate) mod names;
 pub(crate) mod partition;
 pub mod partition_name;
@@ -16,6 +17,7 @@ pub(crate) mod value_limits;
 pub use catalog::Catalog;
 pub use constraint::{ConstraintKind, ConstraintRow, ReferencedColumn};
 pub use database::{Database, DatabaseType};
+pub use function::{Function, FunctionType, ResourceType, ResourceUri};
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use table::{

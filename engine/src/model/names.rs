@@ -53,6 +53,14 @@ pub fn validate_database_name(name: &str) -> Result<()> {
     validate_name("database", name, false, DATABASE_NAME_LEN_MAX)
 }
 
+/// The longest function name accepted, in bytes (Hive's `FUNCS.FUNC_NAME varchar(128)`).
+pub const FUNCTION_NAME_LEN_MAX: usize = 128;
+
+/// Checks a function name as given: Hive's `[\w_]+`, as `create_function` checks it.
+pub fn validate_function_name(name: &str) -> Result<()> {
+    validate_name("object", name, false, FUNCTION_NAME_LEN_MAX)
+}
+
 /// Checks a (normalised) table name. `/` is allowed, as Hive does by default
 /// (`metastore.support.special.characters.tablename`).
 pub fn validate_table_name(name: &str) -> Result<()> {
@@ -88,5 +96,12 @@ mod tests {
         assert!(validate_database_name(&"x".repeat(128)).is_ok());
         assert!(validate_table_name(&"x".repeat(256)).is_ok());
         assert!(validate_table_name(&"x".repeat(257)).is_err());
+        assert!(validate_function_name("my_udf1").is_ok());
+        assert_eq!(
+            validate_function_name("my-udf").unwrap_err(),
+            Error::InvalidObject("my-udf is not a valid object name".into())
+        );
+        assert!(validate_function_name("a/b").is_err());
+        assert!(validate_function_name(&"f".repeat(129)).is_err());
     }
 }

@@ -13,6 +13,7 @@
 use crate::error::{Error, Result};
 use crate::model::partition_name::make_partition_name;
 use crate::model::table::{FieldSchema, SerDeInfo, StorageDescriptor, Table};
+use crate::stats::{ColumnStatistics, StatsValue};
 
 /// `DBS.NAME varchar(128)`.
 pub const DATABASE_NAME_LEN_MAX: usize = 128;
@@ -40,6 +41,19 @@ pub const TABLE_TYPE_LEN_MAX: usize = 128;
 /// `TBLS.VIEW_ORIGINAL_TEXT` and `VIEW_EXPANDED_TEXT`: MySQL's `MEDIUMTEXT`, the narrowest of
 /// Hive's schemas for them; far above any view a planner writes.
 pub const VIEW_TEXT_LEN_MAX: usize = (1 << 24) - 1;
+
+/// `TAB_COL_STATS.COLUMN_TYPE`, `PART_COL_STATS.COLUMN_TYPE`: `varchar(128)`.
+pub const STATS_COLUMN_TYPE_LEN_MAX: usize = 128;
+/// `TAB_COL_STATS.ENGINE`, `PART_COL_STATS.ENGINE`: `varchar(128)`.
+pub const STATS_ENGINE_LEN_MAX: usize = 128;
+/// `BIG_DECIMAL_LOW_VALUE`, `BIG_DECIMAL_HIGH_VALUE`: `varchar(4000)`, the decimal as text;
+/// its unscaled bytes are fewer than its digits, so this bounds them generously.
+pub const STATS_DECIMAL_LEN_MAX: usize = 4000;
+
+/// Default of [`ValueLimits::stats_sketch_bytes_max`]: Hive keeps a column's NDV sketch
+/// (`BIT_VECTOR`) and histogram (`HISTOGRAM`) as `BLOB`s; its HyperLogLog sketches take at
+/// most 48 KiB and its KLL histograms a few, so 1 MiB refuses only what no writer makes.
+pub const STATS_SKETCH_BYTES_MAX_DEFAULT: usize = 1 << 20;
 
 /// Default of [`ValueLimits::parameter_value_bytes_max`]: Derby's widest `VARCHAR`, which
 /// Iceberg's Hive catalog also caps the table parameters it writes to
@@ -69,6 +83,8 @@ pub struct ValueLimits {
     pub type_name_bytes_max: usize,
     /// All keys and values of one object's parameters together.
     pub parameters_bytes_max: usize,
+    /// A column statistic's NDV sketch (bit vector) or histogram.
+    pub stats_sketch_bytes_max: usize,
 }
 
 impl Default for ValueLimits {
@@ -78,13 +94,20 @@ impl Default for ValueLimits {
             comment_bytes_max: COMMENT_BYTES_MAX_DEFAULT,
             type_name_bytes_max: TYPE_NAME_BYTES_MAX_DEFAULT,
             parameters_bytes_max: PARAMETERS_BYTES_MAX_DEFAULT,
+            stats_sketch_bytes_max: STATS_SKETCH_BYTES_MAX_DEFAULT,
         }
     }
 }
 
 /// Refuses `value` longer than `max` bytes; `what` names the field, `setting` the setting
 /// that raises the limit, if one does.
-fn check_len(what: impl FnOnce() -> String, value: &str, max: usize, setting: &str) -> Result<()> {
+fn check_len(
+    what: impl FnOnce() -> String,
+    value: &(impl AsRef<[u8]> + ?Sized),
+    max: usize,
+    setting: &str,
+) -> Result<()> {
+    let value = value.as_ref();
     if value.len() <= max {
         return Ok(());
     }
@@ -135,6 +158,59 @@ impl ValueLimits {
                      (setting max_params_bytes)",
                     self.parameters_bytes_max
                 )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks column statistics written for `engine`: their column names and types, decimal
+    /// bounds, sketches and histograms.
+    pub(crate) fn check_statistics<'a>(
+        &self,
+        engine: &str,
+        stats: impl IntoIterator<Item = &'a ColumnStatistics>,
+    ) -> Result<()> {
+        check_len(
+            || "statistics engine".into(),
+            engine,
+            STATS_ENGINE_LEN_MAX,
+            "",
+        )?;
+        for stat in stats {
+            let column = stat.column_name.as_str();
+            check_len(
+                || "statistics column name".into(),
+                column,
+                COLUMN_NAME_LEN_MAX,
+                "",
+            )?;
+            let what = |field: &str| format!("column '{column}' statistics {field}");
+            let column_type = stat.column_type.as_str();
+            check_len(|| what("type"), column_type, STATS_COLUMN_TYPE_LEN_MAX, "")?;
+            for bound in [&stat.low_value, &stat.high_value].into_iter().flatten() {
+                if let StatsValue::Decimal(decimal) = bound {
+                    let unscaled = &decimal.unscaled;
+                    check_len(
+                        || what("decimal bound"),
+                        unscaled,
+                        STATS_DECIMAL_LEN_MAX,
+                        "",
+                    )?;
+                }
+            }
+            let sketches = [
+                ("bit vector", &stat.bit_vectors),
+                ("histogram", &stat.histogram),
+            ];
+            for (field, sketch) in sketches {
+                if let Some(sketch) = sketch {
+                    check_len(
+                        || what(field),
+                        sketch,
+                        self.stats_sketch_bytes_max,
+                        "max_stats_sketch_bytes",
+                    )?;
+                }
             }
         }
         Ok(())

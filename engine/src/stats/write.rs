@@ -202,6 +202,8 @@ impl Store {
         stats: Vec<ColumnStatistics>,
         options: &StatsWriteOptions,
     ) -> Result<()> {
+        let limits = &self.options().value_limits;
+        limits.check_statistics(&options.engine, &stats)?;
         self.write(|txn| {
             let PartitionedTable { id, mut table } =
                 resolve_stats_table(txn.reader(), catalog, database, name)?;
@@ -264,6 +266,9 @@ impl Store {
         partitions: Vec<(String, Vec<ColumnStatistics>)>,
         options: &StatsWriteOptions,
     ) -> Result<()> {
+        let limits = &self.options().value_limits;
+        let written = partitions.iter().flat_map(|(_, stats)| stats);
+        limits.check_statistics(&options.engine, written)?;
         self.write(|txn| {
             let table = resolve_stats_table(txn.reader(), catalog, database, name)?;
             let mut requested: BTreeMap<Vec<String>, (PartitionRecord, Vec<ColumnStatistics>)> =

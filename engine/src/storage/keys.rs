@@ -39,13 +39,16 @@ pub const KEYSPACE_PENDING_REMOVAL: u8 = 0x0C;
 /// (i32, big-endian) → the time marked (i32 seconds, BE). Keyed by the names
 /// as given, as Hive keeps them: they outlive a dropped table.
 pub const KEYSPACE_PARTITION_EVENT: u8 = 0x0D;
+/// Functions: `0x0E + database id + component(function)` → function value. Keyed by the
+/// database's id, so that a database's functions are one prefix (dropped with it).
+pub const KEYSPACE_FUNCTION: u8 = 0x0E;
 /// Table constraints, two kinds of keys told apart by the byte after the keyspace:
-/// `0x0E 0x01 + parent table id + constraint kind (1 byte) + component(name)` → the
+/// `0x0F 0x01 + parent table id + constraint kind (1 byte) + component(name)` → the
 /// constraint, keyed by its parent table as Hive keys `KEY_CONSTRAINTS` (a foreign key's
 /// parent is the table it references, so names are unique per parent table, as in Hive);
-/// `0x0E 0x02 + table id + parent table id + component(name)` → empty: the foreign keys
+/// `0x0F 0x02 + table id + parent table id + component(name)` → empty: the foreign keys
 /// declared on a table, by the table they reference.
-pub const KEYSPACE_CONSTRAINT: u8 = 0x0E;
+pub const KEYSPACE_CONSTRAINT: u8 = 0x0F;
 /// After [`KEYSPACE_CONSTRAINT`]: a constraint by its parent table.
 pub const CONSTRAINT_BY_PARENT: u8 = 0x01;
 /// After [`KEYSPACE_CONSTRAINT`]: a foreign key by the table it is declared on.
@@ -88,6 +91,9 @@ pub const ID_KEY_LEN: usize = KEYSPACE_LEN + ID_LEN;
 pub const META_NEXT_ID: &str = "next_id";
 /// The meta entry holding the store's format version (1 byte).
 pub const META_FORMAT_VERSION: &str = "format_version";
+/// The meta entry holding the store's UUID, made once when the store is created
+/// (`get_metastore_db_uuid`): its 36-character text.
+pub const META_DB_UUID: &str = "db_uuid";
 
 // The terminator must sort below the escaped zero, and both below any byte a
 // name continues with after a literal 0x00 was escaped.
@@ -428,7 +434,31 @@ pub fn partition_event_key(
     key
 }
 
-/// `0x0E 0x01 + parent table id`: the prefix of every constraint whose parent is the table
+/// `0x0E + database id`: the prefix of the database's functions.
+pub fn function_prefix(database: DatabaseId) -> Vec<u8> {
+    id_key(KEYSPACE_FUNCTION, database.0)
+}
+
+/// `0x0E + database id + component(function)`.
+pub fn function_key(database: DatabaseId, function: &str) -> Vec<u8> {
+    let mut key = function_prefix(database);
+    push_component(&mut key, function.as_bytes());
+    key
+}
+
+/// The database id and function name in a function key.
+pub fn decode_function_key(key: &[u8]) -> Result<(DatabaseId, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_FUNCTION)?;
+        let (database, rest) = take_id(rest)?;
+        let (function, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((DatabaseId(database), function))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x0F 0x01 + parent table id`: the prefix of every constraint whose parent is the table
 /// (its own, and the foreign keys that reference it).
 pub fn constraint_parent_prefix(parent: TableId) -> Vec<u8> {
     let mut key = vec![KEYSPACE_CONSTRAINT, CONSTRAINT_BY_PARENT];
@@ -436,14 +466,14 @@ pub fn constraint_parent_prefix(parent: TableId) -> Vec<u8> {
     key
 }
 
-/// `0x0E 0x01 + parent table id + kind`: the prefix of the table's constraints of one kind.
+/// `0x0F 0x01 + parent table id + kind`: the prefix of the table's constraints of one kind.
 pub fn constraint_kind_prefix(parent: TableId, kind: u8) -> Vec<u8> {
     let mut key = constraint_parent_prefix(parent);
     key.push(kind);
     key
 }
 
-/// `0x0E 0x01 + parent table id + kind + component(name)`.
+/// `0x0F 0x01 + parent table id + kind + component(name)`.
 pub fn constraint_key(parent: TableId, kind: u8, name: &str) -> Vec<u8> {
     let mut key = constraint_kind_prefix(parent, kind);
     push_component(&mut key, name.as_bytes());
@@ -464,14 +494,14 @@ pub fn decode_constraint_key(key: &[u8]) -> Result<(TableId, u8, String)> {
     decode().map_err(|error: KeyError| error.at(key))
 }
 
-/// `0x0E 0x02 + table id`: the prefix of the foreign keys declared on the table.
+/// `0x0F 0x02 + table id`: the prefix of the foreign keys declared on the table.
 pub fn foreign_key_child_prefix(child: TableId) -> Vec<u8> {
     let mut key = vec![KEYSPACE_CONSTRAINT, CONSTRAINT_FOREIGN_KEY_BY_CHILD];
     key.extend_from_slice(&child.0.to_be_bytes());
     key
 }
 
-/// `0x0E 0x02 + table id + parent table id + component(name)`.
+/// `0x0F 0x02 + table id + parent table id + component(name)`.
 pub fn foreign_key_child_key(child: TableId, parent: TableId, name: &str) -> Vec<u8> {
     let mut key = foreign_key_child_prefix(child);
     key.extend_from_slice(&parent.0.to_be_bytes());
@@ -684,6 +714,8 @@ pub const ACID_COUNTER_NEXT_LOCK_ID: &str = "next_lock_id";
 /// The counter entry holding the next transaction id.
 pub const ACID_COUNTER_NEXT_TXN_ID: &str = "next_txn_id";
 
+const _: () =
+    assert!(KEYSPACE_PARTITION_EVENT < KEYSPACE_FUNCTION && KEYSPACE_FUNCTION < KEYSPACE_LOCK);
 const _: () = assert!(KEYSPACE_PARTITION < KEYSPACE_LOCK && KEYSPACE_LOCK < KEYSPACE_ACID_COUNTER);
 const _: () =
     assert!(KEYSPACE_ACID_COUNTER < KEYSPACE_TXN && KEYSPACE_TXN < KEYSPACE_WRITE_ID_COUNTER);

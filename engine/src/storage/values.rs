@@ -75,8 +75,10 @@ pub enum ValueKind {
     ViewSources = 11,
     /// A chunk's sketches with their HLL union (`crate::stats`); replaces kind 9.
     StatsSketchUnionChunk = 12,
+    /// A [`crate::Function`] of a database.
+    Function = 13,
     /// A table constraint (`crate::constraints`).
-    Constraint = 13,
+    Constraint = 14,
     /// A lock (`crate::txns::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).

@@ -371,4 +371,17 @@ mod tests {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Metastore>();
     }
+
+    /// An error quoting a huge input shows a prefix of it and its length, as the Thrift
+    /// server's exceptions do.
+    #[test]
+    fn errors_quote_a_huge_name_briefly() {
+        let warehouse = tempfile::tempdir().unwrap();
+        let metastore = metastore(warehouse.path());
+        let name = "t".repeat(1 << 20);
+        let error = metastore.get_table("hive", "default", &name).unwrap_err();
+        let shown = error.to_string();
+        assert!(shown.len() < 512, "{} bytes", shown.len());
+        assert!(shown.contains("… (1048576 bytes)"), "{shown}");
+    }
 }

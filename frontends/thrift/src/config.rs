@@ -22,6 +22,7 @@
 //! disk_reserve_mb = 64
 //! max_param_value_bytes = 32672
 //! max_params_bytes = 4194304
+//! max_stats_sketch_bytes = 1048576
 //! max_comment_bytes = 4000
 //! max_type_name_bytes = 1048576
 //! ```
@@ -121,6 +122,10 @@ pub struct ServeArgs {
     /// Most bytes of keys and values in one object's parameters [default: 4194304].
     #[arg(long, env = "HIVESTORE_MAX_PARAMS_BYTES")]
     pub max_params_bytes: Option<usize>,
+    /// Longest NDV sketch (bit vector) or histogram of a column's statistics, in bytes
+    /// [default: 1048576].
+    #[arg(long, env = "HIVESTORE_MAX_STATS_SKETCH_BYTES")]
+    pub max_stats_sketch_bytes: Option<usize>,
 }
 
 /// The config file's settings; all optional.
@@ -148,6 +153,7 @@ struct FileSettings {
     max_comment_bytes: Option<usize>,
     max_type_name_bytes: Option<usize>,
     max_params_bytes: Option<usize>,
+    max_stats_sketch_bytes: Option<usize>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -265,6 +271,15 @@ impl ServeArgs {
                 0 => return Err("max_params_bytes must be at least 1".to_string()),
                 bytes => bytes,
             },
+            stats_sketch_bytes_max: value_limit(
+                "max_stats_sketch_bytes",
+                pick(
+                    self.max_stats_sketch_bytes,
+                    file.max_stats_sketch_bytes,
+                    value_defaults.stats_sketch_bytes_max,
+                ),
+                limits.string_bytes_max,
+            )?,
         };
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
@@ -561,10 +576,12 @@ mod tests {
             max_comment_bytes: Some(9),
             max_type_name_bytes: Some(11),
             max_params_bytes: Some(13),
+            max_stats_sketch_bytes: Some(17),
             ..ServeArgs::default()
         };
         let limits = args.resolve().unwrap().value_limits;
         assert_eq!(limits.parameters_bytes_max, 13);
+        assert_eq!(limits.stats_sketch_bytes_max, 17);
         assert_eq!(limits.parameter_value_bytes_max, 100);
         assert_eq!(limits.comment_bytes_max, 9);
         assert_eq!(limits.type_name_bytes_max, 11);
@@ -584,6 +601,14 @@ mod tests {
             .resolve()
             .unwrap_err()
             .contains("max_params_bytes"));
+        let zero_sketch = ServeArgs {
+            max_stats_sketch_bytes: Some(0),
+            ..ServeArgs::default()
+        };
+        assert!(zero_sketch
+            .resolve()
+            .unwrap_err()
+            .contains("max_stats_sketch_bytes"));
     }
 
     #[test]

@@ -487,3 +487,36 @@ pub fn partition_to_idl(partition: engine::Partition) -> idl::Partition {
         file_metadata: partition.file_metadata.map(file_metadata_to_idl),
     }
 }
+
+/// `ResourceType` as Hive's enum numbers it.
+pub fn resource_type_to_idl(value: engine::ResourceType) -> idl::ResourceType {
+    match value {
+        engine::ResourceType::Jar => idl::ResourceType::JAR,
+        engine::ResourceType::File => idl::ResourceType::FILE,
+        engine::ResourceType::Archive => idl::ResourceType::ARCHIVE,
+    }
+}
+
+/// A stored function as Hive's `Function`.
+pub fn function_to_idl(function: engine::Function) -> idl::Function {
+    let resources = function
+        .resource_uris
+        .into_iter()
+        .map(|resource| idl::ResourceUri {
+            resource_type: Some(resource_type_to_idl(resource.resource_type)),
+            uri: Some(resource.uri),
+        });
+    idl::Function {
+        function_name: Some(function.function_name),
+        db_name: Some(function.db_name),
+        class_name: Some(function.class_name),
+        owner_name: function.owner_name,
+        owner_type: Some(principal_type_to_idl(function.owner_type)),
+        create_time: Some(function.create_time),
+        function_type: Some(match function.function_type {
+            engine::FunctionType::Java => idl::FunctionType::JAVA,
+        }),
+        resource_uris: Some(resources.collect()),
+        cat_name: Some(function.cat_name),
+    }
+}

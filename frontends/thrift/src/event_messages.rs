@@ -14,7 +14,9 @@ use hivestore_engine::events::{
 use hivestore_engine::{make_partition_name, ConstraintRow, Partition, Table};
 use hivestore_idl::hive_metastore as idl;
 
-use crate::convert::{catalog_to_idl, database_to_idl, partition_to_idl, table_to_idl};
+use crate::convert::{
+    catalog_to_idl, database_to_idl, function_to_idl, partition_to_idl, table_to_idl,
+};
 use crate::convert_constraints::{
     to_check_constraints, to_default_constraints, to_foreign_keys, to_not_null_constraints,
     to_primary_keys, to_unique_constraints,
@@ -282,6 +284,15 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             message.string("dbName", Some(&event.db_name));
             message.string("tableName", Some(&event.table_name));
             message.string("constraintName", Some(name));
+        }
+        EventBody::Function(function) => {
+            message.string("db", Some(&function.db_name));
+            if event.kind == EventKind::DropFunction {
+                message.string("functionName", Some(&function.function_name));
+            } else {
+                let json = to_tjson(&function_to_idl(function.clone()))?;
+                message.string("functionObjJson", Some(&json));
+            }
         }
         // Reads turn the stored form into `Partitions`; rendered the same if one comes here.
         // Reads hand out events with their stored forms turned readable

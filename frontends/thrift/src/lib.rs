@@ -42,6 +42,7 @@ pub mod event_messages;
 pub mod inflight;
 pub mod limits;
 pub mod message;
+pub mod metastore_conf;
 pub mod methods;
 pub mod prewarm;
 mod reply_buffers;

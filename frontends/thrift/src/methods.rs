@@ -19,8 +19,11 @@ use Path::*;
 pub enum Family {
     /// fb303: the server's name, status, counters and options.
     Fb303,
-    /// The connection and the server's settings: `set_ugi`, `get_config_value`, functions.
+    /// The connection and the server's settings: `set_ugi`, `get_config_value`,
+    /// `getMetaConf`, `setMetaConf`, `get_metastore_db_uuid`.
     Session,
+    /// Functions.
+    Functions,
     /// Catalogs.
     Catalogs,
     /// Databases.
@@ -45,9 +48,10 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 12] = [
+    pub const ALL: [Family; 13] = [
         Fb303,
         Session,
+        Functions,
         Catalogs,
         Databases,
         Tables,
@@ -65,6 +69,7 @@ impl Family {
         match self {
             Fb303 => "fb303",
             Session => "session and configuration",
+            Functions => "functions",
             Catalogs => "catalogs",
             Databases => "databases",
             Tables => "tables",
@@ -155,6 +160,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("alter_catalog", Catalogs, Generic),
     row("alter_database", Databases, Generic),
     row("alter_database_req", Databases, Generic),
+    row("alter_function", Functions, Generic),
     row("alter_partition", Partitions, Generic),
     row(
         "alter_partition_with_environment_context",
@@ -192,6 +198,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("create_catalog", Catalogs, Generic),
     row("create_database", Databases, Generic),
     row("create_database_req", Databases, Generic),
+    row("create_function", Functions, Generic),
     row("create_table", Tables, Generic),
     row("create_table_req", Tables, Generic),
     row("create_table_with_constraints", Constraints, Generic),
@@ -202,6 +209,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("drop_constraint", Constraints, Generic),
     row("drop_database", Databases, Generic),
     row("drop_database_req", Databases, Generic),
+    row("drop_function", Functions, Generic),
     row("drop_partition", Partitions, Generic),
     row("drop_partition_by_name", Partitions, Generic),
     row(
@@ -225,6 +233,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("fire_listener_event", Notifications, Generic),
     row("getCounter", Fb303, Generic),
     row("getCounters", Fb303, Generic),
+    row("getMetaConf", Session, Generic),
     row("getName", Fb303, Generic),
     row("getOption", Fb303, Generic),
     row("getOptions", Fb303, Generic),
@@ -233,7 +242,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("getVersion", Fb303, Generic),
     row("get_aggr_stats_for", Statistics, Generic),
     row("get_all_databases", Databases, Generic),
-    row("get_all_functions", Session, Generic),
+    row("get_all_functions", Functions, Generic),
     row("get_all_table_constraints", Constraints, Generic),
     row("get_all_tables", Tables, Generic),
     row("get_all_write_event_info", Notifications, Generic),
@@ -250,9 +259,13 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("get_fields_req", Tables, Generic),
     row("get_fields_with_environment_context", Tables, Generic),
     row("get_foreign_keys", Constraints, Generic),
+    row("get_function", Functions, Generic),
+    row("get_functions", Functions, Generic),
+    row("get_functions_req", Functions, Generic),
     row("get_latest_committed_compaction_info", Compactions, Generic),
     row("get_latest_txnid_in_conflict", Transactions, Generic),
     row("get_max_allocated_table_write_id", Transactions, Generic),
+    row("get_metastore_db_uuid", Session, Generic),
     row("get_next_notification", Notifications, Generic),
     row("get_not_null_constraints", Constraints, Generic),
     row("get_notification_events_count", Notifications, Generic),
@@ -316,6 +329,7 @@ pub const IMPLEMENTED: &[Implemented] = &[
     row("repl_tbl_writeid_state", Transactions, Generic),
     row("seed_txn_id", Transactions, Generic),
     row("seed_write_id", Transactions, Generic),
+    row("setMetaConf", Session, Generic),
     row("setOption", Fb303, Generic),
     row("set_aggr_stats_for", Statistics, Generic),
     row("set_ugi", Session, Generic),

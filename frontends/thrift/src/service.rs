@@ -13,8 +13,8 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, constraints, databases, locks, notifications, partition_specs,
-    partitions, session, stats, tables, txns,
+    catalogs, compactions, constraints, databases, functions, locks, notifications,
+    partition_listings, partition_specs, partitions, session, stats, tables, txns,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -39,6 +39,28 @@ pub struct ServerState {
     encoded_tables: EncodedTables,
     /// Bytes of unfinished requests held by all connections' read buffers.
     pub inflight: Arc<InflightBytes>,
+    /// The server's settings that clients may read (`get_config_value`).
+    settings: ServerSettings,
+}
+
+/// Settings of the server, beside the store's options, that `get_config_value` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerSettings {
+    /// How long notification events are kept (`--event-ttl-secs`).
+    pub event_ttl: std::time::Duration,
+    /// How often expired events are deleted (`--event-clean-interval-secs`).
+    pub event_clean_interval: std::time::Duration,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            event_ttl: std::time::Duration::from_secs(crate::config::EVENT_TTL_SECS_DEFAULT),
+            event_clean_interval: std::time::Duration::from_secs(
+                crate::config::EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
+            ),
+        }
+    }
 }
 
 impl ServerState {
@@ -61,7 +83,14 @@ impl ServerState {
             options: Mutex::new(BTreeMap::new()),
             encoded_tables: EncodedTables::default(),
             inflight: Arc::default(),
+            settings: ServerSettings::default(),
         }
+    }
+
+    /// The same state, with `settings`.
+    pub fn with_settings(mut self, settings: ServerSettings) -> Self {
+        self.settings = settings;
+        self
     }
 }
 
@@ -71,6 +100,8 @@ pub struct Session {
     peer: SocketAddr,
     /// The user named by `set_ugi`, if the client sent one.
     user: Mutex<Option<String>>,
+    /// Values this connection set with `setMetaConf`, by the name it used.
+    meta_conf: Mutex<BTreeMap<String, String>>,
 }
 
 impl Session {
@@ -80,7 +111,31 @@ impl Session {
             state,
             peer,
             user: Mutex::new(None),
+            meta_conf: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The server's settings.
+    pub fn settings(&self) -> &ServerSettings {
+        &self.state.settings
+    }
+
+    /// The value this connection set for `key` with `setMetaConf`, if any.
+    pub fn meta_conf_override(&self, key: &str) -> Option<String> {
+        let overrides = self
+            .meta_conf
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        overrides.get(key).cloned()
+    }
+
+    /// Sets `key` to `value` for this connection.
+    pub fn set_meta_conf_override(&self, key: String, value: String) {
+        let mut overrides = self
+            .meta_conf
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        overrides.insert(key, value);
     }
 
     /// The catalog store.
@@ -728,14 +783,14 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_all(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partitions_req(
         &self,
         req: idl::PartitionsRequest,
     ) -> thrift::Result<idl::PartitionsResponse> {
-        partitions::get_all_req(self, req)
+        partition_listings::get_all_req(self, req)
     }
 
     fn get_partitions_with_auth(
@@ -746,7 +801,7 @@ impl Handler for Session {
         _user_name: String,
         _group_names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_all(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partitions_pspec(
@@ -755,7 +810,7 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i32,
     ) -> thrift::Result<Vec<idl::PartitionSpec>> {
-        partitions::get_all_pspec(self, db_name, tbl_name, max_parts)
+        partition_listings::get_all_pspec(self, db_name, tbl_name, max_parts)
     }
 
     fn get_partition_names(
@@ -764,14 +819,14 @@ impl Handler for Session {
         tbl_name: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names(self, db_name, tbl_name, max_parts)
+        partition_listings::names(self, db_name, tbl_name, max_parts)
     }
 
     fn fetch_partition_names_req(
         &self,
         partition_req: idl::PartitionsRequest,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_req(self, partition_req)
+        partition_listings::names_req(self, partition_req)
     }
 
     fn get_partition_values(
@@ -788,7 +843,7 @@ impl Handler for Session {
         part_vals: Vec<String>,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::get_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partitions_ps_with_auth(
@@ -800,14 +855,14 @@ impl Handler for Session {
         _user_name: String,
         _group_names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::get_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::get_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partitions_ps_with_auth_req(
         &self,
         req: idl::GetPartitionsPsWithAuthRequest,
     ) -> thrift::Result<idl::GetPartitionsPsWithAuthResponse> {
-        partitions::get_ps_req(self, req)
+        partition_listings::get_ps_req(self, req)
     }
 
     fn get_partition_names_ps(
@@ -817,21 +872,21 @@ impl Handler for Session {
         part_vals: Vec<String>,
         max_parts: i16,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_ps(self, db_name, tbl_name, part_vals, max_parts)
+        partition_listings::names_ps(self, db_name, tbl_name, part_vals, max_parts)
     }
 
     fn get_partition_names_ps_req(
         &self,
         req: idl::GetPartitionNamesPsRequest,
     ) -> thrift::Result<idl::GetPartitionNamesPsResponse> {
-        partitions::names_ps_req(self, req)
+        partition_listings::names_ps_req(self, req)
     }
 
     fn get_partition_names_req(
         &self,
         req: idl::PartitionsByExprRequest,
     ) -> thrift::Result<Vec<String>> {
-        partitions::names_by_expr(self, req)
+        partition_listings::names_by_expr(self, req)
     }
 
     fn get_partitions_by_filter(
@@ -841,14 +896,14 @@ impl Handler for Session {
         filter: String,
         max_parts: i16,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_filter(self, db_name, tbl_name, filter, max_parts)
+        partition_listings::by_filter(self, db_name, tbl_name, filter, max_parts)
     }
 
     fn get_partitions_by_filter_req(
         &self,
         req: idl::GetPartitionsByFilterRequest,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_filter_req(self, req)
+        partition_listings::by_filter_req(self, req)
     }
 
     fn get_part_specs_by_filter(
@@ -858,7 +913,7 @@ impl Handler for Session {
         filter: String,
         max_parts: i32,
     ) -> thrift::Result<Vec<idl::PartitionSpec>> {
-        partitions::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
+        partition_listings::specs_by_filter(self, db_name, tbl_name, filter, max_parts)
     }
 
     fn exchange_partition(
@@ -930,7 +985,7 @@ impl Handler for Session {
         tbl_name: String,
         filter: String,
     ) -> thrift::Result<i32> {
-        partitions::count_by_filter(self, db_name, tbl_name, filter)
+        partition_listings::count_by_filter(self, db_name, tbl_name, filter)
     }
 
     fn get_partitions_by_names(
@@ -939,14 +994,14 @@ impl Handler for Session {
         tbl_name: String,
         names: Vec<String>,
     ) -> thrift::Result<Vec<idl::Partition>> {
-        partitions::by_names(self, db_name, tbl_name, names)
+        partition_listings::by_names(self, db_name, tbl_name, names)
     }
 
     fn get_partitions_by_names_req(
         &self,
         req: idl::GetPartitionsByNamesRequest,
     ) -> thrift::Result<idl::GetPartitionsByNamesResult> {
-        partitions::by_names_req(self, req)
+        partition_listings::by_names_req(self, req)
     }
 
     fn alter_partition(
@@ -1040,8 +1095,54 @@ impl Handler for Session {
         session::config_value(self, name, default_value)
     }
 
+    fn get_meta_conf(&self, key: String) -> thrift::Result<String> {
+        session::get_meta_conf(self, key)
+    }
+
+    fn set_meta_conf(&self, key: String, value: String) -> thrift::Result<()> {
+        session::set_meta_conf(self, key, value)
+    }
+
+    fn get_metastore_db_uuid(&self) -> thrift::Result<String> {
+        session::metastore_db_uuid(self)
+    }
+
+    // Functions.
+
+    fn create_function(&self, func: idl::Function) -> thrift::Result<()> {
+        functions::create(self, func)
+    }
+
+    fn drop_function(&self, db_name: String, func_name: String) -> thrift::Result<()> {
+        functions::drop(self, db_name, func_name)
+    }
+
+    fn alter_function(
+        &self,
+        db_name: String,
+        func_name: String,
+        new_func: idl::Function,
+    ) -> thrift::Result<()> {
+        functions::alter(self, db_name, func_name, new_func)
+    }
+
+    fn get_functions(&self, db_name: String, pattern: String) -> thrift::Result<Vec<String>> {
+        functions::list(self, db_name, pattern)
+    }
+
+    fn get_functions_req(
+        &self,
+        request: idl::GetFunctionsRequest,
+    ) -> thrift::Result<idl::GetFunctionsResponse> {
+        functions::list_req(self, request)
+    }
+
+    fn get_function(&self, db_name: String, func_name: String) -> thrift::Result<idl::Function> {
+        functions::get(self, db_name, func_name)
+    }
+
     fn get_all_functions(&self) -> thrift::Result<idl::GetAllFunctionsResponse> {
-        Ok(session::all_functions())
+        functions::all(self)
     }
 
     fn observe(&self, method: &'static str, failed: bool) {

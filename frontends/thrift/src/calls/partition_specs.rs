@@ -18,7 +18,8 @@ use hivestore_idl::hive_metastore::{
     PartitionWithoutSD, SerDeInfo, SkewedInfo, StorageDescriptor,
 };
 
-use super::partitions::{borrowed, list, TableName};
+use super::partition_listings::{borrowed, Listing};
+use super::partitions::TableName;
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
 
@@ -324,7 +325,11 @@ pub fn with_specs(
         }
         Some(other) => return Err(meta(format!("Unsupported filter mode {}", other.0))),
     };
-    let partitions = list(session, &table.name, selection, -1, &[Declared::Meta])?;
+    let listing = Listing {
+        declared: &[Declared::Meta],
+        ..Listing::of(table.name.clone(), selection, -1)
+    };
+    let partitions = listing.list(session)?;
     let partitions = partitions
         .into_iter()
         .map(|partition| projection.apply(partition))

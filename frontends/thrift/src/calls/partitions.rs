@@ -16,15 +16,11 @@ use hivestore_engine::{
 use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
     AppendPartitionsRequest, DropPartitionRequest, DropPartitionsRequest, DropPartitionsResult,
-    EnvironmentContext, FieldSchema, GetPartitionNamesPsRequest, GetPartitionNamesPsResponse,
-    GetPartitionRequest, GetPartitionResponse, GetPartitionsByFilterRequest,
-    GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
-    GetPartitionsPsWithAuthResponse, Partition, PartitionSpec, PartitionValuesRequest,
-    PartitionValuesResponse, PartitionValuesRow, PartitionsByExprRequest, PartitionsRequest,
-    PartitionsResponse, RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
+    EnvironmentContext, FieldSchema, GetPartitionRequest, GetPartitionResponse, Partition,
+    PartitionSpec, PartitionValuesRequest, PartitionValuesResponse, PartitionValuesRow,
+    RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
 };
 
-use super::partition_specs::SpecTable;
 use super::{catalog_or_default, context_properties, require_database_name};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
@@ -49,15 +45,15 @@ pub(crate) mod throws {
 }
 
 /// A table named the way old-style calls name it (`db` or `@cat#db`).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TableName {
-    pub(super) catalog: String,
-    pub(super) database: String,
-    pub(super) name: String,
+    pub(crate) catalog: String,
+    pub(crate) database: String,
+    pub(crate) name: String,
 }
 
 impl TableName {
-    pub(super) fn old_style(database: &str, name: String) -> thrift::Result<TableName> {
+    pub(crate) fn old_style(database: &str, name: String) -> thrift::Result<TableName> {
         let (catalog, database) = require_database_name(database)?;
         Ok(TableName {
             catalog,
@@ -75,12 +71,12 @@ impl TableName {
     }
 }
 
-fn to_idl_list(partitions: Vec<hivestore_engine::Partition>) -> Vec<Partition> {
+pub(super) fn to_idl_list(partitions: Vec<hivestore_engine::Partition>) -> Vec<Partition> {
     partitions.into_iter().map(partition_to_idl).collect()
 }
 
 /// `max_parts` as Hive reads it: below zero means all.
-fn limit(max_parts: Option<i16>) -> i32 {
+pub(super) fn limit(max_parts: Option<i16>) -> i32 {
     i32::from(max_parts.unwrap_or(-1))
 }
 
@@ -379,353 +375,7 @@ pub fn get_by_name(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Listing
-
-pub(super) fn list(
-    session: &Session,
-    table: &TableName,
-    selection: PartitionSelection<'_>,
-    max_parts: i32,
-    declared: &[Declared],
-) -> thrift::Result<Vec<Partition>> {
-    session
-        .store()
-        .list_partitions_selected(
-            &table.catalog,
-            &table.database,
-            &table.name,
-            selection,
-            max_parts,
-            false,
-        )
-        .map(to_idl_list)
-        .map_err(|error| to_thrift(error, declared))
-}
-
-fn list_names(
-    session: &Session,
-    table: &TableName,
-    selection: PartitionSelection<'_>,
-    max_parts: i32,
-) -> thrift::Result<Vec<String>> {
-    session
-        .store()
-        .list_partition_names_selected(
-            &table.catalog,
-            &table.database,
-            &table.name,
-            selection,
-            max_parts,
-        )
-        .map_err(|error| to_thrift(error, throws::GET))
-}
-
-/// `get_partitions`, `get_partitions_with_auth`.
-pub fn get_all(
-    session: &Session,
-    database: String,
-    name: String,
-    max_parts: i16,
-) -> thrift::Result<Vec<Partition>> {
-    let table = TableName::old_style(&database, name)?;
-    list(
-        session,
-        &table,
-        PartitionSelection::All,
-        i32::from(max_parts),
-        throws::GET,
-    )
-}
-
-/// `get_partitions_req`.
-pub fn get_all_req(
-    session: &Session,
-    request: PartitionsRequest,
-) -> thrift::Result<PartitionsResponse> {
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let partitions = list(
-        session,
-        &table,
-        PartitionSelection::All,
-        limit(request.max_parts),
-        throws::GET,
-    )?;
-    Ok(PartitionsResponse { partitions })
-}
-
-/// `get_partitions_pspec`: every partition, in Hive's spec form.
-pub fn get_all_pspec(
-    session: &Session,
-    database: String,
-    name: String,
-    max_parts: i32,
-) -> thrift::Result<Vec<PartitionSpec>> {
-    let table = TableName::old_style(&database, name)?;
-    let partitions = list(
-        session,
-        &table,
-        PartitionSelection::All,
-        max_parts,
-        throws::GET,
-    )?;
-    Ok(SpecTable::load(session, table, throws::GET)?.specs(partitions))
-}
-
-/// `get_partition_names`. Hive answers every name for `max_parts` 0, unlike the other
-/// listings.
-pub fn names(
-    session: &Session,
-    database: String,
-    name: String,
-    max_parts: i16,
-) -> thrift::Result<Vec<String>> {
-    let table = TableName::old_style(&database, name)?;
-    let max_parts = if max_parts == 0 {
-        -1
-    } else {
-        i32::from(max_parts)
-    };
-    list_names(session, &table, PartitionSelection::All, max_parts)
-}
-
-/// `fetch_partition_names_req`.
-pub fn names_req(session: &Session, request: PartitionsRequest) -> thrift::Result<Vec<String>> {
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let max_parts = match limit(request.max_parts) {
-        0 => -1,
-        other => other,
-    };
-    list_names(session, &table, PartitionSelection::All, max_parts)
-}
-
-/// Hive refuses an empty partial spec in the old-style calls (its `makePartName` sees no
-/// keys and no values).
-fn require_values(values: &[String]) -> thrift::Result<()> {
-    if values.is_empty() {
-        return Err(exception(
-            Declared::Meta,
-            "Invalid partition key & values; keys [], values []",
-        ));
-    }
-    Ok(())
-}
-
-/// The expression Hive's client sends for "no filter": one byte, 0xFF.
-const EMPTY_EXPRESSION: &[u8] = &[0xff];
-
-/// `get_partition_names_req`: the names of every partition when the expression is Hive's
-/// empty one. Any other expression is a serialised Hive object hivestore cannot read.
-pub fn names_by_expr(
-    session: &Session,
-    request: PartitionsByExprRequest,
-) -> thrift::Result<Vec<String>> {
-    if !(request.expr.is_empty() || request.expr == EMPTY_EXPRESSION) {
-        return Err(exception(
-            Declared::Meta,
-            "hivestore cannot read Hive-serialised partition expressions; \
-             use get_partition_names_ps or get_partitions_by_filter",
-        ));
-    }
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    list_names(
-        session,
-        &table,
-        PartitionSelection::All,
-        limit(request.max_parts),
-    )
-}
-
-/// `get_partitions_ps`, `get_partitions_ps_with_auth`.
-pub fn get_ps(
-    session: &Session,
-    database: String,
-    name: String,
-    values: Vec<String>,
-    max_parts: i16,
-) -> thrift::Result<Vec<Partition>> {
-    let table = TableName::old_style(&database, name)?;
-    require_values(&values)?;
-    let selection = PartitionSelection::PartialValues(&values);
-    list(
-        session,
-        &table,
-        selection,
-        i32::from(max_parts),
-        throws::GET,
-    )
-}
-
-/// `get_partitions_ps_with_auth_req`: by partial values, or by names when names are given.
-pub fn get_ps_req(
-    session: &Session,
-    request: GetPartitionsPsWithAuthRequest,
-) -> thrift::Result<GetPartitionsPsWithAuthResponse> {
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let max_parts = limit(request.max_parts);
-    let partitions = match (request.part_names, request.part_vals) {
-        (Some(names), _) if !names.is_empty() => list(
-            session,
-            &table,
-            PartitionSelection::Names(&borrowed(&names)),
-            max_parts,
-            throws::GET,
-        )?,
-        (_, values) => {
-            let values = values.unwrap_or_default();
-            let selection = PartitionSelection::PartialValues(&values);
-            list(session, &table, selection, max_parts, throws::GET)?
-        }
-    };
-    Ok(GetPartitionsPsWithAuthResponse { partitions })
-}
-
-/// `get_partition_names_ps`.
-pub fn names_ps(
-    session: &Session,
-    database: String,
-    name: String,
-    values: Vec<String>,
-    max_parts: i16,
-) -> thrift::Result<Vec<String>> {
-    let table = TableName::old_style(&database, name)?;
-    require_values(&values)?;
-    let selection = PartitionSelection::PartialValues(&values);
-    list_names(session, &table, selection, i32::from(max_parts))
-}
-
-/// `get_partition_names_ps_req`.
-pub fn names_ps_req(
-    session: &Session,
-    request: GetPartitionNamesPsRequest,
-) -> thrift::Result<GetPartitionNamesPsResponse> {
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let values = request.part_values.unwrap_or_default();
-    let selection = PartitionSelection::PartialValues(&values);
-    let names = list_names(session, &table, selection, limit(request.max_parts))?;
-    Ok(GetPartitionNamesPsResponse { names })
-}
-
-/// `get_partitions_by_filter`.
-pub fn by_filter(
-    session: &Session,
-    database: String,
-    name: String,
-    filter: String,
-    max_parts: i16,
-) -> thrift::Result<Vec<Partition>> {
-    let table = TableName::old_style(&database, name)?;
-    let selection = PartitionSelection::Filter(&filter);
-    list(
-        session,
-        &table,
-        selection,
-        i32::from(max_parts),
-        throws::GET,
-    )
-}
-
-/// `get_partitions_by_filter_req`.
-pub fn by_filter_req(
-    session: &Session,
-    request: GetPartitionsByFilterRequest,
-) -> thrift::Result<Vec<Partition>> {
-    let table = TableName::request(
-        request.cat_name,
-        request.db_name.unwrap_or_default(),
-        request.tbl_name.unwrap_or_default(),
-    );
-    let filter = request.filter.unwrap_or_default();
-    let selection = PartitionSelection::Filter(&filter);
-    list(
-        session,
-        &table,
-        selection,
-        limit(request.max_parts),
-        throws::GET,
-    )
-}
-
-/// `get_part_specs_by_filter`.
-pub fn specs_by_filter(
-    session: &Session,
-    database: String,
-    name: String,
-    filter: String,
-    max_parts: i32,
-) -> thrift::Result<Vec<PartitionSpec>> {
-    let table = TableName::old_style(&database, name)?;
-    let selection = PartitionSelection::Filter(&filter);
-    let partitions = list(session, &table, selection, max_parts, throws::GET)?;
-    Ok(SpecTable::load(session, table, throws::GET)?.specs(partitions))
-}
-
-/// `get_num_partitions_by_filter`.
-pub fn count_by_filter(
-    session: &Session,
-    database: String,
-    name: String,
-    filter: String,
-) -> thrift::Result<i32> {
-    let table = TableName::old_style(&database, name)?;
-    let count = session
-        .store()
-        .count_partitions_selected(
-            &table.catalog,
-            &table.database,
-            &table.name,
-            PartitionSelection::Filter(&filter),
-        )
-        .map_err(|error| match error {
-            EngineError::NoSuchObject(_) => exception(
-                Declared::NoSuchObject,
-                format!(
-                    "Specified database/table does not exist : {}.{}",
-                    table.database, table.name
-                ),
-            ),
-            other => to_thrift(other, throws::GET),
-        })?;
-    Ok(i32::try_from(count).unwrap_or(i32::MAX))
-}
-
-/// The names as the engine takes them, borrowed.
-pub(crate) fn borrowed(names: &[String]) -> Vec<&str> {
-    names.iter().map(String::as_str).collect()
-}
-
-/// `get_partitions_by_names`.
-pub fn by_names(
-    session: &Session,
-    database: String,
-    name: String,
-    names: Vec<String>,
-) -> thrift::Result<Vec<Partition>> {
-    let table = TableName::old_style(&database, name)?;
-    let names = borrowed(&names);
-    let selection = PartitionSelection::Names(&names);
-    list(session, &table, selection, -1, throws::BY_NAMES)
-}
-
-/// `get_partitions_by_names_req`.
-pub fn by_names_req(
-    session: &Session,
-    request: GetPartitionsByNamesRequest,
-) -> thrift::Result<GetPartitionsByNamesResult> {
-    let (catalog, database) = require_database_name(&request.db_name)?;
-    let table = TableName {
-        catalog,
-        database,
-        name: request.tbl_name,
-    };
-    let names = request.names.unwrap_or_default();
-    let names = borrowed(&names);
-    let selection = PartitionSelection::Names(&names);
-    let partitions = list(session, &table, selection, -1, throws::BY_NAMES)?;
-    Ok(GetPartitionsByNamesResult {
-        partitions,
-        dictionary: None,
-    })
-}
+// Values (the listings are in `partition_listings.rs`)
 
 /// `get_partition_values`: the values of some partition keys over the partitions a filter
 /// selects (all without one), distinct unless asked otherwise, ordered by `partitionOrder`

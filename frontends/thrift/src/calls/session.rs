@@ -1,17 +1,42 @@
-//! Calls clients make around their real work: `get_config_value`, `get_all_functions`.
+//! Calls clients make around their real work: `get_config_value`, `getMetaConf`,
+//! `setMetaConf`, `get_metastore_db_uuid`.
 
-use hivestore_idl::hive_metastore::{ConfigValSecurityException, GetAllFunctionsResponse};
+use hivestore_engine::DEFAULT_CATALOG_NAME;
+use hivestore_idl::hive_metastore::ConfigValSecurityException;
 
+use crate::errors::{exception, to_thrift, Declared};
+use crate::metastore_conf::{self, ConfVar};
 use crate::service::Session;
 
 /// Hive exposes only keys under these prefixes through `get_config_value`.
 const READABLE_PREFIXES: &[&str] = &["hive", "hdfs", "mapred", "metastore"];
 /// The name Hive gives a partition whose key value is null or empty.
 pub const DEFAULT_PARTITION_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
+/// The listener whose events hivestore's notification log holds, as Hive names it.
+const NOTIFICATION_LISTENER: &str = "org.apache.hive.hcatalog.listener.DbNotificationListener";
+/// The encoder of hivestore's event messages (`json-0.2`), as Hive names it.
+const MESSAGE_ENCODER: &str = "org.apache.hadoop.hive.metastore.messaging.json.JSONMessageEncoder";
 
-/// `get_config_value`: the values hivestore has (the warehouse root, the default partition
-/// name), the caller's default for other readable keys, and Hive's security exception for
-/// keys outside `hive.*`, `hdfs.*`, `mapred.*`, `metastore.*`.
+/// Settings outside `MetastoreConf` (Hive's `HiveConf` keeps them) whose behaviour hivestore
+/// has, as its metastore would be configured: DML events (Impala refuses to start without
+/// them) and whole Thrift objects in event messages.
+const HIVE_CONF_ANSWERS: &[(&str, &str)] = &[
+    ("hive.metastore.dml.events", "true"),
+    ("hive.metastore.notifications.add.thrift.objects", "true"),
+    ("hive.metastore.alter.notifications.basic", "false"),
+];
+
+fn refused(name: &str) -> thrift::Error {
+    let message = format!("For security reasons, the config key {name} cannot be accessed");
+    thrift::Error::User(Box::new(ConfigValSecurityException {
+        message: Some(hivestore_engine::bounded_message(message)),
+    }))
+}
+
+/// `get_config_value`: Hive's security exception for keys outside `hive.*`, `hdfs.*`,
+/// `mapred.*`, `metastore.*` and for secrets; for the variables of Hive 4's `MetastoreConf`
+/// (by either name) the value hivestore has, else Hive's default; for the few `HiveConf` keys
+/// whose behaviour hivestore has, its value; the caller's default for any other key.
 pub fn config_value(
     session: &Session,
     name: String,
@@ -20,27 +45,90 @@ pub fn config_value(
     if !READABLE_PREFIXES
         .iter()
         .any(|prefix| name.starts_with(prefix))
+        || metastore_conf::is_secret(&name)
     {
-        let message = format!("For security reasons, the config key {name} cannot be accessed");
-        return Err(thrift::Error::User(Box::new(ConfigValSecurityException {
-            message: Some(message),
-        })));
+        return Err(refused(&name));
     }
-    let value = match name.as_str() {
-        "hive.metastore.warehouse.dir" | "metastore.warehouse.dir" => {
-            session.store().options().warehouse_root.clone()
-        }
-        "hive.exec.default.partition.name" | "metastore.default.partition.name" => {
-            DEFAULT_PARTITION_NAME.to_string()
-        }
-        _ => default_value,
-    };
-    Ok(value)
+    if let Some(var) = metastore_conf::find(&name) {
+        return Ok(server_value(session, var));
+    }
+    let hive_conf = HIVE_CONF_ANSWERS.iter().find(|(key, _)| *key == name);
+    Ok(hive_conf.map_or(default_value, |(_, value)| (*value).to_string()))
 }
 
-/// `get_all_functions`: hivestore stores no functions yet, so there are none to list.
-pub fn all_functions() -> GetAllFunctionsResponse {
-    GetAllFunctionsResponse {
-        functions: Some(Vec::new()),
+/// What the server answers for `var`: its own setting where hivestore has the behaviour,
+/// else Hive's default.
+fn server_value(session: &Session, var: &ConfVar) -> String {
+    let store = session.store();
+    let options = store.options();
+    let settings = session.settings();
+    let time = |duration| {
+        let unit = metastore_conf::time_unit(var.default).unwrap_or("s");
+        metastore_conf::format_duration(duration, unit)
+    };
+    match var.name {
+        "metastore.warehouse.dir" => options.warehouse_root.clone(),
+        "metastore.catalog.default" => DEFAULT_CATALOG_NAME.to_string(),
+        "metastore.default.partition.name" => DEFAULT_PARTITION_NAME.to_string(),
+        "metastore.txn.timeout" => time(options.txn_timeout),
+        "metastore.disallow.incompatible.col.type.changes" => {
+            options.disallow_incompatible_col_type_changes.to_string()
+        }
+        "metastore.event.db.listener.timetolive" => time(settings.event_ttl),
+        "metastore.event.db.listener.clean.interval" => time(settings.event_clean_interval),
+        "metastore.transactional.event.listeners" => NOTIFICATION_LISTENER.to_string(),
+        "metastore.event.message.factory" => MESSAGE_ENCODER.to_string(),
+        "metastore.event.db.notification.api.auth" => "false".to_string(),
+        _ => hive_default(var),
     }
+}
+
+/// Hive's default text of `var`, with the user name its defaults name filled in.
+fn hive_default(var: &ConfVar) -> String {
+    const USER_NAME: &str = "${system:user.name}";
+    if var.default.contains(USER_NAME) {
+        let user = std::env::var("USER").unwrap_or_else(|_| "hive".to_string());
+        return var.default.replace(USER_NAME, &user);
+    }
+    var.default.to_string()
+}
+
+/// `getMetaConf(key)`: a variable of Hive's `setMetaConf` list, by the name given: the
+/// connection's own value if it set one under that name, else the server's.
+pub fn get_meta_conf(session: &Session, key: String) -> thrift::Result<String> {
+    let var = metastore_conf::find_meta_conf(&key).ok_or_else(|| invalid_key(&key))?;
+    if let Some(value) = session.meta_conf_override(&key) {
+        return Ok(value);
+    }
+    Ok(server_value(session, var))
+}
+
+/// `setMetaConf(key, value)`: sets a variable of Hive's list for this connection only, under
+/// the name given (as Hive's per-connection configuration does). Times are checked as Hive
+/// checks them. hivestore keeps the value for `getMetaConf`; none of these variables changes
+/// what hivestore does (it has no SQL, no client capabilities, no expression proxy).
+pub fn set_meta_conf(session: &Session, key: String, value: String) -> thrift::Result<()> {
+    let var = metastore_conf::find_meta_conf(&key).ok_or_else(|| invalid_key(&key))?;
+    if metastore_conf::time_unit(var.default).is_some() {
+        metastore_conf::check_time_value(&value).map_err(|reason| {
+            exception(
+                Declared::Meta,
+                format!("Invalid configuration value {value} for key {key} by {reason}"),
+            )
+        })?;
+    }
+    session.set_meta_conf_override(key, value);
+    Ok(())
+}
+
+fn invalid_key(key: &str) -> thrift::Error {
+    exception(Declared::Meta, format!("Invalid configuration key {key}"))
+}
+
+/// `get_metastore_db_uuid`: the UUID the store was given when it was created.
+pub fn metastore_db_uuid(session: &Session) -> thrift::Result<String> {
+    session
+        .store()
+        .metastore_db_uuid()
+        .map_err(|error| to_thrift(error, &[Declared::Meta]))
 }

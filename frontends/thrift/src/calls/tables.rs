@@ -12,6 +12,7 @@ use hivestore_idl::hive_metastore::{
     TruncateTableResponse,
 };
 
+use super::partitions::TableName;
 use super::{
     catalog_or_default, context_properties, is_true, parse_database_name, require_database_name,
 };
@@ -75,14 +76,18 @@ fn get_table(
 
 /// `get_table`: the database name may carry its catalog.
 pub fn get(session: &Session, database: String, name: String) -> thrift::Result<Table> {
-    let (catalog, database) = require_database_name(&database)?;
-    get_table(session, &catalog, &database, &name)
+    let table = TableName::old_style(&database, name)?;
+    get_table(session, &table.catalog, &table.database, &table.name)
 }
 
 /// `get_table_req`.
 pub fn get_req(session: &Session, request: GetTableRequest) -> thrift::Result<GetTableResult> {
-    let catalog = catalog_or_default(request.cat_name);
-    let mut table = get_table(session, &catalog, &request.db_name, &request.tbl_name)?;
+    let TableName {
+        catalog,
+        database,
+        name,
+    } = &TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let mut table = get_table(session, catalog, database, name)?;
     // Hive 4 checks an unpartitioned transactional table's statistics against the reader's
     // snapshot, and hides their accurate state from a reader that cannot see them.
     let mut is_stats_compliant = None;
@@ -92,7 +97,7 @@ pub fn get_req(session: &Session, request: GetTableRequest) -> thrift::Result<Ge
         if unpartitioned && is_transactional(parameters) {
             let visible = session
                 .store()
-                .table_statistics_visible(&catalog, &request.db_name, &request.tbl_name, snapshot)
+                .table_statistics_visible(catalog, database, name, snapshot)
                 .map_err(|error| to_thrift(error, throws::GET))?;
             if !visible {
                 parameters.remove(COLUMN_STATS_ACCURATE);

@@ -9,21 +9,14 @@
 //! arrives (`answer_arriving`), a partition at a time, without the message walk before it.
 
 use hivestore_engine as engine;
-use hivestore_idl::hive_metastore::{
-    AlreadyExistsException, InvalidObjectException, MetaException,
-};
-use thrift::protocol::{
-    TBinaryOutputProtocol, TFieldIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol,
-    TSerializable, TStructIdentifier, TType,
-};
-use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::partition_decode::{partition, DescriptorMemo};
+use super::wire::Encoder;
 use super::wire_reader::{
     Pass, Read, Unusual, WireLimits, MESSAGE_CALL, RESERVED_ELEMENTS_MAX, T_BOOL, T_LIST, T_STRING,
     T_STRUCT,
 };
-use super::Answer;
+use super::{write_failure_after_acting, Answer};
 use crate::calls::partitions::{add_decoded, add_req_result, PartitionsToAdd, TableName};
 use crate::detect::Protocol;
 use crate::limits::Limits;
@@ -45,8 +38,7 @@ pub(super) fn answer(
     let Ok(request) = decode(method, message) else {
         return Ok(Answer::Declined);
     };
-    answer_request(method, sequence, request, reply, session)?;
-    Ok(Answer::Written)
+    answer_request(method, sequence, request, reply, session)
 }
 
 /// What became of a call read as it arrived.
@@ -82,34 +74,40 @@ pub(super) fn answer_arriving(
     }
 }
 
-/// Adds the partitions of `request` and writes the reply, as the generated processor would.
+/// Adds the partitions of `request` and writes the reply, as the generated processor would:
+/// [`Answer::Written`] or [`Answer::Failed`], never declined, for the call has acted.
 fn answer_request(
     method: &'static str,
     sequence: i32,
     request: Request,
     reply: &mut Vec<u8>,
     session: &Session,
-) -> thrift::Result<()> {
+) -> thrift::Result<Answer> {
     let need_result = request.need_result;
     let added = add_decoded(session, request.batch);
     hivestore_idl::handler::Handler::observe(session, method, added.is_err());
-    let output = &mut TBinaryOutputProtocol::new(reply, true);
+    let o = &mut Encoder::new(reply, Protocol::Binary);
     match (added, need_result) {
         (Ok(added), None) => {
             let count = i32::try_from(added.len()).unwrap_or(i32::MAX);
-            write_reply(output, method, sequence, |o| {
-                o.write_field_begin(&TFieldIdentifier::new("success", TType::I32, 0))?;
-                o.write_i32(count)
-            })
+            o.reply_begin(method, sequence);
+            o.struct_begin();
+            o.i32_field(0, count);
+            o.struct_end();
+            Ok(Answer::Written)
         }
         (Ok(added), Some(need_result)) => {
             let result = add_req_result(added, need_result);
-            write_reply(output, method, sequence, |o| {
-                o.write_field_begin(&TFieldIdentifier::new("success", TType::Struct, 0))?;
-                result.write_to_out_protocol(o)
-            })
+            o.reply_begin(method, sequence);
+            o.struct_begin();
+            o.generated_struct_field(0, &result)?;
+            o.struct_end();
+            Ok(Answer::Written)
         }
-        (Err(error), _) => write_error(output, method, sequence, error),
+        (Err(error), _) => {
+            write_failure_after_acting(o, method, sequence, error)?;
+            Ok(Answer::Failed)
+        }
     }
 }
 
@@ -220,79 +218,4 @@ fn partition_list(pass: &mut Pass<'_>) -> Read<Vec<engine::NewPartition>> {
         partitions.push(pass.unit(|reader| partition(reader, &mut memo))?);
     }
     Ok(partitions)
-}
-
-/// A reply whose result struct holds the one field `field` writes.
-fn write_reply(
-    o: &mut dyn TOutputProtocol,
-    method: &str,
-    sequence: i32,
-    field: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-) -> thrift::Result<()> {
-    o.write_message_begin(&TMessageIdentifier::new(
-        method,
-        TMessageType::Reply,
-        sequence,
-    ))?;
-    o.write_struct_begin(&TStructIdentifier::new("result"))?;
-    field(o)?;
-    o.write_field_end()?;
-    o.write_field_stop()?;
-    o.write_struct_end()?;
-    o.write_message_end()?;
-    o.flush()
-}
-
-/// A failed add, as the generated processor answers it: a declared exception in its result
-/// field (`o1` InvalidObjectException, `o2` AlreadyExistsException, `o3` MetaException, the
-/// same for both calls), anything else as an application error.
-fn write_error(
-    o: &mut dyn TOutputProtocol,
-    method: &str,
-    sequence: i32,
-    error: thrift::Error,
-) -> thrift::Result<()> {
-    let application_error = match error {
-        thrift::Error::User(error) => {
-            if let Some(exception) = error.downcast_ref::<InvalidObjectException>() {
-                return write_exception(o, method, sequence, 1, exception);
-            }
-            if let Some(exception) = error.downcast_ref::<AlreadyExistsException>() {
-                return write_exception(o, method, sequence, 2, exception);
-            }
-            if let Some(exception) = error.downcast_ref::<MetaException>() {
-                return write_exception(o, method, sequence, 3, exception);
-            }
-            ApplicationError::new(
-                ApplicationErrorKind::Unknown,
-                hivestore_engine::bounded_message(error.to_string()),
-            )
-        }
-        thrift::Error::Application(error) => error,
-        other => ApplicationError::new(
-            ApplicationErrorKind::Unknown,
-            hivestore_engine::bounded_message(other.to_string()),
-        ),
-    };
-    o.write_message_begin(&TMessageIdentifier::new(
-        method,
-        TMessageType::Exception,
-        sequence,
-    ))?;
-    thrift::Error::write_application_error_to_out_protocol(&application_error, o)?;
-    o.write_message_end()?;
-    o.flush()
-}
-
-fn write_exception(
-    o: &mut dyn TOutputProtocol,
-    method: &str,
-    sequence: i32,
-    id: i16,
-    exception: &impl TSerializable,
-) -> thrift::Result<()> {
-    write_reply(o, method, sequence, |o| {
-        o.write_field_begin(&TFieldIdentifier::new("o", TType::Struct, id))?;
-        exception.write_to_out_protocol(o)
-    })
 }

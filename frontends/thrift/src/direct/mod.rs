@@ -4,13 +4,14 @@
 //! partitions (`add_partitions.rs`). Partitions' column statistics are written from the
 //! engine's statistics, without IDL structs (`stats.rs`).
 //!
-//! When the store answers a `get_table(_req)`, a partition listing (`get_partitions`, `_ps`,
-//! `_by_filter`, `_by_names`, `_req`), a name listing (`get_partition_names`, `_ps`) or
-//! `get_partitions_statistics_req` with an error — a missing table, a bad filter — the error is
-//! answered here, as the generated processor would write it ([`write_failure`];
-//! `failure_tests.rs` and `stats_tests.rs` hold the two together). What else is declined —
-//! unusual arguments, internal errors, the errors of `add_partitions` — is left to the
-//! generated processor and `calls/`. `encode.rs` writes the same bytes the generated code writes for what
+//! Each call's arguments are read with the generated processor's own reader, and handed to the
+//! function of `calls/` that the generic path calls with them (the table a call names, a
+//! partition listing, the statistics found); only the reply is written here. A call's error —
+//! a missing table, a bad filter, a bad argument — is answered here, as the generated processor
+//! would write it ([`write_failure`]; `failure_tests.rs` and `stats_tests.rs` hold the two
+//! together). What is declined — arguments the generated reader refuses, internal errors — is
+//! left to the generated processor and `calls/`; `add_partitions(_req)`, which acts before it
+//! replies, answers every outcome itself ([`write_failure_after_acting`]). `encode.rs` writes the same bytes the generated code writes for what
 //! `convert.rs` builds; its tests hold the two together.
 
 mod add_partitions;
@@ -178,6 +179,33 @@ fn write_store_failure(
     )
 }
 
+/// Writes the reply to a call of `method` that failed with `error` after it acted, so that it
+/// cannot be declined: a declared exception in its field of the result struct, anything else
+/// as the application error the generated processor makes of it.
+fn write_failure_after_acting(
+    o: &mut Encoder<'_>,
+    method: &str,
+    sequence: i32,
+    error: thrift::Error,
+) -> thrift::Result<()> {
+    if write_failure(o, method, sequence, &error)? == Answer::Failed {
+        return Ok(());
+    }
+    let application = match error {
+        thrift::Error::Application(application) => application,
+        other => thrift::ApplicationError::new(
+            thrift::ApplicationErrorKind::Unknown,
+            hivestore_engine::bounded_message(other.to_string()),
+        ),
+    };
+    o.exception_begin(method, sequence);
+    o.struct_begin();
+    o.string_field(1, &application.message);
+    o.i32_field(2, application.kind as i32);
+    o.struct_end();
+    Ok(())
+}
+
 /// Writes the reply to a call of `method` that failed with `error` as the generated processor
 /// writes it: a declared exception in its field of the result struct. An error the method does
 /// not declare is declined, for the generated processor to answer.
@@ -206,57 +234,6 @@ fn write_failure(
     o.struct_end();
     o.struct_end();
     Ok(Answer::Failed)
-}
-
-/// Reads an argument struct of string arguments with ids `1..=N`; other fields are skipped.
-/// A missing argument reads as `None`.
-fn read_string_arguments<const N: usize>(
-    input: &mut dyn TInputProtocol,
-) -> thrift::Result<[Option<String>; N]> {
-    let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
-    input.read_struct_begin()?;
-    loop {
-        let field = input.read_field_begin()?;
-        if field.field_type == TType::Stop {
-            break;
-        }
-        let argument_index = field
-            .id
-            .and_then(|id| usize::try_from(id).ok())
-            .and_then(|id| id.checked_sub(1))
-            .filter(|index| *index < N);
-        match argument_index {
-            Some(index) if field.field_type == TType::String => {
-                values[index] = Some(input.read_string()?)
-            }
-            _ => input.skip(field.field_type)?,
-        }
-        input.read_field_end()?;
-    }
-    input.read_struct_end()?;
-    Ok(values)
-}
-
-/// Reads an argument struct whose only argument (id 1) is the struct `T`; `None` when absent.
-fn read_struct_argument<T: thrift::protocol::TSerializable>(
-    input: &mut dyn TInputProtocol,
-) -> thrift::Result<Option<T>> {
-    let mut value = None;
-    input.read_struct_begin()?;
-    loop {
-        let field = input.read_field_begin()?;
-        if field.field_type == TType::Stop {
-            break;
-        }
-        if field.id == Some(1) && field.field_type == TType::Struct {
-            value = Some(T::read_from_in_protocol(input)?);
-        } else {
-            input.skip(field.field_type)?;
-        }
-        input.read_field_end()?;
-    }
-    input.read_struct_end()?;
-    Ok(value)
 }
 
 #[cfg(test)]

@@ -1,50 +1,34 @@
 //! Partition name listings: `get_partition_names` and `get_partition_names_ps`, written from
 //! the store's name listing (one buffer, kept while the table is unchanged) with no `String`
-//! per name. They mirror `calls::partitions::names` and `names_ps`, which answer whenever
-//! these decline (an empty partial spec, an unusual argument); the store's errors (a missing
-//! table, a partial spec longer than the keys) are answered here.
+//! per name. Each reads its arguments with the generated processor's reader and makes its
+//! [`Listing`] with the function of `calls::partition_listings` the generic path uses.
 
-use hivestore_engine::{NameListing, PartitionSelection};
+use hivestore_engine::NameListing;
+use hivestore_idl::hive_metastore::{
+    ThriftHiveMetastoreGetPartitionNamesArgs, ThriftHiveMetastoreGetPartitionNamesPsArgs,
+};
 use thrift::protocol::{TInputProtocol, TType};
 
-use super::partitions::{read_arguments, table_or_answer, Argument};
 use super::wire::Encoder;
-use super::{write_store_failure, Answer};
-use crate::calls::partitions::throws;
+use super::{write_failure, write_store_failure, Answer};
+use crate::calls::partition_listings::{names_listing, names_ps_listing, Listing};
 use crate::service::Session;
 
 /// Most bytes a name's length prefix takes (binary: 4; compact: a varint of at most 5).
 const LENGTH_PREFIX_MAX: usize = 5;
 
-/// `get_partition_names(db_name, tbl_name, max_parts)`; Hive answers every name for
-/// `max_parts` 0.
+/// `get_partition_names(db_name, tbl_name, max_parts)`.
 pub(super) fn get_partition_names(
     sequence: i32,
     input: &mut dyn TInputProtocol,
     output: &mut Encoder<'_>,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionNamesArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let method = "get_partition_names";
-    let [catalog, database, name] =
-        match table_or_answer((method, sequence), output, database, name) {
-            Ok(table) => table,
-            Err(answer) => return answer,
-        };
-    let max_parts = match max_parts {
-        0 => -1,
-        other => i32::from(other),
-    };
-    let selection = PartitionSelection::All;
-    let names = session
-        .store()
-        .partition_names(&catalog, &database, &name, selection, max_parts);
-    match names {
-        Ok(names) => write_names(output, method, sequence, &names),
-        Err(error) => write_store_failure(output, (method, sequence), error, throws::GET),
-    }
+    let listing = names_listing(&args.db_name, args.tbl_name, args.max_parts);
+    answer_names(("get_partition_names", sequence), output, session, listing)
 }
 
 /// `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
@@ -54,29 +38,38 @@ pub(super) fn get_partition_names_ps(
     output: &mut Encoder<'_>,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::Strings(values)), Some(Argument::I16(max_parts))]) =
-        read_arguments::<4>(input)
-    else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionNamesPsArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let method = "get_partition_names_ps";
-    let [catalog, database, name] =
-        match table_or_answer((method, sequence), output, database, name) {
-            Ok(table) => table,
-            Err(answer) => return answer,
-        };
-    // An empty partial spec is Hive's error, made by `calls::partitions`.
-    if values.is_empty() {
-        return Ok(Answer::Declined);
-    }
-    let selection = PartitionSelection::PartialValues(&values);
-    let max_parts = i32::from(max_parts);
-    let names = session
-        .store()
-        .partition_names(&catalog, &database, &name, selection, max_parts);
-    match names {
+    let listing = names_ps_listing(
+        &args.db_name,
+        args.tbl_name,
+        &args.part_vals,
+        args.max_parts,
+    );
+    answer_names(
+        ("get_partition_names_ps", sequence),
+        output,
+        session,
+        listing,
+    )
+}
+
+/// Answers call `sequence` of `method` with the names of `listing`; a listing the arguments do
+/// not make, or the store's error, is the call's error.
+fn answer_names(
+    (method, sequence): (&str, i32),
+    output: &mut Encoder<'_>,
+    session: &Session,
+    listing: thrift::Result<Listing<'_>>,
+) -> thrift::Result<Answer> {
+    let listing = match listing {
+        Ok(listing) => listing,
+        Err(error) => return write_failure(output, method, sequence, &error),
+    };
+    match listing.name_listing(session) {
         Ok(names) => write_names(output, method, sequence, &names),
-        Err(error) => write_store_failure(output, (method, sequence), error, throws::GET),
+        Err(error) => write_store_failure(output, (method, sequence), error, listing.declared),
     }
 }
 

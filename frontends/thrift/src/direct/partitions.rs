@@ -1,96 +1,28 @@
 //! Partition listings from the archived partitions: `get_partitions`,
 //! `get_partitions_by_filter`, `get_partitions_by_names`, `get_partitions_ps` and the `_req`
-//! forms of the first and third. They mirror the functions of `calls::partitions` of the same
-//! names, which answer whenever these decline (an unusual argument, an error other than the
-//! store's). The store's errors of the listings written by [`answer_list`] and
-//! [`answer_response`] (a missing table, a bad filter) are answered here.
+//! forms of the first and third. Each reads its arguments with the generated processor's
+//! reader and makes its [`Listing`] with the function of `calls::partition_listings` the
+//! generic path uses; only the reply is written here. The generic path answers what is
+//! declined: a request for a part of each partition, or an internal error.
 
-use hivestore_engine::{self as engine, PartitionSelection, PartitionSink};
-use hivestore_idl::hive_metastore::{GetPartitionsByNamesRequest, PartitionsRequest};
+use hivestore_engine::{self as engine, PartitionSink};
+use hivestore_idl::hive_metastore::{
+    ThriftHiveMetastoreGetPartitionsArgs, ThriftHiveMetastoreGetPartitionsByFilterArgs,
+    ThriftHiveMetastoreGetPartitionsByNamesArgs, ThriftHiveMetastoreGetPartitionsByNamesReqArgs,
+    ThriftHiveMetastoreGetPartitionsPsArgs, ThriftHiveMetastoreGetPartitionsReqArgs,
+};
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::encode::PartitionWriter;
 use super::wire::Encoder;
 use super::wire_reader::{Pass, Read, Unusual, WireLimits, WireReader, T_LIST, T_STRING};
-use super::{read_struct_argument, write_failure, write_store_failure, write_success, Answer};
-use crate::calls::partitions::borrowed;
-use crate::calls::partitions::throws;
-use crate::calls::{catalog_or_default, require_database_name};
+use super::{write_failure, write_store_failure, write_success, Answer};
+use crate::calls::partition_listings::{
+    all_listing, all_req_listing, borrowed, by_filter_listing, by_names_listing,
+    by_names_req_listing, ps_listing, Listing,
+};
 use crate::detect::Protocol;
-use crate::errors::Declared;
 use crate::service::Session;
-
-/// One argument of an old-style call.
-pub(super) enum Argument {
-    String(String),
-    I16(i16),
-    Strings(Vec<String>),
-}
-
-/// Reads an argument struct whose arguments have ids `1..=N` and are strings, `i16`s or lists
-/// of strings; anything else is an error (the call is declined).
-pub(super) fn read_arguments<const N: usize>(
-    input: &mut dyn TInputProtocol,
-) -> thrift::Result<[Option<Argument>; N]> {
-    let mut arguments: [Option<Argument>; N] = std::array::from_fn(|_| None);
-    input.read_struct_begin()?;
-    loop {
-        let field = input.read_field_begin()?;
-        if field.field_type == TType::Stop {
-            break;
-        }
-        let argument_index = field
-            .id
-            .and_then(|id| usize::try_from(id).ok())
-            .and_then(|id| id.checked_sub(1))
-            .filter(|index| *index < N);
-        let Some(index) = argument_index else {
-            input.skip(field.field_type)?;
-            input.read_field_end()?;
-            continue;
-        };
-        arguments[index] = Some(match field.field_type {
-            TType::String => Argument::String(input.read_string()?),
-            TType::I16 => Argument::I16(input.read_i16()?),
-            TType::List => {
-                let list = input.read_list_begin()?;
-                if list.element_type != TType::String {
-                    return Err(unexpected("a list of strings"));
-                }
-                let count = usize::try_from(list.size).map_err(|_| unexpected("a list size"))?;
-                let mut values = Vec::with_capacity(count.min(1 << 16));
-                for _ in 0..count {
-                    values.push(input.read_string()?);
-                }
-                input.read_list_end()?;
-                Argument::Strings(values)
-            }
-            _ => return Err(unexpected("a string, an i16 or a list of strings")),
-        });
-        input.read_field_end()?;
-    }
-    input.read_struct_end()?;
-    Ok(arguments)
-}
-
-fn unexpected(what: &str) -> thrift::Error {
-    thrift::Error::Protocol(thrift::ProtocolError::new(
-        thrift::ProtocolErrorKind::InvalidData,
-        format!("expected {what}"),
-    ))
-}
-
-/// The table an old-style call names: `None` to decline when the names are missing, the
-/// call's error when the database name is not one.
-pub(super) fn old_style_table(
-    database: Option<Argument>,
-    name: Option<Argument>,
-) -> Option<thrift::Result<[String; 3]>> {
-    let (Some(Argument::String(database)), Some(Argument::String(name))) = (database, name) else {
-        return None;
-    };
-    Some(require_database_name(&database).map(|(catalog, database)| [catalog, database, name]))
-}
 
 /// The partitions of a listing written into a reply, from the engine's kept encodings or
 /// encoded here ([`PartitionWriter`]).
@@ -163,19 +95,25 @@ impl PartitionSink for ReplyPartitions<'_, '_> {
     }
 }
 
-/// Writes the partitions of `selection` of `table` as a list (its header included).
+/// Writes the partitions of `listing` as a list (its header included).
 fn write_partitions(
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
-    [catalog, database, name]: &[String; 3],
-    selection: PartitionSelection<'_>,
-    max_parts: i32,
+    listing: &Listing<'_>,
 ) -> engine::Result<()> {
     let mut sink = ReplyPartitions::new(o, protocol);
+    let table = &listing.table;
     session
         .store()
-        .write_partitions(catalog, database, name, selection, max_parts, &mut sink)
+        .write_partitions(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            listing.selection,
+            listing.max_parts,
+            &mut sink,
+        )
         .map(drop)
 }
 
@@ -185,43 +123,32 @@ fn answer_failed_listing(
     (method, sequence): (&str, i32),
     o: &mut Encoder<'_>,
     start: usize,
-    (error, declared): (engine::Error, &[Declared]),
+    error: engine::Error,
+    listing: &Listing<'_>,
 ) -> thrift::Result<Answer> {
     o.discard_from(start);
-    write_store_failure(o, (method, sequence), error, declared)
+    write_store_failure(o, (method, sequence), error, listing.declared)
 }
 
-/// The table an old-style call names, or its answer: declined, or the call's error.
-pub(super) fn table_or_answer(
-    (method, sequence): (&str, i32),
-    o: &mut Encoder<'_>,
-    database: Option<Argument>,
-    name: Option<Argument>,
-) -> Result<[String; 3], thrift::Result<Answer>> {
-    match old_style_table(database, name) {
-        None => Err(Ok(Answer::Declined)),
-        Some(Ok(table)) => Ok(table),
-        Some(Err(error)) => Err(write_failure(o, method, sequence, &error)),
-    }
-}
-
-/// Answers call `sequence` of `method` with the partitions of `selection`, as a bare list;
-/// the store's error as the exception of those `declared`.
+/// Answers call `sequence` of `method` with the partitions of `listing`, as a bare list; a
+/// listing the arguments do not make is the call's error.
 fn answer_list(
-    (method, sequence, declared): (&str, i32, &[Declared]),
+    (method, sequence): (&str, i32),
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
-    table: &[String; 3],
-    selection: PartitionSelection<'_>,
-    max_parts: i32,
+    listing: thrift::Result<Listing<'_>>,
 ) -> thrift::Result<Answer> {
+    let listing = match listing {
+        Ok(listing) => listing,
+        Err(error) => return write_failure(o, method, sequence, &error),
+    };
     let start = o.position();
     o.reply_begin(method, sequence);
     o.struct_begin();
     o.field(TType::List, 0);
-    if let Err(error) = write_partitions(o, protocol, session, table, selection, max_parts) {
-        return answer_failed_listing((method, sequence), o, start, (error, declared));
+    if let Err(error) = write_partitions(o, protocol, session, &listing) {
+        return answer_failed_listing((method, sequence), o, start, error, &listing);
     }
     o.struct_end();
     Ok(Answer::Written)
@@ -235,24 +162,12 @@ pub(super) fn get_partitions(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::I16(max_parts))]) = read_arguments::<3>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let table = match table_or_answer(("get_partitions", sequence), output, database, name) {
-        Ok(table) => table,
-        Err(answer) => return answer,
-    };
-    let max_parts = i32::from(max_parts);
-    let selection = PartitionSelection::All;
-    answer_list(
-        ("get_partitions", sequence, throws::GET),
-        output,
-        protocol,
-        session,
-        &table,
-        selection,
-        max_parts,
-    )
+    let listing = all_listing(&args.db_name, args.tbl_name, args.max_parts);
+    let call = ("get_partitions", sequence);
+    answer_list(call, output, protocol, session, listing)
 }
 
 /// `get_partitions_by_filter(db_name, tbl_name, filter, max_parts)`.
@@ -263,32 +178,18 @@ pub(super) fn get_partitions_by_filter(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::String(filter)), Some(Argument::I16(max_parts))]) =
-        read_arguments::<4>(input)
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsByFilterArgs::read_from_in_protocol(input)
     else {
         return Ok(Answer::Declined);
     };
-    let method = "get_partitions_by_filter";
-    let table = match table_or_answer((method, sequence), output, database, name) {
-        Ok(table) => table,
-        Err(answer) => return answer,
-    };
-    let selection = PartitionSelection::Filter(&filter);
-    let max_parts = i32::from(max_parts);
-    answer_list(
-        (method, sequence, throws::GET),
-        output,
-        protocol,
-        session,
-        &table,
-        selection,
-        max_parts,
-    )
+    let listing = by_filter_listing(&args.db_name, args.tbl_name, &args.filter, args.max_parts);
+    let call = ("get_partitions_by_filter", sequence);
+    answer_list(call, output, protocol, session, listing)
 }
 
 /// `get_partitions_by_names(db_name, tbl_name, names)`, call `sequence` of `message`. The
 /// names of a binary-protocol call are read where they lie in the message: a string each
-/// from the generic reader is an allocation each, which took a sixth of the call's time for
+/// from the generated reader is an allocation each, which took a sixth of the call's time for
 /// 10,000 names.
 pub(super) fn get_partitions_by_names(
     (sequence, message): (i32, &[u8]),
@@ -297,43 +198,23 @@ pub(super) fn get_partitions_by_names(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let read;
-    let (table, names) = match by_names_in_place(protocol, message) {
-        Ok(([database, name], names)) => {
-            let Ok((catalog, database)) = require_database_name(database) else {
-                return Ok(Answer::Declined);
-            };
-            (Some([catalog, database, name.to_string()]), names)
-        }
-        Err(Unusual) => {
-            let Ok([database, name, Some(Argument::Strings(names))]) = read_arguments::<3>(input)
-            else {
-                return Ok(Answer::Declined);
-            };
-            read = names;
-            let table = old_style_table(database, name).and_then(Result::ok);
-            (table, borrowed(&read))
-        }
-    };
-    let Some(table) = table else {
+    let call = ("get_partitions_by_names", sequence);
+    if let Ok(([database, name], names)) = by_names_in_place(protocol, message) {
+        let listing = by_names_listing(database, name.to_string(), &names);
+        return answer_list(call, output, protocol, session, listing);
+    }
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsByNamesArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let method = "get_partitions_by_names";
-    let selection = PartitionSelection::Names(&names);
-    answer_list(
-        (method, sequence, throws::BY_NAMES),
-        output,
-        protocol,
-        session,
-        &table,
-        selection,
-        -1,
-    )
+    let names = borrowed(&args.names);
+    let listing = by_names_listing(&args.db_name, args.tbl_name, &names);
+    answer_list(call, output, protocol, session, listing)
 }
 
 /// The arguments of a binary-protocol `get_partitions_by_names` call read in place from its
 /// whole `message`: the database and table arguments, and the names. A field of another id
-/// or type, a missing argument or another protocol is [`Unusual`]: the generic reader reads it.
+/// or type, a missing argument or another protocol is [`Unusual`]: the generated reader reads
+/// it.
 fn by_names_in_place(protocol: Protocol, message: &[u8]) -> Read<([&str; 2], Vec<&str>)> {
     if protocol != Protocol::Binary {
         return Err(Unusual);
@@ -357,8 +238,7 @@ fn by_names_in_place(protocol: Protocol, message: &[u8]) -> Read<([&str; 2], Vec
     }
 }
 
-/// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`; an empty partial spec is
-/// Hive's error, made by `calls::partitions`.
+/// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`.
 pub(super) fn get_partitions_ps(
     sequence: i32,
     input: &mut dyn TInputProtocol,
@@ -366,60 +246,49 @@ pub(super) fn get_partitions_ps(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([database, name, Some(Argument::Strings(values)), Some(Argument::I16(max_parts))]) =
-        read_arguments::<4>(input)
-    else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsPsArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let method = "get_partitions_ps";
-    let table = match table_or_answer((method, sequence), output, database, name) {
-        Ok(table) => table,
-        Err(answer) => return answer,
-    };
-    if values.is_empty() {
-        return Ok(Answer::Declined);
-    }
-    let selection = PartitionSelection::PartialValues(&values);
-    let max_parts = i32::from(max_parts);
-    answer_list(
-        (method, sequence, throws::GET),
-        output,
-        protocol,
-        session,
-        &table,
-        selection,
-        max_parts,
-    )
+    let listing = ps_listing(
+        &args.db_name,
+        args.tbl_name,
+        &args.part_vals,
+        args.max_parts,
+    );
+    let call = ("get_partitions_ps", sequence);
+    answer_list(call, output, protocol, session, listing)
 }
 
-/// Answers a `_req` call whose response struct holds the partitions as field 1; the store's
-/// error as the exception of those `declared`.
+/// Answers a `_req` call whose response struct holds the partitions of `listing` as field 1;
+/// a listing the request does not make is the call's error.
 fn answer_response(
-    (method, sequence, declared): (&str, i32, &[Declared]),
+    (method, sequence): (&str, i32),
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
-    table: &[String; 3],
-    selection: PartitionSelection<'_>,
-    max_parts: i32,
+    listing: thrift::Result<Listing<'_>>,
 ) -> thrift::Result<Answer> {
+    let listing = match listing {
+        Ok(listing) => listing,
+        Err(error) => return write_failure(o, method, sequence, &error),
+    };
     let start = o.position();
     let mut written = Ok(());
     write_success(o, method, sequence, |o| {
         o.struct_begin();
         o.field(TType::List, 1);
-        written = write_partitions(o, protocol, session, table, selection, max_parts);
+        written = write_partitions(o, protocol, session, &listing);
         o.struct_end();
         Ok(())
     })?;
     match written {
         Ok(()) => Ok(Answer::Written),
-        Err(error) => answer_failed_listing((method, sequence), o, start, (error, declared)),
+        Err(error) => answer_failed_listing((method, sequence), o, start, error, &listing),
     }
 }
 
 /// `get_partitions_req(PartitionsRequest)`; requests for a part of each partition (skipped
-/// columns, parameter patterns) go to `calls::partitions`.
+/// columns, parameter patterns) are declined.
 pub(super) fn get_partitions_req(
     sequence: i32,
     input: &mut dyn TInputProtocol,
@@ -427,30 +296,23 @@ pub(super) fn get_partitions_req(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok(Some(request)) = read_struct_argument::<PartitionsRequest>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsReqArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
+    let request = args.req;
     let whole = request.skip_column_schema_for_partition != Some(true)
         && request.include_param_key_pattern.is_none()
         && request.exclude_param_key_pattern.is_none();
     if !whole {
         return Ok(Answer::Declined);
     }
-    let table = [
-        catalog_or_default(request.cat_name),
-        request.db_name,
-        request.tbl_name,
-    ];
-    let max_parts = i32::from(request.max_parts.unwrap_or(-1));
-    let method = ("get_partitions_req", sequence, throws::GET);
-    let selection = PartitionSelection::All;
-    answer_response(
-        method, output, protocol, session, &table, selection, max_parts,
-    )
+    let listing = Ok(all_req_listing(&request));
+    let call = ("get_partitions_req", sequence);
+    answer_response(call, output, protocol, session, listing)
 }
 
-/// `get_partitions_by_names_req(GetPartitionsByNamesRequest)`, without column statistics or
-/// file metadata (those requests go to `calls::partitions`).
+/// `get_partitions_by_names_req(GetPartitionsByNamesRequest)`; requests for column statistics,
+/// file metadata or a part of each partition are declined.
 pub(super) fn get_partitions_by_names_req(
     sequence: i32,
     input: &mut dyn TInputProtocol,
@@ -458,26 +320,23 @@ pub(super) fn get_partitions_by_names_req(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok(Some(request)) = read_struct_argument::<GetPartitionsByNamesRequest>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsByNamesReqArgs::read_from_in_protocol(input)
+    else {
         return Ok(Answer::Declined);
     };
+    let request = args.req;
     let whole = request.get_col_stats != Some(true)
         && request.get_file_metadata != Some(true)
         && request.skip_column_schema_for_partition != Some(true)
         && request.include_param_key_pattern.is_none()
         && request.exclude_param_key_pattern.is_none();
-    let Ok((catalog, database)) = require_database_name(&request.db_name) else {
-        return Ok(Answer::Declined);
-    };
     if !whole {
         return Ok(Answer::Declined);
     }
-    let names = request.names.unwrap_or_default();
-    let names = borrowed(&names);
-    let table = [catalog, database, request.tbl_name];
-    let method = ("get_partitions_by_names_req", sequence, throws::BY_NAMES);
-    let selection = PartitionSelection::Names(&names);
-    answer_response(method, output, protocol, session, &table, selection, -1)
+    let names = request.names.as_deref().map(borrowed).unwrap_or_default();
+    let listing = by_names_req_listing(&request, &names);
+    let call = ("get_partitions_by_names_req", sequence);
+    answer_response(call, output, protocol, session, listing)
 }
 
 #[cfg(test)]
@@ -532,21 +391,18 @@ mod tests {
         bytes
     }
 
-    /// What the generic reader reads from `message`: the database, the table and the names.
+    /// What the generated reader reads from `message`: the database, the table and the names.
     fn generic(message: &[u8]) -> Option<(String, String, Vec<String>)> {
         let mut input = TBinaryInputProtocol::new(message, false);
         input.read_message_begin().ok()?;
-        match read_arguments::<3>(&mut input).ok()? {
-            [Some(Argument::String(database)), Some(Argument::String(name)), Some(Argument::Strings(names))] => {
-                Some((database, name, names))
-            }
-            _ => None,
-        }
+        let args = ThriftHiveMetastoreGetPartitionsByNamesArgs::read_from_in_protocol(&mut input);
+        let args = args.ok()?;
+        Some((args.db_name, args.tbl_name, args.names))
     }
 
-    /// The goal: the names read in place are those the generic reader reads, in any field
+    /// The goal: the names read in place are those the generated reader reads, in any field
     /// order; anything else (another field, a missing argument, another protocol, a cut
-    /// message) is left to the generic reader rather than read differently.
+    /// message) is left to the generated reader rather than read differently.
     #[test]
     fn names_read_in_place_are_those_the_generic_reader_reads() {
         let names: &[&str] = &["ds=2024-01-01/hr=1", "", "ds=a%2Fb/hr=é"];

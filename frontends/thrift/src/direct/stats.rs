@@ -3,11 +3,11 @@
 //! generic path (`calls::stats::get_partitions_req`): its errors are answered here as that
 //! path answers them, and the generic path answers what this declines.
 
-use hivestore_idl::hive_metastore::PartitionsStatsRequest;
+use hivestore_idl::hive_metastore::ThriftHiveMetastoreGetPartitionsStatisticsReqArgs as Args;
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
-use super::{read_struct_argument, stats_encode, write_failure, write_success, Answer};
+use super::{stats_encode, write_failure, write_success, Answer};
 use crate::calls::stats::{partitions_statistics, PartitionsStatistics};
 use crate::service::Session;
 
@@ -18,7 +18,7 @@ pub(super) fn get_partitions_statistics_req(
     output: &mut Encoder<'_>,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok(Some(request)) = read_struct_argument::<PartitionsStatsRequest>(input) else {
+    let Ok(Args { request }) = Args::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
     let method = "get_partitions_statistics_req";

@@ -1,17 +1,17 @@
-//! `get_table` and `get_table_req` from the archived table, and their errors. They mirror
-//! `calls::tables::get` and `calls::tables::get_req`, which answer what is declined here: a
+//! `get_table` and `get_table_req` from the archived table, and their errors. Each reads its
+//! arguments with the generated processor's reader and names its table with the function of
+//! `calls::tables` the generic path uses. The generic path answers what is declined here: a
 //! reader's snapshot, a materialized view, an archive that fails validation.
 
 use hivestore_engine::{Table, ValueView};
-use hivestore_idl::hive_metastore::GetTableRequest;
+use hivestore_idl::hive_metastore::{
+    ThriftHiveMetastoreGetTableArgs, ThriftHiveMetastoreGetTableReqArgs,
+};
 use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
-use super::{
-    encode, read_string_arguments, read_struct_argument, write_failure, write_store_failure,
-    write_success, Answer,
-};
-use crate::calls::{catalog_or_default, require_database_name};
+use super::{encode, write_failure, write_store_failure, write_success, Answer};
+use crate::calls::partitions::TableName;
 use crate::detect::Protocol;
 use crate::errors::throws;
 use crate::service::Session;
@@ -24,14 +24,17 @@ pub(super) fn get_table(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok([Some(database), Some(name)]) = read_string_arguments::<2>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetTableArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let (catalog, database) = match require_database_name(&database) {
-        Ok(names) => names,
+    let table = match TableName::old_style(&args.dbname, args.tbl_name) {
+        Ok(table) => table,
         Err(error) => return write_failure(output, "get_table", sequence, &error),
     };
-    let view = match session.store().get_table_view(&catalog, &database, &name) {
+    let view = session
+        .store()
+        .get_table_view(&table.catalog, &table.database, &table.name);
+    let view = match view {
         Ok(view) => view,
         Err(error) => {
             return write_store_failure(output, ("get_table", sequence), error, throws::GET)
@@ -56,16 +59,19 @@ pub(super) fn get_table_req(
     protocol: Protocol,
     session: &Session,
 ) -> thrift::Result<Answer> {
-    let Ok(Some(request)) = read_struct_argument::<GetTableRequest>(input) else {
+    let Ok(args) = ThriftHiveMetastoreGetTableReqArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
+    let request = args.req;
     // A reader's snapshot may change the answer (statistics compliance): the generated path.
     if request.valid_write_id_list.is_some() {
         return Ok(Answer::Declined);
     }
-    let catalog = catalog_or_default(request.cat_name);
-    let store = session.store();
-    let view = match store.get_table_view(&catalog, &request.db_name, &request.tbl_name) {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let view = session
+        .store()
+        .get_table_view(&table.catalog, &table.database, &table.name);
+    let view = match view {
         Ok(view) => view,
         Err(error) => {
             return write_store_failure(output, ("get_table_req", sequence), error, throws::GET)

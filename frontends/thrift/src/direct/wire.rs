@@ -19,6 +19,8 @@ const COMPACT_PROTOCOL_ID: u8 = 0x82;
 const COMPACT_VERSION: u8 = 1;
 /// The message type of a reply.
 const MESSAGE_TYPE_REPLY: u8 = 2;
+/// The message type of an application error, the reply to a call that failed undeclared.
+const MESSAGE_TYPE_EXCEPTION: u8 = 3;
 
 /// Writes one reply.
 pub(crate) struct Encoder<'a> {
@@ -103,15 +105,23 @@ impl<'a> Encoder<'a> {
 
     /// A reply message header for `method`, call `sequence`.
     pub(crate) fn reply_begin(&mut self, method: &str, sequence: i32) {
+        self.message_begin(MESSAGE_TYPE_REPLY, method, sequence);
+    }
+
+    /// The header of an application error's message; its body is the error's struct.
+    pub(crate) fn exception_begin(&mut self, method: &str, sequence: i32) {
+        self.message_begin(MESSAGE_TYPE_EXCEPTION, method, sequence);
+    }
+
+    fn message_begin(&mut self, message_type: u8, method: &str, sequence: i32) {
         if self.compact {
             self.out.push(COMPACT_PROTOCOL_ID);
-            self.out.push(COMPACT_VERSION | (MESSAGE_TYPE_REPLY << 5));
+            self.out.push(COMPACT_VERSION | (message_type << 5));
             self.varint(u64::from(sequence as u32));
             self.string(method);
         } else {
-            self.out.extend_from_slice(
-                &(BINARY_VERSION_1 | u32::from(MESSAGE_TYPE_REPLY)).to_be_bytes(),
-            );
+            self.out
+                .extend_from_slice(&(BINARY_VERSION_1 | u32::from(message_type)).to_be_bytes());
             self.string(method);
             self.out.extend_from_slice(&sequence.to_be_bytes());
         }

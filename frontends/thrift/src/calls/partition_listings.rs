@@ -1,0 +1,443 @@
+//! Partition listings: all of a table's partitions, by partial values, by filter, by names, and
+//! their names. Each call's arguments become a `Listing` in one function, which both paths
+//! of a call use: the generic path lists the partitions as IDL structs (`Listing::list`,
+//! `Listing::names`); the fast path (`direct::partitions`, `direct::partition_names`) writes
+//! the same listing straight to the wire.
+
+use hivestore_engine::{Error as EngineError, NameListing, PartitionSelection};
+use hivestore_idl::hive_metastore::{
+    GetPartitionNamesPsRequest, GetPartitionNamesPsResponse, GetPartitionsByFilterRequest,
+    GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
+    GetPartitionsPsWithAuthResponse, Partition, PartitionSpec, PartitionsByExprRequest,
+    PartitionsRequest, PartitionsResponse,
+};
+
+use super::partition_specs::SpecTable;
+use super::partitions::{limit, throws, to_idl_list, TableName};
+use super::require_database_name;
+use crate::errors::{exception, to_thrift, Declared};
+use crate::service::Session;
+
+/// What a listing call asks the store for: the partitions of `selection` of `table`, at most
+/// `max_parts` (below zero: all); a store error becomes the exception of those `declared`.
+pub(crate) struct Listing<'a> {
+    pub(crate) table: TableName,
+    pub(crate) selection: PartitionSelection<'a>,
+    pub(crate) max_parts: i32,
+    pub(crate) declared: &'static [Declared],
+}
+
+impl Listing<'_> {
+    pub(crate) fn of(
+        table: TableName,
+        selection: PartitionSelection<'_>,
+        max_parts: i32,
+    ) -> Listing<'_> {
+        Listing {
+            table,
+            selection,
+            max_parts,
+            declared: throws::GET,
+        }
+    }
+
+    /// The partitions, as IDL structs.
+    pub(crate) fn list(&self, session: &Session) -> thrift::Result<Vec<Partition>> {
+        let TableName {
+            catalog,
+            database,
+            name,
+        } = &self.table;
+        let skip_columns = false;
+        session
+            .store()
+            .list_partitions_selected(
+                catalog,
+                database,
+                name,
+                self.selection,
+                self.max_parts,
+                skip_columns,
+            )
+            .map(to_idl_list)
+            .map_err(|error| to_thrift(error, self.declared))
+    }
+
+    /// The partitions' names, in one buffer.
+    pub(crate) fn names(&self, session: &Session) -> thrift::Result<NameListing> {
+        self.name_listing(session)
+            .map_err(|error| to_thrift(error, self.declared))
+    }
+
+    /// The partitions' names, or the store's error as it is.
+    pub(crate) fn name_listing(&self, session: &Session) -> hivestore_engine::Result<NameListing> {
+        let TableName {
+            catalog,
+            database,
+            name,
+        } = &self.table;
+        session
+            .store()
+            .partition_names(catalog, database, name, self.selection, self.max_parts)
+    }
+}
+
+/// The names as the engine takes them, borrowed.
+pub(crate) fn borrowed(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
+}
+
+/// Hive refuses an empty partial spec in the old-style calls (its `makePartName` sees no
+/// keys and no values).
+fn require_values(values: &[String]) -> thrift::Result<()> {
+    if values.is_empty() {
+        return Err(exception(
+            Declared::Meta,
+            "Invalid partition key & values; keys [], values []",
+        ));
+    }
+    Ok(())
+}
+
+/// `max_parts` of the name listings: Hive answers every name for 0, unlike the other
+/// listings.
+fn names_limit(max_parts: i32) -> i32 {
+    match max_parts {
+        0 => -1,
+        other => other,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The listings of the calls with a fast path: each call's arguments read once, here.
+
+/// `get_partitions(db_name, tbl_name, max_parts)`.
+pub(crate) fn all_listing(
+    database: &str,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Listing<'static>> {
+    let table = TableName::old_style(database, name)?;
+    Ok(Listing::of(
+        table,
+        PartitionSelection::All,
+        i32::from(max_parts),
+    ))
+}
+
+/// `get_partitions_req`.
+pub(crate) fn all_req_listing(request: &PartitionsRequest) -> Listing<'static> {
+    let table = TableName::request(
+        request.cat_name.clone(),
+        request.db_name.clone(),
+        request.tbl_name.clone(),
+    );
+    Listing::of(table, PartitionSelection::All, limit(request.max_parts))
+}
+
+/// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`.
+pub(crate) fn ps_listing<'a>(
+    database: &str,
+    name: String,
+    values: &'a [String],
+    max_parts: i16,
+) -> thrift::Result<Listing<'a>> {
+    let table = TableName::old_style(database, name)?;
+    require_values(values)?;
+    let selection = PartitionSelection::PartialValues(values);
+    Ok(Listing::of(table, selection, i32::from(max_parts)))
+}
+
+/// `get_partitions_by_filter(db_name, tbl_name, filter, max_parts)`.
+pub(crate) fn by_filter_listing<'a>(
+    database: &str,
+    name: String,
+    filter: &'a str,
+    max_parts: i16,
+) -> thrift::Result<Listing<'a>> {
+    let table = TableName::old_style(database, name)?;
+    let selection = PartitionSelection::Filter(filter);
+    Ok(Listing::of(table, selection, i32::from(max_parts)))
+}
+
+/// `get_partitions_by_names(db_name, tbl_name, names)`.
+pub(crate) fn by_names_listing<'a>(
+    database: &str,
+    name: String,
+    names: &'a [&'a str],
+) -> thrift::Result<Listing<'a>> {
+    let table = TableName::old_style(database, name)?;
+    Ok(Listing {
+        declared: throws::BY_NAMES,
+        ..Listing::of(table, PartitionSelection::Names(names), -1)
+    })
+}
+
+/// `get_partitions_by_names_req`, its partitions only: the request's column statistics and
+/// file metadata are not answered.
+pub(crate) fn by_names_req_listing<'a>(
+    request: &GetPartitionsByNamesRequest,
+    names: &'a [&'a str],
+) -> thrift::Result<Listing<'a>> {
+    let (catalog, database) = require_database_name(&request.db_name)?;
+    let table = TableName {
+        catalog,
+        database,
+        name: request.tbl_name.clone(),
+    };
+    Ok(Listing {
+        declared: throws::BY_NAMES,
+        ..Listing::of(table, PartitionSelection::Names(names), -1)
+    })
+}
+
+/// `get_partition_names(db_name, tbl_name, max_parts)`.
+pub(crate) fn names_listing(
+    database: &str,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Listing<'static>> {
+    let table = TableName::old_style(database, name)?;
+    let max_parts = names_limit(i32::from(max_parts));
+    Ok(Listing::of(table, PartitionSelection::All, max_parts))
+}
+
+/// `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
+pub(crate) fn names_ps_listing<'a>(
+    database: &str,
+    name: String,
+    values: &'a [String],
+    max_parts: i16,
+) -> thrift::Result<Listing<'a>> {
+    let table = TableName::old_style(database, name)?;
+    require_values(values)?;
+    let selection = PartitionSelection::PartialValues(values);
+    Ok(Listing::of(table, selection, i32::from(max_parts)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The calls
+
+/// `get_partitions`, `get_partitions_with_auth`.
+pub fn get_all(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    all_listing(&database, name, max_parts)?.list(session)
+}
+
+/// `get_partitions_req`.
+pub fn get_all_req(
+    session: &Session,
+    request: PartitionsRequest,
+) -> thrift::Result<PartitionsResponse> {
+    let partitions = all_req_listing(&request).list(session)?;
+    Ok(PartitionsResponse { partitions })
+}
+
+/// `get_partitions_pspec`: every partition, in Hive's spec form.
+pub fn get_all_pspec(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i32,
+) -> thrift::Result<Vec<PartitionSpec>> {
+    let table = TableName::old_style(&database, name)?;
+    let listing = Listing::of(table, PartitionSelection::All, max_parts);
+    let partitions = listing.list(session)?;
+    Ok(SpecTable::load(session, listing.table, throws::GET)?.specs(partitions))
+}
+
+/// `get_partition_names`.
+pub fn names(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<String>> {
+    Ok(names_listing(&database, name, max_parts)?
+        .names(session)?
+        .to_vec())
+}
+
+/// `fetch_partition_names_req`.
+pub fn names_req(session: &Session, request: PartitionsRequest) -> thrift::Result<Vec<String>> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let max_parts = names_limit(limit(request.max_parts));
+    let listing = Listing::of(table, PartitionSelection::All, max_parts);
+    Ok(listing.names(session)?.to_vec())
+}
+
+/// The expression Hive's client sends for "no filter": one byte, 0xFF.
+const EMPTY_EXPRESSION: &[u8] = &[0xff];
+
+/// `get_partition_names_req`: the names of every partition when the expression is Hive's
+/// empty one. Any other expression is a serialised Hive object hivestore cannot read.
+pub fn names_by_expr(
+    session: &Session,
+    request: PartitionsByExprRequest,
+) -> thrift::Result<Vec<String>> {
+    if !(request.expr.is_empty() || request.expr == EMPTY_EXPRESSION) {
+        return Err(exception(
+            Declared::Meta,
+            "hivestore cannot read Hive-serialised partition expressions; \
+             use get_partition_names_ps or get_partitions_by_filter",
+        ));
+    }
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let listing = Listing::of(table, PartitionSelection::All, limit(request.max_parts));
+    Ok(listing.names(session)?.to_vec())
+}
+
+/// `get_partitions_ps`, `get_partitions_ps_with_auth`.
+pub fn get_ps(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    ps_listing(&database, name, &values, max_parts)?.list(session)
+}
+
+/// `get_partitions_ps_with_auth_req`: by partial values, or by names when names are given.
+pub fn get_ps_req(
+    session: &Session,
+    request: GetPartitionsPsWithAuthRequest,
+) -> thrift::Result<GetPartitionsPsWithAuthResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let max_parts = limit(request.max_parts);
+    let partitions = match (request.part_names, request.part_vals) {
+        (Some(names), _) if !names.is_empty() => {
+            let names = borrowed(&names);
+            Listing::of(table, PartitionSelection::Names(&names), max_parts).list(session)?
+        }
+        (_, values) => {
+            let values = values.unwrap_or_default();
+            let selection = PartitionSelection::PartialValues(&values);
+            Listing::of(table, selection, max_parts).list(session)?
+        }
+    };
+    Ok(GetPartitionsPsWithAuthResponse { partitions })
+}
+
+/// `get_partition_names_ps`.
+pub fn names_ps(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    max_parts: i16,
+) -> thrift::Result<Vec<String>> {
+    let listing = names_ps_listing(&database, name, &values, max_parts)?;
+    Ok(listing.names(session)?.to_vec())
+}
+
+/// `get_partition_names_ps_req`.
+pub fn names_ps_req(
+    session: &Session,
+    request: GetPartitionNamesPsRequest,
+) -> thrift::Result<GetPartitionNamesPsResponse> {
+    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let values = request.part_values.unwrap_or_default();
+    let selection = PartitionSelection::PartialValues(&values);
+    let listing = Listing::of(table, selection, limit(request.max_parts));
+    let names = listing.names(session)?.to_vec();
+    Ok(GetPartitionNamesPsResponse { names })
+}
+
+/// `get_partitions_by_filter`.
+pub fn by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+    max_parts: i16,
+) -> thrift::Result<Vec<Partition>> {
+    by_filter_listing(&database, name, &filter, max_parts)?.list(session)
+}
+
+/// `get_partitions_by_filter_req`.
+pub fn by_filter_req(
+    session: &Session,
+    request: GetPartitionsByFilterRequest,
+) -> thrift::Result<Vec<Partition>> {
+    let table = TableName::request(
+        request.cat_name,
+        request.db_name.unwrap_or_default(),
+        request.tbl_name.unwrap_or_default(),
+    );
+    let filter = request.filter.unwrap_or_default();
+    let selection = PartitionSelection::Filter(&filter);
+    Listing::of(table, selection, limit(request.max_parts)).list(session)
+}
+
+/// `get_part_specs_by_filter`.
+pub fn specs_by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+    max_parts: i32,
+) -> thrift::Result<Vec<PartitionSpec>> {
+    let table = TableName::old_style(&database, name)?;
+    let listing = Listing::of(table, PartitionSelection::Filter(&filter), max_parts);
+    let partitions = listing.list(session)?;
+    Ok(SpecTable::load(session, listing.table, throws::GET)?.specs(partitions))
+}
+
+/// `get_num_partitions_by_filter`.
+pub fn count_by_filter(
+    session: &Session,
+    database: String,
+    name: String,
+    filter: String,
+) -> thrift::Result<i32> {
+    let table = TableName::old_style(&database, name)?;
+    let count = session
+        .store()
+        .count_partitions_selected(
+            &table.catalog,
+            &table.database,
+            &table.name,
+            PartitionSelection::Filter(&filter),
+        )
+        .map_err(|error| match error {
+            EngineError::NoSuchObject(_) => exception(
+                Declared::NoSuchObject,
+                format!(
+                    "Specified database/table does not exist : {}.{}",
+                    table.database, table.name
+                ),
+            ),
+            other => to_thrift(other, throws::GET),
+        })?;
+    Ok(i32::try_from(count).unwrap_or(i32::MAX))
+}
+
+/// `get_partitions_by_names`.
+pub fn by_names(
+    session: &Session,
+    database: String,
+    name: String,
+    names: Vec<String>,
+) -> thrift::Result<Vec<Partition>> {
+    let names = borrowed(&names);
+    by_names_listing(&database, name, &names)?.list(session)
+}
+
+/// `get_partitions_by_names_req`.
+pub fn by_names_req(
+    session: &Session,
+    request: GetPartitionsByNamesRequest,
+) -> thrift::Result<GetPartitionsByNamesResult> {
+    let names = request.names.clone().unwrap_or_default();
+    let names = borrowed(&names);
+    let partitions = by_names_req_listing(&request, &names)?.list(session)?;
+    Ok(GetPartitionsByNamesResult {
+        partitions,
+        dictionary: None,
+    })
+}

@@ -1,0 +1,107 @@
+"""get_config_value, getMetaConf/setMetaConf and get_metastore_db_uuid through the
+pyiceberg-vendored Hive 4 client.
+
+Hive 4's get_config_value (HMSHandler) refuses keys outside hive.*/hdfs.*/mapred.*/metastore.*
+with ConfigValSecurityException and answers MetastoreConf.get: the configured value, else the
+variable's default (a time as `300s`), by its metastore.* name or its hive.* alias; any other
+key answers the caller's default. Hive 2.3 refuses metastore.* keys (it had no MetastoreConf):
+those checks are hivestore's (Hive 4's) behaviour and skip on the reference.
+"""
+
+import pytest
+from hive_metastore.ttypes import ConfigValSecurityException, MetaException
+
+from conftest import start_hivestore, stop_hivestore, hivestore_binary
+from hms_helpers import call_or_skip_on_reference, connected, raises_hms
+
+
+def hivestore_only(server):
+    if server.external:
+        pytest.skip("Hive 4's keys and hivestore's values; the reference is Hive 2.3")
+
+
+def test_impala_and_trino_keys(client, server):
+    hivestore_only(server)
+    assert client.get_config_value("hive.metastore.dml.events", "") == "true"
+    assert client.get_config_value("metastore.catalog.default", "") == "hive"
+    assert client.get_config_value("hive.metastore.notifications.add.thrift.objects", "") == "true"
+    # Trino parses this as a duration; Hive 4 prints the default with its unit.
+    assert client.get_config_value("metastore.txn.timeout", "") == "300s"
+    assert client.get_config_value("hive.txn.timeout", "") == "300s"
+
+
+def test_every_name_answers_a_value_or_hives_default(client, server):
+    warehouse = client.get_config_value("hive.metastore.warehouse.dir", "x")
+    assert warehouse.startswith("file:") or warehouse.startswith("/")
+    assert client.get_config_value("hive.exec.default.partition.name", "") == (
+        "__HIVE_DEFAULT_PARTITION__")
+    assert client.get_config_value("hive.no.such.key", "fallback") == "fallback"
+    hivestore_only(server)
+    assert client.get_config_value("metastore.warehouse.dir", "") == warehouse
+    assert client.get_config_value("metastore.batch.retrieve.max", "") == "300"
+    assert client.get_config_value("hive.metastore.batch.retrieve.max", "") == "300"
+    assert client.get_config_value("metastore.client.socket.timeout", "") == "600s"
+    assert client.get_config_value("metastore.aggregate.stats.cache.fpp", "") == "0.01"
+    assert client.get_config_value("metastore.event.db.listener.timetolive", "") == "1d"
+    assert client.get_config_value("metastore.try.direct.sql", "") == "true"
+    assert client.get_config_value("metastore.no.such.key", "d") == "d"
+
+
+def test_keys_outside_hives_prefixes_and_secrets_are_refused(client, server):
+    for key in ["javax.jdo.option.ConnectionPassword", "fs.s3a.secret.key", "datanucleus.x"]:
+        with raises_hms(ConfigValSecurityException,
+                        f"For security reasons, the config key {key} cannot be accessed"):
+            client.get_config_value(key, "")
+    hivestore_only(server)
+    # Hive itself answers these (its `unprintables` only keep them out of logs); hivestore
+    # never hands out a secret.
+    for key in ["hive.metastore.keystore.password", "metastore.truststore.password"]:
+        with raises_hms(ConfigValSecurityException, key):
+            client.get_config_value(key, "")
+
+
+def test_meta_conf_is_per_connection(server):
+    with connected(server) as first, connected(server) as second:
+        assert first.getMetaConf("hive.metastore.try.direct.sql") == "true"
+        assert first.getMetaConf("hive.metastore.client.socket.timeout") == "600s"
+        first.setMetaConf("hive.metastore.try.direct.sql", "false")
+        assert first.getMetaConf("hive.metastore.try.direct.sql") == "false"
+        assert second.getMetaConf("hive.metastore.try.direct.sql") == "true"
+        with raises_hms(MetaException, "Invalid configuration key hive.metastore.uris"):
+            first.getMetaConf("hive.metastore.uris")
+        with raises_hms(MetaException, "Invalid configuration key hive.txn.timeout"):
+            first.setMetaConf("hive.txn.timeout", "1s")
+        with raises_hms(MetaException, "Invalid configuration value 10x for key "
+                        "hive.metastore.client.socket.timeout"):
+            first.setMetaConf("hive.metastore.client.socket.timeout", "10x")
+        first.setMetaConf("hive.metastore.client.socket.timeout", "30s")
+        assert first.getMetaConf("hive.metastore.client.socket.timeout") == "30s"
+
+
+def test_metastore_db_uuid_is_stable(client, server):
+    first = call_or_skip_on_reference(server, client.get_metastore_db_uuid)
+    assert len(first) == 36 and first.count("-") == 4
+    assert client.get_metastore_db_uuid() == first
+
+
+def test_metastore_db_uuid_survives_a_restart(tmp_path):
+    workdir = tmp_path / "uuid"
+    workdir.mkdir()
+    running = start_hivestore(hivestore_binary(), workdir)
+    with connected(running) as client:
+        before = client.get_metastore_db_uuid()
+    stop_hivestore(running)
+    again = start_hivestore(hivestore_binary(), workdir)
+    try:
+        with connected(again) as client:
+            assert client.get_metastore_db_uuid() == before
+    finally:
+        stop_hivestore(again)
+    fresh = tmp_path / "other"
+    fresh.mkdir()
+    other = start_hivestore(hivestore_binary(), fresh)
+    try:
+        with connected(other) as client:
+            assert client.get_metastore_db_uuid() != before
+    finally:
+        stop_hivestore(other)
