@@ -2760,8 +2760,10 @@ service ThriftHiveMetastore extends fb303.FacebookService {
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
 
   // hivestore: re-added; removed from Hive 4's IDL (replaced by get_table_objects_by_name_req);
-  // older clients still call it.
+  // older clients still call it. Its exceptions are those Hive 0.x-3 declared: a 2.3 client
+  // reads an unknown database as UnknownDBException only when the reply declares it.
   list<Table> get_table_objects_by_name(1: string dbname, 2: list<string> tbl_names)
+      throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3)
 
   GetTablesResult get_table_objects_by_name_req(1: GetTablesRequest req)
       throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3)

@@ -5309,7 +5309,11 @@ pub const METHODS: &[Method] = &[
         name: "get_table_objects_by_name",
         handler: "get_table_objects_by_name",
         oneway: false,
-        throws: &[],
+        throws: &[
+            ("MetaException", 1),
+            ("InvalidOperationException", 2),
+            ("UnknownDBException", 3),
+        ],
     },
     Method {
         name: "get_table_objects_by_name_req",

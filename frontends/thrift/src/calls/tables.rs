@@ -112,14 +112,18 @@ pub fn get_req(session: &Session, request: GetTableRequest) -> thrift::Result<Ge
     })
 }
 
-/// Fetches the named tables; names that match no table are silently left out, as Hive does.
-/// A database that does not exist is `UnknownDBException`.
+/// Fetches the named tables; names that match no table are silently left out, as Hive does,
+/// and a name given twice is answered once. A database that is not named or does not exist
+/// is `UnknownDBException`.
 fn tables_by_name(
     session: &Session,
     catalog: &str,
     database: &str,
     names: Vec<String>,
 ) -> thrift::Result<Vec<Table>> {
+    if database.is_empty() {
+        return Err(exception(Declared::UnknownDb, "DB name is null or empty"));
+    }
     let store = session.store();
     if let Err(error) = store.get_database_view(catalog, database) {
         return Err(match error {
@@ -131,7 +135,12 @@ fn tables_by_name(
         });
     }
     let mut tables = Vec::with_capacity(names.len());
+    // Hive's store answers each table once, however often the request names it.
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
     for name in names {
+        if !seen.insert(name.trim().to_lowercase()) {
+            continue;
+        }
         match store.get_table(catalog, database, &name) {
             Ok(table) => tables.push(table_to_idl(table)),
             Err(EngineError::NoSuchObject(_)) => {}
