@@ -257,6 +257,25 @@ fn has_scheme(location: &str) -> bool {
         && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
 }
 
+/// `location` as Hive's `Warehouse.getDnsPath` stores it: an absolute path without a scheme
+/// is on the default filesystem, the local one, so `/w/db` becomes `file:/w/db` (doubled and
+/// trailing slashes dropped, as Hadoop's `Path` does). Locations with a scheme and relative
+/// paths are kept as given.
+pub fn qualified_location(location: &str) -> String {
+    if has_scheme(location) || !location.starts_with('/') {
+        return location.to_string();
+    }
+    let mut path = String::with_capacity(location.len());
+    for piece in location.split('/').filter(|piece| !piece.is_empty()) {
+        path.push('/');
+        path.push_str(piece);
+    }
+    if path.is_empty() {
+        path.push('/');
+    }
+    format!("file:{path}")
+}
+
 /// `base/child`, with exactly one `/` between them.
 pub fn join_location(base: &str, child: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), child)
@@ -755,6 +774,16 @@ mod tests {
     #[test]
     fn locations_join_with_one_slash() {
         assert_eq!(join_location("file:/w/", "db.db"), "file:/w/db.db");
+    }
+
+    #[test]
+    fn scheme_less_absolute_locations_are_qualified_as_hive_does() {
+        assert_eq!(qualified_location("/w/db"), "file:/w/db");
+        assert_eq!(qualified_location("//w//db/"), "file:/w/db");
+        assert_eq!(qualified_location("/"), "file:/");
+        for kept in ["file:/w/db", "file:///w", "s3a://b/w/", "relative/dir"] {
+            assert_eq!(qualified_location(kept), kept);
+        }
         assert_eq!(join_location("s3a://b/w", "t"), "s3a://b/w/t");
         assert_eq!(normalize_location("/w/t/"), "/w/t");
         assert_eq!(normalize_location("/"), "/");

@@ -59,6 +59,8 @@ impl Store {
         database.create_time = Some(now_seconds());
         clear_blank(&mut database.location_uri);
         clear_blank(&mut database.managed_location_uri);
+        qualify(&mut database.location_uri);
+        qualify(&mut database.managed_location_uri);
         self.check_database_values(&database)?;
         let mut undo = Vec::new();
         self.write_with_undo(&mut undo, |txn| {
@@ -190,6 +192,9 @@ impl Store {
                 .view::<Database>(&key)?
                 .ok_or_else(|| dangling_index(&catalog, &name, id))?;
             let old = old.to_owned()?;
+            let mut database = database;
+            // Hive qualifies the new location on alter as on create (not the managed one).
+            qualify(&mut database.location_uri);
             let merged = merge_database_change(old.clone(), database);
             self.check_database_values(&merged)?;
             txn.put_value(key, &merged)?;
@@ -386,6 +391,13 @@ pub(crate) fn clear_blank(location: &mut Option<String>) {
         .is_some_and(|text| text.trim().is_empty())
     {
         *location = None;
+    }
+}
+
+/// Qualifies a scheme-less absolute location ([`crate::warehouse::qualified_location`]).
+fn qualify(location: &mut Option<String>) {
+    if let Some(text) = location.as_mut() {
+        *text = crate::warehouse::qualified_location(text);
     }
 }
 
