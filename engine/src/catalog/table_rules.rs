@@ -50,24 +50,14 @@ fn lowercase_column_names(table: &mut Table) {
     }
 }
 
-/// No column name twice, and no partition key repeating a column: Hive's
-/// ql messages (`Duplicate column name: <c>`,
-/// `Column repeated in partitioning columns`).
+/// No column name twice among the columns, nor among the partition keys
+/// (`Duplicate column name: <c>`). A partition key that is also a column is
+/// accepted, as the HMS does: only Hive's DDL analyser refuses it.
 fn reject_duplicates(table: &Table) -> Result<()> {
     let column_names = columns(table).iter().map(|column| column.name.as_str());
     column_type::reject_duplicate_names(column_names)?;
     let key_names = table.partition_keys.iter().map(|key| key.name.as_str());
-    column_type::reject_duplicate_names(key_names)?;
-    let repeated = table
-        .partition_keys
-        .iter()
-        .any(|key| columns(table).iter().any(|column| column.name == key.name));
-    if repeated {
-        return Err(Error::InvalidObject(
-            "Column repeated in partitioning columns".to_string(),
-        ));
-    }
-    Ok(())
+    column_type::reject_duplicate_names(key_names)
 }
 
 /// Hive's `ObjectStore.convertToMTable` rule: `MANAGED_TABLE` with
