@@ -17,3 +17,4 @@ pub(crate) mod table_alter;
 pub(crate) mod table_filter;
 pub(crate) mod table_rules;
 pub(crate) mod tables;
+pub(crate) mod transactional;

@@ -148,6 +148,7 @@ impl Store {
             .ok_or_else(|| dangling_table_index(old_database, &names.name, id))?
             .to_owned()?;
         check_expected_parameter(&old, &table, options)?;
+        crate::catalog::transactional::check_alter(&old, &mut table)?;
         if self.options().disallow_incompatible_col_type_changes && !old.is_view() {
             let columns = |table: &Table| table.sd.as_ref().map(|sd| sd.cols.clone());
             let (old_columns, new_columns) = (columns(&old), columns(&table));

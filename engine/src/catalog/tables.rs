@@ -97,6 +97,7 @@ impl Store {
         (table.cat_name, table.db_name, table.table_name) =
             normalize_names(&table.cat_name, &table.db_name, &table.table_name);
         table_rules::prepare_for_create(&mut table)?;
+        crate::catalog::transactional::check_create(&mut table)?;
         self.options().value_limits.check_table(&table)?;
         let now = now_seconds();
         table.create_time = now;
