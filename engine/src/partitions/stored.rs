@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::catalog::lookup::require_database_id;
+use crate::catalog::lookup::find_database_id;
 use crate::catalog::lookup::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
@@ -42,7 +42,8 @@ pub(crate) fn read_view<T: StoredValue>(
     }
 }
 
-/// Finds table `catalog.database.name` for a partition call.
+/// Finds table `catalog.database.name` for a partition call. A missing database is a missing
+/// table, as Hive's store reports it (`<db>.<table> table not found`).
 pub(crate) fn resolve_table(
     reader: &dyn KvBackend,
     catalog: &str,
@@ -50,7 +51,8 @@ pub(crate) fn resolve_table(
     name: &str,
 ) -> Result<PartitionedTable> {
     let (catalog, database, name) = normalize_names(catalog, database, name);
-    let database_id = require_database_id(reader, &catalog, &database)?;
+    let database_id = find_database_id(reader, &catalog, &database)?
+        .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
     let id = find_table_id(reader, database_id, &name)?
         .ok_or_else(|| table_not_found(&catalog, &database, &name))?;
     let table = read_view::<Table>(reader, &keys::table_key(id))?
