@@ -138,10 +138,13 @@ fn table_names_by_filter_serve_iceberg_and_trino() {
         vec!["items", "orders"]
     );
     let error = store
-        .list_table_names_by_filter("hive", "sales", "owner = 1", None)
+        .list_table_names_by_filter("hive", "sales", "hive_filter_field_owner__ = 1 or", None)
         .unwrap_err();
     match error {
-        Error::InvalidInput(message) => assert!(message.contains("\"owner = 1\""), "{message}"),
+        Error::InvalidInput(message) => assert!(
+            message.contains("\"hive_filter_field_owner__ = 1 or\""),
+            "{message}"
+        ),
         other => panic!("{other:?}"),
     }
 }

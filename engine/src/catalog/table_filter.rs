@@ -88,7 +88,15 @@ pub struct TableFilter {
     expression: Option<Expression>,
 }
 
+/// Hive's message for a key that is none of the `hive_filter_field_*` constants; a refusal
+/// that starts with it is reported as it is, without quoting the filter.
+const INVALID_KEY: &str =
+    "Invalid key name in filter.  Use constants from org.apache.hadoop.hive.metastore.api";
+
 fn parse_error(filter: &str, reason: &str) -> Error {
+    if reason.starts_with(INVALID_KEY) {
+        return Error::InvalidInput(reason.to_string());
+    }
     Error::InvalidInput(format!("Error parsing table filter \"{filter}\": {reason}"))
 }
 
@@ -308,8 +316,8 @@ fn field(key: &str) -> ParseResult<Field> {
         FILTER_FIELD_OWNER => Ok(Field::Owner),
         FILTER_FIELD_LAST_ACCESS => Ok(Field::LastAccess),
         _ => Err(format!(
-            "invalid key name '{key}'; use {FILTER_FIELD_OWNER}, {FILTER_FIELD_LAST_ACCESS} \
-             or {FILTER_FIELD_PARAMS}<name>"
+            "{INVALID_KEY}: '{key}' is none of {FILTER_FIELD_OWNER}, \
+             {FILTER_FIELD_LAST_ACCESS} or {FILTER_FIELD_PARAMS}<name>"
         )),
     }
 }
@@ -471,7 +479,6 @@ mod tests {
     fn unparsable_filters_quote_the_filter() {
         for bad in [
             "hive_filter_field_owner__ =",
-            "owner = \"x\"",
             "hive_filter_field_params__a > \"1\"",
             "hive_filter_field_last_access__ like \"1\"",
             "(hive_filter_field_owner__ = \"x\"",
@@ -491,5 +498,19 @@ mod tests {
             ")".repeat(100)
         );
         assert!(TableFilter::parse(&deep).is_err());
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_with_hives_text() {
+        match TableFilter::parse("owner = \"x\"") {
+            Err(Error::InvalidInput(message)) => {
+                assert!(
+                    message.starts_with("Invalid key name in filter"),
+                    "{message}"
+                );
+                assert!(message.contains("'owner'"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
