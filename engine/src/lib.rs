@@ -72,6 +72,7 @@ mod error;
 pub mod events;
 mod model;
 mod partitions;
+mod registry;
 pub mod stats;
 mod storage;
 mod store;
@@ -111,6 +112,7 @@ pub use model::partition_name::{
     partition_name_to_spec, partition_name_to_values, unescape_path_name, PartitionNameWhitelist,
     DEFAULT_PARTITION_NAME,
 };
+pub use model::registry::{ISchema, RegisteredSerde, SchemaVersion, TypeDef};
 pub use model::value_limits::{
     ValueLimits, COLUMN_NAME_LEN_MAX, COMMENT_BYTES_MAX_DEFAULT, LOCATION_LEN_MAX,
     PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
@@ -141,6 +143,9 @@ pub use partitions::write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,
 };
+pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
+pub use registry::serdes::SERDE_NAME_LEN_MAX;
+pub use registry::types::{is_valid_type_name, TYPE_NAME_LEN_MAX, TYPE_TEXT_LEN_MAX};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
     ColumnStatistics, PartitionStatistics, PrewarmReport, StatsAccuracy, StatsContext,
