@@ -99,6 +99,7 @@ pub use catalog::table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
     TABLE_FILTER_LIKE_COUNT_MAX,
 };
+pub use catalog::table_rules::default_table_location;
 pub use catalog::tables::{DropTableOptions, DroppedTable};
 pub use constraints::read::ForeignKeyFilter;
 pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
