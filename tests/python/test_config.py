@@ -9,10 +9,18 @@ those checks are hivestore's (Hive 4's) behaviour and skip on the reference.
 """
 
 import pytest
-from hive_metastore.ttypes import ConfigValSecurityException, MetaException
+from hive_metastore.ttypes import (
+    ConfigValSecurityException,
+    Database,
+    FieldSchema,
+    InvalidOperationException,
+    MetaException,
+)
 
 from conftest import start_hivestore, stop_hivestore, hivestore_binary
-from hms_helpers import call_or_skip_on_reference, connected, raises_hms
+from hms_helpers import (
+    call_or_skip_on_reference, connected, make_table, raises_hms, unique_name,
+)
 
 
 def hivestore_only(server):
@@ -76,6 +84,39 @@ def test_meta_conf_is_per_connection(server):
             first.setMetaConf("hive.metastore.client.socket.timeout", "10x")
         first.setMetaConf("hive.metastore.client.socket.timeout", "30s")
         assert first.getMetaConf("hive.metastore.client.socket.timeout") == "30s"
+
+
+def test_meta_conf_allows_incompatible_column_changes_per_connection(server):
+    """Hive 4's alter_table reads metastore.disallow.incompatible.col.type.changes from the
+    connection's configuration: a connection that set it false may change a string column to
+    int; another connection, on the server's default (true), may not."""
+    hivestore_only(server)
+    db = unique_name("conf")
+    names = ["metastore.disallow.incompatible.col.type.changes",
+             "hive.metastore.disallow.incompatible.col.type.changes"]
+    with connected(server) as client:
+        client.create_database(Database(name=db))
+    # A connection each: Hive reads the metastore.* name before the hive.* one.
+    for index, name in enumerate(names):
+        with connected(server) as allowed, connected(server) as other:
+            table = f"t{index}"
+            allowed.create_table(make_table(db, table, columns=[FieldSchema("c", "string", None)]))
+            changed = allowed.get_table(db, table)
+            changed.sd.cols = [FieldSchema("c", "int", None)]
+            with raises_hms(InvalidOperationException, "types incompatible", "c"):
+                other.alter_table(db, table, changed)
+            allowed.setMetaConf(name, "false")
+            assert allowed.getMetaConf(name) == "false"
+            with raises_hms(InvalidOperationException, "types incompatible", "c"):
+                other.alter_table(db, table, changed)
+            allowed.alter_table(db, table, changed)
+            assert [c.type for c in other.get_table(db, table).sd.cols] == ["int"]
+            allowed.setMetaConf(name, "true")
+            changed.sd.cols = [FieldSchema("c", "string", None)]
+            allowed.alter_table(db, table, changed)  # int to string is compatible
+            changed.sd.cols = [FieldSchema("c", "int", None)]
+            with raises_hms(InvalidOperationException, "types incompatible", "c"):
+                allowed.alter_table(db, table, changed)
 
 
 def test_metastore_db_uuid_is_stable(client, server):

@@ -15,9 +15,6 @@ stores a function name as given yet looks names up lowercased (a mixed-case name
 found again), and lacks the null checks of create and alter (it fails with an internal error).
 """
 
-import os
-import shutil
-
 import pytest
 from hive_metastore.ttypes import (
     AlreadyExistsException, Database, Function, FunctionType,
@@ -30,6 +27,7 @@ from thrift.Thrift import TType
 from hms_helpers import (
     call_method, call_or_skip_on_reference, connected, make_struct, raises_hms, unique_name,
 )
+from spark_sessions import spark_session
 
 DB_PREFIX = "fn"
 CLASS = "org.example.udf.Upper"
@@ -181,31 +179,9 @@ def test_function_events_are_logged(client, db, server):
 
 @pytest.fixture(scope="module")
 def spark(server, tmp_path_factory):
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no java for PySpark")
-    pyspark_sql = pytest.importorskip("pyspark.sql")
     scratch = tmp_path_factory.mktemp("spark_functions")
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = (
-        pyspark_sql.SparkSession.builder.master("local[1]")
-        .appName("hivestore-test-functions")
-        .config("spark.hadoop.hive.metastore.uris", server.uri)
-        .config("spark.hadoop.hive.metastore.client.socket.timeout", "60")
-        .config("spark.hadoop.hive.metastore.failure.retries", "1")
-        .config("spark.hadoop.hive.metastore.connect.retries", "2")
-        .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.local.dir", str(scratch))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-        .enableHiveSupport()
-        .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    try:
+    with spark_session(server, scratch / "warehouse", scratch, "hivestore-test-functions") as session:
         yield session
-    finally:
-        session.stop()
 
 
 def test_spark_create_show_describe_drop_function(spark, server):

@@ -349,14 +349,9 @@ def test_the_cleaner_also_drops_expired_writes_and_empty_aborted_transactions(tm
 def test_hive_23s_own_deserializer_reads_the_messages(client, tmp_path):
     """Hive 2.3's JSONMessageDeserializer (from the pyspark jars) reads every message it has a
     class for, with the Thrift objects inside (tests/java/EventMessages.java)."""
-    import shutil
-    import subprocess
-    from pathlib import Path
+    from java_clients import require_java, run_java
 
-    from test_java_client import JAVA_OPENS, pyspark_jars
-
-    if shutil.which("java") is None or shutil.which("javac") is None:
-        pytest.skip("no java/javac on PATH")
+    require_java()
     start = current_id(client)
     db = unique_name(DB_PREFIX)
     client.create_database(Database(name=db))
@@ -379,17 +374,9 @@ def test_hive_23s_own_deserializer_reads_the_messages(client, tmp_path):
     lines = tmp_path / "events.tsv"
     lines.write_text("".join(f"{e.eventType}\t{e.message}\n" for e in events), encoding="utf-8")
 
-    source = Path(__file__).resolve().parents[1] / "java" / "EventMessages.java"
-    classpath = f"{pyspark_jars()}/*"
-    classes = tmp_path / "classes"
-    compiled = subprocess.run(["javac", "-cp", classpath, "-d", str(classes), str(source)],
-                              capture_output=True, text=True, timeout=180)
-    assert compiled.returncode == 0, f"javac failed:\n{compiled.stdout}\n{compiled.stderr}"
-    ran = subprocess.run(["java", *JAVA_OPENS, "-cp", f"{classes}:{classpath}", "EventMessages",
-                          str(lines)], capture_output=True, text=True, timeout=120,
-                         stdin=subprocess.DEVNULL)
-    verdicts = [line for line in ran.stdout.splitlines() if line[:5] in ("PASS ", "FAIL ")]
-    assert len(verdicts) == len(events), f"{ran.stdout}\n{ran.stderr}"
+    ran = run_java("EventMessages", [str(lines)], tmp_path, timeout=120)
+    verdicts = ran["verdicts"]
+    assert len(verdicts) == len(events), f"{ran['stdout']}\n{ran['stderr']}"
     assert not [v for v in verdicts if v.startswith("FAIL")], "\n".join(verdicts)
     read = dict(v.split(" ", 2)[1:] for v in verdicts)
     assert "[1]" in read["3"] and "{ds=1}, {ds=2}" in read["3"]

@@ -60,19 +60,14 @@ local. Takes about a minute, mostly Spark's start.
 """
 
 import os
-import shutil
 
 import pytest
 from hive_metastore.ttypes import NoSuchObjectException
 
 from hms_helpers import connected, local_path, raises_hms, unique_name, warehouse_root
 
+from spark_sessions import spark_session
 # Bounded metastore calls: the Hive client's socket timeout and retry counts.
-METASTORE_SOCKET_TIMEOUT_S = 60
-
-
-def java_available() -> bool:
-    return shutil.which("java") is not None or bool(os.environ.get("JAVA_HOME"))
 
 
 @pytest.fixture(scope="module")
@@ -83,33 +78,9 @@ def warehouse(server):
 
 @pytest.fixture(scope="module")
 def spark(server, warehouse, tmp_path_factory):
-    if not java_available():
-        pytest.skip("no java for PySpark")
-    pyspark_sql = pytest.importorskip("pyspark.sql")
     scratch = tmp_path_factory.mktemp("spark")
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = (
-        pyspark_sql.SparkSession.builder.master("local[1]")
-        .appName("hivestore-test-spark-sql")
-        .config("spark.hadoop.hive.metastore.uris", server.uri)
-        .config("spark.hadoop.hive.metastore.client.socket.timeout",
-                str(METASTORE_SOCKET_TIMEOUT_S))
-        .config("spark.hadoop.hive.metastore.failure.retries", "1")
-        .config("spark.hadoop.hive.metastore.connect.retries", "2")
-        .config("spark.sql.warehouse.dir", warehouse)
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.local.dir", str(scratch))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-        .enableHiveSupport()
-        .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    try:
+    with spark_session(server, warehouse, scratch, "hivestore-test-spark-sql") as session:
         yield session
-    finally:
-        session.stop()
 
 
 @pytest.fixture(scope="module")

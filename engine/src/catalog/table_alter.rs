@@ -34,6 +34,9 @@ pub struct AlterTableOptions {
     /// `STATS_GENERATED`): an alter that is not a rename of an unpartitioned table relists
     /// its fast statistics and updates `COLUMN_STATS_ACCURATE` unless told not to.
     pub stats: StatsContext,
+    /// Hive's `metastore.disallow.incompatible.col.type.changes` for this alter, when the
+    /// caller set it for its connection (`setMetaConf`); the store's setting otherwise.
+    pub disallow_incompatible_col_type_changes: Option<bool>,
 }
 
 /// A table parameter the stored table must have for an alter to apply.
@@ -148,7 +151,10 @@ impl Store {
             .ok_or_else(|| dangling_table_index(old_database, &names.name, id))?
             .to_owned()?;
         check_expected_parameter(&old, &table, options)?;
-        if self.options().disallow_incompatible_col_type_changes && !old.is_view() {
+        let disallow = options
+            .disallow_incompatible_col_type_changes
+            .unwrap_or(self.options().disallow_incompatible_col_type_changes);
+        if disallow && !old.is_view() {
             let columns = |table: &Table| table.sd.as_ref().map(|sd| sd.cols.clone());
             let (old_columns, new_columns) = (columns(&old), columns(&table));
             column_type::check_type_changes(

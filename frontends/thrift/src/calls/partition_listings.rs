@@ -135,7 +135,7 @@ pub(crate) fn all_req_listing(request: &PartitionsRequest) -> Listing<'static> {
     Listing::of(table, PartitionSelection::All, limit(request.max_parts))
 }
 
-/// `get_partitions_ps(db_name, tbl_name, part_vals, max_parts)`.
+/// `get_partitions_ps` and `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
 pub(crate) fn ps_listing<'a>(
     database: &str,
     name: String,
@@ -200,19 +200,6 @@ pub(crate) fn names_listing(
     let table = TableName::old_style(database, name)?;
     let max_parts = names_limit(i32::from(max_parts));
     Ok(Listing::of(table, PartitionSelection::All, max_parts))
-}
-
-/// `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
-pub(crate) fn names_ps_listing<'a>(
-    database: &str,
-    name: String,
-    values: &'a [String],
-    max_parts: i16,
-) -> thrift::Result<Listing<'a>> {
-    let table = TableName::old_style(database, name)?;
-    require_values(values)?;
-    let selection = PartitionSelection::PartialValues(values);
-    Ok(Listing::of(table, selection, i32::from(max_parts)))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,7 +318,7 @@ pub fn names_ps(
     values: Vec<String>,
     max_parts: i16,
 ) -> thrift::Result<Vec<String>> {
-    let listing = names_ps_listing(&database, name, &values, max_parts)?;
+    let listing = ps_listing(&database, name, &values, max_parts)?;
     Ok(listing.names(session)?.to_vec())
 }
 

@@ -105,8 +105,9 @@ pub fn get_meta_conf(session: &Session, key: String) -> thrift::Result<String> {
 
 /// `setMetaConf(key, value)`: sets a variable of Hive's list for this connection only, under
 /// the name given (as Hive's per-connection configuration does). Times are checked as Hive
-/// checks them. hivestore keeps the value for `getMetaConf`; none of these variables changes
-/// what hivestore does (it has no SQL, no client capabilities, no expression proxy).
+/// checks them. `metastore.disallow.incompatible.col.type.changes` then governs this
+/// connection's `alter_table` calls; the other variables of the list are kept for
+/// `getMetaConf` only (hivestore has no SQL, no client capabilities, no expression proxy).
 pub fn set_meta_conf(session: &Session, key: String, value: String) -> thrift::Result<()> {
     let var = metastore_conf::find_meta_conf(&key).ok_or_else(|| invalid_key(&key))?;
     if metastore_conf::time_unit(var.default).is_some() {
@@ -119,6 +120,22 @@ pub fn set_meta_conf(session: &Session, key: String, value: String) -> thrift::R
     }
     session.set_meta_conf_override(key, value);
     Ok(())
+}
+
+/// This connection's value of the boolean `var`, read as Hive's `MetastoreConf.getBoolVar`
+/// reads a connection's configuration: under its `metastore.*` name first (anything but
+/// `true` is false), then under its Hive name (`true` or `false`; anything else counts as
+/// unset); `None` when the connection set neither.
+pub(crate) fn meta_conf_bool(session: &Session, var: &ConfVar) -> Option<bool> {
+    if let Some(value) = session.meta_conf_override(var.name) {
+        return Some(value.eq_ignore_ascii_case("true"));
+    }
+    let value = session.meta_conf_override(var.hive_name)?;
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
 }
 
 fn invalid_key(key: &str) -> thrift::Error {

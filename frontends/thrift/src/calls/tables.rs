@@ -13,6 +13,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use super::partitions::TableName;
+use super::session::meta_conf_bool;
 use super::{
     catalog_or_default, context_properties, is_true, parse_database_name, require_database_name,
 };
@@ -20,7 +21,11 @@ use crate::convert::{
     creation_metadata_from_idl, fields_to_idl, principal_type_to_idl, table_from_idl, table_to_idl,
 };
 use crate::errors::{exception, throws, to_thrift, Declared};
+use crate::metastore_conf;
 use crate::service::Session;
+
+/// The variable that lets a connection allow incompatible column type changes.
+const DISALLOW_INCOMPATIBLE: &str = "metastore.disallow.incompatible.col.type.changes";
 
 /// `create_table` and `create_table_with_environment_context`.
 pub fn create(
@@ -446,6 +451,8 @@ pub fn alter(session: &Session, alter: AlterTable) -> thrift::Result<()> {
             .expected
             .map(|(key, value)| ExpectedParameter { key, value }),
         stats: alter.stats,
+        disallow_incompatible_col_type_changes: metastore_conf::find(DISALLOW_INCOMPATIBLE)
+            .and_then(|var| meta_conf_bool(session, var)),
     };
     session
         .store()

@@ -11,7 +11,7 @@ use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
 use super::{write_failure, write_store_failure, Answer};
-use crate::calls::partition_listings::{names_listing, names_ps_listing, Listing};
+use crate::calls::partition_listings::{names_listing, ps_listing, Listing};
 use crate::service::Session;
 
 /// Most bytes a name's length prefix takes (binary: 4; compact: a varint of at most 5).
@@ -41,7 +41,7 @@ pub(super) fn get_partition_names_ps(
     let Ok(args) = ThriftHiveMetastoreGetPartitionNamesPsArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let listing = names_ps_listing(
+    let listing = ps_listing(
         &args.db_name,
         args.tbl_name,
         &args.part_vals,
