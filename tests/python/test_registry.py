@@ -17,9 +17,6 @@ Hive 2.3 reference those checks skip where it answers UNKNOWN_METHOD. Where 2.3 
 wins (`hive == 4`).
 """
 
-import os
-import shutil
-
 import pytest
 from hive_metastore.ttypes import (
     AlreadyExistsException, AlterISchemaRequest, CacheFileMetadataRequest,
@@ -34,6 +31,7 @@ from hive_metastore.ttypes import (
 from thrift.Thrift import TApplicationException
 
 from hms_helpers import call_or_skip_on_reference, make_table, raises_hms, unique_name
+from spark_sessions import spark_session
 
 DB_PREFIX = "reg"
 
@@ -329,31 +327,9 @@ def test_dry_run_keeps_acid_tables_for_capable_clients(client, db, server):
 
 @pytest.fixture(scope="module")
 def spark(server, tmp_path_factory):
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no java for PySpark")
-    pyspark_sql = pytest.importorskip("pyspark.sql")
     scratch = tmp_path_factory.mktemp("spark_registry")
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = (
-        pyspark_sql.SparkSession.builder.master("local[1]")
-        .appName("hivestore-test-registry")
-        .config("spark.hadoop.hive.metastore.uris", server.uri)
-        .config("spark.hadoop.hive.metastore.client.socket.timeout", "60")
-        .config("spark.hadoop.hive.metastore.failure.retries", "1")
-        .config("spark.hadoop.hive.metastore.connect.retries", "2")
-        .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.local.dir", str(scratch))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-        .enableHiveSupport()
-        .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    try:
+    with spark_session(server, scratch / "warehouse", scratch, "hivestore-test-registry") as session:
         yield session
-    finally:
-        session.stop()
 
 
 def test_hive_23_java_client_types(spark, server):
