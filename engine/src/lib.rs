@@ -72,6 +72,7 @@ mod error;
 pub mod events;
 mod model;
 mod partitions;
+mod registry;
 pub mod stats;
 mod storage;
 mod store;
@@ -98,6 +99,7 @@ pub use catalog::table_filter::{
     TableFilter, FILTER_FIELD_LAST_ACCESS, FILTER_FIELD_OWNER, FILTER_FIELD_PARAMS,
     TABLE_FILTER_LIKE_COUNT_MAX,
 };
+pub use catalog::table_rules::default_table_location;
 pub use catalog::tables::{DropTableOptions, DroppedTable};
 pub use constraints::read::ForeignKeyFilter;
 pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
@@ -111,6 +113,7 @@ pub use model::partition_name::{
     partition_name_to_spec, partition_name_to_values, unescape_path_name, PartitionNameWhitelist,
     DEFAULT_PARTITION_NAME,
 };
+pub use model::registry::{ISchema, RegisteredSerde, SchemaVersion, TypeDef};
 pub use model::value_limits::{
     ValueLimits, COLUMN_NAME_LEN_MAX, COMMENT_BYTES_MAX_DEFAULT, LOCATION_LEN_MAX,
     PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
@@ -141,6 +144,9 @@ pub use partitions::write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,
 };
+pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
+pub use registry::serdes::SERDE_NAME_LEN_MAX;
+pub use registry::types::{is_valid_type_name, TYPE_NAME_LEN_MAX, TYPE_TEXT_LEN_MAX};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
     ColumnStatistics, PartitionStatistics, PrewarmReport, StatsAccuracy, StatsContext,

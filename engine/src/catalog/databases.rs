@@ -266,6 +266,12 @@ impl Store {
                 let message = format!("Database {name} is not empty. One or more functions exist.");
                 return Err(Error::InvalidOperation(message));
             }
+            // Hive's schema registry references its database without a cascade: its drop
+            // fails at that foreign key, cascade or not.
+            if crate::registry::schemas::has_schemas(txn, id)? {
+                let message = format!("Database {name} is not empty. One or more schemas exist.");
+                return Err(Error::InvalidOperation(message));
+            }
             // Hive drops the functions first, each with its event, then the tables.
             crate::catalog::functions::drop_all_functions(txn, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;

@@ -83,11 +83,7 @@ fn clear_blank_location(table: &mut Table) {
 /// Hive's default location of table `name` in `database`: under the managed
 /// location for managed tables when the database has one, else under its
 /// location. `None` when the database has no location.
-pub(crate) fn default_table_location(
-    database: &Database,
-    name: &str,
-    managed: bool,
-) -> Option<String> {
+pub fn default_table_location(database: &Database, name: &str, managed: bool) -> Option<String> {
     let base = match (&database.managed_location_uri, &database.location_uri) {
         (Some(managed_location), _) if managed => managed_location,
         (_, Some(location)) => location,

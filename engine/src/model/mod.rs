@@ -11,6 +11,7 @@ pub(crate) mod names;
 pub(crate) mod partition;
 pub mod partition_name;
 pub(crate) mod principal;
+pub(crate) mod registry;
 pub(crate) mod table;
 pub(crate) mod value_limits;
 

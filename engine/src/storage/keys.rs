@@ -946,6 +946,88 @@ pub fn write_event_key(txn_id: u64, database: &str, table: &str, partition: &str
     key
 }
 
+// The registries Hive keeps beside the catalog: keyspaces 0x1C to 0x1E.
+
+/// Hive's old type registry (`create_type`): `0x1C + C(type name)` → type value. Names are
+/// kept as given (trimmed on lookup, as Hive's query does), one registry for the store.
+pub const KEYSPACE_TYPE: u8 = 0x1C;
+/// The schema registry: `0x1D + ID(database) + C(schema)` → schema value, and after it
+/// `0x1D + ID(database) + C(schema) + u32 BE(version, sign bit flipped)` → schema version
+/// value. Keyed by the database's id, so a database's schemas are one prefix, and a schema's
+/// versions follow it in version order.
+pub const KEYSPACE_SCHEMA: u8 = 0x1D;
+/// SerDes registered by name (`add_serde`): `0x1E + C(serde name)` → serde value.
+pub const KEYSPACE_SERDE: u8 = 0x1E;
+
+const _: () = assert!(KEYSPACE_EVENT_PART < KEYSPACE_TYPE);
+const _: () = assert!(KEYSPACE_TYPE < KEYSPACE_SCHEMA && KEYSPACE_SCHEMA < KEYSPACE_SERDE);
+
+/// `0x1C + C(name)`.
+pub fn type_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_TYPE];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x1D + ID(database)`: the prefix of a database's schemas and their versions.
+pub fn schema_database_prefix(database: DatabaseId) -> Vec<u8> {
+    id_key(KEYSPACE_SCHEMA, database.0)
+}
+
+/// `0x1D + ID(database) + C(schema)`: the schema's key, and the prefix of its versions.
+pub fn schema_key(database: DatabaseId, schema: &str) -> Vec<u8> {
+    let mut key = schema_database_prefix(database);
+    push_component(&mut key, schema.as_bytes());
+    key
+}
+
+/// `0x1D + ID(database) + C(schema) + u32 BE(version ^ 0x8000_0000)`: ordered by version,
+/// negative versions first.
+pub fn schema_version_key(database: DatabaseId, schema: &str, version: i32) -> Vec<u8> {
+    let mut key = schema_key(database, schema);
+    key.extend_from_slice(&schema_version_suffix(version));
+    key
+}
+
+/// What follows a schema's key in the key of its version `version`.
+pub fn schema_version_suffix(version: i32) -> [u8; 4] {
+    ((version as u32) ^ 0x8000_0000).to_be_bytes()
+}
+
+/// What a key of keyspace 0x1D names: a schema, or one of its versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaKey {
+    /// The schema itself.
+    Schema(DatabaseId, String),
+    /// A version of the schema.
+    Version(DatabaseId, String, i32),
+}
+
+/// Decodes a key of keyspace 0x1D.
+pub fn decode_schema_key(key: &[u8]) -> Result<SchemaKey> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_SCHEMA)?;
+        let (database, rest) = take_id(rest)?;
+        let (schema, rest) = take_name(rest)?;
+        if rest.is_empty() {
+            return Ok(SchemaKey::Schema(DatabaseId(database), schema));
+        }
+        let bytes: [u8; 4] = rest
+            .try_into()
+            .map_err(|_| KeyError::TrailingBytes(rest.len()))?;
+        let version = (u32::from_be_bytes(bytes) ^ 0x8000_0000) as i32;
+        Ok(SchemaKey::Version(DatabaseId(database), schema, version))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x1E + C(name)`.
+pub fn serde_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_SERDE];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,6 +79,8 @@ pub enum ValueKind {
     Function = 13,
     /// A table constraint (`crate::constraints`).
     Constraint = 14,
+    /// A type of Hive's old type registry (`crate::TypeDef`).
+    TypeDef = 15,
     /// A lock (`crate::txns::locks`); kinds 16-31 belong to locks and transactions.
     Lock = 16,
     /// A transaction (`crate::txns`).
@@ -97,6 +99,12 @@ pub enum ValueKind {
     /// An event stored in parts (`EventParts`): its length and part count
     /// (`crate::events::parts`).
     EventPieces = 34,
+    /// A schema of the schema registry (`crate::ISchema`).
+    Schema = 35,
+    /// A version of a registered schema (`crate::SchemaVersion`).
+    SchemaVersion = 36,
+    /// A SerDe registered by name (`crate::RegisteredSerde`).
+    Serde = 37,
 }
 
 /// A type stored as an rkyv archive.

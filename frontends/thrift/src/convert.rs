@@ -200,7 +200,7 @@ pub fn fields_to_idl(fields: Vec<engine::FieldSchema>) -> Vec<idl::FieldSchema> 
         .collect()
 }
 
-fn serde_from_idl(serde: idl::SerDeInfo) -> engine::SerDeInfo {
+pub fn serde_from_idl(serde: idl::SerDeInfo) -> engine::SerDeInfo {
     engine::SerDeInfo {
         name: serde.name,
         serialization_lib: serde.serialization_lib,
@@ -221,7 +221,7 @@ pub(crate) fn serde_type_from_idl(kind: idl::SerdeType) -> engine::SerdeType {
     }
 }
 
-fn serde_to_idl(serde: engine::SerDeInfo) -> idl::SerDeInfo {
+pub fn serde_to_idl(serde: engine::SerDeInfo) -> idl::SerDeInfo {
     idl::SerDeInfo {
         name: serde.name,
         serialization_lib: serde.serialization_lib,

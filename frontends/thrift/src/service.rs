@@ -13,8 +13,9 @@ use hivestore_idl::hive_metastore as idl;
 
 use crate::calls::tables::AlterTable;
 use crate::calls::{
-    catalogs, compactions, constraints, databases, functions, locks, notifications,
-    partition_listings, partition_specs, partitions, session, stats, tables, txns,
+    caches, catalogs, compactions, constraints, databases, functions, locks, notifications,
+    partition_listings, partition_specs, partitions, schema_registry, session, stats,
+    table_translation, tables, txns, types,
 };
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -1143,6 +1144,153 @@ impl Handler for Session {
 
     fn get_all_functions(&self) -> thrift::Result<idl::GetAllFunctionsResponse> {
         functions::all(self)
+    }
+
+    // Types.
+
+    fn create_type(&self, type_: idl::Type) -> thrift::Result<bool> {
+        types::create(self, type_)
+    }
+
+    fn get_type(&self, name: String) -> thrift::Result<idl::Type> {
+        types::get(self, name)
+    }
+
+    fn drop_type(&self, type_: String) -> thrift::Result<bool> {
+        types::drop(self, type_)
+    }
+
+    fn get_type_all(&self, name: String) -> thrift::Result<BTreeMap<String, idl::Type>> {
+        types::all(self, name)
+    }
+
+    // Dry-run translation of a table to create.
+
+    fn translate_table_dryrun(
+        &self,
+        request: idl::CreateTableRequest,
+    ) -> thrift::Result<idl::Table> {
+        table_translation::translate(self, request)
+    }
+
+    // The schema registry.
+
+    fn create_ischema(&self, schema: idl::ISchema) -> thrift::Result<()> {
+        schema_registry::create(self, schema)
+    }
+
+    fn alter_ischema(&self, rqst: idl::AlterISchemaRequest) -> thrift::Result<()> {
+        schema_registry::alter(self, rqst)
+    }
+
+    fn get_ischema(&self, name: idl::ISchemaName) -> thrift::Result<idl::ISchema> {
+        schema_registry::get(self, name)
+    }
+
+    fn drop_ischema(&self, name: idl::ISchemaName) -> thrift::Result<()> {
+        schema_registry::drop(self, name)
+    }
+
+    fn add_schema_version(&self, schema_version: idl::SchemaVersion) -> thrift::Result<()> {
+        schema_registry::add_version(self, schema_version)
+    }
+
+    fn get_schema_version(
+        &self,
+        schema_version: idl::SchemaVersionDescriptor,
+    ) -> thrift::Result<idl::SchemaVersion> {
+        schema_registry::get_version(self, schema_version)
+    }
+
+    fn get_schema_latest_version(
+        &self,
+        schema_name: idl::ISchemaName,
+    ) -> thrift::Result<idl::SchemaVersion> {
+        schema_registry::latest_version(self, schema_name)
+    }
+
+    fn get_schema_all_versions(
+        &self,
+        schema_name: idl::ISchemaName,
+    ) -> thrift::Result<Vec<idl::SchemaVersion>> {
+        schema_registry::all_versions(self, schema_name)
+    }
+
+    fn drop_schema_version(
+        &self,
+        schema_version: idl::SchemaVersionDescriptor,
+    ) -> thrift::Result<()> {
+        schema_registry::drop_version(self, schema_version)
+    }
+
+    fn get_schemas_by_cols(
+        &self,
+        rqst: idl::FindSchemasByColsRqst,
+    ) -> thrift::Result<idl::FindSchemasByColsResp> {
+        schema_registry::by_columns(self, rqst)
+    }
+
+    fn map_schema_version_to_serde(
+        &self,
+        rqst: idl::MapSchemaVersionToSerdeRequest,
+    ) -> thrift::Result<()> {
+        schema_registry::map_to_serde(self, rqst)
+    }
+
+    fn set_schema_version_state(
+        &self,
+        rqst: idl::SetSchemaVersionStateRequest,
+    ) -> thrift::Result<()> {
+        schema_registry::set_state(self, rqst)
+    }
+
+    fn add_serde(&self, serde: idl::SerDeInfo) -> thrift::Result<()> {
+        schema_registry::add_serde(self, serde)
+    }
+
+    fn get_serde(&self, rqst: idl::GetSerdeRequest) -> thrift::Result<idl::SerDeInfo> {
+        schema_registry::get_serde(self, rqst)
+    }
+
+    // The file-metadata cache and flushCache.
+
+    fn get_file_metadata_by_expr(
+        &self,
+        req: idl::GetFileMetadataByExprRequest,
+    ) -> thrift::Result<idl::GetFileMetadataByExprResult> {
+        caches::get_by_expr(self, req)
+    }
+
+    fn get_file_metadata(
+        &self,
+        req: idl::GetFileMetadataRequest,
+    ) -> thrift::Result<idl::GetFileMetadataResult> {
+        caches::get(self, req)
+    }
+
+    fn put_file_metadata(
+        &self,
+        req: idl::PutFileMetadataRequest,
+    ) -> thrift::Result<idl::PutFileMetadataResult> {
+        caches::put(self, req)
+    }
+
+    fn clear_file_metadata(
+        &self,
+        req: idl::ClearFileMetadataRequest,
+    ) -> thrift::Result<idl::ClearFileMetadataResult> {
+        caches::clear(self, req)
+    }
+
+    fn cache_file_metadata(
+        &self,
+        req: idl::CacheFileMetadataRequest,
+    ) -> thrift::Result<idl::CacheFileMetadataResult> {
+        caches::cache(self, req)
+    }
+
+    fn flush_cache(&self) -> thrift::Result<()> {
+        caches::flush(self)
     }
 
     fn observe(&self, method: &'static str, failed: bool) {

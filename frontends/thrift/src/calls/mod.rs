@@ -1,6 +1,7 @@
 //! The HMS calls, one module per family. Each function reads like the Hive call it implements:
 //! normalise, validate, act, reply. The `Handler` impl in `service.rs` only forwards here.
 
+pub mod caches;
 pub mod catalogs;
 pub mod compactions;
 pub mod constraints;
@@ -11,10 +12,13 @@ pub mod notifications;
 pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
+pub mod schema_registry;
 pub mod session;
 pub mod stats;
+pub mod table_translation;
 pub mod tables;
 pub mod txns;
+pub mod types;
 
 use std::collections::BTreeMap;
 
