@@ -93,6 +93,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     let settings = ServerSettings {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,
+        limit_partition_request: config.limit_partition_request,
     };
     let state = Arc::new(ServerState::new(store).with_settings(settings));
     hivestore_thrift::event_cleaner::spawn(

@@ -216,3 +216,61 @@ def test_partition_filter_on_a_missing_table(client, db):
         client.get_partitions_by_filter(db, "invtablename", 'ds = "x"', -1)
     with raises_hms(NoSuchObjectException, "invdbname.invtablename table not found"):
         client.get_partitions_by_filter("invDBName", "invTableName", 'ds = "x"', -1)
+
+
+# ---------------------------------------------------------------- the partition request limit
+
+@pytest.fixture()
+def limited_server(tmp_path):
+    from conftest import hivestore_binary, start_hivestore, stop_hivestore
+
+    server = start_hivestore(hivestore_binary(), tmp_path, ["--limit-partition-request", "3"])
+    yield server
+    stop_hivestore(server)
+
+
+def test_limit_partition_request(limited_server):
+    """Hive 4's metastore.limit.partition.request, as its GetPartitionsHandler applies it: a
+    call that may fetch more whole partitions than the limit (all of them, or a maximum above
+    the limit) and matches more is refused with Hive's MetaException; a filter's matches are
+    counted to one past the limit; by names, the names asked count; name listings are free.
+    Hive 2.3 checked differently (the requested maximum alone): hivestore's own server."""
+    from hive_metastore.ttypes import GetPartitionsByNamesRequest, Partition, PartitionsRequest
+
+    from hms_helpers import storage_descriptor
+
+    def refused(scanned):
+        return raises_hms(MetaException, f"Number of partitions scanned (={scanned}) on table "
+                          "'t' exceeds limit (=3). This is controlled on the metastore server "
+                          "by metastore.limit.partition.request.")
+
+    columns = [FieldSchema("id", "int", None)]
+    with connected(limited_server) as client:
+        assert client.get_config_value("metastore.limit.partition.request", "") == "3"
+        assert client.get_config_value("hive.metastore.limit.partition.request", "") == "3"
+        client.create_database(Database(name="lim"))
+        client.create_table(make_table("lim", "t", columns=columns,
+                                       partition_keys=[FieldSchema("ds", "string", None)]))
+        days = [f"2024-01-0{day}" for day in range(1, 6)]
+        client.add_partitions([Partition(values=[day], dbName="lim", tableName="t",
+                                         sd=storage_descriptor(columns)) for day in days])
+        with refused(5):
+            client.get_partitions("lim", "t", -1)
+        with refused(5):
+            client.get_partitions("lim", "t", 10)
+        assert len(client.get_partitions("lim", "t", 3)) == 3
+        with refused(5):
+            client.get_partitions_req(PartitionsRequest(dbName="lim", tblName="t"))
+        with refused(5):
+            client.get_partitions_ps("lim", "t", [""], -1)
+        with refused(4):
+            client.get_partitions_by_filter("lim", "t", "ds >= '2024-01-01'", -1)
+        assert len(client.get_partitions_by_filter("lim", "t", "ds >= '2024-01-04'", -1)) == 2
+        names = [f"ds={day}" for day in days[:4]]
+        with refused(4):
+            client.get_partitions_by_names("lim", "t", names)
+        with refused(4):
+            client.get_partitions_by_names_req(
+                GetPartitionsByNamesRequest(db_name="lim", tbl_name="t", names=names))
+        assert len(client.get_partitions_by_names("lim", "t", names[:3])) == 3
+        assert len(client.get_partition_names("lim", "t", -1)) == 5

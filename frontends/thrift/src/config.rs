@@ -17,6 +17,7 @@
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
+//! limit_partition_request = -1
 //! cache_mb = 256
 //! prewarm_mb = 128
 //! disk_reserve_mb = 64
@@ -96,6 +97,14 @@ pub struct ServeArgs {
     /// How often the cleaner looks for expired notification events, in seconds [default: 60].
     #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
     pub event_clean_interval_secs: Option<u64>,
+    /// Hive's `metastore.limit.partition.request`: the most partitions one call may fetch
+    /// whole; a call that would fetch more is refused. -1: no limit [default: -1].
+    #[arg(
+        long,
+        env = "HIVESTORE_LIMIT_PARTITION_REQUEST",
+        allow_hyphen_values = true
+    )]
+    pub limit_partition_request: Option<i64>,
     /// The embedded store's page cache, in MiB [default: 128].
     #[arg(long, env = "HIVESTORE_CACHE_MB")]
     pub cache_mb: Option<u64>,
@@ -146,6 +155,7 @@ struct FileSettings {
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
+    limit_partition_request: Option<i64>,
     cache_mb: Option<u64>,
     prewarm_mb: Option<u64>,
     disk_reserve_mb: Option<u64>,
@@ -173,6 +183,8 @@ pub struct ServeConfig {
     pub event_ttl: std::time::Duration,
     /// How often expired notification events are looked for.
     pub event_clean_interval: std::time::Duration,
+    /// The most partitions one call may fetch whole (`None`: no limit).
+    pub limit_partition_request: Option<u32>,
     /// The embedded store's page cache, in bytes.
     pub page_cache_bytes: u64,
     /// Column statistics read and kept at start, in bytes (0: none).
@@ -315,6 +327,11 @@ impl ServeArgs {
                     EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
                 ),
             )?,
+            limit_partition_request: limit_partition_request(pick(
+                self.limit_partition_request,
+                file.limit_partition_request,
+                LIMIT_PARTITION_REQUEST_DEFAULT,
+            ))?,
             page_cache_bytes: page_cache_bytes(pick(
                 self.cache_mb,
                 file.cache_mb,
@@ -340,6 +357,19 @@ fn value_limit(name: &str, bytes: usize, string_bytes_max: usize) -> Result<usiz
         ));
     }
     Ok(bytes)
+}
+
+/// Hive's default `metastore.limit.partition.request`: no limit.
+pub const LIMIT_PARTITION_REQUEST_DEFAULT: i64 = -1;
+
+/// Hive takes any negative limit for none; a limit must fit a partition count.
+fn limit_partition_request(limit: i64) -> Result<Option<u32>, String> {
+    if limit < 0 {
+        return Ok(None);
+    }
+    u32::try_from(limit)
+        .map(Some)
+        .map_err(|_| format!("limit_partition_request must be -1 or at most {}", u32::MAX))
 }
 
 /// Hive's default `metastore.txn.timeout`, 300 s.
@@ -609,6 +639,25 @@ mod tests {
             .resolve()
             .unwrap_err()
             .contains("max_stats_sketch_bytes"));
+    }
+
+    #[test]
+    fn a_negative_partition_request_limit_is_none() {
+        let limit = |value| {
+            let args = ServeArgs {
+                limit_partition_request: value,
+                ..ServeArgs::default()
+            };
+            args.resolve().map(|config| config.limit_partition_request)
+        };
+        assert_eq!(limit(None), Ok(None));
+        assert_eq!(limit(Some(-1)), Ok(None));
+        assert_eq!(limit(Some(-7)), Ok(None));
+        assert_eq!(limit(Some(0)), Ok(Some(0)));
+        assert_eq!(limit(Some(1000)), Ok(Some(1000)));
+        assert!(limit(Some(i64::MAX))
+            .unwrap_err()
+            .contains("limit_partition_request"));
     }
 
     #[test]

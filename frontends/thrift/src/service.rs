@@ -51,6 +51,8 @@ pub struct ServerSettings {
     pub event_ttl: std::time::Duration,
     /// How often expired events are deleted (`--event-clean-interval-secs`).
     pub event_clean_interval: std::time::Duration,
+    /// The most partitions one call may fetch whole (`--limit-partition-request`).
+    pub limit_partition_request: Option<u32>,
 }
 
 impl Default for ServerSettings {
@@ -60,6 +62,7 @@ impl Default for ServerSettings {
             event_clean_interval: std::time::Duration::from_secs(
                 crate::config::EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
             ),
+            limit_partition_request: None,
         }
     }
 }

@@ -41,8 +41,10 @@ impl Listing<'_> {
         }
     }
 
-    /// The partitions, as IDL structs.
+    /// The partitions, as IDL structs; refused past the server's partition request limit
+    /// ([`Listing::check_limit`]).
     pub(crate) fn list(&self, session: &Session) -> thrift::Result<Vec<Partition>> {
+        self.check_limit(session)?;
         let TableName {
             catalog,
             database,
@@ -61,6 +63,57 @@ impl Listing<'_> {
             )
             .map(to_idl_list)
             .map_err(|error| to_thrift(error, self.declared))
+    }
+
+    /// Hive 4's `metastore.limit.partition.request` (`--limit-partition-request`), checked as
+    /// its `GetPartitionsHandler` checks it before it fetches whole partitions: a listing by
+    /// names asking for more names than the limit, or one that may fetch more than the limit
+    /// (`max_parts` below zero or above it) and matches more, is refused. Hive counts a
+    /// filter's matches only up to one past the limit, and says so. Name listings are not
+    /// limited.
+    pub(crate) fn check_limit(&self, session: &Session) -> thrift::Result<()> {
+        let Some(limit) = session.settings().limit_partition_request else {
+            return Ok(());
+        };
+        let limit = i64::from(limit);
+        let exceeds = |count: i64| count < 0 || count > limit;
+        let scanned = match self.selection {
+            PartitionSelection::Names(names) => i64::try_from(names.len()).unwrap_or(i64::MAX),
+            _ if !exceeds(i64::from(self.max_parts)) => return Ok(()),
+            selection => {
+                let TableName {
+                    catalog,
+                    database,
+                    name,
+                } = &self.table;
+                let count = session
+                    .store()
+                    .count_partitions_selected(catalog, database, name, selection)
+                    .map_err(|error| to_thrift(error, self.declared))?;
+                let count = i64::try_from(count).unwrap_or(i64::MAX);
+                match selection {
+                    PartitionSelection::Filter(_) => count.min(limit + 1),
+                    _ => count,
+                }
+            }
+        };
+        if !exceeds(scanned) {
+            return Ok(());
+        }
+        Err(exception(
+            Declared::Meta,
+            format!(
+                "Number of partitions scanned (={scanned}) on table '{}' exceeds limit (={limit}). \
+                 This is controlled on the metastore server by metastore.limit.partition.request.",
+                self.table.name
+            ),
+        ))
+    }
+
+    /// The listing, if [`Listing::check_limit`] lets it through.
+    pub(crate) fn within_limit(self, session: &Session) -> thrift::Result<Self> {
+        self.check_limit(session)?;
+        Ok(self)
     }
 
     /// The partitions' names, in one buffer.

@@ -76,6 +76,9 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
         }
         "metastore.event.db.listener.timetolive" => time(settings.event_ttl),
         "metastore.event.db.listener.clean.interval" => time(settings.event_clean_interval),
+        "metastore.limit.partition.request" => settings
+            .limit_partition_request
+            .map_or_else(|| "-1".to_string(), |limit| limit.to_string()),
         "metastore.transactional.event.listeners" => NOTIFICATION_LISTENER.to_string(),
         "metastore.event.message.factory" => MESSAGE_ENCODER.to_string(),
         "metastore.event.db.notification.api.auth" => "false".to_string(),

@@ -139,7 +139,7 @@ fn answer_list(
     session: &Session,
     listing: thrift::Result<Listing<'_>>,
 ) -> thrift::Result<Answer> {
-    let listing = match listing {
+    let listing = match listing.and_then(|listing| listing.within_limit(session)) {
         Ok(listing) => listing,
         Err(error) => return write_failure(o, method, sequence, &error),
     };
@@ -268,7 +268,7 @@ fn answer_response(
     session: &Session,
     listing: thrift::Result<Listing<'_>>,
 ) -> thrift::Result<Answer> {
-    let listing = match listing {
+    let listing = match listing.and_then(|listing| listing.within_limit(session)) {
         Ok(listing) => listing,
         Err(error) => return write_failure(o, method, sequence, &error),
     };
