@@ -626,3 +626,21 @@ pub(crate) fn now_seconds() -> i32 {
         .unwrap_or(0);
     i32::try_from(seconds).unwrap_or(i32::MAX)
 }
+
+/// A store in memory, without a warehouse filesystem, holding the empty databases `names`:
+/// the start of the engine's unit tests.
+#[cfg(test)]
+pub(crate) fn memory_store_with_databases(names: &[&str]) -> Store {
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    let backend = Arc::new(crate::storage::kv::MemoryBackend::new());
+    let store = Store::open_with_backend(backend, options).unwrap();
+    for name in names {
+        let database = crate::model::database::Database {
+            name: (*name).to_string(),
+            ..Default::default()
+        };
+        store.create_database(database).unwrap();
+    }
+    store
+}

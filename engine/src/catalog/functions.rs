@@ -279,27 +279,14 @@ fn check_function_values(function: &Function) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::events::EventFilter;
     use crate::model::function::{FunctionType, ResourceType, ResourceUri};
     use crate::model::principal::PrincipalType;
-    use crate::storage::kv::MemoryBackend;
-    use crate::{Durability, StoreOptions, Table};
+    use crate::Table;
 
     fn store() -> Store {
-        let mut options = StoreOptions::new("/warehouse").metadata_only();
-        options.durability = Durability::Memory;
-        let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
-        for name in ["db", "other"] {
-            let database = Database {
-                name: name.into(),
-                ..Database::default()
-            };
-            store.create_database(database).unwrap();
-        }
-        store
+        crate::store::memory_store_with_databases(&["db", "other"])
     }
 
     fn function(database: &str, name: &str) -> Function {

@@ -1,30 +1,16 @@
 //! Constraints on an in-memory store: Hive's rules and messages, names, reads by either end,
 //! and the company they keep with tables (rename, drop, drop of a database), events.
 
-use std::sync::Arc;
-
 use crate::error::Error;
 use crate::events::EventFilter;
-use crate::storage::kv::MemoryBackend;
 use crate::{
-    ConstraintKind, ConstraintRow, Database, Durability, FieldSchema, ForeignKeyFilter,
-    ReferencedColumn, Store, StoreOptions, Table,
+    ConstraintKind, ConstraintRow, FieldSchema, ForeignKeyFilter, ReferencedColumn, Store, Table,
 };
 
 use ConstraintKind::*;
 
 fn store() -> Store {
-    let mut options = StoreOptions::new("/warehouse").metadata_only();
-    options.durability = Durability::Memory;
-    let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
-    for name in ["db", "other"] {
-        let database = Database {
-            name: name.to_string(),
-            ..Database::default()
-        };
-        store.create_database(database).unwrap();
-    }
-    store
+    crate::store::memory_store_with_databases(&["db", "other"])
 }
 
 fn table(db: &str, name: &str, columns: &[(&str, &str)]) -> Table {

@@ -354,24 +354,11 @@ fn require_version(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::model::database::Database;
     use crate::model::table::{FieldSchema, SerDeInfo};
-    use crate::storage::kv::MemoryBackend;
-    use crate::{Durability, StoreOptions};
 
     fn store() -> Store {
-        let mut options = StoreOptions::new("/warehouse").metadata_only();
-        options.durability = Durability::Memory;
-        let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
-        let database = Database {
-            name: "db".into(),
-            ..Database::default()
-        };
-        store.create_database(database).unwrap();
-        store
+        crate::store::memory_store_with_databases(&["db"])
     }
 
     fn schema(name: &str) -> ISchema {
