@@ -473,8 +473,7 @@ pub fn by_names_req(
     session: &Session,
     request: GetPartitionsByNamesRequest,
 ) -> thrift::Result<GetPartitionsByNamesResult> {
-    let names = request.names.clone().unwrap_or_default();
-    let names = borrowed(&names);
+    let names = request.names.as_deref().map(borrowed).unwrap_or_default();
     let partitions = by_names_req_listing(&request, &names)?.list(session)?;
     Ok(GetPartitionsByNamesResult {
         partitions,
