@@ -15,7 +15,10 @@ Reads the generated handler traits (`ThriftHiveMetastoreSyncHandler` and its sup
     methods it reports errors to `observe` only: the generated processor would otherwise
     write an exception reply that the client never reads);
   * `METHODS`, every method by wire name with its `Handler` method, oneway flag and the
-    exceptions it declares.
+    exceptions it declares;
+  * `forward_method!`, which writes a `Handler` method that passes its arguments to a named
+    function, and `wire_name!`, a method's wire name: a server's table of methods uses them
+    to name each method once.
 
 Called by gen.sh; fails loudly if the generated code does not have the expected shape.
 """
@@ -219,6 +222,32 @@ def main(argv: list[str]) -> int:
         declared = ", ".join(f"(\"{t}\", {i})" for t, i in throws[wire])
         w(f"    Method {{ name: \"{wire}\", handler: \"{name}\", oneway: {ow}, throws: &[{declared}] }},")
     w("];")
+    w("")
+    w("/// Implements the `Handler` method named first by passing `self` and every argument, in")
+    w("/// order, to the function named second, which must take exactly those: a server's table of")
+    w("/// methods says once which function answers each method.")
+    w("#[macro_export]")
+    w("macro_rules! forward_method {")
+    for module, trait, name, args, ret, wire in methods:
+        sep = ", " if args else ""
+        call = "".join(f", {a}" for a in arg_names(args))
+        margs = args.replace("crate::", "$crate::")
+        mret = ret.replace("crate::", "$crate::")
+        w(f"    ({name}, $f:path) => {{")
+        w(f"        fn {name}(&self{sep}{margs}) -> ::thrift::Result<{mret}> {{")
+        w(f"            $f(self{call})")
+        w("        }")
+        w("    };")
+    w("}")
+    w("")
+    w("/// The wire name of the `Handler` method named, as a string literal.")
+    w("#[macro_export]")
+    w("macro_rules! wire_name {")
+    for module, trait, name, args, ret, wire in methods:
+        w(f"    ({name}) => {{")
+        w(f"        \"{wire}\"")
+        w("    };")
+    w("}")
     sys.stdout.write("\n".join(o) + "\n")
     return 0
 

@@ -6996,3 +6996,3449 @@ pub const METHODS: &[Method] = &[
         throws: &[],
     },
 ];
+
+/// Implements the `Handler` method named first by passing `self` and every argument, in
+/// order, to the function named second, which must take exactly those: a server's table of
+/// methods says once which function answers each method.
+#[macro_export]
+macro_rules! forward_method {
+    (abort_compactions, $f:path) => {
+        fn abort_compactions(
+            &self,
+            rqst: $crate::hive_metastore::AbortCompactionRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AbortCompactResponse> {
+            $f(self, rqst)
+        }
+    };
+    (get_meta_conf, $f:path) => {
+        fn get_meta_conf(&self, key: String) -> ::thrift::Result<String> {
+            $f(self, key)
+        }
+    };
+    (set_meta_conf, $f:path) => {
+        fn set_meta_conf(&self, key: String, value: String) -> ::thrift::Result<()> {
+            $f(self, key, value)
+        }
+    };
+    (create_catalog, $f:path) => {
+        fn create_catalog(
+            &self,
+            catalog: $crate::hive_metastore::CreateCatalogRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, catalog)
+        }
+    };
+    (alter_catalog, $f:path) => {
+        fn alter_catalog(
+            &self,
+            rqst: $crate::hive_metastore::AlterCatalogRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (get_catalog, $f:path) => {
+        fn get_catalog(
+            &self,
+            cat_name: $crate::hive_metastore::GetCatalogRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetCatalogResponse> {
+            $f(self, cat_name)
+        }
+    };
+    (get_catalogs, $f:path) => {
+        fn get_catalogs(&self) -> ::thrift::Result<$crate::hive_metastore::GetCatalogsResponse> {
+            $f(self)
+        }
+    };
+    (drop_catalog, $f:path) => {
+        fn drop_catalog(
+            &self,
+            cat_name: $crate::hive_metastore::DropCatalogRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, cat_name)
+        }
+    };
+    (create_database, $f:path) => {
+        fn create_database(
+            &self,
+            database: $crate::hive_metastore::Database,
+        ) -> ::thrift::Result<()> {
+            $f(self, database)
+        }
+    };
+    (create_database_req, $f:path) => {
+        fn create_database_req(
+            &self,
+            create_database_request: $crate::hive_metastore::CreateDatabaseRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, create_database_request)
+        }
+    };
+    (get_database, $f:path) => {
+        fn get_database(&self, name: String) -> ::thrift::Result<$crate::hive_metastore::Database> {
+            $f(self, name)
+        }
+    };
+    (get_database_req, $f:path) => {
+        fn get_database_req(
+            &self,
+            request: $crate::hive_metastore::GetDatabaseRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::Database> {
+            $f(self, request)
+        }
+    };
+    (drop_database, $f:path) => {
+        fn drop_database(
+            &self,
+            name: String,
+            delete_data: bool,
+            cascade: bool,
+        ) -> ::thrift::Result<()> {
+            $f(self, name, delete_data, cascade)
+        }
+    };
+    (drop_database_req, $f:path) => {
+        fn drop_database_req(
+            &self,
+            req: $crate::hive_metastore::DropDatabaseRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (get_databases, $f:path) => {
+        fn get_databases(&self, pattern: String) -> ::thrift::Result<Vec<String>> {
+            $f(self, pattern)
+        }
+    };
+    (get_all_databases, $f:path) => {
+        fn get_all_databases(&self) -> ::thrift::Result<Vec<String>> {
+            $f(self)
+        }
+    };
+    (alter_database, $f:path) => {
+        fn alter_database(
+            &self,
+            dbname: String,
+            db: $crate::hive_metastore::Database,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, db)
+        }
+    };
+    (alter_database_req, $f:path) => {
+        fn alter_database_req(
+            &self,
+            alter_db_req: $crate::hive_metastore::AlterDatabaseRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, alter_db_req)
+        }
+    };
+    (create_dataconnector, $f:path) => {
+        fn create_dataconnector(
+            &self,
+            connector: $crate::hive_metastore::DataConnector,
+        ) -> ::thrift::Result<()> {
+            $f(self, connector)
+        }
+    };
+    (create_dataconnector_req, $f:path) => {
+        fn create_dataconnector_req(
+            &self,
+            connector_req: $crate::hive_metastore::CreateDataConnectorRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, connector_req)
+        }
+    };
+    (get_dataconnector_req, $f:path) => {
+        fn get_dataconnector_req(
+            &self,
+            request: $crate::hive_metastore::GetDataConnectorRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::DataConnector> {
+            $f(self, request)
+        }
+    };
+    (drop_dataconnector, $f:path) => {
+        fn drop_dataconnector(
+            &self,
+            check_references: bool,
+            if_not_exists: bool,
+            name: String,
+        ) -> ::thrift::Result<()> {
+            $f(self, check_references, if_not_exists, name)
+        }
+    };
+    (drop_dataconnector_req, $f:path) => {
+        fn drop_dataconnector_req(
+            &self,
+            drop_dc_req: $crate::hive_metastore::DropDataConnectorRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, drop_dc_req)
+        }
+    };
+    (get_dataconnectors, $f:path) => {
+        fn get_dataconnectors(&self) -> ::thrift::Result<Vec<String>> {
+            $f(self)
+        }
+    };
+    (alter_dataconnector, $f:path) => {
+        fn alter_dataconnector(
+            &self,
+            name: String,
+            connector: $crate::hive_metastore::DataConnector,
+        ) -> ::thrift::Result<()> {
+            $f(self, name, connector)
+        }
+    };
+    (alter_dataconnector_req, $f:path) => {
+        fn alter_dataconnector_req(
+            &self,
+            alter_req: $crate::hive_metastore::AlterDataConnectorRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, alter_req)
+        }
+    };
+    (get_type, $f:path) => {
+        fn get_type(&self, name: String) -> ::thrift::Result<$crate::hive_metastore::Type> {
+            $f(self, name)
+        }
+    };
+    (create_type, $f:path) => {
+        fn create_type(&self, type_: $crate::hive_metastore::Type) -> ::thrift::Result<bool> {
+            $f(self, type_)
+        }
+    };
+    (drop_type, $f:path) => {
+        fn drop_type(&self, type_: String) -> ::thrift::Result<bool> {
+            $f(self, type_)
+        }
+    };
+    (get_type_all, $f:path) => {
+        fn get_type_all(
+            &self,
+            name: String,
+        ) -> ::thrift::Result<std::collections::BTreeMap<String, $crate::hive_metastore::Type>> {
+            $f(self, name)
+        }
+    };
+    (get_fields, $f:path) => {
+        fn get_fields(
+            &self,
+            db_name: String,
+            table_name: String,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::FieldSchema>> {
+            $f(self, db_name, table_name)
+        }
+    };
+    (get_fields_with_environment_context, $f:path) => {
+        fn get_fields_with_environment_context(
+            &self,
+            db_name: String,
+            table_name: String,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::FieldSchema>> {
+            $f(self, db_name, table_name, environment_context)
+        }
+    };
+    (get_fields_req, $f:path) => {
+        fn get_fields_req(
+            &self,
+            req: $crate::hive_metastore::GetFieldsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetFieldsResponse> {
+            $f(self, req)
+        }
+    };
+    (get_schema, $f:path) => {
+        fn get_schema(
+            &self,
+            db_name: String,
+            table_name: String,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::FieldSchema>> {
+            $f(self, db_name, table_name)
+        }
+    };
+    (get_schema_with_environment_context, $f:path) => {
+        fn get_schema_with_environment_context(
+            &self,
+            db_name: String,
+            table_name: String,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::FieldSchema>> {
+            $f(self, db_name, table_name, environment_context)
+        }
+    };
+    (get_schema_req, $f:path) => {
+        fn get_schema_req(
+            &self,
+            req: $crate::hive_metastore::GetSchemaRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetSchemaResponse> {
+            $f(self, req)
+        }
+    };
+    (create_table, $f:path) => {
+        fn create_table(&self, tbl: $crate::hive_metastore::Table) -> ::thrift::Result<()> {
+            $f(self, tbl)
+        }
+    };
+    (create_table_with_environment_context, $f:path) => {
+        fn create_table_with_environment_context(
+            &self,
+            tbl: $crate::hive_metastore::Table,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<()> {
+            $f(self, tbl, environment_context)
+        }
+    };
+    (create_table_with_constraints, $f:path) => {
+        fn create_table_with_constraints(
+            &self,
+            tbl: $crate::hive_metastore::Table,
+            primary_keys: Vec<$crate::hive_metastore::SQLPrimaryKey>,
+            foreign_keys: Vec<$crate::hive_metastore::SQLForeignKey>,
+            unique_constraints: Vec<$crate::hive_metastore::SQLUniqueConstraint>,
+            not_null_constraints: Vec<$crate::hive_metastore::SQLNotNullConstraint>,
+            default_constraints: Vec<$crate::hive_metastore::SQLDefaultConstraint>,
+            check_constraints: Vec<$crate::hive_metastore::SQLCheckConstraint>,
+        ) -> ::thrift::Result<()> {
+            $f(
+                self,
+                tbl,
+                primary_keys,
+                foreign_keys,
+                unique_constraints,
+                not_null_constraints,
+                default_constraints,
+                check_constraints,
+            )
+        }
+    };
+    (create_table_req, $f:path) => {
+        fn create_table_req(
+            &self,
+            request: $crate::hive_metastore::CreateTableRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (drop_constraint, $f:path) => {
+        fn drop_constraint(
+            &self,
+            req: $crate::hive_metastore::DropConstraintRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_primary_key, $f:path) => {
+        fn add_primary_key(
+            &self,
+            req: $crate::hive_metastore::AddPrimaryKeyRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_foreign_key, $f:path) => {
+        fn add_foreign_key(
+            &self,
+            req: $crate::hive_metastore::AddForeignKeyRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_unique_constraint, $f:path) => {
+        fn add_unique_constraint(
+            &self,
+            req: $crate::hive_metastore::AddUniqueConstraintRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_not_null_constraint, $f:path) => {
+        fn add_not_null_constraint(
+            &self,
+            req: $crate::hive_metastore::AddNotNullConstraintRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_default_constraint, $f:path) => {
+        fn add_default_constraint(
+            &self,
+            req: $crate::hive_metastore::AddDefaultConstraintRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (add_check_constraint, $f:path) => {
+        fn add_check_constraint(
+            &self,
+            req: $crate::hive_metastore::AddCheckConstraintRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (translate_table_dryrun, $f:path) => {
+        fn translate_table_dryrun(
+            &self,
+            request: $crate::hive_metastore::CreateTableRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::Table> {
+            $f(self, request)
+        }
+    };
+    (drop_table, $f:path) => {
+        fn drop_table(
+            &self,
+            dbname: String,
+            name: String,
+            delete_data: bool,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, name, delete_data)
+        }
+    };
+    (drop_table_with_environment_context, $f:path) => {
+        fn drop_table_with_environment_context(
+            &self,
+            dbname: String,
+            name: String,
+            delete_data: bool,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, name, delete_data, environment_context)
+        }
+    };
+    (drop_table_req, $f:path) => {
+        fn drop_table_req(
+            &self,
+            drop_table_req: $crate::hive_metastore::DropTableRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, drop_table_req)
+        }
+    };
+    (truncate_table, $f:path) => {
+        fn truncate_table(
+            &self,
+            db_name: String,
+            table_name: String,
+            part_names: Vec<String>,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, table_name, part_names)
+        }
+    };
+    (truncate_table_req, $f:path) => {
+        fn truncate_table_req(
+            &self,
+            req: $crate::hive_metastore::TruncateTableRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::TruncateTableResponse> {
+            $f(self, req)
+        }
+    };
+    (get_tables, $f:path) => {
+        fn get_tables(&self, db_name: String, pattern: String) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, pattern)
+        }
+    };
+    (get_tables_by_type, $f:path) => {
+        fn get_tables_by_type(
+            &self,
+            db_name: String,
+            pattern: String,
+            table_type: String,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, pattern, table_type)
+        }
+    };
+    (get_all_materialized_view_objects_for_rewriting, $f:path) => {
+        fn get_all_materialized_view_objects_for_rewriting(
+            &self,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Table>> {
+            $f(self)
+        }
+    };
+    (get_materialized_views_for_rewriting, $f:path) => {
+        fn get_materialized_views_for_rewriting(
+            &self,
+            db_name: String,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name)
+        }
+    };
+    (get_table_meta, $f:path) => {
+        fn get_table_meta(
+            &self,
+            db_patterns: String,
+            tbl_patterns: String,
+            tbl_types: Vec<String>,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::TableMeta>> {
+            $f(self, db_patterns, tbl_patterns, tbl_types)
+        }
+    };
+    (get_all_tables, $f:path) => {
+        fn get_all_tables(&self, db_name: String) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name)
+        }
+    };
+    (get_tables_ext, $f:path) => {
+        fn get_tables_ext(
+            &self,
+            req: $crate::hive_metastore::GetTablesExtRequest,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::ExtendedTableInfo>> {
+            $f(self, req)
+        }
+    };
+    (get_table, $f:path) => {
+        fn get_table(
+            &self,
+            dbname: String,
+            tbl_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Table> {
+            $f(self, dbname, tbl_name)
+        }
+    };
+    (get_table_req, $f:path) => {
+        fn get_table_req(
+            &self,
+            req: $crate::hive_metastore::GetTableRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetTableResult> {
+            $f(self, req)
+        }
+    };
+    (get_table_objects_by_name, $f:path) => {
+        fn get_table_objects_by_name(
+            &self,
+            dbname: String,
+            tbl_names: Vec<String>,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Table>> {
+            $f(self, dbname, tbl_names)
+        }
+    };
+    (get_table_objects_by_name_req, $f:path) => {
+        fn get_table_objects_by_name_req(
+            &self,
+            req: $crate::hive_metastore::GetTablesRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetTablesResult> {
+            $f(self, req)
+        }
+    };
+    (get_materialization_invalidation_info, $f:path) => {
+        fn get_materialization_invalidation_info(
+            &self,
+            creation_metadata: $crate::hive_metastore::CreationMetadata,
+            valid_txn_list: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Materialization> {
+            $f(self, creation_metadata, valid_txn_list)
+        }
+    };
+    (update_creation_metadata, $f:path) => {
+        fn update_creation_metadata(
+            &self,
+            cat_name: String,
+            dbname: String,
+            tbl_name: String,
+            creation_metadata: $crate::hive_metastore::CreationMetadata,
+        ) -> ::thrift::Result<()> {
+            $f(self, cat_name, dbname, tbl_name, creation_metadata)
+        }
+    };
+    (get_table_names_by_filter, $f:path) => {
+        fn get_table_names_by_filter(
+            &self,
+            dbname: String,
+            filter: String,
+            max_tables: i16,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, dbname, filter, max_tables)
+        }
+    };
+    (alter_table, $f:path) => {
+        fn alter_table(
+            &self,
+            dbname: String,
+            tbl_name: String,
+            new_tbl: $crate::hive_metastore::Table,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, tbl_name, new_tbl)
+        }
+    };
+    (alter_table_with_environment_context, $f:path) => {
+        fn alter_table_with_environment_context(
+            &self,
+            dbname: String,
+            tbl_name: String,
+            new_tbl: $crate::hive_metastore::Table,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, tbl_name, new_tbl, environment_context)
+        }
+    };
+    (alter_table_with_cascade, $f:path) => {
+        fn alter_table_with_cascade(
+            &self,
+            dbname: String,
+            tbl_name: String,
+            new_tbl: $crate::hive_metastore::Table,
+            cascade: bool,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, tbl_name, new_tbl, cascade)
+        }
+    };
+    (alter_table_req, $f:path) => {
+        fn alter_table_req(
+            &self,
+            req: $crate::hive_metastore::AlterTableRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AlterTableResponse> {
+            $f(self, req)
+        }
+    };
+    (add_partition, $f:path) => {
+        fn add_partition(
+            &self,
+            new_part: $crate::hive_metastore::Partition,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, new_part)
+        }
+    };
+    (add_partition_with_environment_context, $f:path) => {
+        fn add_partition_with_environment_context(
+            &self,
+            new_part: $crate::hive_metastore::Partition,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, new_part, environment_context)
+        }
+    };
+    (add_partitions, $f:path) => {
+        fn add_partitions(
+            &self,
+            new_parts: Vec<$crate::hive_metastore::Partition>,
+        ) -> ::thrift::Result<i32> {
+            $f(self, new_parts)
+        }
+    };
+    (add_partitions_pspec, $f:path) => {
+        fn add_partitions_pspec(
+            &self,
+            new_parts: Vec<$crate::hive_metastore::PartitionSpec>,
+        ) -> ::thrift::Result<i32> {
+            $f(self, new_parts)
+        }
+    };
+    (append_partition, $f:path) => {
+        fn append_partition(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_vals)
+        }
+    };
+    (add_partitions_req, $f:path) => {
+        fn add_partitions_req(
+            &self,
+            request: $crate::hive_metastore::AddPartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AddPartitionsResult> {
+            $f(self, request)
+        }
+    };
+    (append_partition_with_environment_context, $f:path) => {
+        fn append_partition_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_vals, environment_context)
+        }
+    };
+    (append_partition_req, $f:path) => {
+        fn append_partition_req(
+            &self,
+            append_partitions_req: $crate::hive_metastore::AppendPartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, append_partitions_req)
+        }
+    };
+    (append_partition_by_name, $f:path) => {
+        fn append_partition_by_name(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_name)
+        }
+    };
+    (append_partition_by_name_with_environment_context, $f:path) => {
+        fn append_partition_by_name_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_name, environment_context)
+        }
+    };
+    (drop_partition, $f:path) => {
+        fn drop_partition(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            delete_data: bool,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, part_vals, delete_data)
+        }
+    };
+    (drop_partition_with_environment_context, $f:path) => {
+        fn drop_partition_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            delete_data: bool,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<bool> {
+            $f(
+                self,
+                db_name,
+                tbl_name,
+                part_vals,
+                delete_data,
+                environment_context,
+            )
+        }
+    };
+    (drop_partition_req, $f:path) => {
+        fn drop_partition_req(
+            &self,
+            drop_partition_req: $crate::hive_metastore::DropPartitionRequest,
+        ) -> ::thrift::Result<bool> {
+            $f(self, drop_partition_req)
+        }
+    };
+    (drop_partition_by_name, $f:path) => {
+        fn drop_partition_by_name(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+            delete_data: bool,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, part_name, delete_data)
+        }
+    };
+    (drop_partition_by_name_with_environment_context, $f:path) => {
+        fn drop_partition_by_name_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+            delete_data: bool,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<bool> {
+            $f(
+                self,
+                db_name,
+                tbl_name,
+                part_name,
+                delete_data,
+                environment_context,
+            )
+        }
+    };
+    (drop_partitions_req, $f:path) => {
+        fn drop_partitions_req(
+            &self,
+            req: $crate::hive_metastore::DropPartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::DropPartitionsResult> {
+            $f(self, req)
+        }
+    };
+    (get_partition, $f:path) => {
+        fn get_partition(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_vals)
+        }
+    };
+    (get_partition_req, $f:path) => {
+        fn get_partition_req(
+            &self,
+            req: $crate::hive_metastore::GetPartitionRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPartitionResponse> {
+            $f(self, req)
+        }
+    };
+    (exchange_partition, $f:path) => {
+        fn exchange_partition(
+            &self,
+            partition_specs: std::collections::BTreeMap<String, String>,
+            source_db: String,
+            source_table_name: String,
+            dest_db: String,
+            dest_table_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(
+                self,
+                partition_specs,
+                source_db,
+                source_table_name,
+                dest_db,
+                dest_table_name,
+            )
+        }
+    };
+    (exchange_partitions, $f:path) => {
+        fn exchange_partitions(
+            &self,
+            partition_specs: std::collections::BTreeMap<String, String>,
+            source_db: String,
+            source_table_name: String,
+            dest_db: String,
+            dest_table_name: String,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(
+                self,
+                partition_specs,
+                source_db,
+                source_table_name,
+                dest_db,
+                dest_table_name,
+            )
+        }
+    };
+    (get_partition_with_auth, $f:path) => {
+        fn get_partition_with_auth(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            user_name: String,
+            group_names: Vec<String>,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_vals, user_name, group_names)
+        }
+    };
+    (get_partition_by_name, $f:path) => {
+        fn get_partition_by_name(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Partition> {
+            $f(self, db_name, tbl_name, part_name)
+        }
+    };
+    (get_partitions, $f:path) => {
+        fn get_partitions(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_parts: i16,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, db_name, tbl_name, max_parts)
+        }
+    };
+    (get_partitions_req, $f:path) => {
+        fn get_partitions_req(
+            &self,
+            req: $crate::hive_metastore::PartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PartitionsResponse> {
+            $f(self, req)
+        }
+    };
+    (get_partitions_with_auth, $f:path) => {
+        fn get_partitions_with_auth(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_parts: i16,
+            user_name: String,
+            group_names: Vec<String>,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, db_name, tbl_name, max_parts, user_name, group_names)
+        }
+    };
+    (get_partitions_pspec, $f:path) => {
+        fn get_partitions_pspec(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_parts: i32,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::PartitionSpec>> {
+            $f(self, db_name, tbl_name, max_parts)
+        }
+    };
+    (get_partition_names, $f:path) => {
+        fn get_partition_names(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_parts: i16,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, tbl_name, max_parts)
+        }
+    };
+    (fetch_partition_names_req, $f:path) => {
+        fn fetch_partition_names_req(
+            &self,
+            partition_req: $crate::hive_metastore::PartitionsRequest,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, partition_req)
+        }
+    };
+    (get_partition_values, $f:path) => {
+        fn get_partition_values(
+            &self,
+            request: $crate::hive_metastore::PartitionValuesRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PartitionValuesResponse> {
+            $f(self, request)
+        }
+    };
+    (get_partitions_ps, $f:path) => {
+        fn get_partitions_ps(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            max_parts: i16,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, db_name, tbl_name, part_vals, max_parts)
+        }
+    };
+    (get_partitions_ps_with_auth, $f:path) => {
+        fn get_partitions_ps_with_auth(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            max_parts: i16,
+            user_name: String,
+            group_names: Vec<String>,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(
+                self,
+                db_name,
+                tbl_name,
+                part_vals,
+                max_parts,
+                user_name,
+                group_names,
+            )
+        }
+    };
+    (get_partitions_ps_with_auth_req, $f:path) => {
+        fn get_partitions_ps_with_auth_req(
+            &self,
+            req: $crate::hive_metastore::GetPartitionsPsWithAuthRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPartitionsPsWithAuthResponse> {
+            $f(self, req)
+        }
+    };
+    (get_partition_names_ps, $f:path) => {
+        fn get_partition_names_ps(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            max_parts: i16,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, tbl_name, part_vals, max_parts)
+        }
+    };
+    (get_partition_names_ps_req, $f:path) => {
+        fn get_partition_names_ps_req(
+            &self,
+            req: $crate::hive_metastore::GetPartitionNamesPsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPartitionNamesPsResponse> {
+            $f(self, req)
+        }
+    };
+    (get_partition_names_req, $f:path) => {
+        fn get_partition_names_req(
+            &self,
+            req: $crate::hive_metastore::PartitionsByExprRequest,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, req)
+        }
+    };
+    (get_partitions_by_filter, $f:path) => {
+        fn get_partitions_by_filter(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            filter: String,
+            max_parts: i16,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, db_name, tbl_name, filter, max_parts)
+        }
+    };
+    (get_partitions_by_filter_req, $f:path) => {
+        fn get_partitions_by_filter_req(
+            &self,
+            req: $crate::hive_metastore::GetPartitionsByFilterRequest,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, req)
+        }
+    };
+    (get_part_specs_by_filter, $f:path) => {
+        fn get_part_specs_by_filter(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            filter: String,
+            max_parts: i32,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::PartitionSpec>> {
+            $f(self, db_name, tbl_name, filter, max_parts)
+        }
+    };
+    (get_partitions_by_expr, $f:path) => {
+        fn get_partitions_by_expr(
+            &self,
+            req: $crate::hive_metastore::PartitionsByExprRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PartitionsByExprResult> {
+            $f(self, req)
+        }
+    };
+    (get_partitions_spec_by_expr, $f:path) => {
+        fn get_partitions_spec_by_expr(
+            &self,
+            req: $crate::hive_metastore::PartitionsByExprRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PartitionsSpecByExprResult> {
+            $f(self, req)
+        }
+    };
+    (get_num_partitions_by_filter, $f:path) => {
+        fn get_num_partitions_by_filter(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            filter: String,
+        ) -> ::thrift::Result<i32> {
+            $f(self, db_name, tbl_name, filter)
+        }
+    };
+    (get_partitions_by_names, $f:path) => {
+        fn get_partitions_by_names(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            names: Vec<String>,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Partition>> {
+            $f(self, db_name, tbl_name, names)
+        }
+    };
+    (get_partitions_by_names_req, $f:path) => {
+        fn get_partitions_by_names_req(
+            &self,
+            req: $crate::hive_metastore::GetPartitionsByNamesRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPartitionsByNamesResult> {
+            $f(self, req)
+        }
+    };
+    (get_properties, $f:path) => {
+        fn get_properties(
+            &self,
+            req: $crate::hive_metastore::PropertyGetRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PropertyGetResponse> {
+            $f(self, req)
+        }
+    };
+    (set_properties, $f:path) => {
+        fn set_properties(
+            &self,
+            req: $crate::hive_metastore::PropertySetRequest,
+        ) -> ::thrift::Result<bool> {
+            $f(self, req)
+        }
+    };
+    (alter_partition, $f:path) => {
+        fn alter_partition(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            new_part: $crate::hive_metastore::Partition,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, new_part)
+        }
+    };
+    (alter_partitions, $f:path) => {
+        fn alter_partitions(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            new_parts: Vec<$crate::hive_metastore::Partition>,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, new_parts)
+        }
+    };
+    (alter_partitions_with_environment_context, $f:path) => {
+        fn alter_partitions_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            new_parts: Vec<$crate::hive_metastore::Partition>,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, new_parts, environment_context)
+        }
+    };
+    (alter_partitions_req, $f:path) => {
+        fn alter_partitions_req(
+            &self,
+            req: $crate::hive_metastore::AlterPartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AlterPartitionsResponse> {
+            $f(self, req)
+        }
+    };
+    (alter_partition_with_environment_context, $f:path) => {
+        fn alter_partition_with_environment_context(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            new_part: $crate::hive_metastore::Partition,
+            environment_context: $crate::hive_metastore::EnvironmentContext,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, new_part, environment_context)
+        }
+    };
+    (rename_partition, $f:path) => {
+        fn rename_partition(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: Vec<String>,
+            new_part: $crate::hive_metastore::Partition,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, part_vals, new_part)
+        }
+    };
+    (rename_partition_req, $f:path) => {
+        fn rename_partition_req(
+            &self,
+            req: $crate::hive_metastore::RenamePartitionRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::RenamePartitionResponse> {
+            $f(self, req)
+        }
+    };
+    (partition_name_has_valid_characters, $f:path) => {
+        fn partition_name_has_valid_characters(
+            &self,
+            part_vals: Vec<String>,
+            throw_exception: bool,
+        ) -> ::thrift::Result<bool> {
+            $f(self, part_vals, throw_exception)
+        }
+    };
+    (get_config_value, $f:path) => {
+        fn get_config_value(
+            &self,
+            name: String,
+            default_value: String,
+        ) -> ::thrift::Result<String> {
+            $f(self, name, default_value)
+        }
+    };
+    (partition_name_to_vals, $f:path) => {
+        fn partition_name_to_vals(&self, part_name: String) -> ::thrift::Result<Vec<String>> {
+            $f(self, part_name)
+        }
+    };
+    (partition_name_to_spec, $f:path) => {
+        fn partition_name_to_spec(
+            &self,
+            part_name: String,
+        ) -> ::thrift::Result<std::collections::BTreeMap<String, String>> {
+            $f(self, part_name)
+        }
+    };
+    (mark_partition_for_event, $f:path) => {
+        fn mark_partition_for_event(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: std::collections::BTreeMap<String, String>,
+            event_type: $crate::hive_metastore::PartitionEventType,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, tbl_name, part_vals, event_type)
+        }
+    };
+    (is_partition_marked_for_event, $f:path) => {
+        fn is_partition_marked_for_event(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_vals: std::collections::BTreeMap<String, String>,
+            event_type: $crate::hive_metastore::PartitionEventType,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, part_vals, event_type)
+        }
+    };
+    (add_index, $f:path) => {
+        fn add_index(
+            &self,
+            new_index: $crate::hive_metastore::Index,
+            index_table: $crate::hive_metastore::Table,
+        ) -> ::thrift::Result<$crate::hive_metastore::Index> {
+            $f(self, new_index, index_table)
+        }
+    };
+    (alter_index, $f:path) => {
+        fn alter_index(
+            &self,
+            dbname: String,
+            base_tbl_name: String,
+            idx_name: String,
+            new_idx: $crate::hive_metastore::Index,
+        ) -> ::thrift::Result<()> {
+            $f(self, dbname, base_tbl_name, idx_name, new_idx)
+        }
+    };
+    (drop_index_by_name, $f:path) => {
+        fn drop_index_by_name(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            index_name: String,
+            delete_data: bool,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, index_name, delete_data)
+        }
+    };
+    (get_index_by_name, $f:path) => {
+        fn get_index_by_name(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            index_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Index> {
+            $f(self, db_name, tbl_name, index_name)
+        }
+    };
+    (get_indexes, $f:path) => {
+        fn get_indexes(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_indexes: i16,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Index>> {
+            $f(self, db_name, tbl_name, max_indexes)
+        }
+    };
+    (get_index_names, $f:path) => {
+        fn get_index_names(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            max_indexes: i16,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, tbl_name, max_indexes)
+        }
+    };
+    (get_primary_keys, $f:path) => {
+        fn get_primary_keys(
+            &self,
+            request: $crate::hive_metastore::PrimaryKeysRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PrimaryKeysResponse> {
+            $f(self, request)
+        }
+    };
+    (get_foreign_keys, $f:path) => {
+        fn get_foreign_keys(
+            &self,
+            request: $crate::hive_metastore::ForeignKeysRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ForeignKeysResponse> {
+            $f(self, request)
+        }
+    };
+    (get_unique_constraints, $f:path) => {
+        fn get_unique_constraints(
+            &self,
+            request: $crate::hive_metastore::UniqueConstraintsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::UniqueConstraintsResponse> {
+            $f(self, request)
+        }
+    };
+    (get_not_null_constraints, $f:path) => {
+        fn get_not_null_constraints(
+            &self,
+            request: $crate::hive_metastore::NotNullConstraintsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::NotNullConstraintsResponse> {
+            $f(self, request)
+        }
+    };
+    (get_default_constraints, $f:path) => {
+        fn get_default_constraints(
+            &self,
+            request: $crate::hive_metastore::DefaultConstraintsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::DefaultConstraintsResponse> {
+            $f(self, request)
+        }
+    };
+    (get_check_constraints, $f:path) => {
+        fn get_check_constraints(
+            &self,
+            request: $crate::hive_metastore::CheckConstraintsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::CheckConstraintsResponse> {
+            $f(self, request)
+        }
+    };
+    (get_all_table_constraints, $f:path) => {
+        fn get_all_table_constraints(
+            &self,
+            request: $crate::hive_metastore::AllTableConstraintsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AllTableConstraintsResponse> {
+            $f(self, request)
+        }
+    };
+    (update_table_column_statistics, $f:path) => {
+        fn update_table_column_statistics(
+            &self,
+            stats_obj: $crate::hive_metastore::ColumnStatistics,
+        ) -> ::thrift::Result<bool> {
+            $f(self, stats_obj)
+        }
+    };
+    (update_partition_column_statistics, $f:path) => {
+        fn update_partition_column_statistics(
+            &self,
+            stats_obj: $crate::hive_metastore::ColumnStatistics,
+        ) -> ::thrift::Result<bool> {
+            $f(self, stats_obj)
+        }
+    };
+    (update_table_column_statistics_req, $f:path) => {
+        fn update_table_column_statistics_req(
+            &self,
+            req: $crate::hive_metastore::SetPartitionsStatsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::SetPartitionsStatsResponse> {
+            $f(self, req)
+        }
+    };
+    (update_partition_column_statistics_req, $f:path) => {
+        fn update_partition_column_statistics_req(
+            &self,
+            req: $crate::hive_metastore::SetPartitionsStatsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::SetPartitionsStatsResponse> {
+            $f(self, req)
+        }
+    };
+    (update_transaction_statistics, $f:path) => {
+        fn update_transaction_statistics(
+            &self,
+            req: $crate::hive_metastore::UpdateTransactionalStatsRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, req)
+        }
+    };
+    (get_table_column_statistics, $f:path) => {
+        fn get_table_column_statistics(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            col_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::ColumnStatistics> {
+            $f(self, db_name, tbl_name, col_name)
+        }
+    };
+    (get_partition_column_statistics, $f:path) => {
+        fn get_partition_column_statistics(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+            col_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::ColumnStatistics> {
+            $f(self, db_name, tbl_name, part_name, col_name)
+        }
+    };
+    (get_table_statistics_req, $f:path) => {
+        fn get_table_statistics_req(
+            &self,
+            request: $crate::hive_metastore::TableStatsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::TableStatsResult> {
+            $f(self, request)
+        }
+    };
+    (get_partitions_statistics_req, $f:path) => {
+        fn get_partitions_statistics_req(
+            &self,
+            request: $crate::hive_metastore::PartitionsStatsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PartitionsStatsResult> {
+            $f(self, request)
+        }
+    };
+    (get_aggr_stats_for, $f:path) => {
+        fn get_aggr_stats_for(
+            &self,
+            request: $crate::hive_metastore::PartitionsStatsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AggrStats> {
+            $f(self, request)
+        }
+    };
+    (set_aggr_stats_for, $f:path) => {
+        fn set_aggr_stats_for(
+            &self,
+            request: $crate::hive_metastore::SetPartitionsStatsRequest,
+        ) -> ::thrift::Result<bool> {
+            $f(self, request)
+        }
+    };
+    (delete_partition_column_statistics, $f:path) => {
+        fn delete_partition_column_statistics(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            part_name: String,
+            col_name: String,
+            engine: String,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, part_name, col_name, engine)
+        }
+    };
+    (delete_table_column_statistics, $f:path) => {
+        fn delete_table_column_statistics(
+            &self,
+            db_name: String,
+            tbl_name: String,
+            col_name: String,
+            engine: String,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, tbl_name, col_name, engine)
+        }
+    };
+    (create_function, $f:path) => {
+        fn create_function(&self, func: $crate::hive_metastore::Function) -> ::thrift::Result<()> {
+            $f(self, func)
+        }
+    };
+    (drop_function, $f:path) => {
+        fn drop_function(&self, db_name: String, func_name: String) -> ::thrift::Result<()> {
+            $f(self, db_name, func_name)
+        }
+    };
+    (alter_function, $f:path) => {
+        fn alter_function(
+            &self,
+            db_name: String,
+            func_name: String,
+            new_func: $crate::hive_metastore::Function,
+        ) -> ::thrift::Result<()> {
+            $f(self, db_name, func_name, new_func)
+        }
+    };
+    (get_functions, $f:path) => {
+        fn get_functions(&self, db_name: String, pattern: String) -> ::thrift::Result<Vec<String>> {
+            $f(self, db_name, pattern)
+        }
+    };
+    (get_functions_req, $f:path) => {
+        fn get_functions_req(
+            &self,
+            request: $crate::hive_metastore::GetFunctionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetFunctionsResponse> {
+            $f(self, request)
+        }
+    };
+    (get_function, $f:path) => {
+        fn get_function(
+            &self,
+            db_name: String,
+            func_name: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::Function> {
+            $f(self, db_name, func_name)
+        }
+    };
+    (get_all_functions, $f:path) => {
+        fn get_all_functions(
+            &self,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetAllFunctionsResponse> {
+            $f(self)
+        }
+    };
+    (create_role, $f:path) => {
+        fn create_role(&self, role: $crate::hive_metastore::Role) -> ::thrift::Result<bool> {
+            $f(self, role)
+        }
+    };
+    (drop_role, $f:path) => {
+        fn drop_role(&self, role_name: String) -> ::thrift::Result<bool> {
+            $f(self, role_name)
+        }
+    };
+    (get_role_names, $f:path) => {
+        fn get_role_names(&self) -> ::thrift::Result<Vec<String>> {
+            $f(self)
+        }
+    };
+    (grant_role, $f:path) => {
+        fn grant_role(
+            &self,
+            role_name: String,
+            principal_name: String,
+            principal_type: $crate::hive_metastore::PrincipalType,
+            grantor: String,
+            grantor_type: $crate::hive_metastore::PrincipalType,
+            grant_option: bool,
+        ) -> ::thrift::Result<bool> {
+            $f(
+                self,
+                role_name,
+                principal_name,
+                principal_type,
+                grantor,
+                grantor_type,
+                grant_option,
+            )
+        }
+    };
+    (revoke_role, $f:path) => {
+        fn revoke_role(
+            &self,
+            role_name: String,
+            principal_name: String,
+            principal_type: $crate::hive_metastore::PrincipalType,
+        ) -> ::thrift::Result<bool> {
+            $f(self, role_name, principal_name, principal_type)
+        }
+    };
+    (list_roles, $f:path) => {
+        fn list_roles(
+            &self,
+            principal_name: String,
+            principal_type: $crate::hive_metastore::PrincipalType,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::Role>> {
+            $f(self, principal_name, principal_type)
+        }
+    };
+    (grant_revoke_role, $f:path) => {
+        fn grant_revoke_role(
+            &self,
+            request: $crate::hive_metastore::GrantRevokeRoleRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GrantRevokeRoleResponse> {
+            $f(self, request)
+        }
+    };
+    (get_principals_in_role, $f:path) => {
+        fn get_principals_in_role(
+            &self,
+            request: $crate::hive_metastore::GetPrincipalsInRoleRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPrincipalsInRoleResponse> {
+            $f(self, request)
+        }
+    };
+    (get_role_grants_for_principal, $f:path) => {
+        fn get_role_grants_for_principal(
+            &self,
+            request: $crate::hive_metastore::GetRoleGrantsForPrincipalRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetRoleGrantsForPrincipalResponse> {
+            $f(self, request)
+        }
+    };
+    (get_privilege_set, $f:path) => {
+        fn get_privilege_set(
+            &self,
+            hive_object: $crate::hive_metastore::HiveObjectRef,
+            user_name: String,
+            group_names: Vec<String>,
+        ) -> ::thrift::Result<$crate::hive_metastore::PrincipalPrivilegeSet> {
+            $f(self, hive_object, user_name, group_names)
+        }
+    };
+    (list_privileges, $f:path) => {
+        fn list_privileges(
+            &self,
+            principal_name: String,
+            principal_type: $crate::hive_metastore::PrincipalType,
+            hive_object: $crate::hive_metastore::HiveObjectRef,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::HiveObjectPrivilege>> {
+            $f(self, principal_name, principal_type, hive_object)
+        }
+    };
+    (grant_privileges, $f:path) => {
+        fn grant_privileges(
+            &self,
+            privileges: $crate::hive_metastore::PrivilegeBag,
+        ) -> ::thrift::Result<bool> {
+            $f(self, privileges)
+        }
+    };
+    (revoke_privileges, $f:path) => {
+        fn revoke_privileges(
+            &self,
+            privileges: $crate::hive_metastore::PrivilegeBag,
+        ) -> ::thrift::Result<bool> {
+            $f(self, privileges)
+        }
+    };
+    (grant_revoke_privileges, $f:path) => {
+        fn grant_revoke_privileges(
+            &self,
+            request: $crate::hive_metastore::GrantRevokePrivilegeRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GrantRevokePrivilegeResponse> {
+            $f(self, request)
+        }
+    };
+    (refresh_privileges, $f:path) => {
+        fn refresh_privileges(
+            &self,
+            obj_to_refresh: $crate::hive_metastore::HiveObjectRef,
+            authorizer: String,
+            grant_request: $crate::hive_metastore::GrantRevokePrivilegeRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GrantRevokePrivilegeResponse> {
+            $f(self, obj_to_refresh, authorizer, grant_request)
+        }
+    };
+    (set_ugi, $f:path) => {
+        fn set_ugi(
+            &self,
+            user_name: String,
+            group_names: Vec<String>,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, user_name, group_names)
+        }
+    };
+    (get_delegation_token, $f:path) => {
+        fn get_delegation_token(
+            &self,
+            token_owner: String,
+            renewer_kerberos_principal_name: String,
+        ) -> ::thrift::Result<String> {
+            $f(self, token_owner, renewer_kerberos_principal_name)
+        }
+    };
+    (renew_delegation_token, $f:path) => {
+        fn renew_delegation_token(&self, token_str_form: String) -> ::thrift::Result<i64> {
+            $f(self, token_str_form)
+        }
+    };
+    (cancel_delegation_token, $f:path) => {
+        fn cancel_delegation_token(&self, token_str_form: String) -> ::thrift::Result<()> {
+            $f(self, token_str_form)
+        }
+    };
+    (add_token, $f:path) => {
+        fn add_token(
+            &self,
+            token_identifier: String,
+            delegation_token: String,
+        ) -> ::thrift::Result<bool> {
+            $f(self, token_identifier, delegation_token)
+        }
+    };
+    (remove_token, $f:path) => {
+        fn remove_token(&self, token_identifier: String) -> ::thrift::Result<bool> {
+            $f(self, token_identifier)
+        }
+    };
+    (get_token, $f:path) => {
+        fn get_token(&self, token_identifier: String) -> ::thrift::Result<String> {
+            $f(self, token_identifier)
+        }
+    };
+    (get_all_token_identifiers, $f:path) => {
+        fn get_all_token_identifiers(&self) -> ::thrift::Result<Vec<String>> {
+            $f(self)
+        }
+    };
+    (add_master_key, $f:path) => {
+        fn add_master_key(&self, key: String) -> ::thrift::Result<i32> {
+            $f(self, key)
+        }
+    };
+    (update_master_key, $f:path) => {
+        fn update_master_key(&self, seq_number: i32, key: String) -> ::thrift::Result<()> {
+            $f(self, seq_number, key)
+        }
+    };
+    (remove_master_key, $f:path) => {
+        fn remove_master_key(&self, key_seq: i32) -> ::thrift::Result<bool> {
+            $f(self, key_seq)
+        }
+    };
+    (get_master_keys, $f:path) => {
+        fn get_master_keys(&self) -> ::thrift::Result<Vec<String>> {
+            $f(self)
+        }
+    };
+    (get_open_txns, $f:path) => {
+        fn get_open_txns(&self) -> ::thrift::Result<$crate::hive_metastore::GetOpenTxnsResponse> {
+            $f(self)
+        }
+    };
+    (get_open_txns_info, $f:path) => {
+        fn get_open_txns_info(
+            &self,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetOpenTxnsInfoResponse> {
+            $f(self)
+        }
+    };
+    (open_txns, $f:path) => {
+        fn open_txns(
+            &self,
+            rqst: $crate::hive_metastore::OpenTxnRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::OpenTxnsResponse> {
+            $f(self, rqst)
+        }
+    };
+    (abort_txn, $f:path) => {
+        fn abort_txn(&self, rqst: $crate::hive_metastore::AbortTxnRequest) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (abort_txns, $f:path) => {
+        fn abort_txns(
+            &self,
+            rqst: $crate::hive_metastore::AbortTxnsRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (commit_txn, $f:path) => {
+        fn commit_txn(
+            &self,
+            rqst: $crate::hive_metastore::CommitTxnRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (get_latest_txnid_in_conflict, $f:path) => {
+        fn get_latest_txnid_in_conflict(&self, txn_id: i64) -> ::thrift::Result<i64> {
+            $f(self, txn_id)
+        }
+    };
+    (repl_tbl_writeid_state, $f:path) => {
+        fn repl_tbl_writeid_state(
+            &self,
+            rqst: $crate::hive_metastore::ReplTblWriteIdStateRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (get_valid_write_ids, $f:path) => {
+        fn get_valid_write_ids(
+            &self,
+            rqst: $crate::hive_metastore::GetValidWriteIdsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetValidWriteIdsResponse> {
+            $f(self, rqst)
+        }
+    };
+    (add_write_ids_to_min_history, $f:path) => {
+        fn add_write_ids_to_min_history(
+            &self,
+            txn_id: i64,
+            write_ids: std::collections::BTreeMap<String, i64>,
+        ) -> ::thrift::Result<()> {
+            $f(self, txn_id, write_ids)
+        }
+    };
+    (allocate_table_write_ids, $f:path) => {
+        fn allocate_table_write_ids(
+            &self,
+            rqst: $crate::hive_metastore::AllocateTableWriteIdsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::AllocateTableWriteIdsResponse> {
+            $f(self, rqst)
+        }
+    };
+    (get_max_allocated_table_write_id, $f:path) => {
+        fn get_max_allocated_table_write_id(
+            &self,
+            rqst: $crate::hive_metastore::MaxAllocatedTableWriteIdRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::MaxAllocatedTableWriteIdResponse> {
+            $f(self, rqst)
+        }
+    };
+    (seed_write_id, $f:path) => {
+        fn seed_write_id(
+            &self,
+            rqst: $crate::hive_metastore::SeedTableWriteIdsRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (seed_txn_id, $f:path) => {
+        fn seed_txn_id(
+            &self,
+            rqst: $crate::hive_metastore::SeedTxnIdRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (lock, $f:path) => {
+        fn lock(
+            &self,
+            rqst: $crate::hive_metastore::LockRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::LockResponse> {
+            $f(self, rqst)
+        }
+    };
+    (check_lock, $f:path) => {
+        fn check_lock(
+            &self,
+            rqst: $crate::hive_metastore::CheckLockRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::LockResponse> {
+            $f(self, rqst)
+        }
+    };
+    (unlock, $f:path) => {
+        fn unlock(&self, rqst: $crate::hive_metastore::UnlockRequest) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (show_locks, $f:path) => {
+        fn show_locks(
+            &self,
+            rqst: $crate::hive_metastore::ShowLocksRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ShowLocksResponse> {
+            $f(self, rqst)
+        }
+    };
+    (heartbeat, $f:path) => {
+        fn heartbeat(&self, ids: $crate::hive_metastore::HeartbeatRequest) -> ::thrift::Result<()> {
+            $f(self, ids)
+        }
+    };
+    (heartbeat_txn_range, $f:path) => {
+        fn heartbeat_txn_range(
+            &self,
+            txns: $crate::hive_metastore::HeartbeatTxnRangeRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::HeartbeatTxnRangeResponse> {
+            $f(self, txns)
+        }
+    };
+    (compact, $f:path) => {
+        fn compact(&self, rqst: $crate::hive_metastore::CompactionRequest) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (compact2, $f:path) => {
+        fn compact2(
+            &self,
+            rqst: $crate::hive_metastore::CompactionRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::CompactionResponse> {
+            $f(self, rqst)
+        }
+    };
+    (show_compact, $f:path) => {
+        fn show_compact(
+            &self,
+            rqst: $crate::hive_metastore::ShowCompactRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ShowCompactResponse> {
+            $f(self, rqst)
+        }
+    };
+    (submit_for_cleanup, $f:path) => {
+        fn submit_for_cleanup(
+            &self,
+            o1: $crate::hive_metastore::CompactionRequest,
+            o2: i64,
+            o3: i64,
+        ) -> ::thrift::Result<bool> {
+            $f(self, o1, o2, o3)
+        }
+    };
+    (add_dynamic_partitions, $f:path) => {
+        fn add_dynamic_partitions(
+            &self,
+            rqst: $crate::hive_metastore::AddDynamicPartitions,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (find_next_compact, $f:path) => {
+        fn find_next_compact(
+            &self,
+            worker_id: String,
+        ) -> ::thrift::Result<$crate::hive_metastore::OptionalCompactionInfoStruct> {
+            $f(self, worker_id)
+        }
+    };
+    (find_next_compact2, $f:path) => {
+        fn find_next_compact2(
+            &self,
+            rqst: $crate::hive_metastore::FindNextCompactRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::OptionalCompactionInfoStruct> {
+            $f(self, rqst)
+        }
+    };
+    (update_compactor_state, $f:path) => {
+        fn update_compactor_state(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+            txn_id: i64,
+        ) -> ::thrift::Result<()> {
+            $f(self, cr, txn_id)
+        }
+    };
+    (find_columns_with_stats, $f:path) => {
+        fn find_columns_with_stats(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, cr)
+        }
+    };
+    (mark_cleaned, $f:path) => {
+        fn mark_cleaned(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+        ) -> ::thrift::Result<()> {
+            $f(self, cr)
+        }
+    };
+    (mark_compacted, $f:path) => {
+        fn mark_compacted(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+        ) -> ::thrift::Result<()> {
+            $f(self, cr)
+        }
+    };
+    (mark_failed, $f:path) => {
+        fn mark_failed(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+        ) -> ::thrift::Result<()> {
+            $f(self, cr)
+        }
+    };
+    (mark_refused, $f:path) => {
+        fn mark_refused(
+            &self,
+            cr: $crate::hive_metastore::CompactionInfoStruct,
+        ) -> ::thrift::Result<()> {
+            $f(self, cr)
+        }
+    };
+    (update_compaction_metrics_data, $f:path) => {
+        fn update_compaction_metrics_data(
+            &self,
+            data: $crate::hive_metastore::CompactionMetricsDataStruct,
+        ) -> ::thrift::Result<bool> {
+            $f(self, data)
+        }
+    };
+    (remove_compaction_metrics_data, $f:path) => {
+        fn remove_compaction_metrics_data(
+            &self,
+            request: $crate::hive_metastore::CompactionMetricsDataRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (set_hadoop_jobid, $f:path) => {
+        fn set_hadoop_jobid(&self, job_id: String, cq_id: i64) -> ::thrift::Result<()> {
+            $f(self, job_id, cq_id)
+        }
+    };
+    (get_latest_committed_compaction_info, $f:path) => {
+        fn get_latest_committed_compaction_info(
+            &self,
+            rqst: $crate::hive_metastore::GetLatestCommittedCompactionInfoRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetLatestCommittedCompactionInfoResponse> {
+            $f(self, rqst)
+        }
+    };
+    (get_next_notification, $f:path) => {
+        fn get_next_notification(
+            &self,
+            rqst: $crate::hive_metastore::NotificationEventRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::NotificationEventResponse> {
+            $f(self, rqst)
+        }
+    };
+    (get_current_notification_event_id, $f:path) => {
+        fn get_current_notification_event_id(
+            &self,
+        ) -> ::thrift::Result<$crate::hive_metastore::CurrentNotificationEventId> {
+            $f(self)
+        }
+    };
+    (get_notification_events_count, $f:path) => {
+        fn get_notification_events_count(
+            &self,
+            rqst: $crate::hive_metastore::NotificationEventsCountRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::NotificationEventsCountResponse> {
+            $f(self, rqst)
+        }
+    };
+    (fire_listener_event, $f:path) => {
+        fn fire_listener_event(
+            &self,
+            rqst: $crate::hive_metastore::FireEventRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::FireEventResponse> {
+            $f(self, rqst)
+        }
+    };
+    (flush_cache, $f:path) => {
+        fn flush_cache(&self) -> ::thrift::Result<()> {
+            $f(self)
+        }
+    };
+    (add_write_notification_log, $f:path) => {
+        fn add_write_notification_log(
+            &self,
+            rqst: $crate::hive_metastore::WriteNotificationLogRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WriteNotificationLogResponse> {
+            $f(self, rqst)
+        }
+    };
+    (add_write_notification_log_in_batch, $f:path) => {
+        fn add_write_notification_log_in_batch(
+            &self,
+            rqst: $crate::hive_metastore::WriteNotificationLogBatchRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WriteNotificationLogBatchResponse> {
+            $f(self, rqst)
+        }
+    };
+    (cm_recycle, $f:path) => {
+        fn cm_recycle(
+            &self,
+            request: $crate::hive_metastore::CmRecycleRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::CmRecycleResponse> {
+            $f(self, request)
+        }
+    };
+    (get_file_metadata_by_expr, $f:path) => {
+        fn get_file_metadata_by_expr(
+            &self,
+            req: $crate::hive_metastore::GetFileMetadataByExprRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetFileMetadataByExprResult> {
+            $f(self, req)
+        }
+    };
+    (get_file_metadata, $f:path) => {
+        fn get_file_metadata(
+            &self,
+            req: $crate::hive_metastore::GetFileMetadataRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetFileMetadataResult> {
+            $f(self, req)
+        }
+    };
+    (put_file_metadata, $f:path) => {
+        fn put_file_metadata(
+            &self,
+            req: $crate::hive_metastore::PutFileMetadataRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::PutFileMetadataResult> {
+            $f(self, req)
+        }
+    };
+    (clear_file_metadata, $f:path) => {
+        fn clear_file_metadata(
+            &self,
+            req: $crate::hive_metastore::ClearFileMetadataRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ClearFileMetadataResult> {
+            $f(self, req)
+        }
+    };
+    (cache_file_metadata, $f:path) => {
+        fn cache_file_metadata(
+            &self,
+            req: $crate::hive_metastore::CacheFileMetadataRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::CacheFileMetadataResult> {
+            $f(self, req)
+        }
+    };
+    (get_metastore_db_uuid, $f:path) => {
+        fn get_metastore_db_uuid(&self) -> ::thrift::Result<String> {
+            $f(self)
+        }
+    };
+    (create_resource_plan, $f:path) => {
+        fn create_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMCreateResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMCreateResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (get_resource_plan, $f:path) => {
+        fn get_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMGetResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMGetResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (get_active_resource_plan, $f:path) => {
+        fn get_active_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMGetActiveResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMGetActiveResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (get_all_resource_plans, $f:path) => {
+        fn get_all_resource_plans(
+            &self,
+            request: $crate::hive_metastore::WMGetAllResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMGetAllResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (alter_resource_plan, $f:path) => {
+        fn alter_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMAlterResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMAlterResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (validate_resource_plan, $f:path) => {
+        fn validate_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMValidateResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMValidateResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (drop_resource_plan, $f:path) => {
+        fn drop_resource_plan(
+            &self,
+            request: $crate::hive_metastore::WMDropResourcePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMDropResourcePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (create_wm_trigger, $f:path) => {
+        fn create_wm_trigger(
+            &self,
+            request: $crate::hive_metastore::WMCreateTriggerRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMCreateTriggerResponse> {
+            $f(self, request)
+        }
+    };
+    (alter_wm_trigger, $f:path) => {
+        fn alter_wm_trigger(
+            &self,
+            request: $crate::hive_metastore::WMAlterTriggerRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMAlterTriggerResponse> {
+            $f(self, request)
+        }
+    };
+    (drop_wm_trigger, $f:path) => {
+        fn drop_wm_trigger(
+            &self,
+            request: $crate::hive_metastore::WMDropTriggerRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMDropTriggerResponse> {
+            $f(self, request)
+        }
+    };
+    (get_triggers_for_resourceplan, $f:path) => {
+        fn get_triggers_for_resourceplan(
+            &self,
+            request: $crate::hive_metastore::WMGetTriggersForResourePlanRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMGetTriggersForResourePlanResponse> {
+            $f(self, request)
+        }
+    };
+    (create_wm_pool, $f:path) => {
+        fn create_wm_pool(
+            &self,
+            request: $crate::hive_metastore::WMCreatePoolRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMCreatePoolResponse> {
+            $f(self, request)
+        }
+    };
+    (alter_wm_pool, $f:path) => {
+        fn alter_wm_pool(
+            &self,
+            request: $crate::hive_metastore::WMAlterPoolRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMAlterPoolResponse> {
+            $f(self, request)
+        }
+    };
+    (drop_wm_pool, $f:path) => {
+        fn drop_wm_pool(
+            &self,
+            request: $crate::hive_metastore::WMDropPoolRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMDropPoolResponse> {
+            $f(self, request)
+        }
+    };
+    (create_or_update_wm_mapping, $f:path) => {
+        fn create_or_update_wm_mapping(
+            &self,
+            request: $crate::hive_metastore::WMCreateOrUpdateMappingRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMCreateOrUpdateMappingResponse> {
+            $f(self, request)
+        }
+    };
+    (drop_wm_mapping, $f:path) => {
+        fn drop_wm_mapping(
+            &self,
+            request: $crate::hive_metastore::WMDropMappingRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMDropMappingResponse> {
+            $f(self, request)
+        }
+    };
+    (create_or_drop_wm_trigger_to_pool_mapping, $f:path) => {
+        fn create_or_drop_wm_trigger_to_pool_mapping(
+            &self,
+            request: $crate::hive_metastore::WMCreateOrDropTriggerToPoolMappingRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::WMCreateOrDropTriggerToPoolMappingResponse> {
+            $f(self, request)
+        }
+    };
+    (create_ischema, $f:path) => {
+        fn create_ischema(&self, schema: $crate::hive_metastore::ISchema) -> ::thrift::Result<()> {
+            $f(self, schema)
+        }
+    };
+    (alter_ischema, $f:path) => {
+        fn alter_ischema(
+            &self,
+            rqst: $crate::hive_metastore::AlterISchemaRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (get_ischema, $f:path) => {
+        fn get_ischema(
+            &self,
+            name: $crate::hive_metastore::ISchemaName,
+        ) -> ::thrift::Result<$crate::hive_metastore::ISchema> {
+            $f(self, name)
+        }
+    };
+    (drop_ischema, $f:path) => {
+        fn drop_ischema(&self, name: $crate::hive_metastore::ISchemaName) -> ::thrift::Result<()> {
+            $f(self, name)
+        }
+    };
+    (add_schema_version, $f:path) => {
+        fn add_schema_version(
+            &self,
+            schema_version: $crate::hive_metastore::SchemaVersion,
+        ) -> ::thrift::Result<()> {
+            $f(self, schema_version)
+        }
+    };
+    (get_schema_version, $f:path) => {
+        fn get_schema_version(
+            &self,
+            schema_version: $crate::hive_metastore::SchemaVersionDescriptor,
+        ) -> ::thrift::Result<$crate::hive_metastore::SchemaVersion> {
+            $f(self, schema_version)
+        }
+    };
+    (get_schema_latest_version, $f:path) => {
+        fn get_schema_latest_version(
+            &self,
+            schema_name: $crate::hive_metastore::ISchemaName,
+        ) -> ::thrift::Result<$crate::hive_metastore::SchemaVersion> {
+            $f(self, schema_name)
+        }
+    };
+    (get_schema_all_versions, $f:path) => {
+        fn get_schema_all_versions(
+            &self,
+            schema_name: $crate::hive_metastore::ISchemaName,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::SchemaVersion>> {
+            $f(self, schema_name)
+        }
+    };
+    (drop_schema_version, $f:path) => {
+        fn drop_schema_version(
+            &self,
+            schema_version: $crate::hive_metastore::SchemaVersionDescriptor,
+        ) -> ::thrift::Result<()> {
+            $f(self, schema_version)
+        }
+    };
+    (get_schemas_by_cols, $f:path) => {
+        fn get_schemas_by_cols(
+            &self,
+            rqst: $crate::hive_metastore::FindSchemasByColsRqst,
+        ) -> ::thrift::Result<$crate::hive_metastore::FindSchemasByColsResp> {
+            $f(self, rqst)
+        }
+    };
+    (map_schema_version_to_serde, $f:path) => {
+        fn map_schema_version_to_serde(
+            &self,
+            rqst: $crate::hive_metastore::MapSchemaVersionToSerdeRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (set_schema_version_state, $f:path) => {
+        fn set_schema_version_state(
+            &self,
+            rqst: $crate::hive_metastore::SetSchemaVersionStateRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, rqst)
+        }
+    };
+    (add_serde, $f:path) => {
+        fn add_serde(&self, serde: $crate::hive_metastore::SerDeInfo) -> ::thrift::Result<()> {
+            $f(self, serde)
+        }
+    };
+    (get_serde, $f:path) => {
+        fn get_serde(
+            &self,
+            rqst: $crate::hive_metastore::GetSerdeRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::SerDeInfo> {
+            $f(self, rqst)
+        }
+    };
+    (get_lock_materialization_rebuild, $f:path) => {
+        fn get_lock_materialization_rebuild(
+            &self,
+            db_name: String,
+            table_name: String,
+            txn_id: i64,
+        ) -> ::thrift::Result<$crate::hive_metastore::LockResponse> {
+            $f(self, db_name, table_name, txn_id)
+        }
+    };
+    (heartbeat_lock_materialization_rebuild, $f:path) => {
+        fn heartbeat_lock_materialization_rebuild(
+            &self,
+            db_name: String,
+            table_name: String,
+            txn_id: i64,
+        ) -> ::thrift::Result<bool> {
+            $f(self, db_name, table_name, txn_id)
+        }
+    };
+    (add_runtime_stats, $f:path) => {
+        fn add_runtime_stats(
+            &self,
+            stat: $crate::hive_metastore::RuntimeStat,
+        ) -> ::thrift::Result<()> {
+            $f(self, stat)
+        }
+    };
+    (get_runtime_stats, $f:path) => {
+        fn get_runtime_stats(
+            &self,
+            rqst: $crate::hive_metastore::GetRuntimeStatsRequest,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::RuntimeStat>> {
+            $f(self, rqst)
+        }
+    };
+    (get_partitions_with_specs, $f:path) => {
+        fn get_partitions_with_specs(
+            &self,
+            request: $crate::hive_metastore::GetPartitionsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetPartitionsResponse> {
+            $f(self, request)
+        }
+    };
+    (scheduled_query_poll, $f:path) => {
+        fn scheduled_query_poll(
+            &self,
+            request: $crate::hive_metastore::ScheduledQueryPollRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ScheduledQueryPollResponse> {
+            $f(self, request)
+        }
+    };
+    (scheduled_query_maintenance, $f:path) => {
+        fn scheduled_query_maintenance(
+            &self,
+            request: $crate::hive_metastore::ScheduledQueryMaintenanceRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (scheduled_query_progress, $f:path) => {
+        fn scheduled_query_progress(
+            &self,
+            info: $crate::hive_metastore::ScheduledQueryProgressInfo,
+        ) -> ::thrift::Result<()> {
+            $f(self, info)
+        }
+    };
+    (get_scheduled_query, $f:path) => {
+        fn get_scheduled_query(
+            &self,
+            schedule_key: $crate::hive_metastore::ScheduledQueryKey,
+        ) -> ::thrift::Result<$crate::hive_metastore::ScheduledQuery> {
+            $f(self, schedule_key)
+        }
+    };
+    (add_replication_metrics, $f:path) => {
+        fn add_replication_metrics(
+            &self,
+            replication_metric_list: $crate::hive_metastore::ReplicationMetricList,
+        ) -> ::thrift::Result<()> {
+            $f(self, replication_metric_list)
+        }
+    };
+    (get_replication_metrics, $f:path) => {
+        fn get_replication_metrics(
+            &self,
+            rqst: $crate::hive_metastore::GetReplicationMetricsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::ReplicationMetricList> {
+            $f(self, rqst)
+        }
+    };
+    (get_open_txns_req, $f:path) => {
+        fn get_open_txns_req(
+            &self,
+            get_open_txns_request: $crate::hive_metastore::GetOpenTxnsRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::GetOpenTxnsResponse> {
+            $f(self, get_open_txns_request)
+        }
+    };
+    (create_stored_procedure, $f:path) => {
+        fn create_stored_procedure(
+            &self,
+            proc_: $crate::hive_metastore::StoredProcedure,
+        ) -> ::thrift::Result<()> {
+            $f(self, proc_)
+        }
+    };
+    (get_stored_procedure, $f:path) => {
+        fn get_stored_procedure(
+            &self,
+            request: $crate::hive_metastore::StoredProcedureRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::StoredProcedure> {
+            $f(self, request)
+        }
+    };
+    (drop_stored_procedure, $f:path) => {
+        fn drop_stored_procedure(
+            &self,
+            request: $crate::hive_metastore::StoredProcedureRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (get_all_stored_procedures, $f:path) => {
+        fn get_all_stored_procedures(
+            &self,
+            request: $crate::hive_metastore::ListStoredProcedureRequest,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, request)
+        }
+    };
+    (find_package, $f:path) => {
+        fn find_package(
+            &self,
+            request: $crate::hive_metastore::GetPackageRequest,
+        ) -> ::thrift::Result<$crate::hive_metastore::Package> {
+            $f(self, request)
+        }
+    };
+    (add_package, $f:path) => {
+        fn add_package(
+            &self,
+            request: $crate::hive_metastore::AddPackageRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (get_all_packages, $f:path) => {
+        fn get_all_packages(
+            &self,
+            request: $crate::hive_metastore::ListPackageRequest,
+        ) -> ::thrift::Result<Vec<String>> {
+            $f(self, request)
+        }
+    };
+    (drop_package, $f:path) => {
+        fn drop_package(
+            &self,
+            request: $crate::hive_metastore::DropPackageRequest,
+        ) -> ::thrift::Result<()> {
+            $f(self, request)
+        }
+    };
+    (get_all_write_event_info, $f:path) => {
+        fn get_all_write_event_info(
+            &self,
+            request: $crate::hive_metastore::GetAllWriteEventInfoRequest,
+        ) -> ::thrift::Result<Vec<$crate::hive_metastore::WriteEventInfo>> {
+            $f(self, request)
+        }
+    };
+    (get_name, $f:path) => {
+        fn get_name(&self) -> ::thrift::Result<String> {
+            $f(self)
+        }
+    };
+    (get_version, $f:path) => {
+        fn get_version(&self) -> ::thrift::Result<String> {
+            $f(self)
+        }
+    };
+    (get_status, $f:path) => {
+        fn get_status(&self) -> ::thrift::Result<$crate::fb303::FbStatus> {
+            $f(self)
+        }
+    };
+    (get_status_details, $f:path) => {
+        fn get_status_details(&self) -> ::thrift::Result<String> {
+            $f(self)
+        }
+    };
+    (get_counters, $f:path) => {
+        fn get_counters(&self) -> ::thrift::Result<std::collections::BTreeMap<String, i64>> {
+            $f(self)
+        }
+    };
+    (get_counter, $f:path) => {
+        fn get_counter(&self, key: String) -> ::thrift::Result<i64> {
+            $f(self, key)
+        }
+    };
+    (set_option, $f:path) => {
+        fn set_option(&self, key: String, value: String) -> ::thrift::Result<()> {
+            $f(self, key, value)
+        }
+    };
+    (get_option, $f:path) => {
+        fn get_option(&self, key: String) -> ::thrift::Result<String> {
+            $f(self, key)
+        }
+    };
+    (get_options, $f:path) => {
+        fn get_options(&self) -> ::thrift::Result<std::collections::BTreeMap<String, String>> {
+            $f(self)
+        }
+    };
+    (get_cpu_profile, $f:path) => {
+        fn get_cpu_profile(&self, profile_duration_in_sec: i32) -> ::thrift::Result<String> {
+            $f(self, profile_duration_in_sec)
+        }
+    };
+    (alive_since, $f:path) => {
+        fn alive_since(&self) -> ::thrift::Result<i64> {
+            $f(self)
+        }
+    };
+    (reinitialize, $f:path) => {
+        fn reinitialize(&self) -> ::thrift::Result<()> {
+            $f(self)
+        }
+    };
+    (shutdown, $f:path) => {
+        fn shutdown(&self) -> ::thrift::Result<()> {
+            $f(self)
+        }
+    };
+}
+
+/// The wire name of the `Handler` method named, as a string literal.
+#[macro_export]
+macro_rules! wire_name {
+    (abort_compactions) => {
+        "abort_Compactions"
+    };
+    (get_meta_conf) => {
+        "getMetaConf"
+    };
+    (set_meta_conf) => {
+        "setMetaConf"
+    };
+    (create_catalog) => {
+        "create_catalog"
+    };
+    (alter_catalog) => {
+        "alter_catalog"
+    };
+    (get_catalog) => {
+        "get_catalog"
+    };
+    (get_catalogs) => {
+        "get_catalogs"
+    };
+    (drop_catalog) => {
+        "drop_catalog"
+    };
+    (create_database) => {
+        "create_database"
+    };
+    (create_database_req) => {
+        "create_database_req"
+    };
+    (get_database) => {
+        "get_database"
+    };
+    (get_database_req) => {
+        "get_database_req"
+    };
+    (drop_database) => {
+        "drop_database"
+    };
+    (drop_database_req) => {
+        "drop_database_req"
+    };
+    (get_databases) => {
+        "get_databases"
+    };
+    (get_all_databases) => {
+        "get_all_databases"
+    };
+    (alter_database) => {
+        "alter_database"
+    };
+    (alter_database_req) => {
+        "alter_database_req"
+    };
+    (create_dataconnector) => {
+        "create_dataconnector"
+    };
+    (create_dataconnector_req) => {
+        "create_dataconnector_req"
+    };
+    (get_dataconnector_req) => {
+        "get_dataconnector_req"
+    };
+    (drop_dataconnector) => {
+        "drop_dataconnector"
+    };
+    (drop_dataconnector_req) => {
+        "drop_dataconnector_req"
+    };
+    (get_dataconnectors) => {
+        "get_dataconnectors"
+    };
+    (alter_dataconnector) => {
+        "alter_dataconnector"
+    };
+    (alter_dataconnector_req) => {
+        "alter_dataconnector_req"
+    };
+    (get_type) => {
+        "get_type"
+    };
+    (create_type) => {
+        "create_type"
+    };
+    (drop_type) => {
+        "drop_type"
+    };
+    (get_type_all) => {
+        "get_type_all"
+    };
+    (get_fields) => {
+        "get_fields"
+    };
+    (get_fields_with_environment_context) => {
+        "get_fields_with_environment_context"
+    };
+    (get_fields_req) => {
+        "get_fields_req"
+    };
+    (get_schema) => {
+        "get_schema"
+    };
+    (get_schema_with_environment_context) => {
+        "get_schema_with_environment_context"
+    };
+    (get_schema_req) => {
+        "get_schema_req"
+    };
+    (create_table) => {
+        "create_table"
+    };
+    (create_table_with_environment_context) => {
+        "create_table_with_environment_context"
+    };
+    (create_table_with_constraints) => {
+        "create_table_with_constraints"
+    };
+    (create_table_req) => {
+        "create_table_req"
+    };
+    (drop_constraint) => {
+        "drop_constraint"
+    };
+    (add_primary_key) => {
+        "add_primary_key"
+    };
+    (add_foreign_key) => {
+        "add_foreign_key"
+    };
+    (add_unique_constraint) => {
+        "add_unique_constraint"
+    };
+    (add_not_null_constraint) => {
+        "add_not_null_constraint"
+    };
+    (add_default_constraint) => {
+        "add_default_constraint"
+    };
+    (add_check_constraint) => {
+        "add_check_constraint"
+    };
+    (translate_table_dryrun) => {
+        "translate_table_dryrun"
+    };
+    (drop_table) => {
+        "drop_table"
+    };
+    (drop_table_with_environment_context) => {
+        "drop_table_with_environment_context"
+    };
+    (drop_table_req) => {
+        "drop_table_req"
+    };
+    (truncate_table) => {
+        "truncate_table"
+    };
+    (truncate_table_req) => {
+        "truncate_table_req"
+    };
+    (get_tables) => {
+        "get_tables"
+    };
+    (get_tables_by_type) => {
+        "get_tables_by_type"
+    };
+    (get_all_materialized_view_objects_for_rewriting) => {
+        "get_all_materialized_view_objects_for_rewriting"
+    };
+    (get_materialized_views_for_rewriting) => {
+        "get_materialized_views_for_rewriting"
+    };
+    (get_table_meta) => {
+        "get_table_meta"
+    };
+    (get_all_tables) => {
+        "get_all_tables"
+    };
+    (get_tables_ext) => {
+        "get_tables_ext"
+    };
+    (get_table) => {
+        "get_table"
+    };
+    (get_table_req) => {
+        "get_table_req"
+    };
+    (get_table_objects_by_name) => {
+        "get_table_objects_by_name"
+    };
+    (get_table_objects_by_name_req) => {
+        "get_table_objects_by_name_req"
+    };
+    (get_materialization_invalidation_info) => {
+        "get_materialization_invalidation_info"
+    };
+    (update_creation_metadata) => {
+        "update_creation_metadata"
+    };
+    (get_table_names_by_filter) => {
+        "get_table_names_by_filter"
+    };
+    (alter_table) => {
+        "alter_table"
+    };
+    (alter_table_with_environment_context) => {
+        "alter_table_with_environment_context"
+    };
+    (alter_table_with_cascade) => {
+        "alter_table_with_cascade"
+    };
+    (alter_table_req) => {
+        "alter_table_req"
+    };
+    (add_partition) => {
+        "add_partition"
+    };
+    (add_partition_with_environment_context) => {
+        "add_partition_with_environment_context"
+    };
+    (add_partitions) => {
+        "add_partitions"
+    };
+    (add_partitions_pspec) => {
+        "add_partitions_pspec"
+    };
+    (append_partition) => {
+        "append_partition"
+    };
+    (add_partitions_req) => {
+        "add_partitions_req"
+    };
+    (append_partition_with_environment_context) => {
+        "append_partition_with_environment_context"
+    };
+    (append_partition_req) => {
+        "append_partition_req"
+    };
+    (append_partition_by_name) => {
+        "append_partition_by_name"
+    };
+    (append_partition_by_name_with_environment_context) => {
+        "append_partition_by_name_with_environment_context"
+    };
+    (drop_partition) => {
+        "drop_partition"
+    };
+    (drop_partition_with_environment_context) => {
+        "drop_partition_with_environment_context"
+    };
+    (drop_partition_req) => {
+        "drop_partition_req"
+    };
+    (drop_partition_by_name) => {
+        "drop_partition_by_name"
+    };
+    (drop_partition_by_name_with_environment_context) => {
+        "drop_partition_by_name_with_environment_context"
+    };
+    (drop_partitions_req) => {
+        "drop_partitions_req"
+    };
+    (get_partition) => {
+        "get_partition"
+    };
+    (get_partition_req) => {
+        "get_partition_req"
+    };
+    (exchange_partition) => {
+        "exchange_partition"
+    };
+    (exchange_partitions) => {
+        "exchange_partitions"
+    };
+    (get_partition_with_auth) => {
+        "get_partition_with_auth"
+    };
+    (get_partition_by_name) => {
+        "get_partition_by_name"
+    };
+    (get_partitions) => {
+        "get_partitions"
+    };
+    (get_partitions_req) => {
+        "get_partitions_req"
+    };
+    (get_partitions_with_auth) => {
+        "get_partitions_with_auth"
+    };
+    (get_partitions_pspec) => {
+        "get_partitions_pspec"
+    };
+    (get_partition_names) => {
+        "get_partition_names"
+    };
+    (fetch_partition_names_req) => {
+        "fetch_partition_names_req"
+    };
+    (get_partition_values) => {
+        "get_partition_values"
+    };
+    (get_partitions_ps) => {
+        "get_partitions_ps"
+    };
+    (get_partitions_ps_with_auth) => {
+        "get_partitions_ps_with_auth"
+    };
+    (get_partitions_ps_with_auth_req) => {
+        "get_partitions_ps_with_auth_req"
+    };
+    (get_partition_names_ps) => {
+        "get_partition_names_ps"
+    };
+    (get_partition_names_ps_req) => {
+        "get_partition_names_ps_req"
+    };
+    (get_partition_names_req) => {
+        "get_partition_names_req"
+    };
+    (get_partitions_by_filter) => {
+        "get_partitions_by_filter"
+    };
+    (get_partitions_by_filter_req) => {
+        "get_partitions_by_filter_req"
+    };
+    (get_part_specs_by_filter) => {
+        "get_part_specs_by_filter"
+    };
+    (get_partitions_by_expr) => {
+        "get_partitions_by_expr"
+    };
+    (get_partitions_spec_by_expr) => {
+        "get_partitions_spec_by_expr"
+    };
+    (get_num_partitions_by_filter) => {
+        "get_num_partitions_by_filter"
+    };
+    (get_partitions_by_names) => {
+        "get_partitions_by_names"
+    };
+    (get_partitions_by_names_req) => {
+        "get_partitions_by_names_req"
+    };
+    (get_properties) => {
+        "get_properties"
+    };
+    (set_properties) => {
+        "set_properties"
+    };
+    (alter_partition) => {
+        "alter_partition"
+    };
+    (alter_partitions) => {
+        "alter_partitions"
+    };
+    (alter_partitions_with_environment_context) => {
+        "alter_partitions_with_environment_context"
+    };
+    (alter_partitions_req) => {
+        "alter_partitions_req"
+    };
+    (alter_partition_with_environment_context) => {
+        "alter_partition_with_environment_context"
+    };
+    (rename_partition) => {
+        "rename_partition"
+    };
+    (rename_partition_req) => {
+        "rename_partition_req"
+    };
+    (partition_name_has_valid_characters) => {
+        "partition_name_has_valid_characters"
+    };
+    (get_config_value) => {
+        "get_config_value"
+    };
+    (partition_name_to_vals) => {
+        "partition_name_to_vals"
+    };
+    (partition_name_to_spec) => {
+        "partition_name_to_spec"
+    };
+    (mark_partition_for_event) => {
+        "markPartitionForEvent"
+    };
+    (is_partition_marked_for_event) => {
+        "isPartitionMarkedForEvent"
+    };
+    (add_index) => {
+        "add_index"
+    };
+    (alter_index) => {
+        "alter_index"
+    };
+    (drop_index_by_name) => {
+        "drop_index_by_name"
+    };
+    (get_index_by_name) => {
+        "get_index_by_name"
+    };
+    (get_indexes) => {
+        "get_indexes"
+    };
+    (get_index_names) => {
+        "get_index_names"
+    };
+    (get_primary_keys) => {
+        "get_primary_keys"
+    };
+    (get_foreign_keys) => {
+        "get_foreign_keys"
+    };
+    (get_unique_constraints) => {
+        "get_unique_constraints"
+    };
+    (get_not_null_constraints) => {
+        "get_not_null_constraints"
+    };
+    (get_default_constraints) => {
+        "get_default_constraints"
+    };
+    (get_check_constraints) => {
+        "get_check_constraints"
+    };
+    (get_all_table_constraints) => {
+        "get_all_table_constraints"
+    };
+    (update_table_column_statistics) => {
+        "update_table_column_statistics"
+    };
+    (update_partition_column_statistics) => {
+        "update_partition_column_statistics"
+    };
+    (update_table_column_statistics_req) => {
+        "update_table_column_statistics_req"
+    };
+    (update_partition_column_statistics_req) => {
+        "update_partition_column_statistics_req"
+    };
+    (update_transaction_statistics) => {
+        "update_transaction_statistics"
+    };
+    (get_table_column_statistics) => {
+        "get_table_column_statistics"
+    };
+    (get_partition_column_statistics) => {
+        "get_partition_column_statistics"
+    };
+    (get_table_statistics_req) => {
+        "get_table_statistics_req"
+    };
+    (get_partitions_statistics_req) => {
+        "get_partitions_statistics_req"
+    };
+    (get_aggr_stats_for) => {
+        "get_aggr_stats_for"
+    };
+    (set_aggr_stats_for) => {
+        "set_aggr_stats_for"
+    };
+    (delete_partition_column_statistics) => {
+        "delete_partition_column_statistics"
+    };
+    (delete_table_column_statistics) => {
+        "delete_table_column_statistics"
+    };
+    (create_function) => {
+        "create_function"
+    };
+    (drop_function) => {
+        "drop_function"
+    };
+    (alter_function) => {
+        "alter_function"
+    };
+    (get_functions) => {
+        "get_functions"
+    };
+    (get_functions_req) => {
+        "get_functions_req"
+    };
+    (get_function) => {
+        "get_function"
+    };
+    (get_all_functions) => {
+        "get_all_functions"
+    };
+    (create_role) => {
+        "create_role"
+    };
+    (drop_role) => {
+        "drop_role"
+    };
+    (get_role_names) => {
+        "get_role_names"
+    };
+    (grant_role) => {
+        "grant_role"
+    };
+    (revoke_role) => {
+        "revoke_role"
+    };
+    (list_roles) => {
+        "list_roles"
+    };
+    (grant_revoke_role) => {
+        "grant_revoke_role"
+    };
+    (get_principals_in_role) => {
+        "get_principals_in_role"
+    };
+    (get_role_grants_for_principal) => {
+        "get_role_grants_for_principal"
+    };
+    (get_privilege_set) => {
+        "get_privilege_set"
+    };
+    (list_privileges) => {
+        "list_privileges"
+    };
+    (grant_privileges) => {
+        "grant_privileges"
+    };
+    (revoke_privileges) => {
+        "revoke_privileges"
+    };
+    (grant_revoke_privileges) => {
+        "grant_revoke_privileges"
+    };
+    (refresh_privileges) => {
+        "refresh_privileges"
+    };
+    (set_ugi) => {
+        "set_ugi"
+    };
+    (get_delegation_token) => {
+        "get_delegation_token"
+    };
+    (renew_delegation_token) => {
+        "renew_delegation_token"
+    };
+    (cancel_delegation_token) => {
+        "cancel_delegation_token"
+    };
+    (add_token) => {
+        "add_token"
+    };
+    (remove_token) => {
+        "remove_token"
+    };
+    (get_token) => {
+        "get_token"
+    };
+    (get_all_token_identifiers) => {
+        "get_all_token_identifiers"
+    };
+    (add_master_key) => {
+        "add_master_key"
+    };
+    (update_master_key) => {
+        "update_master_key"
+    };
+    (remove_master_key) => {
+        "remove_master_key"
+    };
+    (get_master_keys) => {
+        "get_master_keys"
+    };
+    (get_open_txns) => {
+        "get_open_txns"
+    };
+    (get_open_txns_info) => {
+        "get_open_txns_info"
+    };
+    (open_txns) => {
+        "open_txns"
+    };
+    (abort_txn) => {
+        "abort_txn"
+    };
+    (abort_txns) => {
+        "abort_txns"
+    };
+    (commit_txn) => {
+        "commit_txn"
+    };
+    (get_latest_txnid_in_conflict) => {
+        "get_latest_txnid_in_conflict"
+    };
+    (repl_tbl_writeid_state) => {
+        "repl_tbl_writeid_state"
+    };
+    (get_valid_write_ids) => {
+        "get_valid_write_ids"
+    };
+    (add_write_ids_to_min_history) => {
+        "add_write_ids_to_min_history"
+    };
+    (allocate_table_write_ids) => {
+        "allocate_table_write_ids"
+    };
+    (get_max_allocated_table_write_id) => {
+        "get_max_allocated_table_write_id"
+    };
+    (seed_write_id) => {
+        "seed_write_id"
+    };
+    (seed_txn_id) => {
+        "seed_txn_id"
+    };
+    (lock) => {
+        "lock"
+    };
+    (check_lock) => {
+        "check_lock"
+    };
+    (unlock) => {
+        "unlock"
+    };
+    (show_locks) => {
+        "show_locks"
+    };
+    (heartbeat) => {
+        "heartbeat"
+    };
+    (heartbeat_txn_range) => {
+        "heartbeat_txn_range"
+    };
+    (compact) => {
+        "compact"
+    };
+    (compact2) => {
+        "compact2"
+    };
+    (show_compact) => {
+        "show_compact"
+    };
+    (submit_for_cleanup) => {
+        "submit_for_cleanup"
+    };
+    (add_dynamic_partitions) => {
+        "add_dynamic_partitions"
+    };
+    (find_next_compact) => {
+        "find_next_compact"
+    };
+    (find_next_compact2) => {
+        "find_next_compact2"
+    };
+    (update_compactor_state) => {
+        "update_compactor_state"
+    };
+    (find_columns_with_stats) => {
+        "find_columns_with_stats"
+    };
+    (mark_cleaned) => {
+        "mark_cleaned"
+    };
+    (mark_compacted) => {
+        "mark_compacted"
+    };
+    (mark_failed) => {
+        "mark_failed"
+    };
+    (mark_refused) => {
+        "mark_refused"
+    };
+    (update_compaction_metrics_data) => {
+        "update_compaction_metrics_data"
+    };
+    (remove_compaction_metrics_data) => {
+        "remove_compaction_metrics_data"
+    };
+    (set_hadoop_jobid) => {
+        "set_hadoop_jobid"
+    };
+    (get_latest_committed_compaction_info) => {
+        "get_latest_committed_compaction_info"
+    };
+    (get_next_notification) => {
+        "get_next_notification"
+    };
+    (get_current_notification_event_id) => {
+        "get_current_notificationEventId"
+    };
+    (get_notification_events_count) => {
+        "get_notification_events_count"
+    };
+    (fire_listener_event) => {
+        "fire_listener_event"
+    };
+    (flush_cache) => {
+        "flushCache"
+    };
+    (add_write_notification_log) => {
+        "add_write_notification_log"
+    };
+    (add_write_notification_log_in_batch) => {
+        "add_write_notification_log_in_batch"
+    };
+    (cm_recycle) => {
+        "cm_recycle"
+    };
+    (get_file_metadata_by_expr) => {
+        "get_file_metadata_by_expr"
+    };
+    (get_file_metadata) => {
+        "get_file_metadata"
+    };
+    (put_file_metadata) => {
+        "put_file_metadata"
+    };
+    (clear_file_metadata) => {
+        "clear_file_metadata"
+    };
+    (cache_file_metadata) => {
+        "cache_file_metadata"
+    };
+    (get_metastore_db_uuid) => {
+        "get_metastore_db_uuid"
+    };
+    (create_resource_plan) => {
+        "create_resource_plan"
+    };
+    (get_resource_plan) => {
+        "get_resource_plan"
+    };
+    (get_active_resource_plan) => {
+        "get_active_resource_plan"
+    };
+    (get_all_resource_plans) => {
+        "get_all_resource_plans"
+    };
+    (alter_resource_plan) => {
+        "alter_resource_plan"
+    };
+    (validate_resource_plan) => {
+        "validate_resource_plan"
+    };
+    (drop_resource_plan) => {
+        "drop_resource_plan"
+    };
+    (create_wm_trigger) => {
+        "create_wm_trigger"
+    };
+    (alter_wm_trigger) => {
+        "alter_wm_trigger"
+    };
+    (drop_wm_trigger) => {
+        "drop_wm_trigger"
+    };
+    (get_triggers_for_resourceplan) => {
+        "get_triggers_for_resourceplan"
+    };
+    (create_wm_pool) => {
+        "create_wm_pool"
+    };
+    (alter_wm_pool) => {
+        "alter_wm_pool"
+    };
+    (drop_wm_pool) => {
+        "drop_wm_pool"
+    };
+    (create_or_update_wm_mapping) => {
+        "create_or_update_wm_mapping"
+    };
+    (drop_wm_mapping) => {
+        "drop_wm_mapping"
+    };
+    (create_or_drop_wm_trigger_to_pool_mapping) => {
+        "create_or_drop_wm_trigger_to_pool_mapping"
+    };
+    (create_ischema) => {
+        "create_ischema"
+    };
+    (alter_ischema) => {
+        "alter_ischema"
+    };
+    (get_ischema) => {
+        "get_ischema"
+    };
+    (drop_ischema) => {
+        "drop_ischema"
+    };
+    (add_schema_version) => {
+        "add_schema_version"
+    };
+    (get_schema_version) => {
+        "get_schema_version"
+    };
+    (get_schema_latest_version) => {
+        "get_schema_latest_version"
+    };
+    (get_schema_all_versions) => {
+        "get_schema_all_versions"
+    };
+    (drop_schema_version) => {
+        "drop_schema_version"
+    };
+    (get_schemas_by_cols) => {
+        "get_schemas_by_cols"
+    };
+    (map_schema_version_to_serde) => {
+        "map_schema_version_to_serde"
+    };
+    (set_schema_version_state) => {
+        "set_schema_version_state"
+    };
+    (add_serde) => {
+        "add_serde"
+    };
+    (get_serde) => {
+        "get_serde"
+    };
+    (get_lock_materialization_rebuild) => {
+        "get_lock_materialization_rebuild"
+    };
+    (heartbeat_lock_materialization_rebuild) => {
+        "heartbeat_lock_materialization_rebuild"
+    };
+    (add_runtime_stats) => {
+        "add_runtime_stats"
+    };
+    (get_runtime_stats) => {
+        "get_runtime_stats"
+    };
+    (get_partitions_with_specs) => {
+        "get_partitions_with_specs"
+    };
+    (scheduled_query_poll) => {
+        "scheduled_query_poll"
+    };
+    (scheduled_query_maintenance) => {
+        "scheduled_query_maintenance"
+    };
+    (scheduled_query_progress) => {
+        "scheduled_query_progress"
+    };
+    (get_scheduled_query) => {
+        "get_scheduled_query"
+    };
+    (add_replication_metrics) => {
+        "add_replication_metrics"
+    };
+    (get_replication_metrics) => {
+        "get_replication_metrics"
+    };
+    (get_open_txns_req) => {
+        "get_open_txns_req"
+    };
+    (create_stored_procedure) => {
+        "create_stored_procedure"
+    };
+    (get_stored_procedure) => {
+        "get_stored_procedure"
+    };
+    (drop_stored_procedure) => {
+        "drop_stored_procedure"
+    };
+    (get_all_stored_procedures) => {
+        "get_all_stored_procedures"
+    };
+    (find_package) => {
+        "find_package"
+    };
+    (add_package) => {
+        "add_package"
+    };
+    (get_all_packages) => {
+        "get_all_packages"
+    };
+    (drop_package) => {
+        "drop_package"
+    };
+    (get_all_write_event_info) => {
+        "get_all_write_event_info"
+    };
+    (get_name) => {
+        "getName"
+    };
+    (get_version) => {
+        "getVersion"
+    };
+    (get_status) => {
+        "getStatus"
+    };
+    (get_status_details) => {
+        "getStatusDetails"
+    };
+    (get_counters) => {
+        "getCounters"
+    };
+    (get_counter) => {
+        "getCounter"
+    };
+    (set_option) => {
+        "setOption"
+    };
+    (get_option) => {
+        "getOption"
+    };
+    (get_options) => {
+        "getOptions"
+    };
+    (get_cpu_profile) => {
+        "getCpuProfile"
+    };
+    (alive_since) => {
+        "aliveSince"
+    };
+    (reinitialize) => {
+        "reinitialize"
+    };
+    (shutdown) => {
+        "shutdown"
+    };
+}

@@ -29,8 +29,13 @@ fn compaction_from_idl(request: idl::CompactionRequest) -> thrift::Result<Compac
     })
 }
 
+/// `compact`: the older form, which answers nothing.
+pub fn compact(session: &Session, request: idl::CompactionRequest) -> thrift::Result<()> {
+    compact2(session, request).map(drop)
+}
+
 /// `compact2`.
-pub fn compact(
+pub fn compact2(
     session: &Session,
     request: idl::CompactionRequest,
 ) -> thrift::Result<idl::CompactionResponse> {

@@ -137,6 +137,29 @@ impl TableConstraints {
     }
 }
 
+/// `create_table_with_constraints`.
+#[allow(clippy::too_many_arguments)] // the IDL's argument list
+pub fn create_table_with_constraints(
+    session: &Session,
+    table: Table,
+    primary_keys: Vec<SQLPrimaryKey>,
+    foreign_keys: Vec<SQLForeignKey>,
+    unique_constraints: Vec<SQLUniqueConstraint>,
+    not_null_constraints: Vec<SQLNotNullConstraint>,
+    default_constraints: Vec<SQLDefaultConstraint>,
+    check_constraints: Vec<SQLCheckConstraint>,
+) -> thrift::Result<()> {
+    let constraints = TableConstraints {
+        primary_keys,
+        foreign_keys,
+        unique_constraints,
+        not_null_constraints,
+        default_constraints,
+        check_constraints,
+    };
+    create_table(session, table, constraints)
+}
+
 /// `create_table_with_constraints`, and `create_table_req` carrying constraints: the table
 /// and its constraints in one write. Constraints without a catalog take the table's, as
 /// Hive's handler gives them.

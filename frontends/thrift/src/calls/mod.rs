@@ -1,11 +1,13 @@
 //! The HMS calls, one module per family. Each function reads like the Hive call it implements:
-//! normalise, validate, act, reply. The `Handler` impl in `service.rs` only forwards here.
+//! normalise, validate, act, reply. The table in `methods.rs` names the function that answers
+//! each method, which takes the session and the method's arguments as the IDL declares them.
 
 pub mod caches;
 pub mod catalogs;
 pub mod compactions;
 pub mod constraints;
 pub mod databases;
+pub mod fb303;
 pub mod functions;
 pub mod locks;
 pub mod notifications;

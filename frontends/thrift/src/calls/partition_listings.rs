@@ -258,7 +258,7 @@ pub(crate) fn names_listing(
 // ---------------------------------------------------------------------------------------------
 // The calls
 
-/// `get_partitions`, `get_partitions_with_auth`.
+/// `get_partitions`.
 pub fn get_all(
     session: &Session,
     database: String,
@@ -266,6 +266,18 @@ pub fn get_all(
     max_parts: i16,
 ) -> thrift::Result<Vec<Partition>> {
     all_listing(&database, name, max_parts)?.list(session)
+}
+
+/// `get_partitions_with_auth`: privileges are not evaluated.
+pub fn get_all_with_auth(
+    session: &Session,
+    database: String,
+    name: String,
+    max_parts: i16,
+    _user: String,
+    _groups: Vec<String>,
+) -> thrift::Result<Vec<Partition>> {
+    get_all(session, database, name, max_parts)
 }
 
 /// `get_partitions_req`.
@@ -331,7 +343,7 @@ pub fn names_by_expr(
     Ok(listing.names(session)?.to_vec())
 }
 
-/// `get_partitions_ps`, `get_partitions_ps_with_auth`.
+/// `get_partitions_ps`.
 pub fn get_ps(
     session: &Session,
     database: String,
@@ -340,6 +352,19 @@ pub fn get_ps(
     max_parts: i16,
 ) -> thrift::Result<Vec<Partition>> {
     ps_listing(&database, name, &values, max_parts)?.list(session)
+}
+
+/// `get_partitions_ps_with_auth`: privileges are not evaluated.
+pub fn get_ps_with_auth(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    max_parts: i16,
+    _user: String,
+    _groups: Vec<String>,
+) -> thrift::Result<Vec<Partition>> {
+    get_ps(session, database, name, values, max_parts)
 }
 
 /// `get_partitions_ps_with_auth_req`: by partial values, or by names when names are given.

@@ -17,8 +17,8 @@ use hivestore_idl::hive_metastore::{
     AddPartitionsRequest, AddPartitionsResult, AlterPartitionsRequest, AlterPartitionsResponse,
     AppendPartitionsRequest, DropPartitionRequest, DropPartitionsRequest, DropPartitionsResult,
     EnvironmentContext, FieldSchema, GetPartitionRequest, GetPartitionResponse, Partition,
-    PartitionSpec, PartitionValuesRequest, PartitionValuesResponse, PartitionValuesRow,
-    RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
+    PartitionEventType, PartitionSpec, PartitionValuesRequest, PartitionValuesResponse,
+    PartitionValuesRow, RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
 };
 
 use super::{catalog_or_default, context_properties, require_database_name};
@@ -83,8 +83,22 @@ pub(super) fn limit(max_parts: Option<i16>) -> i32 {
 // ---------------------------------------------------------------------------------------------
 // Adding
 
-/// `add_partition`, `add_partition_with_environment_context`.
-pub fn add(
+/// `add_partition`.
+pub fn add(session: &Session, partition: Partition) -> thrift::Result<Partition> {
+    add_in_context(session, partition, None)
+}
+
+/// `add_partition_with_environment_context`.
+pub fn add_with_context(
+    session: &Session,
+    partition: Partition,
+    context: EnvironmentContext,
+) -> thrift::Result<Partition> {
+    add_in_context(session, partition, Some(context))
+}
+
+/// `add_partition` with or without an environment context.
+fn add_in_context(
     session: &Session,
     partition: Partition,
     context: Option<EnvironmentContext>,
@@ -278,8 +292,29 @@ fn values_of_name(
         .collect()
 }
 
-/// `append_partition`, `append_partition_with_environment_context`.
+/// `append_partition`.
 pub fn append(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+) -> thrift::Result<Partition> {
+    append_in_context(session, database, name, values, None)
+}
+
+/// `append_partition_with_environment_context`.
+pub fn append_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    context: EnvironmentContext,
+) -> thrift::Result<Partition> {
+    append_in_context(session, database, name, values, Some(context))
+}
+
+/// `append_partition` with or without an environment context.
+fn append_in_context(
     session: &Session,
     database: String,
     name: String,
@@ -294,8 +329,29 @@ pub fn append(
     )
 }
 
-/// `append_partition_by_name`, `append_partition_by_name_with_environment_context`.
+/// `append_partition_by_name`.
 pub fn append_by_name(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+) -> thrift::Result<Partition> {
+    append_by_name_in_context(session, database, name, partition_name, None)
+}
+
+/// `append_partition_by_name_with_environment_context`.
+pub fn append_by_name_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+    context: EnvironmentContext,
+) -> thrift::Result<Partition> {
+    append_by_name_in_context(session, database, name, partition_name, Some(context))
+}
+
+/// `append_partition_by_name` with or without an environment context.
+fn append_by_name_in_context(
     session: &Session,
     database: String,
     name: String,
@@ -342,7 +398,7 @@ fn get_values(
         .map_err(|error| to_thrift(error, throws::GET))
 }
 
-/// `get_partition`, `get_partition_with_auth` (privileges are not evaluated).
+/// `get_partition`.
 pub fn get(
     session: &Session,
     database: String,
@@ -350,6 +406,18 @@ pub fn get(
     values: Vec<String>,
 ) -> thrift::Result<Partition> {
     get_values(session, &TableName::old_style(&database, name)?, &values)
+}
+
+/// `get_partition_with_auth`: privileges are not evaluated.
+pub fn get_with_auth(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    _user: String,
+    _groups: Vec<String>,
+) -> thrift::Result<Partition> {
+    get(session, database, name, values)
 }
 
 /// `get_partition_req`.
@@ -489,8 +557,29 @@ fn alter_batch(
         .map_err(|error| to_thrift(error, throws::ALTER))
 }
 
-/// `alter_partition`, `alter_partition_with_environment_context`.
+/// `alter_partition`.
 pub fn alter(
+    session: &Session,
+    database: String,
+    name: String,
+    partition: Partition,
+) -> thrift::Result<()> {
+    alter_in_context(session, database, name, partition, None)
+}
+
+/// `alter_partition_with_environment_context`.
+pub fn alter_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    partition: Partition,
+    context: EnvironmentContext,
+) -> thrift::Result<()> {
+    alter_in_context(session, database, name, partition, Some(context))
+}
+
+/// `alter_partition` with or without an environment context.
+fn alter_in_context(
     session: &Session,
     database: String,
     name: String,
@@ -513,8 +602,29 @@ pub fn alter(
         .map_err(|error| to_thrift(error, throws::ALTER))
 }
 
-/// `alter_partitions`, `alter_partitions_with_environment_context`.
+/// `alter_partitions`.
 pub fn alter_many(
+    session: &Session,
+    database: String,
+    name: String,
+    partitions: Vec<Partition>,
+) -> thrift::Result<()> {
+    alter_many_in_context(session, database, name, partitions, None)
+}
+
+/// `alter_partitions_with_environment_context`.
+pub fn alter_many_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    partitions: Vec<Partition>,
+    context: EnvironmentContext,
+) -> thrift::Result<()> {
+    alter_many_in_context(session, database, name, partitions, Some(context))
+}
+
+/// `alter_partitions` with or without an environment context.
+fn alter_many_in_context(
     session: &Session,
     database: String,
     name: String,
@@ -595,7 +705,7 @@ pub fn rename_req(
 // ---------------------------------------------------------------------------------------------
 // Dropping
 
-/// `drop_partition`, `drop_partition_with_environment_context`.
+/// `drop_partition`.
 pub fn drop_values(
     session: &Session,
     database: String,
@@ -617,7 +727,19 @@ pub fn drop_values(
         .map_err(|error| to_thrift(error, throws::GET))
 }
 
-/// `drop_partition_by_name`, `drop_partition_by_name_with_environment_context`.
+/// `drop_partition_with_environment_context`: the context asks nothing of a drop.
+pub fn drop_values_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    values: Vec<String>,
+    delete_data: bool,
+    _context: EnvironmentContext,
+) -> thrift::Result<bool> {
+    drop_values(session, database, name, values, delete_data)
+}
+
+/// `drop_partition_by_name`.
 pub fn drop_by_name(
     session: &Session,
     database: String,
@@ -638,6 +760,18 @@ pub fn drop_by_name(
         )
         .map(|_| true)
         .map_err(|error| to_thrift(error, throws::GET))
+}
+
+/// `drop_partition_by_name_with_environment_context`: the context asks nothing of a drop.
+pub fn drop_by_name_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    partition_name: String,
+    delete_data: bool,
+    _context: EnvironmentContext,
+) -> thrift::Result<bool> {
+    drop_by_name(session, database, name, partition_name, delete_data)
 }
 
 /// `drop_partition_req`: by values, or by name when no values are given.
@@ -722,17 +856,21 @@ pub fn drop_many_req(
 // Names
 
 /// `partition_name_to_vals`: parts that are not `key=value` are skipped, as Hive skips them.
-pub fn name_to_values(name: String) -> thrift::Result<Vec<String>> {
+pub fn name_to_values(_session: &Session, name: String) -> thrift::Result<Vec<String>> {
     Ok(partition_name_to_values(&name))
 }
 
 /// `partition_name_to_spec`.
-pub fn name_to_spec(name: String) -> thrift::Result<BTreeMap<String, String>> {
+pub fn name_to_spec(_session: &Session, name: String) -> thrift::Result<BTreeMap<String, String>> {
     Ok(partition_name_to_spec(&name).into_iter().collect())
 }
 
 /// `partition_name_has_valid_characters`: with no whitelist configured, every value is valid.
-pub fn has_valid_characters(values: Vec<String>, throw: bool) -> thrift::Result<bool> {
+pub fn has_valid_characters(
+    _session: &Session,
+    values: Vec<String>,
+    throw: bool,
+) -> thrift::Result<bool> {
     hivestore_engine::partition_name_has_valid_characters(&values, None, throw)
         .map_err(|error| to_thrift(error, throws::META))
 }
@@ -831,7 +969,7 @@ pub fn mark_for_event(
     database: String,
     name: String,
     spec: BTreeMap<String, String>,
-    event_type: i32,
+    event_type: PartitionEventType,
 ) -> thrift::Result<()> {
     let table = TableName::old_style(&database, name)?;
     session
@@ -841,7 +979,7 @@ pub fn mark_for_event(
             &table.database,
             &table.name,
             &spec,
-            event_type,
+            event_type.0,
         )
         .map_err(event_error)
 }
@@ -852,7 +990,7 @@ pub fn is_marked_for_event(
     database: String,
     name: String,
     spec: BTreeMap<String, String>,
-    event_type: i32,
+    event_type: PartitionEventType,
 ) -> thrift::Result<bool> {
     let table = TableName::old_style(&database, name)?;
     session
@@ -862,7 +1000,7 @@ pub fn is_marked_for_event(
             &table.database,
             &table.name,
             &spec,
-            event_type,
+            event_type.0,
         )
         .map_err(event_error)
 }

@@ -1,4 +1,4 @@
-//! Calls clients make around their real work: `get_config_value`, `getMetaConf`,
+//! Calls clients make around their real work: `set_ugi`, `get_config_value`, `getMetaConf`,
 //! `setMetaConf`, `get_metastore_db_uuid`.
 
 use hivestore_engine::DEFAULT_CATALOG_NAME;
@@ -25,6 +25,18 @@ const HIVE_CONF_ANSWERS: &[(&str, &str)] = &[
     ("hive.metastore.notifications.add.thrift.objects", "true"),
     ("hive.metastore.alter.notifications.basic", "false"),
 ];
+
+/// `set_ugi`: records the caller for this connection; like Hive, answers the groups it was
+/// given.
+pub fn set_ugi(
+    session: &Session,
+    user_name: String,
+    group_names: Vec<String>,
+) -> thrift::Result<Vec<String>> {
+    tracing::debug!(peer = %session.peer(), user = %user_name, "set_ugi");
+    session.set_user(Some(user_name));
+    Ok(group_names)
+}
 
 fn refused(name: &str) -> thrift::Error {
     let message = format!("For security reasons, the config key {name} cannot be accessed");

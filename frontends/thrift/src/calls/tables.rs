@@ -27,11 +27,16 @@ use crate::service::Session;
 /// The variable that lets a connection allow incompatible column type changes.
 const DISALLOW_INCOMPATIBLE: &str = "metastore.disallow.incompatible.col.type.changes";
 
-/// `create_table` and `create_table_with_environment_context`.
-pub fn create(
+/// `create_table`.
+pub fn create(session: &Session, table: Table) -> thrift::Result<()> {
+    create_with_context(session, table, EnvironmentContext::default())
+}
+
+/// `create_table_with_environment_context`: the context asks nothing of a create.
+pub fn create_with_context(
     session: &Session,
     table: Table,
-    _context: Option<EnvironmentContext>,
+    _context: EnvironmentContext,
 ) -> thrift::Result<()> {
     let catalog = catalog_or_default(table.cat_name.clone());
     let mut table = table_from_idl(table, &catalog);
@@ -61,7 +66,7 @@ pub fn create_req(session: &Session, request: CreateTableRequest) -> thrift::Res
         check_constraints: request.check_constraints.unwrap_or_default(),
     };
     if constraints.is_empty() {
-        return create(session, request.table, request.env_context);
+        return create(session, request.table);
     }
     super::constraints::create_table(session, request.table, constraints)
 }
@@ -211,7 +216,7 @@ fn columns(
     Ok(fields_to_idl(fields))
 }
 
-/// `get_fields` and `get_fields_with_environment_context`.
+/// `get_fields`.
 pub fn fields(
     session: &Session,
     database: String,
@@ -219,6 +224,16 @@ pub fn fields(
 ) -> thrift::Result<Vec<FieldSchema>> {
     let (catalog, database) = require_database_name(&database)?;
     columns(session, &catalog, &database, &name, false)
+}
+
+/// `get_fields_with_environment_context`: the context changes nothing.
+pub fn fields_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    _context: EnvironmentContext,
+) -> thrift::Result<Vec<FieldSchema>> {
+    fields(session, database, name)
 }
 
 /// `get_fields_req`.
@@ -237,7 +252,7 @@ pub fn fields_req(
     Ok(GetFieldsResponse { fields })
 }
 
-/// `get_schema` and `get_schema_with_environment_context`: columns, then partition keys.
+/// `get_schema`: columns, then partition keys.
 pub fn schema(
     session: &Session,
     database: String,
@@ -245,6 +260,16 @@ pub fn schema(
 ) -> thrift::Result<Vec<FieldSchema>> {
     let (catalog, database) = require_database_name(&database)?;
     columns(session, &catalog, &database, &name, true)
+}
+
+/// `get_schema_with_environment_context`: the context changes nothing.
+pub fn schema_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    _context: EnvironmentContext,
+) -> thrift::Result<Vec<FieldSchema>> {
+    schema(session, database, name)
 }
 
 /// `get_schema_req`.
@@ -274,9 +299,27 @@ const TABLE_TYPES: &[&str] = &[
     "MATERIALIZED_VIEW",
 ];
 
-/// `get_tables(db, pattern)` and `get_tables_by_type(db, pattern, type)`: sorted names. A type
-/// Hive does not know fails as Java's `TableType.valueOf` does.
+/// `get_tables(db, pattern)`: sorted names.
 pub fn list_matching(
+    session: &Session,
+    database: String,
+    pattern: String,
+) -> thrift::Result<Vec<String>> {
+    list_matching_type(session, database, pattern, None)
+}
+
+/// `get_tables_by_type(db, pattern, type)`: sorted names. A type Hive does not know fails as
+/// Java's `TableType.valueOf` does.
+pub fn list_by_type(
+    session: &Session,
+    database: String,
+    pattern: String,
+    table_type: String,
+) -> thrift::Result<Vec<String>> {
+    list_matching_type(session, database, pattern, Some(table_type))
+}
+
+fn list_matching_type(
     session: &Session,
     database: String,
     pattern: String,
@@ -404,27 +447,27 @@ const EXPECTED_PARAMETER_KEY: &str = "expected_parameter_key";
 const EXPECTED_PARAMETER_VALUE: &str = "expected_parameter_value";
 
 /// What an alter asks for, whichever form it came in.
-pub struct AlterTable {
+struct AlterTable {
     /// Catalog of the table altered.
-    pub catalog: String,
+    catalog: String,
     /// Database of the table altered.
-    pub database: String,
+    database: String,
     /// Name of the table altered.
-    pub name: String,
+    name: String,
     /// The table as it is to be.
-    pub table: Table,
+    table: Table,
     /// Push column changes to the partitions.
-    pub cascade: bool,
+    cascade: bool,
     /// Compare-and-set: a parameter the stored table must have.
-    pub expected: Option<(String, String)>,
+    expected: Option<(String, String)>,
     /// What the context says about statistics (`DO_NOT_UPDATE_STATS`, `STATS_GENERATED`).
-    pub stats: StatsContext,
+    stats: StatsContext,
 }
 
 impl AlterTable {
     /// An alter from an old-style call: the database may carry its catalog; the environment
     /// context may ask for cascade or compare-and-set.
-    pub fn from_call(
+    fn from_call(
         database: &str,
         name: String,
         table: Table,
@@ -451,8 +494,49 @@ impl AlterTable {
     }
 }
 
-/// `alter_table`, `alter_table_with_environment_context`, `alter_table_with_cascade`.
-pub fn alter(session: &Session, alter: AlterTable) -> thrift::Result<()> {
+/// `alter_table`.
+pub fn alter(
+    session: &Session,
+    database: String,
+    name: String,
+    table: Table,
+) -> thrift::Result<()> {
+    alter_as(
+        session,
+        AlterTable::from_call(&database, name, table, None)?,
+    )
+}
+
+/// `alter_table_with_environment_context`: the context may ask for cascade or
+/// compare-and-set.
+pub fn alter_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    table: Table,
+    context: EnvironmentContext,
+) -> thrift::Result<()> {
+    alter_as(
+        session,
+        AlterTable::from_call(&database, name, table, Some(context))?,
+    )
+}
+
+/// `alter_table_with_cascade`.
+pub fn alter_with_cascade(
+    session: &Session,
+    database: String,
+    name: String,
+    table: Table,
+    cascade: bool,
+) -> thrift::Result<()> {
+    let mut alter = AlterTable::from_call(&database, name, table, None)?;
+    alter.cascade = cascade;
+    alter_as(session, alter)
+}
+
+/// Every form of alter, once read.
+fn alter_as(session: &Session, alter: AlterTable) -> thrift::Result<()> {
     let table = table_from_idl(alter.table, &alter.catalog);
     let options = AlterTableOptions {
         cascade: alter.cascade,
@@ -495,11 +579,11 @@ pub fn alter_req(
     ) {
         alter_table.expected = Some((key, value));
     }
-    alter(session, alter_table)?;
+    alter_as(session, alter_table)?;
     Ok(AlterTableResponse {})
 }
 
-/// `drop_table` and `drop_table_with_environment_context`.
+/// `drop_table`.
 pub fn drop_one(
     session: &Session,
     database: String,
@@ -508,6 +592,17 @@ pub fn drop_one(
 ) -> thrift::Result<()> {
     let (catalog, database) = require_database_name(&database)?;
     drop_table(session, &catalog, &database, &name, delete_data)
+}
+
+/// `drop_table_with_environment_context`: the context asks nothing of a drop.
+pub fn drop_with_context(
+    session: &Session,
+    database: String,
+    name: String,
+    delete_data: bool,
+    _context: EnvironmentContext,
+) -> thrift::Result<()> {
+    drop_one(session, database, name, delete_data)
 }
 
 /// `drop_table_req`.

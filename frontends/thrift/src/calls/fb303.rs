@@ -1,0 +1,73 @@
+//! fb303, the base service every Thrift server of Hive's family answers: name, version,
+//! status, counters and options.
+
+use std::collections::BTreeMap;
+
+use hivestore_idl::fb303::FbStatus;
+
+use crate::service::{Session, SERVICE_NAME, SERVICE_VERSION};
+
+/// `getName`.
+pub fn name(_session: &Session) -> thrift::Result<String> {
+    Ok(SERVICE_NAME.to_string())
+}
+
+/// `getVersion`: hivestore's own.
+pub fn version(_session: &Session) -> thrift::Result<String> {
+    Ok(SERVICE_VERSION.to_string())
+}
+
+/// `getStatus`: a server that answers is alive.
+pub fn status(_session: &Session) -> thrift::Result<FbStatus> {
+    Ok(FbStatus::ALIVE)
+}
+
+/// `getStatusDetails`.
+pub fn status_details(_session: &Session) -> thrift::Result<String> {
+    Ok(format!("{SERVICE_NAME} {SERVICE_VERSION} is alive"))
+}
+
+/// `aliveSince`: when the server started, in seconds since the Unix epoch.
+pub fn alive_since(session: &Session) -> thrift::Result<i64> {
+    Ok(session.started_at_seconds())
+}
+
+/// `getCounters`.
+pub fn counters(session: &Session) -> thrift::Result<BTreeMap<String, i64>> {
+    Ok(session.counters())
+}
+
+/// `getCounter`: 0 for a counter that does not exist.
+pub fn counter(session: &Session, key: String) -> thrift::Result<i64> {
+    Ok(session.counters().get(&key).copied().unwrap_or(0))
+}
+
+/// `setOption`: informational only.
+pub fn set_option(session: &Session, key: String, value: String) -> thrift::Result<()> {
+    session.options().insert(key, value);
+    Ok(())
+}
+
+/// `getOption`: the empty string for an option never set.
+pub fn option(session: &Session, key: String) -> thrift::Result<String> {
+    Ok(session.options().get(&key).cloned().unwrap_or_default())
+}
+
+/// `getOptions`.
+pub fn options(session: &Session) -> thrift::Result<BTreeMap<String, String>> {
+    Ok(session.options().clone())
+}
+
+/// `reinitialize`: Hive sends nothing useful here and expects nothing back.
+pub fn reinitialize(_session: &Session) -> thrift::Result<()> {
+    Ok(())
+}
+
+/// `shutdown`: the Hive 2.3 client sends this one-way call just before it closes its socket.
+/// The session forgets its user, and the connection stays open (as Apache's HMS keeps it);
+/// never the server.
+pub fn shutdown(session: &Session) -> thrift::Result<()> {
+    tracing::debug!(peer = %session.peer(), "client ended its session");
+    session.set_user(None);
+    Ok(())
+}
