@@ -56,6 +56,11 @@ pub fn find(key: &str) -> Option<&'static ConfVar> {
     by_name.get(key).copied()
 }
 
+/// The variable that lets a connection allow incompatible column type changes in
+/// `alter_table`.
+pub const DISALLOW_INCOMPATIBLE_COL_TYPE_CHANGES: &str =
+    "metastore.disallow.incompatible.col.type.changes";
+
 /// The variables a client may change for its connection with `setMetaConf` (Hive's
 /// `metaConfVars`), by their `metastore.*` names.
 pub const META_CONF_VARS: [&str; 8] = [
@@ -65,7 +70,7 @@ pub const META_CONF_VARS: [&str; 8] = [
     "metastore.partition.name.whitelist.pattern",
     "metastore.partition.order.expr",
     "metastore.client.capability.check",
-    "metastore.disallow.incompatible.col.type.changes",
+    DISALLOW_INCOMPATIBLE_COL_TYPE_CHANGES,
     "metastore.expression.proxy",
 ];
 

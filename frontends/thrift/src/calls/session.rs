@@ -83,7 +83,7 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
         "metastore.catalog.default" => DEFAULT_CATALOG_NAME.to_string(),
         "metastore.default.partition.name" => DEFAULT_PARTITION_NAME.to_string(),
         "metastore.txn.timeout" => time(options.txn_timeout),
-        "metastore.disallow.incompatible.col.type.changes" => {
+        metastore_conf::DISALLOW_INCOMPATIBLE_COL_TYPE_CHANGES => {
             options.disallow_incompatible_col_type_changes.to_string()
         }
         "metastore.event.db.listener.timetolive" => time(settings.event_ttl),

@@ -24,9 +24,6 @@ use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::metastore_conf;
 use crate::service::Session;
 
-/// The variable that lets a connection allow incompatible column type changes.
-const DISALLOW_INCOMPATIBLE: &str = "metastore.disallow.incompatible.col.type.changes";
-
 /// `create_table`.
 pub fn create(session: &Session, table: Table) -> thrift::Result<()> {
     create_with_context(session, table, EnvironmentContext::default())
@@ -544,8 +541,10 @@ fn alter_as(session: &Session, alter: AlterTable) -> thrift::Result<()> {
             .expected
             .map(|(key, value)| ExpectedParameter { key, value }),
         stats: alter.stats,
-        disallow_incompatible_col_type_changes: metastore_conf::find(DISALLOW_INCOMPATIBLE)
-            .and_then(|var| meta_conf_bool(session, var)),
+        disallow_incompatible_col_type_changes: metastore_conf::find(
+            metastore_conf::DISALLOW_INCOMPATIBLE_COL_TYPE_CHANGES,
+        )
+        .and_then(|var| meta_conf_bool(session, var)),
     };
     session
         .store()
