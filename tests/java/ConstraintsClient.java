@@ -3,9 +3,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.hadoop.hive.conf.HiveConf;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
@@ -36,37 +34,15 @@ import org.apache.hadoop.hive.metastore.api.Table;
  * <p>usage: java ConstraintsClient HOST PORT DATABASE. Prints one PASS or FAIL line per step;
  * exits 1 if any step failed.
  */
-public final class ConstraintsClient {
+public final class ConstraintsClient extends ClientSteps {
   private static final int SOCKET_TIMEOUT_MS = 60_000;
 
   private final HiveMetaStoreClient client;
   private final String database;
-  private int failures = 0;
 
   private ConstraintsClient(HiveMetaStoreClient client, String database) {
     this.client = client;
     this.database = database;
-  }
-
-  interface Step {
-    void run() throws Exception;
-  }
-
-  private void step(String name, Step body) {
-    try {
-      body.run();
-      System.out.println("PASS " + name);
-    } catch (Throwable error) {
-      failures++;
-      System.out.println("FAIL " + name + ": " + error);
-      error.printStackTrace(System.out);
-    }
-  }
-
-  private static void requireEqual(Object expected, Object actual, String what) {
-    if (!expected.equals(actual)) {
-      throw new AssertionError(what + ": expected " + expected + ", got " + actual);
-    }
   }
 
   private Table table(String name, List<FieldSchema> columns) {
@@ -141,22 +117,12 @@ public final class ConstraintsClient {
     requireEqual(0, primaryKeys().size(), "primary keys after the drop");
   }
 
-  private static HiveMetaStoreClient open(String host, int port) throws Exception {
-    HiveConf conf = new HiveConf();
-    conf.setVar(HiveConf.ConfVars.METASTOREURIS, "thrift://" + host + ":" + port);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTCONNECTIONRETRIES, 1);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTFAILURERETRIES, 0);
-    conf.setTimeVar(HiveConf.ConfVars.METASTORE_CLIENT_SOCKET_TIMEOUT, SOCKET_TIMEOUT_MS,
-        TimeUnit.MILLISECONDS);
-    return new HiveMetaStoreClient(conf);
-  }
-
   public static void main(String[] args) throws Exception {
     if (args.length != 3) {
       System.err.println("usage: ConstraintsClient HOST PORT DATABASE");
       System.exit(2);
     }
-    HiveMetaStoreClient client = open(args[0], Integer.parseInt(args[1]));
+    HiveMetaStoreClient client = open(args[0], Integer.parseInt(args[1]), SOCKET_TIMEOUT_MS);
     ConstraintsClient run = new ConstraintsClient(client, args[2]);
     try {
       run.step("create", run::create);
@@ -167,6 +133,6 @@ public final class ConstraintsClient {
     } finally {
       client.close();
     }
-    System.exit(run.failures == 0 ? 0 : 1);
+    run.finish("ConstraintsClient");
   }
 }

@@ -9,9 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.hadoop.hive.conf.HiveConf;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.AggrStats;
 import org.apache.hadoop.hive.metastore.api.BinaryColumnStatsData;
@@ -60,7 +58,7 @@ import org.apache.hadoop.hive.metastore.api.Table;
  * <p>usage: java StatsClient HOST PORT DATABASE. Prints one PASS or FAIL line per step; exits 1
  * if any step failed.
  */
-public final class StatsClient {
+public final class StatsClient extends ClientSteps {
   private static final int SOCKET_TIMEOUT_MS = 20_000;
   private static final String TABLE = "events";
   private static final List<String> PARTITION_VALUES =
@@ -77,38 +75,10 @@ public final class StatsClient {
 
   private final HiveMetaStoreClient client;
   private final String database;
-  private int failures = 0;
-  private int passes = 0;
 
   private StatsClient(HiveMetaStoreClient client, String database) {
     this.client = client;
     this.database = database;
-  }
-
-  interface Step {
-    void run() throws Exception;
-  }
-
-  private void step(String name, Step body) {
-    try {
-      body.run();
-      passes++;
-      System.out.println("PASS " + name);
-    } catch (Throwable error) {
-      failures++;
-      System.out.println("FAIL " + name + ": " + error);
-      error.printStackTrace(System.out);
-    }
-  }
-
-  private static void require(boolean condition, String message) {
-    if (!condition) {
-      throw new AssertionError(message);
-    }
-  }
-
-  private static void requireEqual(Object expected, Object actual, String what) {
-    require(expected.equals(actual), what + ": expected " + expected + ", got " + actual);
   }
 
   // ------------------------------------------------------------------ statistics objects
@@ -409,22 +379,12 @@ public final class StatsClient {
     requireNoSuchObject(() -> client.getDatabase(database), "getDatabase after the drop");
   }
 
-  private static HiveMetaStoreClient open(String host, int port) throws Exception {
-    HiveConf conf = new HiveConf();
-    conf.setVar(HiveConf.ConfVars.METASTOREURIS, "thrift://" + host + ":" + port);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTCONNECTIONRETRIES, 1);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTFAILURERETRIES, 0);
-    conf.setTimeVar(HiveConf.ConfVars.METASTORE_CLIENT_SOCKET_TIMEOUT, SOCKET_TIMEOUT_MS,
-        TimeUnit.MILLISECONDS);
-    return new HiveMetaStoreClient(conf);
-  }
-
   public static void main(String[] args) throws Exception {
     if (args.length != 3) {
       System.err.println("usage: StatsClient HOST PORT DATABASE");
       System.exit(2);
     }
-    HiveMetaStoreClient client = open(args[0], Integer.parseInt(args[1]));
+    HiveMetaStoreClient client = open(args[0], Integer.parseInt(args[1]), SOCKET_TIMEOUT_MS);
     StatsClient run = new StatsClient(client, args[2]);
     try {
       run.step("create", run::create);
@@ -436,7 +396,6 @@ public final class StatsClient {
     } finally {
       client.close();
     }
-    System.out.println("StatsClient steps: " + run.passes + " PASS, " + run.failures + " FAIL");
-    System.exit(run.failures == 0 ? 0 : 1);
+    run.finish("StatsClient");
   }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import com.facebook.fb303.fb_status;
-import org.apache.hadoop.hive.conf.HiveConf;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.TApplicationException;
@@ -43,7 +42,7 @@ import org.apache.thrift.transport.layered.TFramedTransport;
  * where COMBO is buffered-binary, buffered-compact, framed-binary, framed-compact or hmsclient.
  * Prints one PASS or FAIL line per check; exits 1 if any check failed.
  */
-public final class WireClients {
+public final class WireClients extends ClientSteps {
   private static final int SOCKET_TIMEOUT_MS = 10_000;
   private static final List<String> GROUPS = Arrays.asList("analysts", "engineers");
 
@@ -52,8 +51,6 @@ public final class WireClients {
   private final String unimplementedMethod;
   private final String argumentShape;
   private final String expectedName;
-  private int failures = 0;
-  private int passes = 0;
 
   private WireClients(
       String host, int port, String unimplementedMethod, String argumentShape,
@@ -141,28 +138,6 @@ public final class WireClients {
     }
   }
 
-  interface Check {
-    void run() throws Exception;
-  }
-
-  private void check(String name, Check body) {
-    try {
-      body.run();
-      passes++;
-      System.out.println("PASS " + name);
-    } catch (Throwable error) {
-      failures++;
-      System.out.println("FAIL " + name + ": " + error);
-      error.printStackTrace(System.out);
-    }
-  }
-
-  private static void require(boolean condition, String message) {
-    if (!condition) {
-      throw new AssertionError(message);
-    }
-  }
-
   /** The unimplemented call must fail with UNKNOWN_METHOD naming the method. */
   private void expectUnknownMethod(ProbeClient client) throws TException {
     try {
@@ -203,7 +178,7 @@ public final class WireClients {
   }
 
   private void generatedClient(String combo) {
-    check("generated-client " + combo, () -> {
+    step("generated-client " + combo, () -> {
       String[] parts = combo.split("-", 2);
       TTransport socket = new TSocket(host, port, SOCKET_TIMEOUT_MS);
       TTransport transport = parts[0].equals("framed") ? new TFramedTransport(socket) : socket;
@@ -218,15 +193,6 @@ public final class WireClients {
     });
   }
 
-  private HiveMetaStoreClient openHiveMetaStoreClient() throws Exception {
-    HiveConf conf = new HiveConf();
-    conf.setVar(HiveConf.ConfVars.METASTOREURIS, "thrift://" + host + ":" + port);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTCONNECTIONRETRIES, 1);
-    conf.setIntVar(HiveConf.ConfVars.METASTORETHRIFTFAILURERETRIES, 0);
-    conf.setTimeVar(HiveConf.ConfVars.METASTORE_CLIENT_SOCKET_TIMEOUT, SOCKET_TIMEOUT_MS,
-        java.util.concurrent.TimeUnit.MILLISECONDS);
-    return new HiveMetaStoreClient(conf);
-  }
 
   /** The generated client inside HiveMetaStoreClient: its own connection, reached by reflection. */
   private static ProbeClient underlying(HiveMetaStoreClient metastore) throws Exception {
@@ -237,8 +203,8 @@ public final class WireClients {
   }
 
   private void hiveMetaStoreClient() {
-    check("HiveMetaStoreClient open, unimplemented call, close", () -> {
-      HiveMetaStoreClient metastore = openHiveMetaStoreClient();  // sends set_ugi
+    step("HiveMetaStoreClient open, unimplemented call, close", () -> {
+      HiveMetaStoreClient metastore = open(host, port, SOCKET_TIMEOUT_MS);  // sends set_ugi
       try {
         require(!metastore.isLocalMetaStore(), "client is not remote");
         ProbeClient client = underlying(metastore);
@@ -250,8 +216,8 @@ public final class WireClients {
         metastore.close();  // sends the one-way shutdown, then closes the socket
       }
     });
-    check("HiveMetaStoreClient reopens after close", () -> {
-      HiveMetaStoreClient metastore = openHiveMetaStoreClient();
+    step("HiveMetaStoreClient reopens after close", () -> {
+      HiveMetaStoreClient metastore = open(host, port, SOCKET_TIMEOUT_MS);
       try {
         require(underlying(metastore).getStatus() == fb_status.ALIVE, "getStatus");
       } finally {
@@ -278,7 +244,6 @@ public final class WireClients {
         run.generatedClient(combo);
       }
     }
-    System.out.println("WireClients checks: " + run.passes + " PASS, " + run.failures + " FAIL");
-    System.exit(run.failures == 0 ? 0 : 1);
+    run.finish("WireClients");
   }
 }

@@ -43,7 +43,9 @@ def run_java(main_class, arguments, workdir: Path, timeout=RUN_TIMEOUT_S):
     classpath = f"{pyspark_jars()}/*"
     classes = workdir / "classes"
     source = JAVA_SOURCES / f"{main_class}.java"
-    compiled = subprocess.run(["javac", "-cp", classpath, "-d", str(classes), str(source)],
+    # -sourcepath: javac compiles the classes the program uses from tests/java (ClientSteps).
+    compiled = subprocess.run(["javac", "-cp", classpath, "-sourcepath", str(JAVA_SOURCES),
+                               "-d", str(classes), str(source)],
                               capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
     assert compiled.returncode == 0, f"javac failed:\n{compiled.stdout}\n{compiled.stderr}"
     command = ["java", *JAVA_OPENS, "-cp", f"{classes}{os.pathsep}{classpath}", main_class,
