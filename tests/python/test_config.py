@@ -146,3 +146,23 @@ def test_metastore_db_uuid_survives_a_restart(tmp_path):
             assert client.get_metastore_db_uuid() != before
     finally:
         stop_hivestore(other)
+
+
+def test_server_limits_answer_the_servers_own_values(tmp_path):
+    """The port, the largest message and the connection cap are the running server's, by
+    either name, not Hive's defaults."""
+    workdir = tmp_path / "limits"
+    workdir.mkdir()
+    running = start_hivestore(hivestore_binary(), workdir,
+                              ["--max-message-bytes", "5000000", "--max-connections", "37"])
+    try:
+        with connected(running) as client:
+            for key in ["metastore.thrift.port", "hive.metastore.port"]:
+                assert client.get_config_value(key, "") == str(running.port)
+            for key in ["metastore.server.max.message.size",
+                        "hive.metastore.server.max.message.size"]:
+                assert client.get_config_value(key, "") == "5000000"
+            for key in ["metastore.server.max.threads", "hive.metastore.server.max.threads"]:
+                assert client.get_config_value(key, "") == "37"
+    finally:
+        stop_hivestore(running)

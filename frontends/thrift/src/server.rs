@@ -26,7 +26,7 @@ pub use crate::connection::serve_stream;
 use crate::connection::{Connection, Readable, Turn};
 use crate::limits::Limits;
 use crate::message::READ_BYTES_MIN;
-use crate::service::ServerState;
+use crate::service::{Listening, ServerState};
 
 /// Stack of a worker or big-request thread; decoding is bounded in depth, so this is ample.
 const WORKER_STACK_BYTES: usize = 2 * 1024 * 1024;
@@ -115,6 +115,10 @@ impl Server {
         let listener = TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
+        state.set_listening(Listening {
+            port: local_addr.port(),
+            limits,
+        });
         Ok(Server {
             listener,
             local_addr,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
@@ -11,6 +11,7 @@ use hivestore_engine::Store;
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 use crate::inflight::InflightBytes;
+use crate::limits::Limits;
 
 /// The name fb303 `getName` answers.
 pub const SERVICE_NAME: &str = "hivestore";
@@ -33,6 +34,17 @@ pub struct ServerState {
     pub inflight: Arc<InflightBytes>,
     /// The server's settings that clients may read (`get_config_value`).
     settings: ServerSettings,
+    /// Where the server listens and its limits, once it is bound.
+    listening: OnceLock<Listening>,
+}
+
+/// What a bound server answers `get_config_value` with: its port and its wire limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Listening {
+    /// The port clients connect to.
+    pub port: u16,
+    /// The limits every connection is held to.
+    pub limits: Limits,
 }
 
 /// Settings of the server, beside the store's options, that `get_config_value` answers.
@@ -79,7 +91,18 @@ impl ServerState {
             encoded_tables: EncodedTables::default(),
             inflight: Arc::default(),
             settings: ServerSettings::default(),
+            listening: OnceLock::new(),
         }
+    }
+
+    /// Records where the server listens and its limits; the first server bound keeps them.
+    pub(crate) fn set_listening(&self, listening: Listening) {
+        let _ = self.listening.set(listening);
+    }
+
+    /// Where the server listens and its limits, once bound.
+    pub fn listening(&self) -> Option<Listening> {
+        self.listening.get().copied()
     }
 
     /// The same state, with `settings`.
@@ -113,6 +136,11 @@ impl Session {
     /// The server's settings.
     pub fn settings(&self) -> &ServerSettings {
         &self.state.settings
+    }
+
+    /// Where the server listens and its limits.
+    pub fn listening(&self) -> Option<Listening> {
+        self.state.listening()
     }
 
     /// The value this connection set for `key` with `setMetaConf`, if any.

@@ -74,6 +74,7 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
     let store = session.store();
     let options = store.options();
     let settings = session.settings();
+    let listening = session.listening();
     let time = |duration| {
         let unit = metastore_conf::time_unit(var.default).unwrap_or("s");
         metastore_conf::format_duration(duration, unit)
@@ -91,6 +92,18 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
         "metastore.limit.partition.request" => settings
             .limit_partition_request
             .map_or_else(|| "-1".to_string(), |limit| limit.to_string()),
+        "metastore.thrift.port" => {
+            listening.map_or_else(|| hive_default(var), |l| l.port.to_string())
+        }
+        "metastore.server.max.message.size" => listening.map_or_else(
+            || hive_default(var),
+            |l| l.limits.message_bytes_max.to_string(),
+        ),
+        // Hive serves a connection with a thread of its own: its thread cap is the connection cap.
+        "metastore.server.max.threads" => listening.map_or_else(
+            || hive_default(var),
+            |l| l.limits.connections_max.to_string(),
+        ),
         "metastore.transactional.event.listeners" => NOTIFICATION_LISTENER.to_string(),
         "metastore.event.message.factory" => MESSAGE_ENCODER.to_string(),
         "metastore.event.db.notification.api.auth" => "false".to_string(),
