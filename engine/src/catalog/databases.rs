@@ -7,7 +7,7 @@ use crate::catalog::lookup::{
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::catalog::Catalog;
-use crate::model::database::Database;
+use crate::model::database::{Database, DatabaseType};
 use crate::model::names::{
     self, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME,
 };
@@ -165,6 +165,7 @@ impl Store {
         crate::model::value_limits::check_database_owner(&database.owner_name)?;
         limits.check_parameters("database parameter", &database.parameters)?;
         crate::model::value_limits::check_location("database", &database.location_uri)?;
+        crate::model::value_limits::check_remote_names(database)?;
         crate::model::value_limits::check_location(
             "database managed",
             &database.managed_location_uri,
@@ -230,8 +231,8 @@ impl Store {
     }
 
     /// Drops database `catalog.name`. Without `cascade` it must hold no
-    /// table and no function; with it, its functions, tables and their partitions go too, in
-    /// the same atomic write. `default` in catalog `hive` cannot be dropped.
+    /// table, function, stored procedure or package; with it, those and the tables'
+    /// partitions go too, in the same atomic write. `default` in catalog `hive` cannot be dropped.
     ///
     /// With `delete_data`, once the metadata is committed, the data of the
     /// dropped tables that Hive deletes (managed tables, and external ones
@@ -266,6 +267,15 @@ impl Store {
                 let message = format!("Database {name} is not empty. One or more functions exist.");
                 return Err(Error::InvalidOperation(message));
             }
+            if !options.cascade && crate::procedures::stored::has_procedures(txn, id)? {
+                let message =
+                    format!("Database {name} is not empty. One or more stored procedures exist.");
+                return Err(Error::InvalidOperation(message));
+            }
+            if !options.cascade && crate::procedures::packages::has_packages(txn, id)? {
+                let message = format!("Database {name} is not empty. One or more packages exist.");
+                return Err(Error::InvalidOperation(message));
+            }
             // Hive's schema registry references its database without a cascade: its drop
             // fails at that foreign key, cascade or not.
             if crate::registry::schemas::has_schemas(txn, id)? {
@@ -274,6 +284,8 @@ impl Store {
             }
             // Hive drops the functions first, each with its event, then the tables.
             crate::catalog::functions::drop_all_functions(txn, id)?;
+            crate::procedures::stored::drop_all_procedures(txn, id)?;
+            crate::procedures::packages::drop_all_packages(txn, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);
@@ -295,17 +307,21 @@ impl Store {
                     table.cat_name == catalog && table.db_name == name
                 })?;
             }
-            let body = EventBody::Database {
-                before: None,
-                after: old.clone(),
-            };
-            txn.emit(EventRecord::new(
-                EventKind::DropDatabase,
-                &catalog,
-                &name,
-                "",
-                body,
-            ))?;
+            // Hive drops a remote database without telling its listeners
+            // (`drop_remote_database_core`), so no DROP_DATABASE is logged for one.
+            if old.database_type != Some(DatabaseType::Remote) {
+                let body = EventBody::Database {
+                    before: None,
+                    after: old.clone(),
+                };
+                txn.emit(EventRecord::new(
+                    EventKind::DropDatabase,
+                    &catalog,
+                    &name,
+                    "",
+                    body,
+                ))?;
+            }
             Ok(DroppedDatabase {
                 database: old,
                 tables,
