@@ -113,8 +113,8 @@ fn required<'a>(
 impl Store {
     /// Hive's `create_dataconnector`: `spec` stored under its lowercased name, with the create
     /// time set. In Hive's order: a missing name is refused ("Data connector name cannot be
-    /// null."), a taken one `AlreadyExists` ("DataConnector <name> already exists"), an invalid
-    /// one `InvalidObject` ("<name> is not a valid dataconnector name"); a missing type or
+    /// null."), a taken one `AlreadyExists` (`DataConnector c already exists`), an invalid
+    /// one `InvalidObject` (`c is not a valid dataconnector name`); a missing type or
     /// URL, or a value longer than Hive's column, is `InvalidObject`.
     pub fn create_data_connector(&self, spec: ConnectorSpec) -> Result<DataConnector> {
         let Some(given) = spec.name.as_deref() else {
@@ -187,7 +187,7 @@ impl Store {
     }
 
     /// Hive's `drop_dataconnector`: removes connector `name`. A missing one is `NoSuchObject`
-    /// ("DataConnector <name> doesn't exist") unless `if_not_exists`. Databases that name it
+    /// (`DataConnector c doesn't exist`) unless `if_not_exists`. Databases that name it
     /// keep the name, as in Hive (its `checkReferences` is not acted on).
     pub fn drop_data_connector(&self, name: &str, if_not_exists: bool) -> Result<()> {
         let key = keys::data_connector_key(&names::normalize(name));

@@ -1,7 +1,7 @@
 //! Data connectors: create, get, list, alter and drop, each in Hive 4.0's plain form and its
 //! `_req` form (HMSHandler, ObjectStore). Hive's `get_dataconnector_core` refuses an unset
 //! name with `MetaException` "Data connector name cannot be null."; its store reports a
-//! missing connector as "Dataconnector named <name> does not exist:null".
+//! missing connector as `Dataconnector named c does not exist:null`.
 
 use hivestore_engine as engine;
 use hivestore_idl::hive_metastore as idl;

@@ -4,7 +4,7 @@
 //!
 //! Hive answers a procedure or package that is not there with no result at all (its handler
 //! returns null), which its clients raise as `TApplicationException` `MISSING_RESULT`,
-//! "<method> failed: unknown result"; hivestore answers that exception with that text, so a
+//! `<method> failed: unknown result`; hivestore answers that exception with that text, so a
 //! client sees what it sees from Hive.
 
 use hivestore_engine as engine;
