@@ -179,6 +179,12 @@ def test_remote_databases(client, server):
         DatabaseType.REMOTE, source, "orders")
     with raises_hms(MetaException, f"Create table in REMOTE database {remote} is not allowed"):
         client.create_table(make_table(remote, "t"))
+    # An alter changes neither type nor connector nor remote name (Hive's alterDatabase).
+    client.alter_database(remote, Database(name=remote, description="described",
+                                           type=DatabaseType.NATIVE, connector_name="other"))
+    got = client.get_database(remote)
+    assert (got.description, got.type, got.connector_name, got.remote_dbname) == (
+        "described", DatabaseType.REMOTE, source, "orders")
     # Hive drops a connector that databases still name; they keep the name.
     client.drop_dataconnector(source, False, True)
     assert client.get_database(remote).connector_name == source

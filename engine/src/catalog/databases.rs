@@ -172,8 +172,8 @@ impl Store {
         )
     }
 
-    /// Replaces database `catalog.name` with `database`. Name, catalog and
-    /// create time are kept.
+    /// Replaces database `catalog.name` with `database`. Name, catalog, create time, type,
+    /// connector and remote name are kept.
     pub fn alter_database(
         &self,
         catalog: &str,
@@ -399,9 +399,7 @@ fn merge_database_change(old: Database, new: Database) -> Database {
         owner_name: new.owner_name.or(old.owner_name),
         owner_type: new.owner_type.or(old.owner_type),
         privileges: new.privileges.or(old.privileges),
-        database_type: new.database_type.or(old.database_type),
-        connector_name: new.connector_name.or(old.connector_name),
-        remote_database_name: new.remote_database_name.or(old.remote_database_name),
+        // Hive's `alterDatabase` never changes a database's type, connector or remote name.
         ..old
     }
 }

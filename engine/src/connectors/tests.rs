@@ -207,3 +207,46 @@ fn a_remote_database_names_are_bounded() {
     ));
     assert!(store.get_database("hive", "mirror").is_err());
 }
+
+#[test]
+fn an_alter_keeps_a_database_type_connector_and_remote_name() {
+    use crate::model::database::{Database, DatabaseType};
+    let store = store();
+    let remote = Database {
+        name: "mirror".into(),
+        database_type: Some(DatabaseType::Remote),
+        connector_name: Some("src".into()),
+        remote_database_name: Some("orders".into()),
+        ..Default::default()
+    };
+    store.create_database(remote).unwrap();
+    let change = Database {
+        name: "mirror".into(),
+        description: Some("now described".into()),
+        database_type: Some(DatabaseType::Native),
+        connector_name: Some("other".into()),
+        remote_database_name: None,
+        ..Default::default()
+    };
+    store.alter_database("hive", "mirror", change).unwrap();
+    let kept = store.get_database("hive", "mirror").unwrap();
+    assert_eq!(kept.description.as_deref(), Some("now described"));
+    assert_eq!(kept.database_type, Some(DatabaseType::Remote));
+    assert_eq!(kept.connector_name.as_deref(), Some("src"));
+    assert_eq!(kept.remote_database_name.as_deref(), Some("orders"));
+    store
+        .create_database(Database {
+            name: "native".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let to_remote = Database {
+        name: "native".into(),
+        database_type: Some(DatabaseType::Remote),
+        connector_name: Some("src".into()),
+        ..Default::default()
+    };
+    store.alter_database("hive", "native", to_remote).unwrap();
+    let native = store.get_database("hive", "native").unwrap();
+    assert_eq!((native.database_type, native.connector_name), (None, None));
+}
