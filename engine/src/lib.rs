@@ -67,11 +67,13 @@
 #![forbid(unsafe_code)]
 
 mod catalog;
+mod connectors;
 mod constraints;
 mod error;
 pub mod events;
 mod model;
 mod partitions;
+mod procedures;
 mod registry;
 pub mod stats;
 mod storage;
@@ -101,6 +103,10 @@ pub use catalog::table_filter::{
 };
 pub use catalog::table_rules::default_table_location;
 pub use catalog::tables::{DropTableOptions, DroppedTable};
+pub use connectors::{
+    ConnectorSpec, DataConnector, CONNECTOR_DESCRIPTION_LEN_MAX, CONNECTOR_NAME_LEN_MAX,
+    CONNECTOR_OWNER_LEN_MAX, CONNECTOR_TYPE_LEN_MAX, CONNECTOR_URL_LEN_MAX, DATA_CONNECTORS_MAX,
+};
 pub use constraints::read::ForeignKeyFilter;
 pub use error::{bounded_message, Error, Result, MESSAGE_BYTES_MAX, QUOTED_BYTES_MAX};
 pub use model::names::{
@@ -143,6 +149,12 @@ pub use partitions::views::{PartitionIter, PartitionView, PartitionViews};
 pub use partitions::write::{
     AddPartitionsOptions, DropPartitionsOptions, DroppedPartitions,
     TRANSLATED_TO_EXTERNAL_PARAMETER,
+};
+pub use procedures::packages::NewPackage;
+pub use procedures::stored::NewStoredProcedure;
+pub use procedures::{
+    Package, RoutineName, StoredProcedure, ROUTINES_PER_DATABASE_MAX, ROUTINE_NAME_LEN_MAX,
+    ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
 };
 pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
 pub use registry::serdes::SERDE_NAME_LEN_MAX;

@@ -7,7 +7,7 @@ use crate::catalog::lookup::{
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::catalog::Catalog;
-use crate::model::database::Database;
+use crate::model::database::{Database, DatabaseType};
 use crate::model::names::{
     self, DEFAULT_CATALOG_NAME, DEFAULT_DATABASE_DESCRIPTION, DEFAULT_DATABASE_NAME,
 };
@@ -165,14 +165,15 @@ impl Store {
         crate::model::value_limits::check_database_owner(&database.owner_name)?;
         limits.check_parameters("database parameter", &database.parameters)?;
         crate::model::value_limits::check_location("database", &database.location_uri)?;
+        crate::model::value_limits::check_remote_names(database)?;
         crate::model::value_limits::check_location(
             "database managed",
             &database.managed_location_uri,
         )
     }
 
-    /// Replaces database `catalog.name` with `database`. Name, catalog and
-    /// create time are kept.
+    /// Replaces database `catalog.name` with `database`. Name, catalog, create time, type,
+    /// connector and remote name are kept.
     pub fn alter_database(
         &self,
         catalog: &str,
@@ -230,8 +231,8 @@ impl Store {
     }
 
     /// Drops database `catalog.name`. Without `cascade` it must hold no
-    /// table and no function; with it, its functions, tables and their partitions go too, in
-    /// the same atomic write. `default` in catalog `hive` cannot be dropped.
+    /// table, function, stored procedure or package; with it, those and the tables'
+    /// partitions go too, in the same atomic write. `default` in catalog `hive` cannot be dropped.
     ///
     /// With `delete_data`, once the metadata is committed, the data of the
     /// dropped tables that Hive deletes (managed tables, and external ones
@@ -266,6 +267,15 @@ impl Store {
                 let message = format!("Database {name} is not empty. One or more functions exist.");
                 return Err(Error::InvalidOperation(message));
             }
+            if !options.cascade && crate::procedures::stored::has_procedures(txn, id)? {
+                let message =
+                    format!("Database {name} is not empty. One or more stored procedures exist.");
+                return Err(Error::InvalidOperation(message));
+            }
+            if !options.cascade && crate::procedures::packages::has_packages(txn, id)? {
+                let message = format!("Database {name} is not empty. One or more packages exist.");
+                return Err(Error::InvalidOperation(message));
+            }
             // Hive's schema registry references its database without a cascade: its drop
             // fails at that foreign key, cascade or not.
             if crate::registry::schemas::has_schemas(txn, id)? {
@@ -274,6 +284,8 @@ impl Store {
             }
             // Hive drops the functions first, each with its event, then the tables.
             crate::catalog::functions::drop_all_functions(txn, id)?;
+            crate::procedures::stored::drop_all_procedures(txn, id)?;
+            crate::procedures::packages::drop_all_packages(txn, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);
@@ -295,17 +307,21 @@ impl Store {
                     table.cat_name == catalog && table.db_name == name
                 })?;
             }
-            let body = EventBody::Database {
-                before: None,
-                after: old.clone(),
-            };
-            txn.emit(EventRecord::new(
-                EventKind::DropDatabase,
-                &catalog,
-                &name,
-                "",
-                body,
-            ))?;
+            // Hive drops a remote database without telling its listeners
+            // (`drop_remote_database_core`), so no DROP_DATABASE is logged for one.
+            if old.database_type != Some(DatabaseType::Remote) {
+                let body = EventBody::Database {
+                    before: None,
+                    after: old.clone(),
+                };
+                txn.emit(EventRecord::new(
+                    EventKind::DropDatabase,
+                    &catalog,
+                    &name,
+                    "",
+                    body,
+                ))?;
+            }
             Ok(DroppedDatabase {
                 database: old,
                 tables,
@@ -383,9 +399,7 @@ fn merge_database_change(old: Database, new: Database) -> Database {
         owner_name: new.owner_name.or(old.owner_name),
         owner_type: new.owner_type.or(old.owner_type),
         privileges: new.privileges.or(old.privileges),
-        database_type: new.database_type.or(old.database_type),
-        connector_name: new.connector_name.or(old.connector_name),
-        remote_database_name: new.remote_database_name.or(old.remote_database_name),
+        // Hive's `alterDatabase` never changes a database's type, connector or remote name.
         ..old
     }
 }

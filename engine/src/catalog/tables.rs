@@ -120,6 +120,14 @@ impl Store {
             given_name,
         } = prepared;
         let database_id = require_database_id(txn.reader(), &table.cat_name, &table.db_name)?;
+        let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
+        // HIVE-24425: a remote database's tables are its source's, never created here.
+        if database.database_type == Some(crate::model::database::DatabaseType::Remote) {
+            return Err(Error::Refused(format!(
+                "Create table in REMOTE database {} is not allowed",
+                database.name
+            )));
+        }
         let name_key = keys::table_name_key(database_id, &table.table_name);
         if txn.get(&name_key)?.is_some() {
             return Err(Error::AlreadyExists(format!(
@@ -127,7 +135,6 @@ impl Store {
                 table.cat_name, table.db_name
             )));
         }
-        let database = read_database(txn, &table.cat_name, &table.db_name, database_id)?;
         table_rules::fill_default_location(&mut table, &database);
         table_rules::check_location(&table)?;
         let mut made_dir = false;

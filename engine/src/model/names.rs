@@ -61,6 +61,18 @@ pub fn validate_function_name(name: &str) -> Result<()> {
     validate_name("object", name, false, FUNCTION_NAME_LEN_MAX)
 }
 
+/// Checks a data connector name as given, as `create_dataconnector` checks it: Hive's
+/// `validateName` with its special characters in names allowed, as for tables
+/// (`DATACONNECTORS.NAME varchar(128)`).
+pub fn validate_connector_name(name: &str) -> Result<()> {
+    validate_name(
+        "dataconnector",
+        name,
+        true,
+        crate::connectors::CONNECTOR_NAME_LEN_MAX,
+    )
+}
+
 /// Checks a (normalised) table name. `/` is allowed, as Hive does by default
 /// (`metastore.support.special.characters.tablename`).
 pub fn validate_table_name(name: &str) -> Result<()> {

@@ -360,6 +360,28 @@ pub(crate) fn check_database_owner(owner: &Option<String>) -> Result<()> {
 }
 
 /// Checks a location of `owner`.
+/// The longest data connector name and remote database name a remote database may carry
+/// (`DBS.DATACONNECTOR_NAME`, `DBS.REMOTE_DBNAME varchar(128)`).
+pub const REMOTE_NAME_LEN_MAX: usize = 128;
+
+/// Refuses a database's connector or remote database name longer than Hive's columns.
+pub(crate) fn check_remote_names(database: &crate::model::database::Database) -> Result<()> {
+    let connector = &database.connector_name;
+    check_optional(
+        || "database connector name".into(),
+        connector,
+        REMOTE_NAME_LEN_MAX,
+        "",
+    )?;
+    let remote = &database.remote_database_name;
+    check_optional(
+        || "remote database name".into(),
+        remote,
+        REMOTE_NAME_LEN_MAX,
+        "",
+    )
+}
+
 pub(crate) fn check_location(owner: &str, location: &Option<String>) -> Result<()> {
     check_optional(
         || format!("{owner} location"),

@@ -1028,6 +1028,89 @@ pub fn serde_key(name: &str) -> Vec<u8> {
     key
 }
 
+// HPL/SQL's stored procedures and packages, and data connectors: keyspaces 0x24 to 0x26.
+
+/// Stored procedures (`create_stored_procedure`): `0x24 + ID(database) + C(name)` → stored
+/// procedure value. Keyed by the database's id, so that a database's procedures are one
+/// prefix and go with it; names are kept as given, as Hive compares them.
+pub const KEYSPACE_PROCEDURE: u8 = 0x24;
+/// HPL/SQL packages (`add_package`): `0x25 + ID(database) + C(name)` → package value, keyed
+/// as procedures are.
+pub const KEYSPACE_PACKAGE: u8 = 0x25;
+/// Data connectors (`create_dataconnector`): `0x26 + C(name, lowercased)` → data connector
+/// value, one namespace for the store as Hive's `DATACONNECTORS` has.
+pub const KEYSPACE_DATA_CONNECTOR: u8 = 0x26;
+
+const _: () = assert!(KEYSPACE_SERDE < KEYSPACE_PROCEDURE);
+const _: () = assert!(KEYSPACE_PROCEDURE < KEYSPACE_PACKAGE);
+const _: () = assert!(KEYSPACE_PACKAGE < KEYSPACE_DATA_CONNECTOR);
+
+/// `0x24 + ID(database)`: the prefix of a database's stored procedures.
+pub fn procedure_prefix(database: DatabaseId) -> Vec<u8> {
+    routine_prefix(KEYSPACE_PROCEDURE, database)
+}
+
+/// `keyspace + ID(database)`: the prefix of a database's procedures ([`KEYSPACE_PROCEDURE`])
+/// or packages ([`KEYSPACE_PACKAGE`]).
+pub fn routine_prefix(keyspace: u8, database: DatabaseId) -> Vec<u8> {
+    id_key(keyspace, database.0)
+}
+
+/// `0x24 + ID(database) + C(name)`.
+pub fn procedure_key(database: DatabaseId, name: &str) -> Vec<u8> {
+    let mut key = procedure_prefix(database);
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x25 + ID(database)`: the prefix of a database's packages.
+pub fn package_prefix(database: DatabaseId) -> Vec<u8> {
+    routine_prefix(KEYSPACE_PACKAGE, database)
+}
+
+/// `0x25 + ID(database) + C(name)`.
+pub fn package_key(database: DatabaseId, name: &str) -> Vec<u8> {
+    let mut key = package_prefix(database);
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x26 + C(name)`.
+pub fn data_connector_key(name: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_DATA_CONNECTOR];
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x26`: the prefix of every data connector, in name order.
+pub fn data_connector_prefix() -> Vec<u8> {
+    vec![KEYSPACE_DATA_CONNECTOR]
+}
+
+/// The name in a key of keyspace 0x26.
+pub fn decode_data_connector_key(key: &[u8]) -> Result<String> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_DATA_CONNECTOR)?;
+        let (name, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok(name)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// The database id and name in a key of `keyspace`, [`KEYSPACE_PROCEDURE`] or
+/// [`KEYSPACE_PACKAGE`] (`+ ID(database) + C(name)`).
+pub fn decode_routine_key(keyspace: u8, key: &[u8]) -> Result<(DatabaseId, String)> {
+    let decode = || {
+        let rest = take_keyspace(key, keyspace)?;
+        let (database, rest) = take_id(rest)?;
+        let (name, rest) = take_name(rest)?;
+        expect_end(rest)?;
+        Ok((DatabaseId(database), name))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,6 +105,13 @@ pub enum ValueKind {
     SchemaVersion = 36,
     /// A SerDe registered by name (`crate::RegisteredSerde`).
     Serde = 37,
+    /// An HPL/SQL stored procedure (`crate::StoredProcedure`); kinds 50-55 belong to
+    /// procedures, packages and data connectors.
+    StoredProcedure = 50,
+    /// An HPL/SQL package (`crate::Package`).
+    Package = 51,
+    /// A data connector (`crate::DataConnector`).
+    DataConnector = 52,
 }
 
 /// A type stored as an rkyv archive.

@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
-    caches, catalogs, compactions, constraints, databases, fb303, functions, locks, notifications,
-    partition_listings, partition_specs, partitions, schema_registry, session, stats,
-    table_translation, tables, txns, types,
+    caches, catalogs, compactions, connectors, constraints, databases, fb303, functions, locks,
+    notifications, partition_listings, partition_specs, partitions, procedures, schema_registry,
+    session, stats, table_translation, tables, txns, types,
 };
 
 use Family::*;
@@ -56,11 +56,15 @@ pub enum Family {
     Compactions,
     /// The notification log.
     Notifications,
+    /// HPL/SQL's stored procedures and packages.
+    Procedures,
+    /// Data connectors.
+    DataConnectors,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 16] = [
+    pub const ALL: [Family; 18] = [
         Fb303,
         Session,
         Functions,
@@ -77,6 +81,8 @@ impl Family {
         Transactions,
         Compactions,
         Notifications,
+        Procedures,
+        DataConnectors,
     ];
 
     /// The family's name in the documentation.
@@ -98,6 +104,8 @@ impl Family {
             Transactions => "transactions and write ids",
             Compactions => "compactions",
             Notifications => "notification log",
+            Procedures => "stored procedures and packages",
+            DataConnectors => "data connectors",
         }
     }
 }
@@ -176,6 +184,7 @@ methods! {
     add_dynamic_partitions: Transactions, Generic => txns::add_dynamic_partitions;
     add_foreign_key: Constraints, Generic => constraints::add_foreign_key;
     add_not_null_constraint: Constraints, Generic => constraints::add_not_null_constraint;
+    add_package: Procedures, Generic => procedures::add_package;
     add_partition: Partitions, Generic => partitions::add;
     add_partition_with_environment_context: Partitions, Generic => partitions::add_with_context;
     add_partitions: Partitions, Arriving => partitions::add_many;
@@ -193,6 +202,8 @@ methods! {
     alter_catalog: Catalogs, Generic => catalogs::alter;
     alter_database: Databases, Generic => databases::alter;
     alter_database_req: Databases, Generic => databases::alter_req;
+    alter_dataconnector: DataConnectors, Generic => connectors::alter;
+    alter_dataconnector_req: DataConnectors, Generic => connectors::alter_req;
     alter_function: Functions, Generic => functions::alter;
     alter_ischema: SchemaRegistry, Generic => schema_registry::alter;
     alter_partition: Partitions, Generic => partitions::alter;
@@ -221,8 +232,11 @@ methods! {
     create_catalog: Catalogs, Generic => catalogs::create;
     create_database: Databases, Generic => databases::create;
     create_database_req: Databases, Generic => databases::create_req;
+    create_dataconnector: DataConnectors, Generic => connectors::create;
+    create_dataconnector_req: DataConnectors, Generic => connectors::create_req;
     create_function: Functions, Generic => functions::create;
     create_ischema: SchemaRegistry, Generic => schema_registry::create;
+    create_stored_procedure: Procedures, Generic => procedures::create_procedure;
     create_table: Tables, Generic => tables::create;
     create_table_req: Tables, Generic => tables::create_req;
     create_table_with_constraints: Constraints, Generic
@@ -235,8 +249,11 @@ methods! {
     drop_constraint: Constraints, Generic => constraints::drop;
     drop_database: Databases, Generic => databases::drop_one;
     drop_database_req: Databases, Generic => databases::drop_req;
+    drop_dataconnector: DataConnectors, Generic => connectors::drop;
+    drop_dataconnector_req: DataConnectors, Generic => connectors::drop_req;
     drop_function: Functions, Generic => functions::drop;
     drop_ischema: SchemaRegistry, Generic => schema_registry::drop;
+    drop_package: Procedures, Generic => procedures::drop_package;
     drop_partition: Partitions, Generic => partitions::drop_values;
     drop_partition_by_name: Partitions, Generic => partitions::drop_by_name;
     drop_partition_by_name_with_environment_context: Partitions, Generic
@@ -246,6 +263,7 @@ methods! {
         => partitions::drop_values_with_context;
     drop_partitions_req: Partitions, Generic => partitions::drop_many_req;
     drop_schema_version: SchemaRegistry, Generic => schema_registry::drop_version;
+    drop_stored_procedure: Procedures, Generic => procedures::drop_procedure;
     drop_table: Tables, Generic => tables::drop_one;
     drop_table_req: Tables, Generic => tables::drop_req;
     drop_table_with_environment_context: Tables, Generic => tables::drop_with_context;
@@ -253,11 +271,14 @@ methods! {
     exchange_partition: Partitions, Generic => partitions::exchange;
     exchange_partitions: Partitions, Generic => partitions::exchange_many;
     fetch_partition_names_req: Partitions, Generic => partition_listings::names_req;
+    find_package: Procedures, Generic => procedures::find_package;
     fire_listener_event: Notifications, Generic => notifications::fire;
     flush_cache: Caches, Generic => caches::flush;
     get_aggr_stats_for: Statistics, Generic => stats::get_aggr;
     get_all_databases: Databases, Generic => databases::list_all;
     get_all_functions: Functions, Generic => functions::all;
+    get_all_packages: Procedures, Generic => procedures::all_packages;
+    get_all_stored_procedures: Procedures, Generic => procedures::all_procedures;
     get_all_table_constraints: Constraints, Generic => constraints::get_all;
     get_all_tables: Tables, Generic => tables::list_all;
     get_all_write_event_info: Notifications, Generic => notifications::write_infos;
@@ -271,6 +292,8 @@ methods! {
     get_database: Databases, Generic => databases::get;
     get_database_req: Databases, Generic => databases::get_req;
     get_databases: Databases, Generic => databases::list_matching;
+    get_dataconnector_req: DataConnectors, Generic => connectors::get_req;
+    get_dataconnectors: DataConnectors, Generic => connectors::all;
     get_default_constraints: Constraints, Generic => constraints::get_default_constraints;
     get_fields: Tables, Generic => tables::fields;
     get_fields_req: Tables, Generic => tables::fields_req;
@@ -332,6 +355,7 @@ methods! {
     get_serde: SchemaRegistry, Generic => schema_registry::get_serde;
     get_status: Fb303, Generic => fb303::status;
     get_status_details: Fb303, Generic => fb303::status_details;
+    get_stored_procedure: Procedures, Generic => procedures::get_procedure;
     get_table: Tables, Fast => tables::get;
     get_table_column_statistics: Statistics, Generic => stats::get_table_column;
     get_table_meta: Tables, Generic => tables::meta;

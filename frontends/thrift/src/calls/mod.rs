@@ -5,6 +5,7 @@
 pub mod caches;
 pub mod catalogs;
 pub mod compactions;
+pub mod connectors;
 pub mod constraints;
 pub mod databases;
 pub mod fb303;
@@ -14,6 +15,7 @@ pub mod notifications;
 pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
+pub mod procedures;
 pub mod schema_registry;
 pub mod session;
 pub mod stats;
