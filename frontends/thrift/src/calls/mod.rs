@@ -14,6 +14,7 @@ pub mod partition_specs;
 pub mod partitions;
 pub mod schema_registry;
 pub mod session;
+mod spec_partitions;
 pub mod stats;
 pub mod table_translation;
 pub mod tables;
