@@ -36,6 +36,12 @@ the script fails if the count differs, so a new compiler or IDL cannot slip past
    call's arguments with the same reader as the generated processor (one reader per call), and
    tests write calls with the same writer; the structs, their fields and both functions are
    made public.
+
+6. Null arguments Hive answers apart from empty ones: for the arguments listed in
+   NULLABLE_ARGUMENTS, the argument struct holds an `Option`, `None` when the client left
+   the argument out, through the reader, the writer (which then leaves it out), the handler
+   trait and the client. Hive refuses `get_table_objects_by_name` with a null name list
+   ("<db> cannot find null tables") but answers an empty one.
 """
 
 from __future__ import annotations
@@ -131,6 +137,52 @@ def publish_arguments(src: str) -> tuple[str, int]:
     return ARGS_IMPL.sub(publish_impl, src), count
 
 
+# (argument struct, field, call): arguments whose absence Hive's handler answers apart from
+# an empty value, read as `Option` (patch 6). Empty until the server's handler takes the
+# `Option`: ("ThriftHiveMetastoreGetTableObjectsByNameArgs", "tbl_names",
+# "get_table_objects_by_name") goes here with it (Hive refuses a null name list).
+NULLABLE_ARGUMENTS: list[tuple[str, str, str]] = []
+
+
+def nullable_arguments(src: str) -> tuple[str, int]:
+    """Patch 6: the arguments of NULLABLE_ARGUMENTS arrive as `Option`, `None` when absent,
+    through the argument struct, its reader and writer, the handler trait and the client."""
+    count = 0
+    for struct, field, call in NULLABLE_ARGUMENTS:
+        body = re.search(r"^struct " + struct + r" \{\n(.*?)^\}\n", src, re.M | re.S)
+        typed = re.search(r"^  " + field + r": (.+),$", body.group(1), re.M) if body else None
+        if typed is None:
+            raise SystemExit(f"patch_generated.py: no field {field} in {struct}")
+        plain = typed.group(1)
+        optional = f"Option<{plain}>"
+        start = src.index(f"struct {struct} {{\n")
+        src = src[:start] + src[start:].replace(f"  {field}: {plain},\n", f"  {field}: {optional},\n", 1)
+        impl_start = src.index(f"impl {struct} {{\n")
+        impl_end = src.index("\n}\n", impl_start) + 3
+        block = src[impl_start:impl_end]
+        taken = re.search(r"      " + field + r": (f_\d+)\.unwrap_or_default\(\),\n", block)
+        if taken is None:
+            raise SystemExit(f"patch_generated.py: {struct}'s reader does not default {field}")
+        block = block.replace(taken.group(0), f"      {field}: {taken.group(1)},\n")
+        write = re.search(
+            r"(    o_prot\.write_field_begin\(&TFieldIdentifier::new\(\"" + field
+            + r"\".*?\n    o_prot\.write_field_end\(\)\?;\n)", block, re.S)
+        if write is None:
+            raise SystemExit(f"patch_generated.py: {struct}'s writer of {field} not found")
+        inner = write.group(1).replace(f"self.{field}", field)
+        inner = "".join("  " + line if line else line for line in inner.splitlines(True))
+        block = block.replace(write.group(1), f"    if let Some(ref {field}) = self.{field} {{\n{inner}    }}\n")
+        src = src[:impl_start] + block + src[impl_end:]
+        for prefix in (f"fn handle_{call}(&self, ", f"fn {call}(&mut self, "):
+            pattern = re.compile(re.escape(prefix) + r"([^)]*?)\b" + field + r": " + re.escape(plain) + r"([,)])")
+            src, n = pattern.subn(lambda m: f"{prefix}{m.group(1)}{field}: {optional}{m.group(2)}", src)
+            count += n
+    return src, count
+
+
+# Per argument: the handler trait's method, the client trait's and the client's impl.
+NULLABLE_SIGNATURES = 3 * len(NULLABLE_ARGUMENTS)
+
 NEG_ARM = re.compile(r"^(\s+)neg(\d+) => \{$", re.M)
 NEG_ARMS = 2  # drop_dataconnector: ifNotExists (-1), checkReferences (-2)
 
@@ -165,6 +217,12 @@ def main(argv: list[str]) -> int:
     if n != OPTIONAL_ARGS_COUNT:
         print(f"patch_generated.py: expected {OPTIONAL_ARGS_COUNT} call arguments to relax, found {n}",
               file=sys.stderr)
+        return 1
+
+    src, n = nullable_arguments(src)
+    if n != NULLABLE_SIGNATURES:
+        print(f"patch_generated.py: expected {NULLABLE_SIGNATURES} signatures with nullable "
+              f"arguments, found {n}", file=sys.stderr)
         return 1
 
     src, n = publish_arguments(src)

@@ -139,6 +139,57 @@ def test_add_partitions_pspec_takes_partition_lists(client, db):
         "ds=2024-02-01/hr=1", "ds=2024-02-01/hr=2"]
 
 
+def test_add_partitions_pspec_takes_the_shared_descriptor_specs_hive_hands_out(client, db,
+                                                                               tmp_path):
+    """Issue 22, defect 9: the grouped specs of `get_partitions_pspec` and
+    `get_part_specs_by_filter` go back in whole. Each member becomes a partition with the shared
+    descriptor at `sd.location + relativePath`, as Hive's PartitionSpecWithSharedSDProxy joins
+    them (Hive 2.3 and 4 alike)."""
+    new_table(client, db, parameters={GROUPING: "true"})
+    values = [["2024-03-01", "1"], ["2024-03-01", "2"]]
+    client.add_partitions([part(db, "t", v, parameters={"k": v[1]}) for v in values])
+    before = client.get_partitions(db, "t", -1)
+    for listing in (lambda: client.get_partitions_pspec(db, "t", -1),
+                    lambda: client.get_part_specs_by_filter(db, "t", 'ds = "2024-03-01"', -1)):
+        specs = listing()
+        assert [s.sharedSDPartitionSpec is not None for s in specs] == [True]
+        for v in values:
+            client.drop_partition(db, "t", v, False)
+        assert client.add_partitions_pspec(specs) == 2
+        after = client.get_partitions(db, "t", -1)
+        assert [(p.values, p.sd.location, p.sd.cols, p.parameters["k"]) for p in after] == [
+            (p.values, p.sd.location, p.sd.cols, p.parameters["k"]) for p in before]
+
+
+def test_add_partitions_pspec_joins_the_shared_location_and_relative_paths(client, db,
+                                                                           tmp_path):
+    """A hand-made shared spec: the location is the shared one followed by the relative path
+    (`null` when there is none: Java's `+`); a shared descriptor without a location is refused
+    (Hive fails on the relative path `null/...` it makes). Observed on Hive 2.3."""
+    from hive_metastore.ttypes import PartitionSpecWithSharedSD, PartitionWithoutSD
+    new_table(client, db)
+    base = str(tmp_path / unique_name("base"))
+
+    def shared_spec(location, relative_path, hr):
+        member = PartitionWithoutSD(values=["2024-04-01", hr], createTime=0, lastAccessTime=0,
+                                    relativePath=relative_path, parameters={})
+        return PartitionSpec(dbName=db, tableName="t", rootPath=location,
+                             sharedSDPartitionSpec=PartitionSpecWithSharedSD(
+                                 partitions=[member], sd=storage_descriptor(COLUMNS, location)))
+
+    assert client.add_partitions_pspec([shared_spec(base, "/hr=1", "1")]) == 1
+    added = client.get_partition(db, "t", ["2024-04-01", "1"])
+    assert local_path(added.sd.location) == f"{base}/hr=1"
+    assert added.sd.cols == COLUMNS
+    assert client.add_partitions_pspec([shared_spec(base, None, "2")]) == 1
+    assert local_path(client.get_partition(db, "t", ["2024-04-01", "2"]).sd.location) == \
+        f"{base}null"
+    with raises_hms(MetaException):
+        client.add_partitions_pspec([shared_spec(None, "/hr=3", "3")])
+    assert client.get_partition_names(db, "t", -1) == [
+        "ds=2024-04-01/hr=1", "ds=2024-04-01/hr=2"]
+
+
 def test_pspec_of_a_missing_table_is_no_such_object(client, db):
     from hive_metastore.ttypes import NoSuchObjectException
     with pytest.raises(NoSuchObjectException):

@@ -658,6 +658,35 @@ def test_aggregate_extrapolates_falling_values(client, db):
     assert result.colStats == [long_obj(4, 85, 18, 50)]
 
 
+def test_aggregate_extrapolation_takes_tied_extremes_as_hive_on_derby(client, db):
+    """Issue 22, defect 11: string and binary lengths extrapolated when partitions share the
+    least or greatest value. Hive's SQL path (MetaStoreDirectSql / Hive 4's
+    DirectSqlAggrStats) orders the rows by the value alone and takes the first and the last;
+    Derby, its default store, returns equal values latest written first. So the partition
+    whose statistics were written last holds a tied least value, the first written a tied
+    greatest. Observed on Hive 2.3 with its aggregate cache off; Hive 4's query is the same."""
+    expected = {
+        # written in name order: ties go to ds=02 (least maxColLen), ds=04 (least avgColLen)
+        (1, 2, 4): {"name": (70, 6.5), "payload": (140, 7.5)},
+        # written in reverse: to ds=01 for both
+        (4, 2, 1): {"name": (63, 11.5), "payload": (126, 12.5)},
+    }
+    lengths = {1: (10, 1.5), 2: (10, 4.0), 4: (50, 1.5)}
+    for number, (order, want) in enumerate(expected.items()):
+        table = f"ties{number}"
+        names = new_table(client, db, table, partitions=6)
+        for index in order:
+            max_len, avg_len = lengths[index]
+            client.update_partition_column_statistics(stats(db, table, [
+                string_obj(max_len, avg_len, 0, 3),
+                binary_obj(2 * max_len, avg_len + 1, 0)], names[index]))
+        got = by_name(aggregate(client, db, table, ["name", "payload"], names).colStats)
+        assert (got["name"].statsData.stringStats.maxColLen,
+                got["name"].statsData.stringStats.avgColLen) == want["name"], order
+        assert (got["payload"].statsData.binaryStats.maxColLen,
+                got["payload"].statsData.binaryStats.avgColLen) == want["payload"], order
+
+
 # ---------------------------------------------------------------- deletes
 
 def test_delete_table_column_statistics(client, db, hive):

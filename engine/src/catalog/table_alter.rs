@@ -164,6 +164,7 @@ impl Store {
             )?;
         }
         check_partition_keys(&old, &table)?;
+        crate::constraints::altered_columns::forget_removed_columns(txn, id, &old, &table)?;
         if rename {
             self.move_renamed_data(txn, names, (&old, old_database), (&mut table, new_database))?;
             txn.delete(keys::table_name_key(old_database, &names.name));

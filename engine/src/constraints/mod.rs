@@ -6,9 +6,11 @@
 //! - `add.rs`: validation and staging (`ConstraintBatch`), Hive's generated names in
 //!   `names.rs`;
 //! - `read.rs`: a table's constraints by kind, foreign keys by either end;
-//! - `drop.rs`: `drop_constraint`, and a dropped table's constraints.
+//! - `drop.rs`: `drop_constraint`, and a dropped table's constraints;
+//! - `altered_columns.rs`: the columns an alter of the table removes, taken out of them.
 
 pub(crate) mod add;
+pub(crate) mod altered_columns;
 pub(crate) mod drop;
 pub(crate) mod names;
 pub(crate) mod read;

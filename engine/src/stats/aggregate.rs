@@ -18,8 +18,9 @@
 //!
 //! The fold (`column_fold.rs`) reads the partitions' numbers in place from the column's
 //! stored chunks, kept while the table is unchanged (`kept_chunks.rs`): nothing is built per
-//! partition. When several partitions share the least (greatest) value, the first in request
-//! order is taken as holding it.
+//! partition. When several partitions share the least (greatest) value, the one whose
+//! statistics were written last (first) is taken as holding it, as Hive on Derby does
+//! (`column_fold.rs`).
 
 use super::chunk::{chunk_of, SKETCH_TAG_BIT_VECTORS};
 use super::column_fold::{fold_column, runs_of, ColumnsFound, Extremes, FoldBy};
@@ -106,8 +107,10 @@ pub(super) fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: us
             let integers = Extremes {
                 min: *min,
                 min_index: extremes.min_index,
+                min_slot: extremes.min_slot,
                 max: *max,
                 max_index: extremes.max_index,
+                max_slot: extremes.max_slot,
             };
             StatsValue::Integer(linear_integer(&integers, aim, border))
         }
@@ -115,8 +118,10 @@ pub(super) fn linear_value(extremes: &Extremes<StatsValue>, aim: Aim, border: us
             let doubles = Extremes {
                 min: value_to_f64(min),
                 min_index: extremes.min_index,
+                min_slot: extremes.min_slot,
                 max: value_to_f64(max),
                 max_index: extremes.max_index,
+                max_slot: extremes.max_slot,
             };
             let value = linear_double(&doubles, aim, border);
             match min {
@@ -293,8 +298,10 @@ mod tests {
         Extremes {
             min,
             min_index,
+            min_slot: 0,
             max,
             max_index,
+            max_slot: 0,
         }
     }
 

@@ -11,6 +11,13 @@
 //! slot. A run that covers a whole kept chunk, as a request for a table's every partition
 //! makes, is added from the chunk's summary ([`ChunkSummary`], found once per kept chunk)
 //! without reading its arrays. All give the same result, which the tests hold them to.
+//!
+//! Where several partitions hold the least (greatest) value, the one taken as holding it is
+//! the one whose statistics were first written last (first): Hive's SQL path reads the
+//! partitions ordered by the value alone and takes the first and the last row, and its default
+//! store, Derby, returns equal values in the reverse order of their rows' insertion. Slots are
+//! given in that order, so the greatest slot holds the least value and the least slot the
+//! greatest.
 
 use std::cmp::Ordering;
 
@@ -23,46 +30,54 @@ use super::stored_chunk::{
 };
 use super::{ColumnStatistics, StatsKind, StatsValue};
 
-/// The least and greatest value of one statistic, and where in the request they are.
+/// The least and greatest value of one statistic, where in the request they are, and the
+/// slots holding them (ties go to the greater slot for the least, the lesser for the greatest).
 #[derive(Debug, Clone)]
 pub(super) struct Extremes<T> {
     pub(super) min: T,
     pub(super) min_index: usize,
+    pub(super) min_slot: u32,
     pub(super) max: T,
     pub(super) max_index: usize,
+    pub(super) max_slot: u32,
 }
 
 impl<T: Clone> Extremes<T> {
-    fn new(value: T, index: usize) -> Self {
+    fn new(value: T, index: usize, slot: u32) -> Self {
         Extremes {
             min: value.clone(),
             min_index: index,
+            min_slot: slot,
             max: value,
             max_index: index,
+            max_slot: slot,
         }
     }
 
-    fn add(&mut self, value: T, index: usize, compare: impl Fn(&T, &T) -> Ordering) {
-        if compare(&value, &self.min) == Ordering::Less {
+    fn add(&mut self, value: T, index: usize, slot: u32, compare: impl Fn(&T, &T) -> Ordering) {
+        let to_min = compare(&value, &self.min).then(self.min_slot.cmp(&slot));
+        if to_min == Ordering::Less {
             self.min = value.clone();
-            self.min_index = index;
+            (self.min_index, self.min_slot) = (index, slot);
         }
-        if compare(&value, &self.max) == Ordering::Greater {
+        let to_max = compare(&value, &self.max).then(self.max_slot.cmp(&slot));
+        if to_max == Ordering::Greater {
             self.max = value;
-            self.max_index = index;
+            (self.max_index, self.max_slot) = (index, slot);
         }
     }
 }
 
 fn add_extreme<T: Clone>(
-    slot: &mut Option<Extremes<T>>,
+    extremes: &mut Option<Extremes<T>>,
     value: T,
-    index: usize,
+    at: (usize, u32),
     compare: impl Fn(&T, &T) -> Ordering,
 ) {
-    match slot {
-        Some(extremes) => extremes.add(value, index, compare),
-        None => *slot = Some(Extremes::new(value, index)),
+    let (index, slot) = at;
+    match extremes {
+        Some(extremes) => extremes.add(value, index, slot, compare),
+        None => *extremes = Some(Extremes::new(value, index, slot)),
     }
 }
 
@@ -74,30 +89,37 @@ fn double_order(left: &f64, right: &f64) -> Ordering {
     left.total_cmp(right)
 }
 
-/// Adds to `extremes` those of a run starting at request position `index`: as many additions
-/// one at a time, in order, would give.
+/// Adds to `extremes` those of `run`, a run's: as many additions one at a time, in order,
+/// would give.
 #[inline]
-fn add_run_extremes<V: StoredNumber>(extremes: &mut Extremes<V>, run: RunExtremes, index: usize) {
-    if V::order_key(run.min) < V::order_key(extremes.min.to_stored()) {
+fn add_run_extremes<V: StoredNumber>(extremes: &mut Extremes<V>, run: RunExtremes, at: &Run) {
+    let (min_slot, max_slot) = (at.slot + run.min_at as u32, at.slot + run.max_at as u32);
+    let to_min = V::order_key(run.min)
+        .cmp(&V::order_key(extremes.min.to_stored()))
+        .then(extremes.min_slot.cmp(&min_slot));
+    if to_min == Ordering::Less {
         extremes.min = V::from_stored(run.min);
-        extremes.min_index = index + run.min_at;
+        (extremes.min_index, extremes.min_slot) = (at.index + run.min_at, min_slot);
     }
-    if V::order_key(run.max) > V::order_key(extremes.max.to_stored()) {
+    let to_max = V::order_key(run.max)
+        .cmp(&V::order_key(extremes.max.to_stored()))
+        .then(extremes.max_slot.cmp(&max_slot));
+    if to_max == Ordering::Greater {
         extremes.max = V::from_stored(run.max);
-        extremes.max_index = index + run.max_at;
+        (extremes.max_index, extremes.max_slot) = (at.index + run.max_at, max_slot);
     }
 }
 
-/// Adds to `extremes` the stored `values` of a run starting at request position `index`
-/// (`values` empty when the array is stored empty, zero everywhere).
+/// Adds to `extremes` the stored `values` of `run` (`values` empty when the array is stored
+/// empty, zero everywhere).
 #[inline]
 fn add_run_array<V: StoredNumber>(
     extremes: &mut Extremes<V>,
     values: StoredIntegers<'_>,
-    index: usize,
+    run: &Run,
 ) {
-    if let Some(run) = run_extremes::<V>(values) {
-        add_run_extremes(extremes, run, index);
+    if let Some(extremes_of_run) = run_extremes::<V>(values, run.len) {
+        add_run_extremes(extremes, extremes_of_run, run);
     }
 }
 
@@ -128,24 +150,25 @@ fn add_total(sum: i64, total: Option<i64>, values: StoredIntegers<'_>) -> i64 {
 fn add_run_bounds<V: StoredNumber>(
     extremes: &mut Option<Extremes<V>>,
     values: StoredIntegers<'_>,
-    index: usize,
+    run: &Run,
 ) {
-    if let Some(run) = run_extremes::<V>(values) {
-        add_bound_extremes(extremes, values.at(0), run, index);
+    if let Some(extremes_of_run) = run_extremes::<V>(values, run.len) {
+        add_bound_extremes(extremes, values.at(0), extremes_of_run, run);
     }
 }
 
 /// Starts `extremes` at `first` (a run's first value) if nothing was folded yet, then adds
-/// the run's extremes `run`.
+/// the run's extremes `extremes_of_run`.
 #[inline]
 fn add_bound_extremes<V: StoredNumber>(
     extremes: &mut Option<Extremes<V>>,
     first: i64,
-    run: RunExtremes,
-    index: usize,
+    extremes_of_run: RunExtremes,
+    run: &Run,
 ) {
-    let extremes = extremes.get_or_insert_with(|| Extremes::new(V::from_stored(first), index));
-    add_run_extremes(extremes, run, index);
+    let extremes =
+        extremes.get_or_insert_with(|| Extremes::new(V::from_stored(first), run.index, run.slot));
+    add_run_extremes(extremes, extremes_of_run, run);
 }
 
 /// The least low and greatest high of one column, kept in its kind's representation: integers
@@ -183,27 +206,27 @@ impl BoundFold {
         }
     }
 
-    /// Adds the bounds of the slot at `offset` of `chunk`, request position `index`.
-    fn add(&mut self, chunk: &StoredChunk<'_>, offset: usize, index: usize, kind: StatsKind) {
+    /// Adds the bounds of the slot at `offset` of `chunk`, `at` (request position, slot).
+    fn add(&mut self, chunk: &StoredChunk<'_>, offset: usize, at: (usize, u32), kind: StatsKind) {
         let flags = chunk.flags.get(offset).copied().unwrap_or_default();
         let (has_low, has_high) = (flags & HAS_LOW != 0, flags & HAS_HIGH != 0);
         match self {
             BoundFold::Integer { low, high } => {
                 if has_low {
-                    add_extreme(low, chunk.lows.at(offset), index, integer_order);
+                    add_extreme(low, chunk.lows.at(offset), at, integer_order);
                 }
                 if has_high {
-                    add_extreme(high, chunk.highs.at(offset), index, integer_order);
+                    add_extreme(high, chunk.highs.at(offset), at, integer_order);
                 }
             }
             BoundFold::Double { low, high } => {
                 if has_low {
                     let value = chunk.lows.double_at(offset);
-                    add_extreme(low, value, index, double_order);
+                    add_extreme(low, value, at, double_order);
                 }
                 if has_high {
                     let value = chunk.highs.double_at(offset);
-                    add_extreme(high, value, index, double_order);
+                    add_extreme(high, value, at, double_order);
                 }
             }
             BoundFold::Decimal { low, high } => {
@@ -211,10 +234,10 @@ impl BoundFold {
                     bound_value(kind, numbers.at(offset), chunk.decimal_at(offset, high))
                 };
                 if has_low {
-                    add_extreme(low, value(chunk.lows, false), index, compare_values);
+                    add_extreme(low, value(chunk.lows, false), at, compare_values);
                 }
                 if has_high {
-                    add_extreme(high, value(chunk.highs, true), index, compare_values);
+                    add_extreme(high, value(chunk.highs, true), at, compare_values);
                 }
             }
         }
@@ -229,19 +252,19 @@ impl BoundFold {
         match self {
             BoundFold::Integer { low, high } => {
                 if with_low {
-                    add_run_bounds(low, lows, run.index);
+                    add_run_bounds(low, lows, run);
                 }
                 if with_high {
-                    add_run_bounds(high, highs, run.index);
+                    add_run_bounds(high, highs, run);
                 }
             }
             BoundFold::Double { low, high } => {
                 // Doubles' bits, ordered as `total_cmp` orders the doubles.
                 if with_low {
-                    add_run_bounds(low, lows, run.index);
+                    add_run_bounds(low, lows, run);
                 }
                 if with_high {
-                    add_run_bounds(high, highs, run.index);
+                    add_run_bounds(high, highs, run);
                 }
             }
             BoundFold::Decimal { .. } => return false,
@@ -251,7 +274,7 @@ impl BoundFold {
 
     /// Adds the bounds of a run over a whole chunk from the chunk's summary, as
     /// [`BoundFold::add_run`] would; `false` (nothing added) for decimals, which have none.
-    fn add_summary(&mut self, summary: &ChunkSummary, index: usize) -> bool {
+    fn add_summary(&mut self, summary: &ChunkSummary, run: &Run) -> bool {
         let (with_low, with_high) = (
             summary.bound_flags & HAS_LOW != 0,
             summary.bound_flags & HAS_HIGH != 0,
@@ -259,18 +282,18 @@ impl BoundFold {
         match self {
             BoundFold::Integer { low, high } => {
                 if with_low {
-                    add_bound_extremes(low, summary.lows_first, summary.lows, index);
+                    add_bound_extremes(low, summary.lows_first, summary.lows, run);
                 }
                 if with_high {
-                    add_bound_extremes(high, summary.highs_first, summary.highs, index);
+                    add_bound_extremes(high, summary.highs_first, summary.highs, run);
                 }
             }
             BoundFold::Double { low, high } => {
                 if with_low {
-                    add_bound_extremes(low, summary.lows_first, summary.lows, index);
+                    add_bound_extremes(low, summary.lows_first, summary.lows, run);
                 }
                 if with_high {
-                    add_bound_extremes(high, summary.highs_first, summary.highs, index);
+                    add_bound_extremes(high, summary.highs_first, summary.highs, run);
                 }
             }
             BoundFold::Decimal { .. } => return false,
@@ -287,8 +310,10 @@ impl BoundFold {
             extremes.map(|extremes| Extremes {
                 min: value(extremes.min),
                 min_index: extremes.min_index,
+                min_slot: extremes.min_slot,
                 max: value(extremes.max),
                 max_index: extremes.max_index,
+                max_slot: extremes.max_slot,
             })
         }
         match self {
@@ -364,7 +389,7 @@ impl Accumulator {
     /// The fold of a column whose first partition with statistics, at request position
     /// `index`, is at `offset` of `chunk` (which [`Accumulator::add`] then adds, changing no
     /// extreme); `None` when that slot holds none.
-    fn new(chunk: &StoredChunk<'_>, offset: usize, index: usize) -> Option<Self> {
+    fn new(chunk: &StoredChunk<'_>, offset: usize, index: usize, slot: u32) -> Option<Self> {
         let kind = StatsKind::from_byte(*chunk.kinds.get(offset)?)?;
         Some(Accumulator {
             kind,
@@ -373,9 +398,9 @@ impl Accumulator {
             nulls_sum: 0,
             trues_sum: 0,
             falses_sum: 0,
-            distinct: Extremes::new(chunk.num_distinct_values.at(offset), index),
-            max_length: Extremes::new(chunk.max_lengths.at(offset), index),
-            avg_length: Extremes::new(chunk.avg_lengths.double_at(offset), index),
+            distinct: Extremes::new(chunk.num_distinct_values.at(offset), index, slot),
+            max_length: Extremes::new(chunk.max_lengths.at(offset), index, slot),
+            avg_length: Extremes::new(chunk.avg_lengths.double_at(offset), index, slot),
             bounds: BoundFold::new(kind),
             sketched_slots: Some(Vec::new()),
         })
@@ -402,12 +427,12 @@ impl Accumulator {
         let falses = chunk.num_falses.at(offset);
         self.falses_sum = self.falses_sum.saturating_add(falses);
         let distinct = chunk.num_distinct_values.at(offset);
-        self.distinct.add(distinct, index, integer_order);
+        self.distinct.add(distinct, index, slot, integer_order);
         let max_length = chunk.max_lengths.at(offset);
-        self.max_length.add(max_length, index, integer_order);
+        self.max_length.add(max_length, index, slot, integer_order);
         let avg_length = chunk.avg_lengths.double_at(offset);
-        self.avg_length.add(avg_length, index, double_order);
-        self.bounds.add(chunk, offset, index, self.kind);
+        self.avg_length.add(avg_length, index, slot, double_order);
+        self.bounds.add(chunk, offset, (index, slot), self.kind);
         true
     }
 
@@ -452,9 +477,9 @@ impl Accumulator {
         self.trues_sum = saturating_sum(self.trues_sum, part(chunk.num_trues));
         self.falses_sum = saturating_sum(self.falses_sum, part(chunk.num_falses));
         let distinct = part(chunk.num_distinct_values);
-        add_run_array(&mut self.distinct, distinct, run.index);
-        add_run_array(&mut self.max_length, part(chunk.max_lengths), run.index);
-        add_run_array(&mut self.avg_length, part(chunk.avg_lengths), run.index);
+        add_run_array(&mut self.distinct, distinct, run);
+        add_run_array(&mut self.max_length, part(chunk.max_lengths), run);
+        add_run_array(&mut self.avg_length, part(chunk.avg_lengths), run);
         true
     }
 
@@ -469,7 +494,7 @@ impl Accumulator {
         if summary.kind != self.kind as u8 {
             return false;
         }
-        if !self.bounds.add_summary(summary, run.index) {
+        if !self.bounds.add_summary(summary, run) {
             return false;
         }
         self.count += run.len as i64;
@@ -477,9 +502,9 @@ impl Accumulator {
         self.nulls_sum = add_total(self.nulls_sum, summary.nulls, chunk.num_nulls);
         self.trues_sum = add_total(self.trues_sum, summary.trues, chunk.num_trues);
         self.falses_sum = add_total(self.falses_sum, summary.falses, chunk.num_falses);
-        add_run_extremes(&mut self.distinct, summary.distinct, run.index);
-        add_run_extremes(&mut self.max_length, summary.max_length, run.index);
-        add_run_extremes(&mut self.avg_length, summary.avg_length, run.index);
+        add_run_extremes(&mut self.distinct, summary.distinct, run);
+        add_run_extremes(&mut self.max_length, summary.max_length, run);
+        add_run_extremes(&mut self.avg_length, summary.avg_length, run);
         true
     }
 
@@ -629,7 +654,7 @@ pub(super) fn fold_column<'a>(
             let (offset, index) = (run.offset + step, run.index + step);
             let folding = match &mut accumulator {
                 Some(folding) => folding,
-                None => match Accumulator::new(&chunk, offset, index) {
+                None => match Accumulator::new(&chunk, offset, index, run.slot + step as u32) {
                     Some(started) => accumulator.insert(started),
                     None => continue,
                 },

@@ -398,8 +398,10 @@ impl StoredNumber for f64 {
 /// A chunk's worth of numbers, copied out of a stored array for the run loops.
 pub(super) type RunBuffer = [i64; super::CHUNK_SLOT_COUNT as usize];
 
-/// The least and greatest of a run's stored values (in `V`'s order), with the first position
-/// of each in the run.
+/// The least and greatest of a run's stored values (in `V`'s order), with the position in the
+/// run of the partition taken as holding each: where several hold it, the last for the least
+/// and the first for the greatest (a run's slots rise with its positions; `column_fold.rs`
+/// says why).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct RunExtremes {
     pub(super) min: i64,
@@ -408,25 +410,30 @@ pub(super) struct RunExtremes {
     pub(super) max_at: usize,
 }
 
-/// The extremes of `values` (an array stored empty is zero everywhere: one zero stands for
-/// it); `None` for none.
+/// The extremes of the `len` values of a run, `values` (an array stored empty is zero
+/// everywhere); `None` for none.
 #[inline]
-pub(super) fn run_extremes<V: StoredNumber>(values: StoredIntegers<'_>) -> Option<RunExtremes> {
-    let mut buffer: RunBuffer;
-    let values: &[i64] = match values.is_empty() {
-        true => &[0],
-        false => {
-            buffer = [0; super::CHUNK_SLOT_COUNT as usize];
-            values.read_into(&mut buffer)
-        }
-    };
+pub(super) fn run_extremes<V: StoredNumber>(
+    values: StoredIntegers<'_>,
+    len: usize,
+) -> Option<RunExtremes> {
+    if values.is_empty() {
+        return (len > 0).then_some(RunExtremes {
+            min: 0,
+            min_at: len - 1,
+            max: 0,
+            max_at: 0,
+        });
+    }
+    let mut buffer: RunBuffer = [0; super::CHUNK_SLOT_COUNT as usize];
+    let values = values.read_into(&mut buffer);
     let &first = values.first()?;
-    // One pass, keeping the first position of each extreme, as a fold in request order does.
+    // One pass, keeping the last position of the least value and the first of the greatest.
     let (mut min, mut max) = (V::order_key(first), V::order_key(first));
     let (mut min_at, mut max_at) = (0, 0);
     for (at, &value) in values.iter().enumerate().skip(1) {
         let value = V::order_key(value);
-        if value < min {
+        if value <= min {
             (min, min_at) = (value, at);
         }
         if value > max {
@@ -508,15 +515,16 @@ impl ChunkSummary {
         if !uniform {
             return None;
         }
+        let len = chunk.kinds.len();
         let (lows, highs) = match StatsKind::from_byte(kind)? {
             StatsKind::Decimal => return None,
             StatsKind::Double => (
-                run_extremes::<f64>(chunk.lows)?,
-                run_extremes::<f64>(chunk.highs)?,
+                run_extremes::<f64>(chunk.lows, len)?,
+                run_extremes::<f64>(chunk.highs, len)?,
             ),
             _ => (
-                run_extremes::<i64>(chunk.lows)?,
-                run_extremes::<i64>(chunk.highs)?,
+                run_extremes::<i64>(chunk.lows, len)?,
+                run_extremes::<i64>(chunk.highs, len)?,
             ),
         };
         Some(ChunkSummary {
@@ -525,9 +533,9 @@ impl ChunkSummary {
             nulls: plain_total(chunk.num_nulls),
             trues: plain_total(chunk.num_trues),
             falses: plain_total(chunk.num_falses),
-            distinct: run_extremes::<i64>(chunk.num_distinct_values)?,
-            max_length: run_extremes::<i64>(chunk.max_lengths)?,
-            avg_length: run_extremes::<f64>(chunk.avg_lengths)?,
+            distinct: run_extremes::<i64>(chunk.num_distinct_values, len)?,
+            max_length: run_extremes::<i64>(chunk.max_lengths, len)?,
+            avg_length: run_extremes::<f64>(chunk.avg_lengths, len)?,
             lows,
             lows_first: chunk.lows.at(0),
             highs,

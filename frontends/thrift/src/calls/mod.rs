@@ -18,6 +18,7 @@ pub mod partitions;
 pub mod procedures;
 pub mod schema_registry;
 pub mod session;
+mod spec_partitions;
 pub mod stats;
 pub mod table_translation;
 pub mod tables;

@@ -21,7 +21,7 @@ use hivestore_idl::hive_metastore::{
     PartitionValuesRow, RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
 };
 
-use super::{catalog_or_default, context_properties, require_database_name};
+use super::{catalog_or_default, context_properties, require_database_name, spec_partitions};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -193,24 +193,12 @@ pub fn add_many(session: &Session, partitions: Vec<Partition>) -> thrift::Result
     Ok(i32::try_from(added.len()).unwrap_or(i32::MAX))
 }
 
-/// `add_partitions_pspec`: partition specs listing their partitions.
+/// `add_partitions_pspec`: partition specs listing their partitions, or sharing one storage
+/// descriptor among them.
 pub fn add_pspec(session: &Session, specs: Vec<PartitionSpec>) -> thrift::Result<i32> {
     let mut partitions = Vec::new();
     for spec in specs {
-        if spec.shared_s_d_partition_spec.is_some() {
-            return Err(exception(
-                Declared::Meta,
-                "hivestore does not take partition specs with a shared storage descriptor yet; \
-                 send a partition list",
-            ));
-        }
-        let listed = spec.partition_list.and_then(|list| list.partitions);
-        for mut partition in listed.unwrap_or_default() {
-            partition.db_name = partition.db_name.or_else(|| spec.db_name.clone());
-            partition.table_name = partition.table_name.or_else(|| spec.table_name.clone());
-            partition.cat_name = partition.cat_name.or_else(|| spec.cat_name.clone());
-            partitions.push(partition);
-        }
+        partitions.extend(spec_partitions::partitions_of(spec)?);
     }
     add_many(session, partitions)
 }

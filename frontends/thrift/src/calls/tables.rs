@@ -157,13 +157,24 @@ fn tables_by_name(
     Ok(tables)
 }
 
-/// `get_table_objects_by_name`.
+/// `get_table_objects_by_name`. A null name list (`None`) is refused as Hive's handler
+/// refuses it, after the database name is checked and before the database is looked up; the
+/// handler passes `None` once the generated reader tells an absent list from an empty one.
 pub fn get_by_names(
     session: &Session,
     database: String,
-    names: Vec<String>,
+    names: impl Into<Option<Vec<String>>>,
 ) -> thrift::Result<Vec<Table>> {
     let (catalog, database) = require_database_name(&database)?;
+    let Some(names) = names.into() else {
+        if database.is_empty() {
+            return Err(exception(Declared::UnknownDb, "DB name is null or empty"));
+        }
+        return Err(exception(
+            Declared::InvalidOperation,
+            format!("{database} cannot find null tables"),
+        ));
+    };
     tables_by_name(session, &catalog, &database, names)
 }
 
