@@ -138,10 +138,10 @@ def publish_arguments(src: str) -> tuple[str, int]:
 
 
 # (argument struct, field, call): arguments whose absence Hive's handler answers apart from
-# an empty value, read as `Option` (patch 6). Empty until the server's handler takes the
-# `Option`: ("ThriftHiveMetastoreGetTableObjectsByNameArgs", "tbl_names",
-# "get_table_objects_by_name") goes here with it (Hive refuses a null name list).
-NULLABLE_ARGUMENTS: list[tuple[str, str, str]] = []
+# an empty value, read as `Option` (patch 6). Hive refuses a null table-name list.
+NULLABLE_ARGUMENTS: list[tuple[str, str, str]] = [
+    ("ThriftHiveMetastoreGetTableObjectsByNameArgs", "tbl_names", "get_table_objects_by_name"),
+]
 
 
 def nullable_arguments(src: str) -> tuple[str, int]:
@@ -169,7 +169,8 @@ def nullable_arguments(src: str) -> tuple[str, int]:
             + r"\".*?\n    o_prot\.write_field_end\(\)\?;\n)", block, re.S)
         if write is None:
             raise SystemExit(f"patch_generated.py: {struct}'s writer of {field} not found")
-        inner = write.group(1).replace(f"self.{field}", field)
+        # Bound by `ref`, the field is a reference already.
+        inner = write.group(1).replace(f"&self.{field}", field).replace(f"self.{field}", field)
         inner = "".join("  " + line if line else line for line in inner.splitlines(True))
         block = block.replace(write.group(1), f"    if let Some(ref {field}) = self.{field} {{\n{inner}    }}\n")
         src = src[:impl_start] + block + src[impl_end:]

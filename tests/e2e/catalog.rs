@@ -216,7 +216,7 @@ fn batch_table_fetches_leave_out_missing_names() {
     client.create_table(table("db2", "b")).unwrap();
     let names = vec!["a".to_string(), "missing".to_string(), "B".to_string()];
     let tables = client
-        .get_table_objects_by_name("db2".into(), names.clone())
+        .get_table_objects_by_name("db2".into(), Some(names.clone()))
         .unwrap();
     let found: Vec<_> = tables.iter().filter_map(|t| t.table_name.clone()).collect();
     assert_eq!(found, vec!["a".to_string(), "b".to_string()]);

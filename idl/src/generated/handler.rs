@@ -421,7 +421,7 @@ pub trait Handler: Send + Sync {
     fn get_table_objects_by_name(
         &self,
         dbname: String,
-        tbl_names: Vec<String>,
+        tbl_names: Option<Vec<String>>,
     ) -> thrift::Result<Vec<crate::hive_metastore::Table>> {
         Err(unknown_method("get_table_objects_by_name"))
     }
@@ -2659,7 +2659,7 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
     fn handle_get_table_objects_by_name(
         &self,
         dbname: String,
-        tbl_names: Vec<String>,
+        tbl_names: Option<Vec<String>>,
     ) -> thrift::Result<Vec<crate::hive_metastore::Table>> {
         let result = self.0.get_table_objects_by_name(dbname, tbl_names);
         self.0.observe("get_table_objects_by_name", result.is_err());
@@ -7502,7 +7502,7 @@ macro_rules! forward_method {
         fn get_table_objects_by_name(
             &self,
             dbname: String,
-            tbl_names: Vec<String>,
+            tbl_names: Option<Vec<String>>,
         ) -> ::thrift::Result<Vec<$crate::hive_metastore::Table>> {
             $f(self, dbname, tbl_names)
         }
