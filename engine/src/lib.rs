@@ -66,6 +66,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod calendar;
 mod catalog;
 mod constraints;
 mod error;
@@ -79,6 +80,7 @@ mod store;
 mod store_uuid;
 pub mod txns;
 pub mod warehouse;
+mod workload;
 
 pub use model::partition_name;
 pub use storage::{keys, kv, values};
@@ -119,6 +121,7 @@ pub use model::value_limits::{
     PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
     PARTITION_NAME_LEN_MAX, PARTITION_VALUE_LEN_MAX, TYPE_NAME_BYTES_MAX_DEFAULT,
 };
+pub use model::workload::{Mapping, PlanStatus, Pool, ResourcePlan, Trigger};
 pub use model::{
     ArchivedPartitionRecord, Catalog, ConstraintKind, ConstraintRow, CreationMetadata, Database,
     DatabaseType, FieldSchema, FileMetadata, Function, FunctionType, Order, Partition,
@@ -162,3 +165,11 @@ pub use storage::visibility::ReadMark;
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use store_uuid::UUID_TEXT_LEN;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};
+pub use workload::parts::{NewPool, PoolChanges, TriggerChanges, WM_ENTITY_TYPES};
+pub use workload::plans::{AlterPlanFlags, NewResourcePlan, PlanChanges, WM_DEFAULT_POOL_PATH};
+pub use workload::{
+    is_valid_scheduling_policy, java_double, namespace_or_default, WM_DEFAULT_NAMESPACE,
+    WM_MAPPINGS_PER_PLAN_MAX, WM_NAME_LEN_MAX, WM_PLANS_PER_NAMESPACE_MAX, WM_POLICY_LEN_MAX,
+    WM_POOLS_PER_PLAN_MAX, WM_POOL_TRIGGERS_PER_PLAN_MAX, WM_TEXT_LEN_MAX,
+    WM_TRIGGERS_PER_PLAN_MAX,
+};
