@@ -74,6 +74,8 @@ pub mod events;
 mod model;
 mod partitions;
 mod registry;
+pub mod runtime_stats;
+mod scheduled;
 pub mod stats;
 mod storage;
 mod store;
@@ -150,6 +152,18 @@ pub use partitions::write::{
 pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
 pub use registry::serdes::SERDE_NAME_LEN_MAX;
 pub use registry::types::{is_valid_type_name, TYPE_NAME_LEN_MAX, TYPE_TEXT_LEN_MAX};
+pub use runtime_stats::{
+    RuntimeStat, RUNTIME_STATS_COUNT_MAX, RUNTIME_STATS_MAX_AGE_SECS,
+    RUNTIME_STATS_REPLY_BYTES_MAX, RUNTIME_STAT_PAYLOAD_BYTES_MAX,
+};
+pub use scheduled::executions::{ExecutionProgress, PolledExecution};
+pub use scheduled::queries::{Maintenance, ScheduledQueryDefinition};
+pub use scheduled::{
+    QueryState, ScheduledExecution, ScheduledQuery, SCHEDULED_ERROR_MESSAGE_CHARS_MAX,
+    SCHEDULED_EXECUTIONS_COUNT_MAX, SCHEDULED_EXECUTION_MAX_AGE_SECS,
+    SCHEDULED_EXECUTION_TIMEOUT_SECS_DEFAULT, SCHEDULED_QUERIES_PER_NAMESPACE_MAX,
+    SCHEDULED_QUERY_NAME_LEN_MAX, SCHEDULED_QUERY_TEXT_LEN_MAX,
+};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
     ColumnStatistics, PartitionStatistics, PrewarmReport, StatsAccuracy, StatsContext,
