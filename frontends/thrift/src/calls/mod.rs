@@ -14,6 +14,8 @@ pub mod notifications;
 pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
+pub mod runtime_stats;
+pub mod scheduled_queries;
 pub mod schema_registry;
 pub mod session;
 pub mod stats;
@@ -21,6 +23,7 @@ pub mod table_translation;
 pub mod tables;
 pub mod txns;
 pub mod types;
+pub mod workload;
 
 use std::collections::BTreeMap;
 
