@@ -66,6 +66,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod calendar;
 mod catalog;
 mod connectors;
 mod constraints;
@@ -75,12 +76,15 @@ mod model;
 mod partitions;
 mod procedures;
 mod registry;
+pub mod runtime_stats;
+mod scheduled;
 pub mod stats;
 mod storage;
 mod store;
 mod store_uuid;
 pub mod txns;
 pub mod warehouse;
+mod workload;
 
 pub use model::partition_name;
 pub use storage::{keys, kv, values};
@@ -125,6 +129,7 @@ pub use model::value_limits::{
     PARAMETER_KEY_LEN_MAX, PARAMETER_VALUE_BYTES_MAX_DEFAULT, PARTITION_KEY_NAME_LEN_MAX,
     PARTITION_NAME_LEN_MAX, PARTITION_VALUE_LEN_MAX, TYPE_NAME_BYTES_MAX_DEFAULT,
 };
+pub use model::workload::{Mapping, PlanStatus, Pool, ResourcePlan, Trigger};
 pub use model::{
     ArchivedPartitionRecord, Catalog, ConstraintKind, ConstraintRow, CreationMetadata, Database,
     DatabaseType, FieldSchema, FileMetadata, Function, FunctionType, Order, Partition,
@@ -159,6 +164,18 @@ pub use procedures::{
 pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
 pub use registry::serdes::SERDE_NAME_LEN_MAX;
 pub use registry::types::{is_valid_type_name, TYPE_NAME_LEN_MAX, TYPE_TEXT_LEN_MAX};
+pub use runtime_stats::{
+    RuntimeStat, RUNTIME_STATS_COUNT_MAX, RUNTIME_STATS_MAX_AGE_SECS,
+    RUNTIME_STATS_REPLY_BYTES_MAX, RUNTIME_STAT_PAYLOAD_BYTES_MAX,
+};
+pub use scheduled::executions::{ExecutionProgress, PolledExecution};
+pub use scheduled::queries::{Maintenance, ScheduledQueryDefinition};
+pub use scheduled::{
+    QueryState, ScheduledExecution, ScheduledQuery, SCHEDULED_ERROR_MESSAGE_CHARS_MAX,
+    SCHEDULED_EXECUTIONS_COUNT_MAX, SCHEDULED_EXECUTION_MAX_AGE_SECS,
+    SCHEDULED_EXECUTION_TIMEOUT_SECS_DEFAULT, SCHEDULED_QUERIES_PER_NAMESPACE_MAX,
+    SCHEDULED_QUERY_NAME_LEN_MAX, SCHEDULED_QUERY_TEXT_LEN_MAX,
+};
 pub use stats::{
     engine_or_default, is_transactional, normalize_partition_name, AggregateStatistics,
     ColumnStatistics, PartitionStatistics, PrewarmReport, StatsAccuracy, StatsContext,
@@ -174,3 +191,11 @@ pub use storage::visibility::ReadMark;
 pub use store::{Durability, Store, StoreOptions, STORE_FORMAT_VERSION};
 pub use store_uuid::UUID_TEXT_LEN;
 pub use warehouse::{Filesystem, LocalFilesystem, QuickStats, WarehouseReport};
+pub use workload::parts::{NewPool, PoolChanges, TriggerChanges, WM_ENTITY_TYPES};
+pub use workload::plans::{AlterPlanFlags, NewResourcePlan, PlanChanges, WM_DEFAULT_POOL_PATH};
+pub use workload::{
+    is_valid_scheduling_policy, java_double, namespace_or_default, WM_DEFAULT_NAMESPACE,
+    WM_MAPPINGS_PER_PLAN_MAX, WM_NAME_LEN_MAX, WM_PLANS_PER_NAMESPACE_MAX, WM_POLICY_LEN_MAX,
+    WM_POOLS_PER_PLAN_MAX, WM_POOL_TRIGGERS_PER_PLAN_MAX, WM_TEXT_LEN_MAX,
+    WM_TRIGGERS_PER_PLAN_MAX,
+};

@@ -17,11 +17,11 @@ from thrift.protocol import TBinaryProtocol, TCompactProtocol
 from thrift.transport import TSocket, TTransport
 
 # The method used to probe "not implemented": the server must answer it with a
-# TApplicationException of type UNKNOWN_METHOD that names it. Chosen because hivestore is
-# unlikely to implement workload management soon, and because the Java reference HMS 2.3
-# predates it (so it answers UNKNOWN_METHOD there too). Change it here and only here: the
+# TApplicationException of type UNKNOWN_METHOD that names it. Chosen because privileges belong
+# to a later security issue, and because the Java reference HMS 2.3 predates this Hive 3 call
+# (so it answers UNKNOWN_METHOD there too). Change it here and only here: the
 # Java client test receives it on its command line.
-UNIMPLEMENTED_METHOD = "get_active_resource_plan"
+UNIMPLEMENTED_METHOD = "refresh_privileges"
 
 # The name hivestore reports through fb303 getName.
 HIVESTORE_NAME = "hivestore"

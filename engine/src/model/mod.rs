@@ -14,6 +14,7 @@ pub(crate) mod principal;
 pub(crate) mod registry;
 pub(crate) mod table;
 pub(crate) mod value_limits;
+pub(crate) mod workload;
 
 pub use catalog::Catalog;
 pub use constraint::{ConstraintKind, ConstraintRow, ReferencedColumn};

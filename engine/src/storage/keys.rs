@@ -962,6 +962,92 @@ pub const KEYSPACE_SERDE: u8 = 0x1E;
 const _: () = assert!(KEYSPACE_EVENT_PART < KEYSPACE_TYPE);
 const _: () = assert!(KEYSPACE_TYPE < KEYSPACE_SCHEMA && KEYSPACE_SCHEMA < KEYSPACE_SERDE);
 
+// Workload management, runtime statistics and scheduled queries: keyspaces 0x1F to 0x23.
+
+/// Workload management resource plans: `0x1F + C(namespace) + C(plan)` → the plan with its
+/// pools, triggers and mappings (one value, so a plan changes in one write). Both names
+/// normalised; a namespace's plans are one prefix.
+pub const KEYSPACE_RESOURCE_PLAN: u8 = 0x1F;
+/// Runtime statistics (`add_runtime_stats`): `0x20 + u64 BE(id)` → entry, ids handed out in
+/// arrival order by the counter at `0x23 0x01`.
+pub const KEYSPACE_RUNTIME_STAT: u8 = 0x20;
+/// Scheduled queries: `0x21 + C(cluster namespace) + C(schedule name)` → scheduled query,
+/// names as given (Hive compares them so).
+pub const KEYSPACE_SCHEDULED_QUERY: u8 = 0x21;
+/// Executions of scheduled queries: `0x22 + u64 BE(execution id)` → execution, ids handed out
+/// by the counter at `0x23 0x02`.
+pub const KEYSPACE_SCHEDULED_EXECUTION: u8 = 0x22;
+/// The counters of the two keyspaces before: `0x23 + one byte naming the counter` → the last
+/// id handed out (u64 BE).
+pub const KEYSPACE_SCHEDULE_COUNTER: u8 = 0x23;
+/// After [`KEYSPACE_SCHEDULE_COUNTER`]: the runtime statistics' ids.
+pub const COUNTER_RUNTIME_STAT: u8 = 0x01;
+/// After [`KEYSPACE_SCHEDULE_COUNTER`]: the scheduled executions' ids.
+pub const COUNTER_SCHEDULED_EXECUTION: u8 = 0x02;
+
+const _: () = assert!(KEYSPACE_SERDE < KEYSPACE_RESOURCE_PLAN);
+const _: () = assert!(
+    KEYSPACE_RESOURCE_PLAN < KEYSPACE_RUNTIME_STAT
+        && KEYSPACE_RUNTIME_STAT < KEYSPACE_SCHEDULED_QUERY
+        && KEYSPACE_SCHEDULED_QUERY < KEYSPACE_SCHEDULED_EXECUTION
+        && KEYSPACE_SCHEDULED_EXECUTION < KEYSPACE_SCHEDULE_COUNTER
+        && KEYSPACE_SCHEDULE_COUNTER <= 0x23
+);
+
+/// `0x1F + C(namespace)`: the prefix of a namespace's resource plans.
+pub fn resource_plan_prefix(namespace: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_RESOURCE_PLAN];
+    push_component(&mut key, namespace.as_bytes());
+    key
+}
+
+/// `0x1F + C(namespace) + C(plan)`.
+pub fn resource_plan_key(namespace: &str, plan: &str) -> Vec<u8> {
+    let mut key = resource_plan_prefix(namespace);
+    push_component(&mut key, plan.as_bytes());
+    key
+}
+
+/// `0x20 + u64 BE(id)`.
+pub fn runtime_stat_key(id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_RUNTIME_STAT, id)
+}
+
+/// The id in a runtime statistics key.
+pub fn decode_runtime_stat_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_RUNTIME_STAT)?;
+        let (id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x21 + C(namespace)`: the prefix of a cluster namespace's scheduled queries.
+pub fn scheduled_query_prefix(namespace: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_SCHEDULED_QUERY];
+    push_component(&mut key, namespace.as_bytes());
+    key
+}
+
+/// `0x21 + C(namespace) + C(schedule name)`.
+pub fn scheduled_query_key(namespace: &str, name: &str) -> Vec<u8> {
+    let mut key = scheduled_query_prefix(namespace);
+    push_component(&mut key, name.as_bytes());
+    key
+}
+
+/// `0x22 + u64 BE(execution id)`.
+pub fn scheduled_execution_key(id: u64) -> Vec<u8> {
+    id_key(KEYSPACE_SCHEDULED_EXECUTION, id)
+}
+
+/// `0x23 + counter`.
+pub fn schedule_counter_key(counter: u8) -> Vec<u8> {
+    vec![KEYSPACE_SCHEDULE_COUNTER, counter]
+}
+
 /// `0x1C + C(name)`.
 pub fn type_key(name: &str) -> Vec<u8> {
     let mut key = vec![KEYSPACE_TYPE];

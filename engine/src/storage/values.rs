@@ -105,6 +105,16 @@ pub enum ValueKind {
     SchemaVersion = 36,
     /// A SerDe registered by name (`crate::RegisteredSerde`).
     Serde = 37,
+    /// A workload management resource plan with its pools, triggers and mappings
+    /// (`crate::ResourcePlan`); kinds 40-49 belong to workload management, runtime statistics
+    /// and scheduled queries.
+    ResourcePlan = 40,
+    /// A runtime statistics entry (`crate::RuntimeStat`).
+    RuntimeStat = 41,
+    /// A scheduled query (`crate::ScheduledQuery`).
+    ScheduledQuery = 42,
+    /// An execution of a scheduled query (`crate::ScheduledExecution`).
+    ScheduledExecution = 43,
     /// An HPL/SQL stored procedure (`crate::StoredProcedure`); kinds 50-55 belong to
     /// procedures, packages and data connectors.
     StoredProcedure = 50,

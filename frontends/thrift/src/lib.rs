@@ -32,6 +32,7 @@ mod connection;
 pub mod convert;
 pub mod convert_constraints;
 pub mod convert_stats;
+pub mod convert_workload;
 pub mod counters;
 pub mod detect;
 mod direct;

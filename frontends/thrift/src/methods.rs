@@ -13,8 +13,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
     caches, catalogs, compactions, connectors, constraints, databases, fb303, functions, locks,
-    notifications, partition_listings, partition_specs, partitions, procedures, schema_registry,
-    session, stats, table_translation, tables, txns, types,
+    notifications, partition_listings, partition_specs, partitions, procedures, runtime_stats,
+    scheduled_queries, schema_registry, session, stats, table_translation, tables, txns, types,
+    workload,
 };
 
 use Family::*;
@@ -60,11 +61,16 @@ pub enum Family {
     Procedures,
     /// Data connectors.
     DataConnectors,
+    /// Workload management: resource plans, pools, triggers, mappings.
+    WorkloadManagement,
+    /// What HiveServer2 keeps for its own query service: runtime statistics for
+    /// re-executions, scheduled queries and their executions.
+    QueryServices,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 18] = [
+    pub const ALL: [Family; 20] = [
         Fb303,
         Session,
         Functions,
@@ -83,6 +89,8 @@ impl Family {
         Notifications,
         Procedures,
         DataConnectors,
+        WorkloadManagement,
+        QueryServices,
     ];
 
     /// The family's name in the documentation.
@@ -106,6 +114,8 @@ impl Family {
             Notifications => "notification log",
             Procedures => "stored procedures and packages",
             DataConnectors => "data connectors",
+            WorkloadManagement => "workload management",
+            QueryServices => "runtime statistics and scheduled queries",
         }
     }
 }
@@ -191,6 +201,7 @@ methods! {
     add_partitions_pspec: Partitions, Generic => partitions::add_pspec;
     add_partitions_req: Partitions, Arriving => partitions::add_req;
     add_primary_key: Constraints, Generic => constraints::add_primary_key;
+    add_runtime_stats: QueryServices, Generic => runtime_stats::add;
     add_schema_version: SchemaRegistry, Generic => schema_registry::add_version;
     add_serde: SchemaRegistry, Generic => schema_registry::add_serde;
     add_unique_constraint: Constraints, Generic => constraints::add_unique_constraint;
@@ -212,10 +223,13 @@ methods! {
     alter_partitions_req: Partitions, Generic => partitions::alter_req;
     alter_partitions_with_environment_context: Partitions, Generic
         => partitions::alter_many_with_context;
+    alter_resource_plan: WorkloadManagement, Generic => workload::alter_resource_plan;
     alter_table: Tables, Generic => tables::alter;
     alter_table_req: Tables, Generic => tables::alter_req;
     alter_table_with_cascade: Tables, Generic => tables::alter_with_cascade;
     alter_table_with_environment_context: Tables, Generic => tables::alter_with_context;
+    alter_wm_pool: WorkloadManagement, Generic => workload::alter_wm_pool;
+    alter_wm_trigger: WorkloadManagement, Generic => workload::alter_wm_trigger;
     append_partition: Partitions, Generic => partitions::append;
     append_partition_by_name: Partitions, Generic => partitions::append_by_name;
     append_partition_by_name_with_environment_context: Partitions, Generic
@@ -236,6 +250,11 @@ methods! {
     create_dataconnector_req: DataConnectors, Generic => connectors::create_req;
     create_function: Functions, Generic => functions::create;
     create_ischema: SchemaRegistry, Generic => schema_registry::create;
+    create_or_drop_wm_trigger_to_pool_mapping: WorkloadManagement, Generic
+        => workload::create_or_drop_wm_trigger_to_pool_mapping;
+    create_or_update_wm_mapping: WorkloadManagement, Generic
+        => workload::create_or_update_wm_mapping;
+    create_resource_plan: WorkloadManagement, Generic => workload::create_resource_plan;
     create_stored_procedure: Procedures, Generic => procedures::create_procedure;
     create_table: Tables, Generic => tables::create;
     create_table_req: Tables, Generic => tables::create_req;
@@ -243,6 +262,8 @@ methods! {
         => constraints::create_table_with_constraints;
     create_table_with_environment_context: Tables, Generic => tables::create_with_context;
     create_type: Types, Generic => types::create;
+    create_wm_pool: WorkloadManagement, Generic => workload::create_wm_pool;
+    create_wm_trigger: WorkloadManagement, Generic => workload::create_wm_trigger;
     delete_partition_column_statistics: Statistics, Generic => stats::delete_partition;
     delete_table_column_statistics: Statistics, Generic => stats::delete_table;
     drop_catalog: Catalogs, Generic => catalogs::drop_one;
@@ -262,22 +283,28 @@ methods! {
     drop_partition_with_environment_context: Partitions, Generic
         => partitions::drop_values_with_context;
     drop_partitions_req: Partitions, Generic => partitions::drop_many_req;
+    drop_resource_plan: WorkloadManagement, Generic => workload::drop_resource_plan;
     drop_schema_version: SchemaRegistry, Generic => schema_registry::drop_version;
     drop_stored_procedure: Procedures, Generic => procedures::drop_procedure;
     drop_table: Tables, Generic => tables::drop_one;
     drop_table_req: Tables, Generic => tables::drop_req;
     drop_table_with_environment_context: Tables, Generic => tables::drop_with_context;
     drop_type: Types, Generic => types::drop;
+    drop_wm_mapping: WorkloadManagement, Generic => workload::drop_wm_mapping;
+    drop_wm_pool: WorkloadManagement, Generic => workload::drop_wm_pool;
+    drop_wm_trigger: WorkloadManagement, Generic => workload::drop_wm_trigger;
     exchange_partition: Partitions, Generic => partitions::exchange;
     exchange_partitions: Partitions, Generic => partitions::exchange_many;
     fetch_partition_names_req: Partitions, Generic => partition_listings::names_req;
     find_package: Procedures, Generic => procedures::find_package;
     fire_listener_event: Notifications, Generic => notifications::fire;
     flush_cache: Caches, Generic => caches::flush;
+    get_active_resource_plan: WorkloadManagement, Generic => workload::get_active_resource_plan;
     get_aggr_stats_for: Statistics, Generic => stats::get_aggr;
     get_all_databases: Databases, Generic => databases::list_all;
     get_all_functions: Functions, Generic => functions::all;
     get_all_packages: Procedures, Generic => procedures::all_packages;
+    get_all_resource_plans: WorkloadManagement, Generic => workload::get_all_resource_plans;
     get_all_stored_procedures: Procedures, Generic => procedures::all_procedures;
     get_all_table_constraints: Constraints, Generic => constraints::get_all;
     get_all_tables: Tables, Generic => tables::list_all;
@@ -345,6 +372,9 @@ methods! {
     get_partitions_with_auth: Partitions, Generic => partition_listings::get_all_with_auth;
     get_partitions_with_specs: Partitions, Generic => partition_specs::with_specs;
     get_primary_keys: Constraints, Generic => constraints::get_primary_keys;
+    get_resource_plan: WorkloadManagement, Generic => workload::get_resource_plan;
+    get_runtime_stats: QueryServices, Generic => runtime_stats::get;
+    get_scheduled_query: QueryServices, Generic => scheduled_queries::get;
     get_schema: Tables, Generic => tables::schema;
     get_schema_all_versions: SchemaRegistry, Generic => schema_registry::all_versions;
     get_schema_latest_version: SchemaRegistry, Generic => schema_registry::latest_version;
@@ -367,6 +397,8 @@ methods! {
     get_tables: Tables, Generic => tables::list_matching;
     get_tables_by_type: Tables, Generic => tables::list_by_type;
     get_tables_ext: Tables, Generic => tables::list_ext;
+    get_triggers_for_resourceplan: WorkloadManagement, Generic
+        => workload::get_triggers_for_resourceplan;
     get_type: Types, Generic => types::get;
     get_type_all: Types, Generic => types::all;
     get_unique_constraints: Constraints, Generic => constraints::get_unique_constraints;
@@ -387,6 +419,9 @@ methods! {
     rename_partition: Partitions, Generic => partitions::rename;
     rename_partition_req: Partitions, Generic => partitions::rename_req;
     repl_tbl_writeid_state: Transactions, Generic => txns::repl_write_id_state;
+    scheduled_query_maintenance: QueryServices, Generic => scheduled_queries::maintenance;
+    scheduled_query_poll: QueryServices, Generic => scheduled_queries::poll;
+    scheduled_query_progress: QueryServices, Generic => scheduled_queries::progress;
     seed_txn_id: Transactions, Generic => txns::seed_txn_id;
     seed_write_id: Transactions, Generic => txns::seed_write_id;
     set_aggr_stats_for: Statistics, Generic => stats::set_aggr;
@@ -408,6 +443,7 @@ methods! {
     update_table_column_statistics: Statistics, Generic => stats::update_table;
     update_table_column_statistics_req: Statistics, Generic => stats::update_table_req;
     update_transaction_statistics: Statistics, Generic => stats::update_transaction;
+    validate_resource_plan: WorkloadManagement, Generic => workload::validate_resource_plan;
 }
 
 /// The method of the IDL with wire name `name`, and its row when hivestore implements it: the

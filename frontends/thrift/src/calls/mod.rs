@@ -16,6 +16,8 @@ pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
 pub mod procedures;
+pub mod runtime_stats;
+pub mod scheduled_queries;
 pub mod schema_registry;
 pub mod session;
 mod spec_partitions;
@@ -24,6 +26,7 @@ pub mod table_translation;
 pub mod tables;
 pub mod txns;
 pub mod types;
+pub mod workload;
 
 use std::collections::BTreeMap;
 
