@@ -20,7 +20,11 @@
 pub(crate) mod acid;
 mod commit_extras;
 mod compaction_cleanup;
+mod compaction_history;
+mod compaction_legacy;
+mod compaction_metrics;
 mod compactions;
+mod compactor;
 pub mod locks;
 mod min_history;
 mod model;
@@ -34,9 +38,20 @@ use std::collections::BTreeSet;
 
 pub use commit_extras::{CommitExtras, TxnKeyValue, TXN_KEY_PREFIX};
 pub use compaction_cleanup::{CompactionAbortOutcome, COMPACTION_ABORTED_MESSAGE};
+pub use compaction_history::{
+    HISTORY_RETAINED_DID_NOT_INITIATE, HISTORY_RETAINED_FAILED, HISTORY_RETAINED_REFUSED,
+    HISTORY_RETAINED_SUCCEEDED, HISTORY_RETENTION_TIMEOUT_MS,
+};
+pub use compaction_metrics::{
+    CompactionMetric, CompactionMetricType, KeptMetric, COMPACTION_METRIC_COUNT_MAX,
+};
 pub use compactions::{
-    Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
-    ShowCompactFilter, COMPACTION_NOT_RUN_NOTE, COMPACTION_STATE_INITIATED,
+    BucketLayout, Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
+    ShowCompactFilter, COMPACTION_COUNT_MAX, COMPACTION_STATE_INITIATED, COMPACTION_STATE_REFUSED,
+};
+pub use compactor::{
+    CompactionReport, NextCompactionRequest, COMPACTOR_COMPONENT_COUNT_MAX,
+    COMPACTOR_POOL_TIMEOUT_MS,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
 pub use model::{
@@ -294,6 +309,12 @@ impl Store {
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());
             };
+            if matches!(
+                committed.record.txn_type,
+                TxnType::Compaction | TxnType::SoftDelete
+            ) {
+                self.compaction_committed(txn_id, commit_id, changes)?;
+            }
             changes.txns_removed.push(txn_id);
             min_history::forget(&mut acid.txns, txn_id, changes);
             acid.release_txn_locks(txn_id, changes);
@@ -793,5 +814,7 @@ fn allocation_error(error: Error, database: &str, table: &str, txn_id: u64) -> E
     }
 }
 
+#[cfg(test)]
+mod compactor_tests;
 #[cfg(test)]
 mod tests;
