@@ -206,12 +206,8 @@ fn metric_type_from_idl(
         }
         idl::CompactionMetricsMetricType::NUM_DELTAS => CompactionMetricType::NumDeltas,
         idl::CompactionMetricsMetricType::NUM_SMALL_DELTAS => CompactionMetricType::NumSmallDeltas,
-        other => {
-            return Err(crate::errors::exception(
-                crate::errors::Declared::Meta,
-                format!("Unexpected metric type {}", other.0),
-            ))
-        }
+        // Hive's server reads an unknown enum value as null and fails on the required field.
+        other => return Err(undeclared(format!("Unexpected metric type {}", other.0))),
     })
 }
 
