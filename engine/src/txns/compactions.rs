@@ -415,6 +415,7 @@ impl Store {
         let mut queue = CompactionQueue::load(self.reader())?;
         let high_water_mark = self.table_high_water_mark(&request.database, &request.table)?;
         let mut puts = Vec::new();
+        queue.revoke_timed_out_workers(now_ms(), &mut puts)?;
         let response = queue.compact(request, layout, high_water_mark, &mut puts)?;
         queue.finish(&mut puts, &mut Vec::new());
         self.write_puts(puts)?;

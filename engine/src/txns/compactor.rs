@@ -30,6 +30,10 @@ use super::TxnState;
 /// Hive's `metastore.compactor.worker.pool.timeout` (12h): a worker of no pool also takes
 /// requests of a pool queued longer ago than this.
 pub const COMPACTOR_POOL_TIMEOUT_MS: i64 = 12 * 3600 * 1000;
+/// Hive's `hive.compactor.worker.timeout` (1 day): a request a worker took longer ago than
+/// this is taken back to `initiated`, as Hive's initiator does (`revokeTimedoutWorkers`);
+/// hivestore has no initiator of its own, so the queue's calls do it.
+pub const COMPACTOR_WORKER_TIMEOUT_MS: i64 = 24 * 3600 * 1000;
 /// The most transactions recorded as working on a table or partition for a compactor.
 pub const COMPACTOR_COMPONENT_COUNT_MAX: usize = 100_000;
 
@@ -152,6 +156,7 @@ impl Store {
     ) -> Result<R> {
         self.with_acid(now_ms(), |acid, changes| {
             let mut queue = CompactionQueue::load(self.reader())?;
+            queue.revoke_timed_out_workers(now_ms(), &mut changes.puts)?;
             let result = body(acid, &mut queue, changes)?;
             queue.finish(&mut changes.puts, &mut changes.deletes);
             Ok(result)
@@ -502,6 +507,32 @@ impl Store {
             .into_iter()
             .map(|(txn_id, _, _)| txn_id)
             .collect())
+    }
+}
+
+impl CompactionQueue {
+    /// Hive's `revokeTimedoutWorkers`: requests working since more than
+    /// [`COMPACTOR_WORKER_TIMEOUT_MS`] before `now` are initiated again, with no worker.
+    pub(crate) fn revoke_timed_out_workers(
+        &mut self,
+        now: i64,
+        puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Result<()> {
+        let latest_valid_start = now.saturating_sub(COMPACTOR_WORKER_TIMEOUT_MS);
+        let stalled: Vec<CompactionEntry> = self
+            .entries
+            .iter()
+            .filter(|entry| entry.state == CompactionState::Working)
+            .filter(|entry| entry.started_at_ms.unwrap_or(0) < latest_valid_start)
+            .cloned()
+            .collect();
+        for mut entry in stalled {
+            entry.state = CompactionState::Initiated;
+            entry.worker_id = None;
+            entry.started_at_ms = None;
+            self.put(&entry, puts)?;
+        }
+        Ok(())
     }
 }
 

@@ -224,6 +224,37 @@ fn workers_of_a_pool_take_only_its_requests() {
 }
 
 #[test]
+fn a_request_working_for_longer_than_the_worker_timeout_is_initiated_again() {
+    let store = store();
+    let id = queue(&store, "t", None);
+    store
+        .find_next_compaction(&worker("dead"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.find_next_compaction(&worker("w")).unwrap(), None);
+    let mut stalled = entry(&store, id).unwrap();
+    stalled.started_at_ms = stalled
+        .started_at_ms
+        .map(|start| start - COMPACTOR_WORKER_TIMEOUT_MS - 1_000);
+    let value = crate::storage::values::encode(&stalled).unwrap();
+    store
+        .write(|txn| {
+            txn.put_raw(crate::storage::keys::compaction_key(id), value);
+            Ok(())
+        })
+        .unwrap();
+    let taken = store
+        .find_next_compaction(&worker("alive"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(taken.request.id, id);
+    assert_eq!(
+        entry(&store, id).unwrap().worker_id.as_deref(),
+        Some("alive")
+    );
+}
+
+#[test]
 fn failures_and_refusals_go_to_the_history_and_unknown_ids_are_hives_errors() {
     let store = store();
     let failing = queue(&store, "t", None);

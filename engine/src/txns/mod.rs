@@ -51,7 +51,7 @@ pub use compactions::{
 };
 pub use compactor::{
     CompactionReport, NextCompactionRequest, COMPACTOR_COMPONENT_COUNT_MAX,
-    COMPACTOR_POOL_TIMEOUT_MS,
+    COMPACTOR_POOL_TIMEOUT_MS, COMPACTOR_WORKER_TIMEOUT_MS,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
 pub use model::{
