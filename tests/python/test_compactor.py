@@ -17,6 +17,8 @@ Method: every test leaves no request initiated, so that `find_next_compact` answ
 own. Hive 2.3 has none of these calls: against the reference every test skips.
 """
 
+import json
+
 import pytest
 from hive_metastore.ttypes import (
     ColumnStatistics,
@@ -36,6 +38,7 @@ from hive_metastore.ttypes import (
     GetLatestCommittedCompactionInfoRequest,
     LongColumnStatsData,
     MetaException,
+    NotificationEventRequest,
     OpenTxnRequest,
     Partition,
     ShowCompactRequest,
@@ -176,7 +179,18 @@ def test_a_worker_round_moves_a_request_through_hives_states(server):
         assert (compacted.nextTxnId, compacted.commitTime) == (None, None)
         (later,) = client.open_txns(OpenTxnRequest(num_txns=1, user="u",
                                                    hostname="h")).txn_ids
+        last_event = client.get_current_notificationEventId().eventId
         client.commit_txn(CommitTxnRequest(txnid=txn))
+        events = client.get_next_notification(
+            NotificationEventRequest(lastEvent=last_event)).events
+        assert [e.eventType for e in events] == ["COMMIT_TXN", "COMMIT_COMPACTION"]
+        logged = events[1]
+        assert (logged.catName, logged.dbName, logged.tableName) == ("hive", db, "t")
+        message = json.loads(logged.message)
+        assert {key: message[key] for key in (
+            "txnid", "compactionId", "type", "dbname", "tableName", "partName")} == {
+            "txnid": txn, "compactionId": queued.id, "type": "MAJOR", "dbname": db,
+            "tableName": "t", "partName": "p=1"}
         committed = shown(client, db)[queued.id]
         assert committed.nextTxnId == later and committed.commitTime >= compacted.start
         latest = client.get_latest_committed_compaction_info(

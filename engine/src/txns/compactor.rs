@@ -14,6 +14,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::names;
 use crate::storage::keys;
 use crate::storage::kv::{KeyRange, KvBackend};
@@ -426,12 +427,14 @@ impl Store {
     }
 
     /// Hive's commit of a compactor's transaction: the requests it compacted record the
-    /// commit (the highest transaction id handed out, and the time), and it no longer works
-    /// on their tables or partitions.
+    /// commit (the highest transaction id handed out, and the time), a `COMMIT_COMPACTION`
+    /// event is logged after the commit's own when `logged` (a compaction's transaction, not
+    /// a soft delete's, as in Hive), and it no longer works on their tables or partitions.
     pub(crate) fn compaction_committed(
         &self,
         txn_id: u64,
         commit_id: u64,
+        logged: bool,
         changes: &mut AcidChanges,
     ) -> Result<()> {
         let mut queue = CompactionQueue::load(self.reader())?;
@@ -442,6 +445,20 @@ impl Store {
             .cloned()
             .collect();
         let now = now_ms();
+        // Hive logs the first request its query finds for the transaction.
+        if let Some(entry) = compacted.first().filter(|_| logged) {
+            let request = &entry.request;
+            let body = EventBody::CommitCompaction {
+                txn_id,
+                compaction_id: request.id,
+                compaction_type: request.compaction_type,
+                partition: request.partition.clone(),
+            };
+            let catalog = crate::model::names::DEFAULT_CATALOG_NAME;
+            let kind = EventKind::CommitCompaction;
+            let event = EventRecord::new(kind, catalog, &request.database, &request.table, body);
+            changes.events.push(event);
+        }
         for mut entry in compacted {
             entry.next_txn_id = Some(commit_id);
             entry.commit_time_ms = Some(now);

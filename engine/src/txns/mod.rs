@@ -309,12 +309,6 @@ impl Store {
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());
             };
-            if matches!(
-                committed.record.txn_type,
-                TxnType::Compaction | TxnType::SoftDelete
-            ) {
-                self.compaction_committed(txn_id, commit_id, changes)?;
-            }
             changes.txns_removed.push(txn_id);
             min_history::forget(&mut acid.txns, txn_id, changes);
             acid.release_txn_locks(txn_id, changes);
@@ -322,6 +316,11 @@ impl Store {
             changes
                 .events
                 .push(EventRecord::new(EventKind::CommitTxn, "", "", "", body));
+            let txn_type = committed.record.txn_type;
+            if matches!(txn_type, TxnType::Compaction | TxnType::SoftDelete) {
+                let logged = txn_type == TxnType::Compaction;
+                self.compaction_committed(txn_id, commit_id, logged, changes)?;
+            }
             if !committed.record.writes.is_empty() {
                 let set = WriteSet {
                     commit_id,
