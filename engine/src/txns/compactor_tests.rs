@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::compactions::CompactionQueue;
 use super::*;
 use crate::storage::kv::MemoryBackend;
 use crate::{Durability, StoreOptions};
@@ -447,4 +448,85 @@ fn metrics_are_kept_at_their_threshold_and_versioned() {
             ..metric(None, 11)
         })
         .is_err());
+}
+
+#[test]
+fn the_queue_the_compactor_components_and_the_metrics_are_bounded() {
+    let store = store();
+    // The queue: a full queue takes no request, nor a report of id 0.
+    let mut queue = CompactionQueue::load(store.reader()).unwrap();
+    let template = CompactionEntry::queued(request("t", None, None), CompactionState::Succeeded);
+    queue.entries = vec![template; COMPACTION_COUNT_MAX];
+    let error = queue
+        .compact(
+            request("u", None, None),
+            BucketLayout::default(),
+            0,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("compaction requests are kept"),
+        "{error}"
+    );
+
+    // Compactor components and metrics: filled to their limit through the backend.
+    let id = queue_id_for_limits(&store);
+    let component = compactor::CompactorComponent {
+        database: "db".into(),
+        table: "t".into(),
+        partition: None,
+        write_id: 1,
+    };
+    let encoded = crate::storage::values::encode(&component).unwrap();
+    let metric = crate::storage::values::encode(&KeptMetric {
+        value: 1,
+        version: 1,
+    })
+    .unwrap();
+    store
+        .write(|txn| {
+            for n in 0..COMPACTOR_COMPONENT_COUNT_MAX as u64 {
+                let key = crate::storage::keys::compactor_component_key(1_000_000 + n, id);
+                txn.put_raw(key, encoded.clone());
+            }
+            for n in 0..COMPACTION_METRIC_COUNT_MAX {
+                let key =
+                    crate::storage::keys::compaction_metric_key("db", &format!("t{n}"), 1, None);
+                txn.put_raw(key, metric.clone());
+            }
+            Ok(())
+        })
+        .unwrap();
+    let txn = open_txn(&store, TxnType::Compaction);
+    let error = store
+        .update_compactor_state(&report(id, "t", None, 1), i64::try_from(txn).unwrap())
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("compactor transactions are recorded"),
+        "{error}"
+    );
+    assert_eq!(entry(&store, id).unwrap().txn_id, None, "nothing changed");
+    let error = store
+        .update_compaction_metric(&CompactionMetric {
+            database: "db".into(),
+            table: "new".into(),
+            partition: None,
+            metric_type: CompactionMetricType::NumDeltas,
+            value: 5,
+            threshold: 1,
+        })
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("compaction metrics are kept"),
+        "{error}"
+    );
+}
+
+fn queue_id_for_limits(store: &Store) -> u64 {
+    let id = queue(store, "t", None);
+    store.find_next_compaction(&worker("w")).unwrap();
+    id
 }
