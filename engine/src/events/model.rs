@@ -83,11 +83,14 @@ pub enum EventKind {
     AddCheckConstraint = 30,
     /// `DROP_CONSTRAINT`.
     DropConstraint = 31,
+    /// `COMMIT_COMPACTION`: a compactor's transaction committed (kinds 36-39 belong to the
+    /// compactor).
+    CommitCompaction = 36,
 }
 
 impl EventKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [EventKind; 31] = [
+    pub const ALL: [EventKind; 32] = [
         EventKind::CreateCatalog,
         EventKind::AlterCatalog,
         EventKind::DropCatalog,
@@ -119,6 +122,7 @@ impl EventKind {
         EventKind::AddDefaultConstraint,
         EventKind::AddCheckConstraint,
         EventKind::DropConstraint,
+        EventKind::CommitCompaction,
     ];
 
     /// Hive's name of the type, as in `NotificationEvent.eventType`.
@@ -155,6 +159,7 @@ impl EventKind {
             EventKind::AddDefaultConstraint => "ADD_DEFAULTCONSTRAINT",
             EventKind::AddCheckConstraint => "ADD_CHECKCONSTRAINT",
             EventKind::DropConstraint => "DROP_CONSTRAINT",
+            EventKind::CommitCompaction => "COMMIT_COMPACTION",
         }
     }
 
@@ -216,6 +221,7 @@ impl EventKind {
                 | (EventKind::AddDefaultConstraint, A::AddDefaultConstraint)
                 | (EventKind::AddCheckConstraint, A::AddCheckConstraint)
                 | (EventKind::DropConstraint, A::DropConstraint)
+                | (EventKind::CommitCompaction, A::CommitCompaction)
         )
     }
 }
@@ -442,6 +448,18 @@ pub enum EventBody {
     DropConstraint {
         /// The constraint's name.
         name: String,
+    },
+    /// A compactor's transaction committed the compaction of a table or partition (the
+    /// table is the event's).
+    CommitCompaction {
+        /// The compactor's transaction.
+        txn_id: u64,
+        /// The compaction's id.
+        compaction_id: u64,
+        /// Its type.
+        compaction_type: crate::txns::CompactionType,
+        /// The partition compacted, if any.
+        partition: Option<String>,
     },
 }
 

@@ -1048,6 +1048,61 @@ pub fn schedule_counter_key(counter: u8) -> Vec<u8> {
     vec![KEYSPACE_SCHEDULE_COUNTER, counter]
 }
 
+// The compactor's state beside the compaction queue: keyspaces 0x27 to 0x2A.
+
+/// What a compactor's transaction works on (Hive's `TXN_COMPONENTS` row of
+/// `update_compactor_state`): `0x27 + ID(txn) + ID(compaction)` → compactor component value.
+/// An aborted transaction that has one stays listed until a cleaner marks the table or
+/// partition cleaned up to its write id.
+pub const KEYSPACE_COMPACTOR_COMPONENT: u8 = 0x27;
+/// Hive's `COMPACTION_METRICS_CACHE`: `0x28 + C(database) + C(table) + metric type (1 byte) +
+/// partition` → compaction metric value; the partition is `0x00` for none, else `0x01 +
+/// C(partition)`.
+pub const KEYSPACE_COMPACTION_METRIC: u8 = 0x28;
+
+const _: () = assert!(KEYSPACE_SERDE < KEYSPACE_COMPACTOR_COMPONENT);
+const _: () = assert!(KEYSPACE_COMPACTOR_COMPONENT < KEYSPACE_COMPACTION_METRIC);
+const _: () = assert!(KEYSPACE_COMPACTION_METRIC <= 0x2A);
+
+/// `0x27 + ID(txn) + ID(compaction)`.
+pub fn compactor_component_key(txn_id: u64, compaction_id: u64) -> Vec<u8> {
+    let mut key = id_key(KEYSPACE_COMPACTOR_COMPONENT, txn_id);
+    key.extend_from_slice(&compaction_id.to_be_bytes());
+    key
+}
+
+/// The prefix of every compactor component key.
+pub fn compactor_component_prefix() -> Vec<u8> {
+    vec![KEYSPACE_COMPACTOR_COMPONENT]
+}
+
+/// `0x28 + C(database) + C(table) + metric type`: the prefix of a table's metrics of a type.
+pub fn compaction_metric_prefix(database: &str, table: &str, metric_type: u8) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_COMPACTION_METRIC];
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key.push(metric_type);
+    key
+}
+
+/// `0x28 + C(database) + C(table) + metric type + partition`.
+pub fn compaction_metric_key(
+    database: &str,
+    table: &str,
+    metric_type: u8,
+    partition: Option<&str>,
+) -> Vec<u8> {
+    let mut key = compaction_metric_prefix(database, table, metric_type);
+    match partition {
+        None => key.push(0x00),
+        Some(name) => {
+            key.push(0x01);
+            push_component(&mut key, name.as_bytes());
+        }
+    }
+    key
+}
+
 /// `0x1C + C(name)`.
 pub fn type_key(name: &str) -> Vec<u8> {
     let mut key = vec![KEYSPACE_TYPE];

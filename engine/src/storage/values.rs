@@ -90,8 +90,16 @@ pub enum ValueKind {
     /// A queued compaction request (`crate::txns`), as written before requests had states;
     /// read as an initiated [`ValueKind::CompactionEntry`].
     Compaction = 19,
-    /// A compaction request with its state (`crate::txns`); replaces kind 19.
+    /// A compaction request with its state (`crate::txns`), as written before workers;
+    /// replaces kind 19, replaced by kind 21.
     CompactionEntry = 20,
+    /// A compaction request with its state and its worker's progress (`crate::txns`);
+    /// replaces kind 20, which is read as this with no worker.
+    CompactionRecord = 21,
+    /// The table or partition a compactor's transaction works on (`crate::txns`).
+    CompactorComponent = 22,
+    /// A compaction metric of a table or partition (`crate::txns`).
+    CompactionMetric = 23,
     /// A notification event (`crate::events`); kinds 32-39 belong to the notification log.
     Event = 32,
     /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).

@@ -1,11 +1,10 @@
 //! The compaction calls around cleaning: `submit_for_cleanup`,
 //! `get_latest_committed_compaction_info` and `abort_Compactions`.
 //!
-//! hivestore runs no compactor and no cleaner: a request submitted for cleanup stays
-//! `ready for cleaning`, which is what `get_latest_committed_compaction_info` reports
-//! (Hive reports `succeeded` and `ready for cleaning` requests; hivestore never has the
-//! former). Aborting an initiated request marks it `aborted`, as Hive moves it to its
-//! completed compactions; it then no longer blocks a new request for the same partition.
+//! A request submitted for cleanup is `ready for cleaning` until a cleaner marks it cleaned;
+//! `get_latest_committed_compaction_info` reports those and the `succeeded` ones, as Hive
+//! does. Aborting an initiated request marks it `aborted`, as Hive moves it to its completed
+//! compactions; it then no longer blocks a new request for the same partition.
 
 use std::collections::BTreeSet;
 
@@ -72,13 +71,13 @@ impl Store {
             ..CompactionEntry::queued(request, CompactionState::ReadyForCleaning)
         };
         queue.push(entry, &mut puts)?;
-        queue.finish(&mut puts);
+        queue.finish(&mut puts, &mut Vec::new());
         self.write_puts(puts)?;
         Ok(true)
     }
 
-    /// Hive's `get_latest_committed_compaction_info`: the latest committed (here: ready for
-    /// cleaning) compaction of `database.table` per partition, of the partitions named (all
+    /// Hive's `get_latest_committed_compaction_info`: the latest committed (ready for
+    /// cleaning or succeeded) compaction of `database.table` per partition, of the partitions named (all
     /// when none), after `last_compaction_id` when given, newest first.
     pub fn latest_committed_compactions(
         &self,
@@ -107,7 +106,11 @@ impl Store {
                     .partition
                     .as_deref()
                     .is_some_and(|name| wanted.contains(name));
-            if entry.state != CompactionState::ReadyForCleaning
+            let committed = matches!(
+                entry.state,
+                CompactionState::ReadyForCleaning | CompactionState::Succeeded
+            );
+            if !committed
                 || request.database != database
                 || request.table != table
                 || !after_last
@@ -133,7 +136,7 @@ impl Store {
             )));
         }
         let _acid = self.acid()?;
-        let queue = CompactionQueue::load(self.reader())?;
+        let mut queue = CompactionQueue::load(self.reader())?;
         let mut puts = Vec::new();
         let mut outcomes = Vec::with_capacity(ids.len());
         let mut aborted = BTreeSet::new();

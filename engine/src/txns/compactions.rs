@@ -1,10 +1,12 @@
 //! Hive's compaction queue: `compact`, `compact2`, `show_compact`.
 //!
-//! hivestore stores and reports compaction requests, and runs none: there is no compactor.
-//! A request stays `initiated` until `abort_Compactions` aborts it; one submitted by
-//! `submit_for_cleanup` is `ready for cleaning` (see `compaction_cleanup.rs`). A second
-//! request for the same table or partition while one is initiated (or ready for cleaning at
-//! the table's current write id) is not accepted, as in Hive.
+//! hivestore runs no compactions itself: HiveServer2's compactor threads take requests
+//! through the compactor's calls (`compactor.rs`) and move them from `initiated` through
+//! `working` and `ready for cleaning` to the history (`succeeded`, `failed`, `refused`,
+//! `did not initiate`, `aborted`), as Hive's `CompactionTxnHandler` does. Queue and history
+//! are one keyspace, told apart by state. A second request for the same table or partition
+//! while one is initiated or working (or ready for cleaning at the table's current write id)
+//! is refused, as in Hive.
 
 use rkyv::{Archive, Deserialize, Serialize};
 
@@ -16,12 +18,13 @@ use crate::storage::values::{self, stored_value, ValueKind, VALUE_HEADER_LEN};
 use crate::store::Store;
 use crate::txns::locks::now_ms;
 
-/// The state every queued request keeps: hivestore runs no compactions.
+use super::compaction_legacy::LegacyCompactionEntry;
+
+/// The state of a request just queued.
 pub const COMPACTION_STATE_INITIATED: &str = "initiated";
-/// Said of every request in `show_compact`.
-pub const COMPACTION_NOT_RUN_NOTE: &str =
-    "hivestore records compaction requests but runs no compactions";
-/// The most compaction requests kept.
+/// The state `compact2` answers for a request it does not queue (Hive's `REFUSED_RESPONSE`).
+pub const COMPACTION_STATE_REFUSED: &str = "refused";
+/// The most compaction requests kept, queue and history together.
 pub const COMPACTION_COUNT_MAX: usize = 100_000;
 
 /// Hive's `CompactionType`.
@@ -66,13 +69,24 @@ pub struct Compaction {
 
 stored_value!(Compaction, ValueKind::Compaction);
 
-/// Where a queued request is (Hive's `CompactionState`, of which hivestore reaches three).
+/// Where a request is: Hive's `CompactionState`. The first three are Hive's queue
+/// (`COMPACTION_QUEUE`), the others its history (`COMPLETED_COMPACTIONS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
 pub enum CompactionState {
-    /// Queued, waiting for a compactor (which hivestore does not have).
+    /// Queued, waiting for a worker (`find_next_compact`).
     Initiated,
-    /// Compacted elsewhere and handed over for cleaning (`submit_for_cleanup`).
+    /// Handed to a worker.
+    Working,
+    /// Compacted (`mark_compacted`, `submit_for_cleanup`), waiting for a cleaner.
     ReadyForCleaning,
+    /// Compacted and cleaned (`mark_cleaned`).
+    Succeeded,
+    /// Failed in a worker (`mark_failed`).
+    Failed,
+    /// Failed before it was queued (`mark_failed` of id 0).
+    DidNotInitiate,
+    /// Refused by a worker (`mark_refused`).
+    Refused,
     /// Aborted by `abort_Compactions`.
     Aborted,
 }
@@ -82,30 +96,61 @@ impl CompactionState {
     pub fn hive_name(self) -> &'static str {
         match self {
             CompactionState::Initiated => COMPACTION_STATE_INITIATED,
+            CompactionState::Working => "working",
             CompactionState::ReadyForCleaning => "ready for cleaning",
+            CompactionState::Succeeded => "succeeded",
+            CompactionState::Failed => "failed",
+            CompactionState::DidNotInitiate => "did not initiate",
+            CompactionState::Refused => "refused",
             CompactionState::Aborted => "aborted",
         }
     }
+
+    /// Whether it is still in Hive's queue (not yet in its history).
+    pub fn is_queued(self) -> bool {
+        matches!(
+            self,
+            CompactionState::Initiated
+                | CompactionState::Working
+                | CompactionState::ReadyForCleaning
+        )
+    }
 }
 
-/// A compaction request as stored, with its state.
+/// A compaction request as stored, with its state and what its worker reported.
 #[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
 pub struct CompactionEntry {
     /// The request.
     pub request: Compaction,
     /// Where it is.
     pub state: CompactionState,
-    /// The highest write id it covers (`submit_for_cleanup`).
+    /// The highest write id it covers (`update_compactor_state`, `submit_for_cleanup`).
     pub highest_write_id: Option<u64>,
-    /// The transaction that compacted (`submit_for_cleanup`).
+    /// The transaction that compacts (`update_compactor_state`, `submit_for_cleanup`).
     pub txn_id: Option<u64>,
-    /// Why it ended, when aborted.
+    /// Why it ended, when it failed, was refused or aborted.
     pub error_message: Option<String>,
-    /// When it was aborted, milliseconds since the epoch.
+    /// When it left the queue, milliseconds since the epoch.
     pub ended_at_ms: Option<i64>,
+    /// The request's number of buckets (rebalance compactions).
+    pub number_of_buckets: Option<i32>,
+    /// The request's order by clause (rebalance compactions).
+    pub order_by: Option<String>,
+    /// The worker it was handed to.
+    pub worker_id: Option<String>,
+    /// That worker's version.
+    pub worker_version: Option<String>,
+    /// When a worker took it, milliseconds since the epoch.
+    pub started_at_ms: Option<i64>,
+    /// The job that runs it (`set_hadoop_jobid`).
+    pub hadoop_job_id: Option<String>,
+    /// The highest transaction id handed out when its transaction committed.
+    pub next_txn_id: Option<u64>,
+    /// When its transaction committed, milliseconds since the epoch.
+    pub commit_time_ms: Option<i64>,
 }
 
-stored_value!(CompactionEntry, ValueKind::CompactionEntry);
+stored_value!(CompactionEntry, ValueKind::CompactionRecord);
 
 impl CompactionEntry {
     /// A request just queued in `state`.
@@ -117,6 +162,14 @@ impl CompactionEntry {
             txn_id: None,
             error_message: None,
             ended_at_ms: None,
+            number_of_buckets: None,
+            order_by: None,
+            worker_id: None,
+            worker_version: None,
+            started_at_ms: None,
+            hadoop_job_id: None,
+            next_txn_id: None,
+            commit_time_ms: None,
         }
     }
 }
@@ -124,8 +177,8 @@ impl CompactionEntry {
 /// What `compact2` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactionResponse {
-    /// The queued request's id (the earlier one when not accepted).
-    pub id: u64,
+    /// The queued request's id; none (Hive answers -1) when not accepted.
+    pub id: Option<u64>,
     /// Its state.
     pub state: String,
     /// Whether this request was queued.
@@ -155,12 +208,23 @@ pub struct ShowCompactFilter {
     pub limit: Option<usize>,
 }
 
+/// What a rebalance compaction request adds (`numberOfBuckets`, `orderByClause`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BucketLayout {
+    /// The number of buckets to rebalance into.
+    pub number_of_buckets: Option<i32>,
+    /// The order of the rows.
+    pub order_by: Option<String>,
+}
+
 /// The compaction queue as read under the lock table's mutex, with what a change to it
 /// writes.
 pub(crate) struct CompactionQueue {
     pub entries: Vec<CompactionEntry>,
     pub next_id: u64,
     pub counter_moved: bool,
+    /// Keys of entries removed (history purged).
+    pub deletes: Vec<Vec<u8>>,
 }
 
 impl CompactionQueue {
@@ -171,7 +235,27 @@ impl CompactionQueue {
             entries: read_compactions(reader)?,
             next_id,
             counter_moved: false,
+            deletes: Vec::new(),
         })
+    }
+
+    /// The entry of `id`, if any.
+    pub(crate) fn get(&self, id: u64) -> Option<&CompactionEntry> {
+        self.entries.iter().find(|entry| entry.request.id == id)
+    }
+
+    /// Removes the entry of `id` (Hive's history purge).
+    pub(crate) fn remove(&mut self, id: u64) {
+        self.entries.retain(|entry| entry.request.id != id);
+        self.deletes.push(keys::compaction_key(id));
+    }
+
+    /// A new id, as Hive's `GenerateCompactionQueueIdFunction` hands out.
+    pub(crate) fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.counter_moved = true;
+        id
     }
 
     /// Queues `entry` (its request normalised and checked) under a new id.
@@ -185,51 +269,64 @@ impl CompactionQueue {
                 "{COMPACTION_COUNT_MAX} compaction requests are kept; no more are taken"
             )));
         }
-        entry.request.id = self.next_id;
+        entry.request.id = self.take_id();
         entry.request.enqueued_at_ms = now_ms();
-        self.next_id += 1;
-        self.counter_moved = true;
         self.put(&entry, puts)?;
         self.entries.push(entry.clone());
         Ok(entry)
     }
 
-    /// Adds the id counter to `puts` if requests were queued.
-    pub(crate) fn finish(&self, puts: &mut Vec<(Vec<u8>, Vec<u8>)>) {
+    /// Adds the id counter to `puts` if requests were queued, and the removed entries to
+    /// `deletes`.
+    pub(crate) fn finish(
+        &mut self,
+        puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
+        deletes: &mut Vec<Vec<u8>>,
+    ) {
         if self.counter_moved {
             let key = keys::acid_counter_key(keys::ACID_COUNTER_NEXT_COMPACTION_ID);
             puts.push((key, self.next_id.to_be_bytes().to_vec()));
         }
+        deletes.append(&mut self.deletes);
     }
 
-    /// Writes `entry` again (a change of state).
+    /// Writes `entry` again (a change of state), here and in `puts`.
     pub(crate) fn put(
-        &self,
+        &mut self,
         entry: &CompactionEntry,
         puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
     ) -> Result<()> {
         let key = keys::compaction_key(entry.request.id);
         puts.push((key, values::encode(entry)?));
+        match self
+            .entries
+            .iter_mut()
+            .find(|kept| kept.request.id == entry.request.id)
+        {
+            Some(kept) => *kept = entry.clone(),
+            None => self.entries.push(entry.clone()),
+        }
         Ok(())
     }
 
     /// Hive's `compact2` on this queue: refused (not an error) while a request for the same
-    /// table and partition is initiated, or ready for cleaning at the table's
+    /// table and partition is initiated or working, or ready for cleaning at the table's
     /// `high_water_mark`.
     pub(crate) fn compact(
         &mut self,
         request: Compaction,
+        layout: BucketLayout,
         high_water_mark: u64,
         puts: &mut Vec<(Vec<u8>, Vec<u8>)>,
     ) -> Result<CompactionResponse> {
         let request = normalise_request(request)?;
         let same = self.entries.iter().find(|queued| {
             let pending = match queued.state {
-                CompactionState::Initiated => true,
+                CompactionState::Initiated | CompactionState::Working => true,
                 CompactionState::ReadyForCleaning => {
                     queued.highest_write_id == Some(high_water_mark)
                 }
-                CompactionState::Aborted => false,
+                _ => false,
             };
             pending
                 && queued.request.database == request.database
@@ -239,8 +336,8 @@ impl CompactionQueue {
         if let Some(earlier) = same {
             let state = earlier.state.hive_name();
             return Ok(CompactionResponse {
-                id: earlier.request.id,
-                state: state.to_string(),
+                id: None,
+                state: COMPACTION_STATE_REFUSED.to_string(),
                 accepted: false,
                 error_message: Some(format!(
                     "Compaction is already scheduled with state='{state}' and id={}",
@@ -248,10 +345,14 @@ impl CompactionQueue {
                 )),
             });
         }
-        let queued = CompactionEntry::queued(request, CompactionState::Initiated);
+        let queued = CompactionEntry {
+            number_of_buckets: layout.number_of_buckets,
+            order_by: layout.order_by,
+            ..CompactionEntry::queued(request, CompactionState::Initiated)
+        };
         let entry = self.push(queued, puts)?;
         Ok(CompactionResponse {
-            id: entry.request.id,
+            id: Some(entry.request.id),
             state: COMPACTION_STATE_INITIATED.to_string(),
             accepted: true,
             error_message: None,
@@ -280,18 +381,24 @@ pub(crate) fn normalise_request(mut request: Compaction) -> Result<Compaction> {
     Ok(request)
 }
 
-/// Every stored request, by id; those written before states existed read as initiated.
-fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
+/// Every stored request, by id: those written before states existed (kind 19) read as
+/// initiated, those written before workers (kind 20) with no worker.
+pub(crate) fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
     let range = KeyRange::prefix(&keys::compaction_prefix());
     let mut entries = Vec::new();
     for entry in crate::storage::kv::scan(reader, range, crate::storage::kv::SCAN_PAGE_ENTRY_COUNT)
     {
         let (key, stored) = entry?;
-        let kind = stored.get(1).copied();
-        let is_old = stored.len() >= VALUE_HEADER_LEN && kind == Some(ValueKind::Compaction as u8);
-        if is_old {
+        let kind = match stored.len() >= VALUE_HEADER_LEN {
+            true => stored.get(values::VALUE_KIND_OFFSET).copied(),
+            false => None,
+        };
+        if kind == Some(ValueKind::Compaction as u8) {
             let request = values::decode::<Compaction>(key, stored)?;
             entries.push(CompactionEntry::queued(request, CompactionState::Initiated));
+        } else if kind == Some(ValueKind::CompactionEntry as u8) {
+            let old = values::decode::<LegacyCompactionEntry>(key, stored)?;
+            entries.push(old.into());
         } else {
             entries.push(values::decode::<CompactionEntry>(key, stored)?);
         }
@@ -302,14 +409,15 @@ fn read_compactions(reader: &dyn KvBackend) -> Result<Vec<CompactionEntry>> {
 impl Store {
     /// Hive's `compact2`: queues `request` unless one for the same table and partition is
     /// pending already.
-    pub fn compact(&self, request: Compaction) -> Result<CompactionResponse> {
+    pub fn compact(&self, request: Compaction, layout: BucketLayout) -> Result<CompactionResponse> {
         let request = normalise_request(request)?;
         let _acid = self.acid()?;
         let mut queue = CompactionQueue::load(self.reader())?;
         let high_water_mark = self.table_high_water_mark(&request.database, &request.table)?;
         let mut puts = Vec::new();
-        let response = queue.compact(request, high_water_mark, &mut puts)?;
-        queue.finish(&mut puts);
+        queue.revoke_timed_out_workers(now_ms(), &mut puts)?;
+        let response = queue.compact(request, layout, high_water_mark, &mut puts)?;
+        queue.finish(&mut puts, &mut Vec::new());
         self.write_puts(puts)?;
         Ok(response)
     }
@@ -401,15 +509,28 @@ mod tests {
         let mut options = StoreOptions::new("/warehouse").metadata_only();
         options.durability = Durability::Memory;
         let store = Store::open(dir.path(), options).unwrap();
-        let first = store.compact(request("T", None)).unwrap();
+        let first = store
+            .compact(request("T", None), BucketLayout::default())
+            .unwrap();
         assert_eq!(
             (first.id, first.accepted, first.state.as_str()),
-            (1, true, "initiated")
+            (Some(1), true, "initiated")
         );
-        let again = store.compact(request("t", None)).unwrap();
-        assert_eq!((again.id, again.accepted), (1, false));
-        let partition = store.compact(request("t", Some("p=1"))).unwrap();
-        assert_eq!((partition.id, partition.accepted), (2, true));
+        let again = store
+            .compact(request("t", None), BucketLayout::default())
+            .unwrap();
+        assert_eq!(
+            (again.id, again.accepted, again.state.as_str()),
+            (None, false, "refused")
+        );
+        assert_eq!(
+            again.error_message.as_deref(),
+            Some("Compaction is already scheduled with state='initiated' and id=1")
+        );
+        let partition = store
+            .compact(request("t", Some("p=1")), BucketLayout::default())
+            .unwrap();
+        assert_eq!((partition.id, partition.accepted), (Some(2), true));
         let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
         let ids: Vec<u64> = listed.iter().map(|c| c.request.id).collect();
         assert_eq!(ids, vec![1, 2]);
@@ -420,7 +541,9 @@ mod tests {
             ..ShowCompactFilter::default()
         };
         assert_eq!(store.show_compact(&filter).unwrap().len(), 1);
-        assert!(store.compact(request("", None)).is_err());
+        assert!(store
+            .compact(request("", None), BucketLayout::default())
+            .is_err());
     }
 
     fn store() -> Store {
@@ -466,14 +589,18 @@ mod tests {
             .latest_committed_compactions("", "t", &[], None)
             .is_err());
         // A request ready for cleaning at the table's write id blocks a new one.
-        let blocked = store.compact(request("t", Some("p=9"))).unwrap();
+        let blocked = store
+            .compact(request("t", Some("p=9")), BucketLayout::default())
+            .unwrap();
         assert!(blocked.accepted);
     }
 
     #[test]
     fn only_initiated_requests_abort_and_then_stop_blocking() {
         let store = store();
-        let queued = store.compact(request("t", None)).unwrap();
+        let queued = store
+            .compact(request("t", None), BucketLayout::default())
+            .unwrap();
         store
             .submit_for_cleanup(request("t", Some("p=1")), 0, 1)
             .unwrap();
@@ -496,14 +623,20 @@ mod tests {
         let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
         assert_eq!(listed[0].state, CompactionState::Aborted);
         assert!(listed[0].ended_at_ms.is_some());
-        let again = store.compact(request("t", None)).unwrap();
+        let again = store
+            .compact(request("t", None), BucketLayout::default())
+            .unwrap();
         assert!(again.accepted && again.id > queued.id);
         // Ready for cleaning at the current write id (0) blocks the partition.
-        let blocked = store.compact(request("t", Some("p=1"))).unwrap();
+        let blocked = store
+            .compact(request("t", Some("p=1")), BucketLayout::default())
+            .unwrap();
         assert_eq!(
             (blocked.accepted, blocked.state.as_str()),
-            (false, "ready for cleaning")
+            (false, "refused")
         );
+        let message = blocked.error_message.unwrap();
+        assert!(message.contains("state='ready for cleaning'"), "{message}");
     }
 
     #[test]
@@ -526,5 +659,51 @@ mod tests {
         assert_eq!(listed[0].request, old);
         let outcome = store.abort_compactions(&[1]).unwrap();
         assert_eq!(outcome[0].status, "Success");
+    }
+
+    #[test]
+    fn entries_stored_before_workers_read_with_no_worker() {
+        use crate::txns::compaction_legacy::{LegacyCompactionEntry, LegacyCompactionState};
+        let store = store();
+        let mut old = normalise_request(request("t", Some("p=1"))).unwrap();
+        old.id = 4;
+        let legacy = LegacyCompactionEntry {
+            request: old.clone(),
+            state: LegacyCompactionState::ReadyForCleaning,
+            highest_write_id: Some(7),
+            txn_id: Some(3),
+            error_message: None,
+            ended_at_ms: None,
+        };
+        let value = values::encode(&legacy).unwrap();
+        assert_eq!(
+            value[values::VALUE_KIND_OFFSET],
+            ValueKind::CompactionEntry as u8
+        );
+        store
+            .write(|txn| {
+                txn.put_raw(keys::compaction_key(4), value);
+                Ok(())
+            })
+            .unwrap();
+        let listed = store.show_compact(&ShowCompactFilter::default()).unwrap();
+        assert_eq!(listed.len(), 1);
+        let entry = &listed[0];
+        assert_eq!(
+            (entry.state, entry.highest_write_id, entry.txn_id),
+            (CompactionState::ReadyForCleaning, Some(7), Some(3))
+        );
+        assert_eq!((&entry.request, &entry.worker_id), (&old, &None));
+        // A change of state rewrites it in the current kind.
+        store.mark_compacted(4).unwrap();
+        let stored = store
+            .reader()
+            .get(&keys::compaction_key(4))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            stored[values::VALUE_KIND_OFFSET],
+            ValueKind::CompactionRecord as u8
+        );
     }
 }

@@ -20,7 +20,11 @@
 pub(crate) mod acid;
 mod commit_extras;
 mod compaction_cleanup;
+mod compaction_history;
+mod compaction_legacy;
+mod compaction_metrics;
 mod compactions;
+mod compactor;
 pub mod locks;
 mod min_history;
 mod model;
@@ -34,9 +38,20 @@ use std::collections::BTreeSet;
 
 pub use commit_extras::{CommitExtras, TxnKeyValue, TXN_KEY_PREFIX};
 pub use compaction_cleanup::{CompactionAbortOutcome, COMPACTION_ABORTED_MESSAGE};
+pub use compaction_history::{
+    HISTORY_RETAINED_DID_NOT_INITIATE, HISTORY_RETAINED_FAILED, HISTORY_RETAINED_REFUSED,
+    HISTORY_RETAINED_SUCCEEDED, HISTORY_RETENTION_TIMEOUT_MS,
+};
+pub use compaction_metrics::{
+    CompactionMetric, CompactionMetricType, KeptMetric, COMPACTION_METRIC_COUNT_MAX,
+};
 pub use compactions::{
-    Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
-    ShowCompactFilter, COMPACTION_NOT_RUN_NOTE, COMPACTION_STATE_INITIATED,
+    BucketLayout, Compaction, CompactionEntry, CompactionResponse, CompactionState, CompactionType,
+    ShowCompactFilter, COMPACTION_COUNT_MAX, COMPACTION_STATE_INITIATED, COMPACTION_STATE_REFUSED,
+};
+pub use compactor::{
+    CompactionReport, NextCompactionRequest, COMPACTOR_COMPONENT_COUNT_MAX,
+    COMPACTOR_POOL_TIMEOUT_MS, COMPACTOR_WORKER_TIMEOUT_MS,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
 pub use model::{
@@ -301,6 +316,11 @@ impl Store {
             changes
                 .events
                 .push(EventRecord::new(EventKind::CommitTxn, "", "", "", body));
+            let txn_type = committed.record.txn_type;
+            if matches!(txn_type, TxnType::Compaction | TxnType::SoftDelete) {
+                let logged = txn_type == TxnType::Compaction;
+                self.compaction_committed(txn_id, commit_id, logged, changes)?;
+            }
             if !committed.record.writes.is_empty() {
                 let set = WriteSet {
                     commit_id,
@@ -793,5 +813,7 @@ fn allocation_error(error: Error, database: &str, table: &str, txn_id: u64) -> E
     }
 }
 
+#[cfg(test)]
+mod compactor_tests;
 #[cfg(test)]
 mod tests;

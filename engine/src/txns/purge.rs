@@ -2,8 +2,9 @@
 //! `cleanEmptyAbortedAndCommittedTxns`): such a transaction hides nothing from a reader, so
 //! it no longer needs to be listed, and the aborted set does not grow for ever (clients
 //! that open and abandon transactions, timeouts). One that was given write ids or recorded
-//! updates stays listed: its write ids stay invalid (hivestore runs no compactions that would
-//! clean them up). Committed transactions are never kept (see `mod.rs`).
+//! updates stays listed until a cleaner's `mark_cleaned` forgets them, as does a compactor's
+//! transaction that worked on a table or partition (`compactor.rs`): a reader must not take
+//! what it wrote for committed. Committed transactions are never kept (see `mod.rs`).
 
 use crate::error::Result;
 use crate::store::Store;
@@ -33,6 +34,7 @@ impl Store {
         max_count: usize,
     ) -> Result<usize> {
         self.with_acid(now_ms(), |acid, changes| {
+            let compactor_txns = self.compactor_txns()?;
             let empty: Vec<u64> = acid
                 .txns
                 .txns
@@ -40,6 +42,7 @@ impl Store {
                 .filter(|(_, txn)| txn.record.state == TxnState::Aborted)
                 .filter(|(_, txn)| txn.record.write_ids.is_empty() && txn.record.writes.is_empty())
                 .filter(|(_, txn)| txn.record.started_at_ms < started_before)
+                .filter(|(txn_id, _)| !compactor_txns.contains(txn_id))
                 .map(|(txn_id, _)| *txn_id)
                 .take(max_count)
                 .collect();

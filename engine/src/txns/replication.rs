@@ -8,7 +8,7 @@ use crate::events::{EventBody, EventKind, EventRecord};
 use crate::storage::keys;
 use crate::txns::locks::{now_ms, AcidChanges, AcidState};
 
-use super::compactions::{Compaction, CompactionQueue, CompactionType};
+use super::compactions::{BucketLayout, Compaction, CompactionQueue, CompactionType};
 use super::state::{TableWriteId, TxnRecord};
 use super::write_id_list::WriteIdSnapshot;
 use super::{normalise_table, TxnState, TxnType};
@@ -117,9 +117,14 @@ impl Store {
                 pool_name: None,
                 enqueued_at_ms: 0,
             };
-            queue.compact(compaction, high_water_mark, &mut changes.puts)?;
+            queue.compact(
+                compaction,
+                BucketLayout::default(),
+                high_water_mark,
+                &mut changes.puts,
+            )?;
         }
-        queue.finish(&mut changes.puts);
+        queue.finish(&mut changes.puts, &mut changes.deletes);
         Ok(())
     }
 }

@@ -285,6 +285,20 @@ fn render(event: &EventRecord) -> thrift::Result<String> {
             message.string("tableName", Some(&event.table_name));
             message.string("constraintName", Some(name));
         }
+        EventBody::CommitCompaction {
+            txn_id,
+            compaction_id,
+            compaction_type,
+            partition,
+        } => {
+            // Hive's `JSONCommitCompactionMessage`.
+            message.raw("txnid", &wire(*txn_id).to_string());
+            message.raw("compactionId", &wire(*compaction_id).to_string());
+            message.string("type", Some(compaction_type_name(*compaction_type)));
+            message.string("dbname", Some(&event.db_name));
+            message.string("tableName", Some(&event.table_name));
+            message.string("partName", partition.as_deref());
+        }
         EventBody::Function(function) => {
             message.string("db", Some(&function.db_name));
             if event.kind == EventKind::DropFunction {
@@ -511,4 +525,15 @@ fn render_statistics(
         }
     }
     Ok(())
+}
+
+/// The name Jackson writes for Hive's `CompactionType` `kind`.
+fn compaction_type_name(kind: hivestore_engine::txns::CompactionType) -> &'static str {
+    use hivestore_engine::txns::CompactionType;
+    match kind {
+        CompactionType::Minor => "MINOR",
+        CompactionType::Major => "MAJOR",
+        CompactionType::Rebalance => "REBALANCE",
+        CompactionType::AbortTxnCleanup => "ABORT_TXN_CLEANUP",
+    }
 }

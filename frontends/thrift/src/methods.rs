@@ -12,10 +12,10 @@ use std::sync::OnceLock;
 use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
-    caches, catalogs, compactions, connectors, constraints, databases, fb303, functions, locks,
-    notifications, partition_listings, partition_specs, partitions, procedures, runtime_stats,
-    scheduled_queries, schema_registry, session, stats, table_translation, tables, txns, types,
-    workload,
+    caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
+    locks, notifications, partition_listings, partition_specs, partitions, procedures,
+    runtime_stats, scheduled_queries, schema_registry, session, stats, table_translation, tables,
+    txns, types, workload,
 };
 
 use Family::*;
@@ -55,6 +55,8 @@ pub enum Family {
     Transactions,
     /// Compaction requests.
     Compactions,
+    /// The compactor's calls: workers, cleaner, initiator.
+    Compactor,
     /// The notification log.
     Notifications,
     /// HPL/SQL's stored procedures and packages.
@@ -70,7 +72,7 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 20] = [
+    pub const ALL: [Family; 21] = [
         Fb303,
         Session,
         Functions,
@@ -86,6 +88,7 @@ impl Family {
         Locks,
         Transactions,
         Compactions,
+        Compactor,
         Notifications,
         Procedures,
         DataConnectors,
@@ -111,6 +114,7 @@ impl Family {
             Locks => "locks",
             Transactions => "transactions and write ids",
             Compactions => "compactions",
+            Compactor => "compactor",
             Notifications => "notification log",
             Procedures => "stored procedures and packages",
             DataConnectors => "data connectors",
@@ -296,6 +300,9 @@ methods! {
     exchange_partition: Partitions, Generic => partitions::exchange;
     exchange_partitions: Partitions, Generic => partitions::exchange_many;
     fetch_partition_names_req: Partitions, Generic => partition_listings::names_req;
+    find_columns_with_stats: Compactor, Generic => compactor::columns_with_stats;
+    find_next_compact: Compactor, Generic => compactor::find_next;
+    find_next_compact2: Compactor, Generic => compactor::find_next2;
     find_package: Procedures, Generic => procedures::find_package;
     fire_listener_event: Notifications, Generic => notifications::fire;
     flush_cache: Caches, Generic => caches::flush;
@@ -409,13 +416,18 @@ methods! {
     is_partition_marked_for_event: Partitions, Generic => partitions::is_marked_for_event;
     lock: Locks, Generic => locks::lock;
     map_schema_version_to_serde: SchemaRegistry, Generic => schema_registry::map_to_serde;
+    mark_cleaned: Compactor, Generic => compactor::mark_cleaned;
+    mark_compacted: Compactor, Generic => compactor::mark_compacted;
+    mark_failed: Compactor, Generic => compactor::mark_failed;
     mark_partition_for_event: Partitions, Generic => partitions::mark_for_event;
+    mark_refused: Compactor, Generic => compactor::mark_refused;
     open_txns: Transactions, Generic => txns::open;
     partition_name_has_valid_characters: Partitions, Generic => partitions::has_valid_characters;
     partition_name_to_spec: Partitions, Generic => partitions::name_to_spec;
     partition_name_to_vals: Partitions, Generic => partitions::name_to_values;
     put_file_metadata: Caches, Generic => caches::put;
     reinitialize: Fb303, Generic => fb303::reinitialize;
+    remove_compaction_metrics_data: Compactor, Generic => compactor::remove_metrics;
     rename_partition: Partitions, Generic => partitions::rename;
     rename_partition_req: Partitions, Generic => partitions::rename_req;
     repl_tbl_writeid_state: Transactions, Generic => txns::repl_write_id_state;
@@ -425,6 +437,7 @@ methods! {
     seed_txn_id: Transactions, Generic => txns::seed_txn_id;
     seed_write_id: Transactions, Generic => txns::seed_write_id;
     set_aggr_stats_for: Statistics, Generic => stats::set_aggr;
+    set_hadoop_jobid: Compactor, Generic => compactor::set_job_id;
     set_meta_conf: Session, Generic => session::set_meta_conf;
     set_option: Fb303, Generic => fb303::set_option;
     set_schema_version_state: SchemaRegistry, Generic => schema_registry::set_state;
@@ -437,6 +450,8 @@ methods! {
     truncate_table: Tables, Generic => tables::truncate;
     truncate_table_req: Tables, Generic => tables::truncate_req;
     unlock: Locks, Generic => locks::unlock;
+    update_compaction_metrics_data: Compactor, Generic => compactor::update_metrics;
+    update_compactor_state: Compactor, Generic => compactor::update_state;
     update_creation_metadata: Tables, Generic => tables::update_creation_metadata;
     update_partition_column_statistics: Statistics, Generic => stats::update_partition;
     update_partition_column_statistics_req: Statistics, Generic => stats::update_partition_req;

@@ -1,12 +1,11 @@
 //! The compaction queue: `compact`, `compact2`, `show_compact`, `submit_for_cleanup`,
-//! `get_latest_committed_compaction_info`, `abort_Compactions`. Requests are stored and
-//! reported; hivestore runs no compactions, and `show_compact` says so in each entry's
-//! `metaInfo`.
+//! `get_latest_committed_compaction_info`, `abort_Compactions`. HiveServer2's compactor
+//! threads move requests along through the compactor's calls (`compactor.rs`).
 
 use std::collections::BTreeMap;
 
 use hivestore_engine::txns::{
-    Compaction, CompactionEntry, CompactionType, ShowCompactFilter, COMPACTION_NOT_RUN_NOTE,
+    BucketLayout, Compaction, CompactionEntry, CompactionType, ShowCompactFilter,
 };
 use hivestore_idl::hive_metastore as idl;
 
@@ -39,13 +38,20 @@ pub fn compact2(
     session: &Session,
     request: idl::CompactionRequest,
 ) -> thrift::Result<idl::CompactionResponse> {
+    let layout = BucketLayout {
+        number_of_buckets: request.number_of_buckets,
+        order_by: request.order_by_clause.clone(),
+    };
     let compaction = compaction_from_idl(request)?;
     let response = session
         .store()
-        .compact(compaction)
+        .compact(compaction, layout)
         .map_err(|error| to_thrift(error, throws::NONE))?;
     Ok(idl::CompactionResponse {
-        id: i64::try_from(response.id).unwrap_or(i64::MAX),
+        // Hive answers -1 for a request it does not queue.
+        id: response
+            .id
+            .map_or(-1, |id| i64::try_from(id).unwrap_or(i64::MAX)),
         state: response.state,
         accepted: response.accepted,
         errormessage: response.error_message,
@@ -162,37 +168,39 @@ pub fn abort(
 fn element(entry: CompactionEntry) -> idl::ShowCompactResponseElement {
     let state = entry.state.hive_name().to_string();
     let compaction = entry.request;
+    let id_of = |id: u64| i64::try_from(id).unwrap_or(i64::MAX);
     idl::ShowCompactResponseElement {
         dbname: compaction.database,
         tablename: compaction.table,
         partitionname: compaction.partition,
         type_: compaction_type_to_idl(compaction.compaction_type),
         state,
-        workerid: None,
-        start: None,
+        workerid: entry.worker_id,
+        start: entry.started_at_ms,
         run_as: compaction.run_as,
         hightest_txn_id: None,
-        meta_info: Some(COMPACTION_NOT_RUN_NOTE.to_string()),
+        meta_info: None,
         end_time: entry.ended_at_ms,
-        hadoop_job_id: None,
-        id: Some(i64::try_from(compaction.id).unwrap_or(i64::MAX)),
+        hadoop_job_id: entry.hadoop_job_id,
+        id: Some(id_of(compaction.id)),
         error_message: entry.error_message,
         enqueue_time: Some(compaction.enqueued_at_ms),
-        worker_version: None,
+        worker_version: entry.worker_version,
         initiator_id: compaction.initiator_id,
         initiator_version: compaction.initiator_version,
         cleaner_start: None,
         pool_name: compaction.pool_name,
-        next_txn_id: None,
-        txn_id: entry.txn_id.map(|id| i64::try_from(id).unwrap_or(i64::MAX)),
-        commit_time: None,
-        hightest_write_id: entry
-            .highest_write_id
-            .map(|id| i64::try_from(id).unwrap_or(i64::MAX)),
+        next_txn_id: entry.next_txn_id.map(id_of),
+        txn_id: entry.txn_id.map(id_of),
+        commit_time: entry.commit_time_ms,
+        hightest_write_id: entry.highest_write_id.map(id_of),
     }
 }
 
-fn compaction_type_from_idl(kind: idl::CompactionType) -> thrift::Result<CompactionType> {
+/// The engine's compaction type of `kind`.
+pub(crate) fn compaction_type_from_idl(
+    kind: idl::CompactionType,
+) -> thrift::Result<CompactionType> {
     Ok(match kind {
         idl::CompactionType::MINOR => CompactionType::Minor,
         idl::CompactionType::MAJOR => CompactionType::Major,
@@ -202,7 +210,8 @@ fn compaction_type_from_idl(kind: idl::CompactionType) -> thrift::Result<Compact
     })
 }
 
-fn compaction_type_to_idl(kind: CompactionType) -> idl::CompactionType {
+/// The IDL's compaction type of `kind`.
+pub(crate) fn compaction_type_to_idl(kind: CompactionType) -> idl::CompactionType {
     match kind {
         CompactionType::Minor => idl::CompactionType::MINOR,
         CompactionType::Major => idl::CompactionType::MAJOR,

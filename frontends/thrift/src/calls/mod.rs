@@ -4,7 +4,9 @@
 
 pub mod caches;
 pub mod catalogs;
+pub mod compaction_properties;
 pub mod compactions;
+pub mod compactor;
 pub mod connectors;
 pub mod constraints;
 pub mod databases;
