@@ -133,8 +133,8 @@ pub use partitions::encoding::{EncodedPartition, EncodingOut, PieceKey, Splicer}
 pub use partitions::event_marks::PARTITION_EVENT_LOAD_DONE;
 pub use partitions::exchange::PartitionExchange;
 pub use partitions::expr::{
-    Decimal as ExprDecimal, ExprConstant, ExprFunction, ExprNode, PartitionExpression,
-    EXPRESSION_BYTES_MAX, EXPRESSION_CLASS_COUNT_MAX, EXPRESSION_DEPTH_MAX,
+    CompiledExpression, Decimal as ExprDecimal, ExprConstant, ExprFunction, ExprNode,
+    PartitionExpression, EXPRESSION_BYTES_MAX, EXPRESSION_CLASS_COUNT_MAX, EXPRESSION_DEPTH_MAX,
     EXPRESSION_OBJECT_COUNT_MAX,
 };
 pub use partitions::filter::{

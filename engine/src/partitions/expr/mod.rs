@@ -1,7 +1,7 @@
 //! Hive's serialised partition expressions (`get_partitions_by_expr`,
 //! `get_partitions_spec_by_expr`, `get_partition_names_req`, `drop_partitions_req`'s
 //! expressions): the Kryo bytes of an `ExprNodeGenericFuncDesc`, decoded into an
-//! [`ExprNode`] tree.
+//! [`ExprNode`] tree and evaluated over partition values with Hive's semantics.
 //!
 //! Two layouts are read, as Hive 4's `PartitionExpressionForMetastore` reads them: the root's
 //! class named first (Hive 4's `serializeObjectWithTypeInformation`), else the root's fields
@@ -11,10 +11,14 @@
 //! layouts it knows, never panics, and every failure is [`Error::Refused`] (Hive's
 //! `MetaException`) saying what was wrong and at which byte.
 
+mod candidates;
+mod eval;
 mod hive_layouts;
 mod kryo_graph;
 mod kryo_input;
 mod tree;
+
+pub use eval::CompiledExpression;
 
 use crate::error::{Error, Result};
 use crate::partitions::filter::Operator;

@@ -1,10 +1,13 @@
 //! Decoding blobs Hive 2.3.10's own `SerializationUtilities.serializeExpressionToKryo`
-//! wrote (`hive23_blobs.txt`: label, hex), and fuzzing the decoder with
+//! wrote (`hive23_blobs.txt`: label, hex), evaluating them, and fuzzing the decoder with
 //! truncated, mutated and random bytes.
 
 use proptest::prelude::*;
 
 use super::*;
+use crate::model::table::FieldSchema;
+
+const DEFAULT: &str = "__HIVE_DEFAULT_PARTITION__";
 
 fn blob(label: &str) -> Vec<u8> {
     let line = include_str!("hive23_blobs.txt")
@@ -17,6 +20,35 @@ fn blob(label: &str) -> Vec<u8> {
         .map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex"))
         .collect()
 }
+
+fn key(name: &str, type_name: &str) -> FieldSchema {
+    FieldSchema {
+        name: name.into(),
+        type_name: type_name.into(),
+        comment: None,
+    }
+}
+
+fn keys() -> Vec<FieldSchema> {
+    vec![
+        key("ds", "string"),
+        key("hr", "int"),
+        key("b", "bigint"),
+        key("dt", "date"),
+        key("p", "decimal(10,2)"),
+    ]
+}
+
+/// The verdict of blob `label` on one partition's values (ds, hr, b, dt, p).
+fn verdict(label: &str, values: [&str; 5]) -> Option<bool> {
+    let expression = PartitionExpression::decode(&blob(label)).expect("decodes");
+    expression
+        .compile(&keys(), DEFAULT)
+        .expect("compiles")
+        .evaluate(&values)
+}
+
+const ROW: [&str; 5] = ["2024-01-01", "7", "6", "2024-01-01", "1.5"];
 
 #[test]
 fn hive23_comparison_reads_column_constant_and_function() {
@@ -45,6 +77,128 @@ fn hive23_comparison_reads_column_constant_and_function() {
             type_name: "string".into()
         }
     );
+}
+
+#[test]
+fn hive23_typed_comparisons_select_by_value() {
+    assert_eq!(verdict("eq_str", ROW), Some(true));
+    assert_eq!(
+        verdict("eq_str", ["2024-01-02", "7", "6", "2024-01-01", "1.5"]),
+        Some(false)
+    );
+    assert_eq!(verdict("eq_int", ROW), Some(true));
+    // An int key compares as a number: "07" is 7.
+    assert_eq!(
+        verdict("eq_int", ["x", "07", "6", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(verdict("lt_bigint", ROW), Some(true));
+    assert_eq!(
+        verdict("lt_bigint", ["x", "7", "10", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(verdict("eq_date", ROW), Some(true));
+    assert_eq!(
+        verdict("eq_date", ["x", "7", "6", "2024-1-1", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("eq_date", ["x", "7", "6", "2024-01-02", "1"]),
+        Some(false)
+    );
+    assert_eq!(verdict("dec", ROW), Some(true));
+    assert_eq!(
+        verdict("dec", ["x", "7", "6", "2024-01-01", "1.50"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("dec", ["x", "7", "6", "2024-01-01", "1.51"]),
+        Some(false)
+    );
+}
+
+#[test]
+fn hive23_logic_in_between_like_and_nulls() {
+    assert_eq!(
+        verdict("and", ["x", "4", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("and", ["x", "3", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(
+        verdict("in", ["x", "2", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("in", ["x", "3", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(
+        verdict("between", ["x", "1", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("between", ["x", "3", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(
+        verdict("like", ["2024-05", "1", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("like", ["2023-05", "1", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(
+        verdict("isnull", [DEFAULT, "1", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    assert_eq!(
+        verdict("isnull", ["a", "1", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    assert_eq!(
+        verdict("not", [DEFAULT, "1", "0", "2024-01-01", "1"]),
+        Some(true)
+    );
+    // `ds = 'x' and null`: unknown where ds is x, pruned elsewhere.
+    assert_eq!(
+        verdict("nullconst", ["x", "1", "0", "2024-01-01", "1"]),
+        None
+    );
+    assert_eq!(
+        verdict("nullconst", ["y", "1", "0", "2024-01-01", "1"]),
+        Some(false)
+    );
+    // The default partition is null for every type: comparisons are unknown, and so false
+    // under NOT only where Hive's three-valued logic says.
+    assert_eq!(
+        verdict("eq_int", ["x", DEFAULT, "0", "2024-01-01", "1"]),
+        None
+    );
+}
+
+#[test]
+fn a_key_the_table_lacks_is_hive_s_error() {
+    let expression = PartitionExpression::decode(&blob("eq_str")).expect("decodes");
+    let error = expression
+        .compile(&[key("hr", "int")], DEFAULT)
+        .unwrap_err();
+    assert_eq!(error.to_string(), "cannot find field ds from [0:hr]");
+}
+
+#[test]
+fn like_matches_the_whole_value() {
+    use super::eval::like;
+    assert!(like("abc", "a%"));
+    assert!(like("abc", "_b_"));
+    assert!(!like("abc", "b%"));
+    assert!(like("a%c", "a\\%c"));
+    assert!(!like("abc", "a\\%c"));
+    assert!(like("", "%"));
+    assert!(like("aaa", "%a%a%a%"));
 }
 
 #[test]
@@ -154,6 +308,58 @@ proptest! {
         }
         let keep = bytes.len() - cut % (bytes.len() / 4 + 1);
         bytes.truncate(keep);
-        let _ = PartitionExpression::decode(&bytes);
+        if let Ok(expression) = PartitionExpression::decode(&bytes) {
+            if let Ok(compiled) = expression.compile(&keys(), DEFAULT) {
+                let _ = compiled.evaluate(&ROW);
+            }
+        }
+    }
+}
+
+#[test]
+fn string_comparisons_map_to_a_candidate_filter() {
+    let names: Vec<String> = keys().iter().map(|key| key.name.clone()).collect();
+    let compiled = |label: &str| {
+        PartitionExpression::decode(&blob(label))
+            .expect("decodes")
+            .compile(&keys(), DEFAULT)
+            .expect("compiles")
+    };
+    assert_eq!(
+        compiled("eq_str").candidate_filter(&names).as_deref(),
+        Some("(ds = '2024-01-01') or ds = '__HIVE_DEFAULT_PARTITION__'")
+    );
+    // `ds = 'x' and hr > 3`: the string part maps, the int part is left to the evaluation.
+    assert_eq!(
+        compiled("and").candidate_filter(&names).as_deref(),
+        Some("((ds = 'x')) or ds = '__HIVE_DEFAULT_PARTITION__'")
+    );
+    assert_eq!(compiled("eq_int").candidate_filter(&names), None);
+    assert_eq!(compiled("like").candidate_filter(&names), None);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
+
+    /// Whatever the expression does not prune, its candidate filter selects.
+    #[test]
+    fn candidate_filters_select_every_partition_not_pruned(
+        label in proptest::sample::select(vec!["eq_str", "and", "nullconst", "not"]),
+        ds in proptest::sample::select(vec!["x", "y", "2024-01-01", "2024-01-02", DEFAULT]),
+        hr in proptest::sample::select(vec!["1", "4", "07", DEFAULT]),
+    ) {
+        let names: Vec<String> = keys().iter().map(|key| key.name.clone()).collect();
+        let expression = PartitionExpression::decode(&blob(label)).expect("decodes");
+        let compiled = expression.compile(&keys(), DEFAULT).expect("compiles");
+        let values = [ds, hr, "0", "2024-01-01", "1"];
+        if let Some(filter) = compiled.candidate_filter(&names) {
+            let candidates = crate::partitions::filter::PartitionFilter::parse(&filter)
+                .expect("parses")
+                .compile(&keys())
+                .expect("compiles");
+            if compiled.evaluate(&values) != Some(false) {
+                prop_assert!(candidates.matches(&values), "{filter} drops {values:?}");
+            }
+        }
     }
 }
