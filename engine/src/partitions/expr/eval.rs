@@ -72,7 +72,8 @@ pub(super) enum Datum {
 #[derive(Debug, Clone)]
 pub(super) enum Node {
     Key(usize),
-    Constant(Datum),
+    /// A literal and its Hive type name.
+    Constant(Datum, String),
     Function(ExprFunction, Vec<Node>),
 }
 
@@ -118,7 +119,9 @@ fn resolve(node: &ExprNode, keys: &[FieldSchema], default_name: &str) -> Result<
                     fields.join(", ")
                 ))
             }),
-        ExprNode::Constant { value, .. } => Ok(Node::Constant(constant_datum(value))),
+        ExprNode::Constant { value, type_name } => {
+            Ok(Node::Constant(constant_datum(value), type_name.clone()))
+        }
         ExprNode::Function {
             function, children, ..
         } => {
@@ -219,7 +222,7 @@ impl<V: AsRef<str>> Row<'_, V> {
     fn eval(&self, node: &Node) -> Datum {
         match node {
             Node::Key(index) => self.key(*index),
-            Node::Constant(datum) => datum.clone(),
+            Node::Constant(datum, _) => datum.clone(),
             Node::Function(function, children) => self.function(function, children),
         }
     }
@@ -430,7 +433,7 @@ fn decimal_text(value: &Decimal) -> String {
 }
 
 /// `yyyy-mm-dd` of days since 1970-01-01 (proleptic Gregorian).
-fn date_text(days: i32) -> String {
+pub(super) fn date_text(days: i32) -> String {
     let (year, month, day) = civil_from_days(i64::from(days));
     format!("{year:04}-{month:02}-{day:02}")
 }

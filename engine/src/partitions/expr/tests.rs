@@ -338,6 +338,33 @@ fn string_comparisons_map_to_a_candidate_filter() {
     assert_eq!(compiled("like").candidate_filter(&names), None);
 }
 
+#[test]
+fn expressions_hive_pushes_down_map_to_an_exact_filter() {
+    let names: Vec<String> = keys().iter().map(|key| key.name.clone()).collect();
+    let exact = |label: &str| {
+        PartitionExpression::decode(&blob(label))
+            .expect("decodes")
+            .compile(&keys(), DEFAULT)
+            .expect("compiles")
+            .exact_filter(&names)
+    };
+    assert_eq!(exact("eq_str").as_deref(), Some("ds = '2024-01-01'"));
+    assert_eq!(exact("eq_int").as_deref(), Some("hr = 7"));
+    assert_eq!(exact("eq_date").as_deref(), Some("dt = DATE '2024-01-01'"));
+    assert_eq!(exact("and").as_deref(), Some("(ds = 'x') and (hr > 3)"));
+    assert_eq!(exact("in").as_deref(), Some("(hr = 1) or (hr = 2)"));
+    assert_eq!(exact("between").as_deref(), Some("(hr >= 1 and hr <= 2)"));
+    assert_eq!(
+        exact("isnull").as_deref(),
+        Some("ds = '__HIVE_DEFAULT_PARTITION__'")
+    );
+    // Hive's display of a bigint literal (7L) and of decimals is no filter; nor are NOT,
+    // LIKE and a null literal: those are pruned by the expression.
+    for label in ["lt_bigint", "dec", "not", "like", "nullconst"] {
+        assert_eq!(exact(label), None, "{label}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
 
