@@ -11,6 +11,7 @@ pub mod fb303;
 pub mod functions;
 pub mod locks;
 pub mod notifications;
+pub mod partition_expressions;
 pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
