@@ -282,6 +282,7 @@ fn a_call_the_server_does_not_know_makes_the_workload_unsupported() {
 fn tiny_partitions_per_call(workload: Workload) -> u64 {
     match workload {
         Workload::GetPartitionsByFilterLeadingKey
+        | Workload::GetPartitionsByExprLeadingKey
         | Workload::TrinoPlan
         | Workload::SparkPlan
         | Workload::HivePlan => 24,

@@ -143,6 +143,11 @@ pub use partitions::encoded::PartitionSink;
 pub use partitions::encoding::{EncodedPartition, EncodingOut, PieceKey, Splicer};
 pub use partitions::event_marks::PARTITION_EVENT_LOAD_DONE;
 pub use partitions::exchange::PartitionExchange;
+pub use partitions::expr::{
+    CompiledExpression, Decimal as ExprDecimal, ExprConstant, ExprFunction, ExprNode,
+    PartitionExpression, EXPRESSION_BYTES_MAX, EXPRESSION_CLASS_COUNT_MAX, EXPRESSION_DEPTH_MAX,
+    EXPRESSION_OBJECT_COUNT_MAX,
+};
 pub use partitions::filter::{
     CompiledFilter, Expression, Literal, Operator, PartitionFilter, FILTER_COMPARISON_COUNT_MAX,
     FILTER_DEPTH_MAX, FILTER_LEN_MAX, FILTER_LIKE_COUNT_MAX,

@@ -40,6 +40,7 @@ pub mod endpoint;
 mod error;
 pub mod fixture;
 pub mod histogram;
+pub mod hive_expression;
 pub mod hmsbench;
 pub mod hmsbench_data;
 pub mod loopback;

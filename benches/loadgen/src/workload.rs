@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use hivestore_idl::hive_metastore::{
     CheckLockRequest, ColumnStatistics, EnvironmentContext, GetTableRequest, LockComponent,
-    LockLevel, LockRequest, LockState, LockType, Partition, PartitionsStatsRequest,
-    SetPartitionsStatsRequest, TThriftHiveMetastoreSyncClient, Table, UnlockRequest,
+    LockLevel, LockRequest, LockState, LockType, Partition, PartitionsByExprRequest,
+    PartitionsStatsRequest, SetPartitionsStatsRequest, TThriftHiveMetastoreSyncClient, Table,
+    UnlockRequest,
 };
 
 use crate::encoded_call::EncodedCallConnection;
@@ -15,6 +16,7 @@ use crate::fixture::{
     bench_table, column_names, commit_table_name, read_table_name, scratch_table_name, HOSTNAME,
     OWNER,
 };
+use crate::hive_expression::{string_range_expression, DEFAULT_PARTITION_NAME};
 use crate::hmsbench::HmsbenchCaller;
 use crate::partition_table::{
     add_batch_partition_count, all_names, by_names_names, day_string, leading_key_filter,
@@ -60,6 +62,9 @@ pub enum Workload {
     /// `get_partitions_by_filter` on the leading key: a `ds` range of 1% of the days.
     #[value(name = "get_partitions_by_filter_leading_key")]
     GetPartitionsByFilterLeadingKey,
+    /// `get_partitions_by_expr` of the same range as Hive 2.3 serialises it.
+    #[value(name = "get_partitions_by_expr_leading_key")]
+    GetPartitionsByExprLeadingKey,
     /// `get_partitions_by_filter` on the second key: `hr = 7`, 1/24 of the partitions.
     #[value(name = "get_partitions_by_filter_second_key")]
     GetPartitionsByFilterSecondKey,
@@ -76,8 +81,7 @@ pub enum Workload {
     #[value(name = "spark_plan")]
     SparkPlan,
     /// Hive's cost-based optimiser planning the same query: `get_table`, the partitions of the
-    /// `ds` range (`get_partitions_by_filter`: hivestore answers Hive's serialised
-    /// `get_partitions_by_expr` with `UNKNOWN_METHOD`, and Hive falls back to listings), then
+    /// `ds` range (`get_partitions_by_expr` with the range as Hive 2.3 serialises it), then
     /// `get_aggr_stats_for` over those partitions of the 10 columns that have statistics.
     #[value(name = "hive_plan")]
     HivePlan,
@@ -190,7 +194,7 @@ pub enum Workload {
 }
 
 /// bench's own workloads (hmsbench's are [`HMSBENCH_WORKLOADS`]), in report order.
-pub const ALL_WORKLOADS: [Workload; 18] = [
+pub const ALL_WORKLOADS: [Workload; 19] = [
     Workload::GetTable,
     Workload::GetTableReq,
     Workload::GetAllDatabases,
@@ -201,6 +205,7 @@ pub const ALL_WORKLOADS: [Workload; 18] = [
     Workload::GetPartitionNames,
     Workload::GetPartitions,
     Workload::GetPartitionsByFilterLeadingKey,
+    Workload::GetPartitionsByExprLeadingKey,
     Workload::GetPartitionsByFilterSecondKey,
     Workload::GetPartitionsByNames,
     Workload::TrinoPlan,
@@ -277,11 +282,12 @@ pub const SIZED_HMSBENCH_WORKLOADS: [Workload; 25] = [
 ];
 
 /// The workloads measured at each `--partitions` size.
-pub const PARTITION_WORKLOADS: [Workload; 12] = [
+pub const PARTITION_WORKLOADS: [Workload; 13] = [
     Workload::AddPartitions,
     Workload::GetPartitionNames,
     Workload::GetPartitions,
     Workload::GetPartitionsByFilterLeadingKey,
+    Workload::GetPartitionsByExprLeadingKey,
     Workload::GetPartitionsByFilterSecondKey,
     Workload::GetPartitionsByNames,
     Workload::TrinoPlan,
@@ -313,6 +319,7 @@ impl Workload {
             Workload::GetPartitionNames => "get_partition_names",
             Workload::GetPartitions => "get_partitions",
             Workload::GetPartitionsByFilterLeadingKey => "get_partitions_by_filter_leading_key",
+            Workload::GetPartitionsByExprLeadingKey => "get_partitions_by_expr_leading_key",
             Workload::GetPartitionsByFilterSecondKey => "get_partitions_by_filter_second_key",
             Workload::GetPartitionsByNames => "get_partitions_by_names",
             Workload::TrinoPlan => "trino_plan",
@@ -573,6 +580,8 @@ pub struct Caller {
 struct PartitionQueries {
     partition_count: u64,
     leading_key_filter: String,
+    /// The same range as Hive's serialised expression.
+    leading_key_expression: Vec<u8>,
     second_key_filter: String,
     by_names: Vec<String>,
     first_day: String,
@@ -588,11 +597,34 @@ struct PartitionQueries {
 }
 
 impl PartitionQueries {
+    /// `get_partitions_by_expr` of the leading-key range, as Hive's planner asks it.
+    fn leading_key_request(&self, database: String, table: String) -> PartitionsByExprRequest {
+        PartitionsByExprRequest {
+            db_name: database,
+            tbl_name: table,
+            expr: self.leading_key_expression.clone(),
+            default_partition_name: Some(DEFAULT_PARTITION_NAME.to_string()),
+            max_parts: Some(-1),
+            cat_name: None,
+            order: None,
+            valid_write_id_list: None,
+            id: None,
+            skip_column_schema_for_partition: None,
+            include_param_key_pattern: None,
+            exclude_param_key_pattern: None,
+        }
+    }
+
     fn new(workload: Workload, partition_count: u64) -> PartitionQueries {
         let (first, end) = selected_days(partition_count);
         PartitionQueries {
             partition_count,
             leading_key_filter: leading_key_filter(partition_count),
+            leading_key_expression: string_range_expression(
+                "ds",
+                &day_string(first),
+                &day_string(end),
+            ),
             second_key_filter: second_key_filter(),
             by_names: if workload == Workload::GetPartitionsByNames {
                 by_names_names(partition_count)
@@ -788,6 +820,9 @@ impl Caller {
             Workload::GetPartitionsByFilterLeadingKey => client
                 .get_partitions_by_filter(database, table, queries.leading_key_filter.clone(), -1)
                 .map(|partitions| SampleCount::listed(1, partitions.len())),
+            Workload::GetPartitionsByExprLeadingKey => client
+                .get_partitions_by_expr(queries.leading_key_request(database, table))
+                .map(|result| SampleCount::listed(1, result.partitions.len())),
             Workload::GetPartitionsByFilterSecondKey => client
                 .get_partitions_by_filter(database, table, queries.second_key_filter.clone(), -1)
                 .map(|partitions| SampleCount::listed(1, partitions.len())),
@@ -853,9 +888,10 @@ impl Caller {
     fn hive_plan(&self, client: &mut Client, database: String) -> thrift::Result<SampleCount> {
         let table = PARTITIONED_TABLE.to_string();
         client.get_table(database.clone(), table.clone())?;
-        let filter = self.queries.leading_key_filter.clone();
-        let partitions =
-            client.get_partitions_by_filter(database.clone(), table.clone(), filter, -1)?;
+        let request = self
+            .queries
+            .leading_key_request(database.clone(), table.clone());
+        let partitions = client.get_partitions_by_expr(request)?.partitions;
         let names: Vec<String> = partitions
             .iter()
             .filter_map(|partition| match partition.values.as_deref() {

@@ -8,6 +8,7 @@ pub(crate) mod encoded;
 pub(crate) mod encoding;
 pub(crate) mod event_marks;
 pub(crate) mod exchange;
+pub(crate) mod expr;
 pub(crate) mod filter;
 pub(crate) mod filter_eval;
 pub(crate) mod kept_encodings;

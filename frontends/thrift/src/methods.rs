@@ -13,9 +13,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
-    locks, notifications, partition_listings, partition_specs, partitions, procedures,
-    runtime_stats, scheduled_queries, schema_registry, session, stats, table_translation, tables,
-    txns, types, workload,
+    locks, notifications, partition_expressions, partition_listings, partition_specs, partitions,
+    procedures, runtime_stats, scheduled_queries, schema_registry, session, stats,
+    table_translation, tables, txns, types, workload,
 };
 
 use Family::*;
@@ -361,11 +361,12 @@ methods! {
     get_partition_names: Partitions, Fast => partition_listings::names;
     get_partition_names_ps: Partitions, Fast => partition_listings::names_ps;
     get_partition_names_ps_req: Partitions, Generic => partition_listings::names_ps_req;
-    get_partition_names_req: Partitions, Generic => partition_listings::names_by_expr;
+    get_partition_names_req: Partitions, Generic => partition_expressions::names_by_expr;
     get_partition_req: Partitions, Generic => partitions::get_req;
     get_partition_values: Partitions, Generic => partitions::values;
     get_partition_with_auth: Partitions, Generic => partitions::get_with_auth;
     get_partitions: Partitions, Fast => partition_listings::get_all;
+    get_partitions_by_expr: Partitions, Generic => partition_expressions::by_expr;
     get_partitions_by_filter: Partitions, Fast => partition_listings::by_filter;
     get_partitions_by_filter_req: Partitions, Generic => partition_listings::by_filter_req;
     get_partitions_by_names: Partitions, Fast => partition_listings::by_names;
@@ -375,6 +376,7 @@ methods! {
     get_partitions_ps_with_auth_req: Partitions, Generic => partition_listings::get_ps_req;
     get_partitions_pspec: Partitions, Generic => partition_listings::get_all_pspec;
     get_partitions_req: Partitions, Fast => partition_listings::get_all_req;
+    get_partitions_spec_by_expr: Partitions, Generic => partition_expressions::specs_by_expr;
     get_partitions_statistics_req: Statistics, Fast => stats::get_partitions_req;
     get_partitions_with_auth: Partitions, Generic => partition_listings::get_all_with_auth;
     get_partitions_with_specs: Partitions, Generic => partition_specs::with_specs;

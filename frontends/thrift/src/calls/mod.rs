@@ -14,6 +14,7 @@ pub mod fb303;
 pub mod functions;
 pub mod locks;
 pub mod notifications;
+pub mod partition_expressions;
 pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;

@@ -8,8 +8,8 @@ use hivestore_engine::{Error as EngineError, NameListing, PartitionSelection};
 use hivestore_idl::hive_metastore::{
     GetPartitionNamesPsRequest, GetPartitionNamesPsResponse, GetPartitionsByFilterRequest,
     GetPartitionsByNamesRequest, GetPartitionsByNamesResult, GetPartitionsPsWithAuthRequest,
-    GetPartitionsPsWithAuthResponse, Partition, PartitionSpec, PartitionsByExprRequest,
-    PartitionsRequest, PartitionsResponse,
+    GetPartitionsPsWithAuthResponse, Partition, PartitionSpec, PartitionsRequest,
+    PartitionsResponse,
 };
 
 use super::partition_specs::SpecTable;
@@ -319,27 +319,6 @@ pub fn names_req(session: &Session, request: PartitionsRequest) -> thrift::Resul
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
     let max_parts = names_limit(limit(request.max_parts));
     let listing = Listing::of(table, PartitionSelection::All, max_parts);
-    Ok(listing.names(session)?.to_vec())
-}
-
-/// The expression Hive's client sends for "no filter": one byte, 0xFF.
-const EMPTY_EXPRESSION: &[u8] = &[0xff];
-
-/// `get_partition_names_req`: the names of every partition when the expression is Hive's
-/// empty one. Any other expression is a serialised Hive object hivestore cannot read.
-pub fn names_by_expr(
-    session: &Session,
-    request: PartitionsByExprRequest,
-) -> thrift::Result<Vec<String>> {
-    if !(request.expr.is_empty() || request.expr == EMPTY_EXPRESSION) {
-        return Err(exception(
-            Declared::Meta,
-            "hivestore cannot read Hive-serialised partition expressions; \
-             use get_partition_names_ps or get_partitions_by_filter",
-        ));
-    }
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
-    let listing = Listing::of(table, PartitionSelection::All, limit(request.max_parts));
     Ok(listing.names(session)?.to_vec())
 }
 

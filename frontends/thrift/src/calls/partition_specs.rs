@@ -72,7 +72,7 @@ const UNRETURNED_FIELDS: &[&str] = &[
 ];
 
 /// What a table contributes to its partitions' specs.
-pub(super) struct SpecTable {
+pub(crate) struct SpecTable {
     name: TableName,
     location: Option<String>,
     grouping: bool,
@@ -81,7 +81,7 @@ pub(super) struct SpecTable {
 
 impl SpecTable {
     /// Looks the table up; a failure becomes one of the `declared` exceptions.
-    pub(super) fn load(
+    pub(crate) fn load(
         session: &Session,
         name: TableName,
         declared: &[Declared],
@@ -121,7 +121,7 @@ impl SpecTable {
     }
 
     /// The old calls' answer: grouped if the table asks for it, else one list spec.
-    pub(super) fn specs(&self, partitions: Vec<Partition>) -> Vec<PartitionSpec> {
+    pub(crate) fn specs(&self, partitions: Vec<Partition>) -> Vec<PartitionSpec> {
         if self.grouping {
             return self.grouped(partitions);
         }

@@ -21,6 +21,7 @@ use hivestore_idl::hive_metastore::{
     PartitionValuesRow, RenamePartitionRequest, RenamePartitionResponse, RequestPartsSpec,
 };
 
+use super::partition_expressions;
 use super::{catalog_or_default, context_properties, require_database_name, spec_partitions};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
@@ -788,14 +789,11 @@ pub fn drop_many_req(
     request: DropPartitionsRequest,
 ) -> thrift::Result<DropPartitionsResult> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let if_exists = request.if_exists.unwrap_or(true);
     let names = match request.parts {
         RequestPartsSpec::Names(names) => names,
-        RequestPartsSpec::Exprs(_) => {
-            return Err(exception(
-                Declared::Meta,
-                "hivestore cannot read Hive-serialised partition expressions; \
-                 drop partitions by name",
-            ))
+        RequestPartsSpec::Exprs(expressions) => {
+            partition_expressions::names_to_drop(session, &table, &expressions, if_exists)?
         }
     };
     let store = session.store();
@@ -823,7 +821,7 @@ pub fn drop_many_req(
     let options = DropPartitionsOptions {
         // Hive deletes data only when asked: an unset deleteData is false.
         delete_data: request.delete_data.unwrap_or(false),
-        if_exists: request.if_exists.unwrap_or(true),
+        if_exists,
     };
     let dropped = store
         .drop_partitions(
