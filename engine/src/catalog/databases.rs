@@ -267,12 +267,15 @@ impl Store {
                 let message = format!("Database {name} is not empty. One or more functions exist.");
                 return Err(Error::InvalidOperation(message));
             }
-            if !options.cascade && crate::procedures::stored::has_procedures(txn, id)? {
+            if !options.cascade
+                && crate::procedures::has_routines(txn, keys::KEYSPACE_PROCEDURE, id)?
+            {
                 let message =
                     format!("Database {name} is not empty. One or more stored procedures exist.");
                 return Err(Error::InvalidOperation(message));
             }
-            if !options.cascade && crate::procedures::packages::has_packages(txn, id)? {
+            if !options.cascade && crate::procedures::has_routines(txn, keys::KEYSPACE_PACKAGE, id)?
+            {
                 let message = format!("Database {name} is not empty. One or more packages exist.");
                 return Err(Error::InvalidOperation(message));
             }
@@ -284,8 +287,8 @@ impl Store {
             }
             // Hive drops the functions first, each with its event, then the tables.
             crate::catalog::functions::drop_all_functions(txn, id)?;
-            crate::procedures::stored::drop_all_procedures(txn, id)?;
-            crate::procedures::packages::drop_all_packages(txn, id)?;
+            crate::procedures::drop_all_routines(txn, keys::KEYSPACE_PROCEDURE, id)?;
+            crate::procedures::drop_all_routines(txn, keys::KEYSPACE_PACKAGE, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);

@@ -21,7 +21,7 @@ use crate::model::database::Database;
 use crate::model::names;
 use crate::storage::keys::{self, DatabaseId};
 use crate::storage::kv::{KeyRange, KvBackend};
-use crate::storage::values::{stored_value, ValueKind};
+use crate::storage::values::{stored_value, StoredValue, ValueKind};
 use crate::store::WriteTxn;
 
 /// The longest procedure or package name accepted, in bytes (`STORED_PROCS.NAME` and
@@ -172,7 +172,61 @@ fn check_room(txn: &WriteTxn<'_>, prefix: &[u8], kind: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether database `id` holds a routine of `keyspace`.
+pub(crate) fn has_routines(txn: &WriteTxn<'_>, keyspace: u8, id: DatabaseId) -> Result<bool> {
+    let range = KeyRange::prefix(&keys::routine_prefix(keyspace, id));
+    Ok(txn.scan(range).next().transpose()?.is_some())
+}
+
+/// Drops every routine of `keyspace` of database `id` within `txn` (Hive's cascade drop).
+pub(crate) fn drop_all_routines(
+    txn: &mut WriteTxn<'_>,
+    keyspace: u8,
+    id: DatabaseId,
+) -> Result<()> {
+    txn.delete_range(KeyRange::prefix(&keys::routine_prefix(keyspace, id)))
+}
+
 impl crate::store::Store {
+    /// The routine of `keyspace` that `place` names, if its database and it exist (catalog
+    /// and database normalised, the name compared as given).
+    fn find_routine<T: StoredValue>(
+        &self,
+        keyspace: u8,
+        place: RoutineName<'_>,
+    ) -> Result<Option<T>> {
+        let (catalog, database) = place.normalized_place();
+        let Some(id) = find_routine_database(self.reader(), &catalog, &database)? else {
+            return Ok(None);
+        };
+        let Some(name) = place.name else {
+            return Ok(None);
+        };
+        match self.view::<T>(&keys::routine_key(keyspace, id, name))? {
+            Some(view) => Ok(Some(view.to_owned()?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Removes the routine of `keyspace` that `place` names if it is there; a missing one (or
+    /// database) is no error, as in Hive.
+    fn drop_routine(&self, keyspace: u8, place: RoutineName<'_>) -> Result<()> {
+        let (catalog, database) = place.normalized_place();
+        self.write(|txn| {
+            let Some(id) = find_routine_database(txn.reader(), &catalog, &database)? else {
+                return Ok(());
+            };
+            let Some(name) = place.name else {
+                return Ok(());
+            };
+            let key = keys::routine_key(keyspace, id, name);
+            if txn.get(&key)?.is_some() {
+                txn.delete(key);
+            }
+            Ok(())
+        })
+    }
+
     /// The names of the routines of `keyspace` in database `database` of `catalog`, or in
     /// every database of `catalog` when none is named. Hive normalises both names; a
     /// missing catalog names none.

@@ -2,13 +2,12 @@
 //! `find_package`, `drop_package` and `get_all_packages` (HMSHandler, ObjectStore).
 
 use super::{
-    check_room, find_routine_database, require_routine_database, required_text, Package,
-    RoutineName, ROUTINE_NAME_LEN_MAX, ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
+    check_room, require_routine_database, required_text, Package, RoutineName,
+    ROUTINE_NAME_LEN_MAX, ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
 };
 use crate::error::Result;
-use crate::storage::keys::{self, DatabaseId, KEYSPACE_PACKAGE};
-use crate::storage::kv::KeyRange;
-use crate::store::{now_seconds, Store, WriteTxn};
+use crate::storage::keys::{self, KEYSPACE_PACKAGE};
+use crate::store::{now_seconds, Store};
 
 /// What `add_package` stores: its place and name, owner, header and body as sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,35 +69,12 @@ impl Store {
 
     /// Hive's `find_package`: the package, if its database and it exist.
     pub fn find_package(&self, place: RoutineName<'_>) -> Result<Option<Package>> {
-        let (catalog, database) = place.normalized_place();
-        let Some(id) = find_routine_database(self.reader(), &catalog, &database)? else {
-            return Ok(None);
-        };
-        let Some(name) = place.name else {
-            return Ok(None);
-        };
-        match self.view::<Package>(&keys::package_key(id, name))? {
-            Some(view) => Ok(Some(view.to_owned()?)),
-            None => Ok(None),
-        }
+        self.find_routine(KEYSPACE_PACKAGE, place)
     }
 
     /// Hive's `drop_package`: removes the package if it is there; a missing one is no error.
     pub fn drop_package(&self, place: RoutineName<'_>) -> Result<()> {
-        let (catalog, database) = place.normalized_place();
-        self.write(|txn| {
-            let Some(id) = find_routine_database(txn.reader(), &catalog, &database)? else {
-                return Ok(());
-            };
-            let Some(name) = place.name else {
-                return Ok(());
-            };
-            let key = keys::package_key(id, name);
-            if txn.get(&key)?.is_some() {
-                txn.delete(key);
-            }
-            Ok(())
-        })
+        self.drop_routine(KEYSPACE_PACKAGE, place)
     }
 
     /// Hive's `get_all_packages`: the names in database `database` of `catalog`, or in every
@@ -110,15 +86,4 @@ impl Store {
     ) -> Result<Vec<String>> {
         self.list_routines(KEYSPACE_PACKAGE, catalog, database)
     }
-}
-
-/// Whether database `id` holds a package.
-pub(crate) fn has_packages(txn: &WriteTxn<'_>, id: DatabaseId) -> Result<bool> {
-    let range = KeyRange::prefix(&keys::package_prefix(id));
-    Ok(txn.scan(range).next().transpose()?.is_some())
-}
-
-/// Drops every package of database `id` within `txn` (Hive's cascade drop).
-pub(crate) fn drop_all_packages(txn: &mut WriteTxn<'_>, id: DatabaseId) -> Result<()> {
-    txn.delete_range(KeyRange::prefix(&keys::package_prefix(id)))
 }

@@ -3,14 +3,13 @@
 //! `get_all_stored_procedures` (HMSHandler, ObjectStore).
 
 use super::{
-    check_room, find_routine_database, require_routine_database, required_text, RoutineName,
-    StoredProcedure, ROUTINE_NAME_LEN_MAX, ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
+    check_room, require_routine_database, required_text, RoutineName, StoredProcedure,
+    ROUTINE_NAME_LEN_MAX, ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
 };
 use crate::error::{Error, Result};
 use crate::model::database::DatabaseType;
-use crate::storage::keys::{self, DatabaseId, KEYSPACE_PROCEDURE};
-use crate::storage::kv::KeyRange;
-use crate::store::{now_seconds, Store, WriteTxn};
+use crate::storage::keys::{self, KEYSPACE_PROCEDURE};
+use crate::store::{now_seconds, Store};
 
 /// What `create_stored_procedure` stores: its place and name, owner and source as sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,36 +72,13 @@ impl Store {
     /// Hive's `get_stored_procedure`: the procedure, if its database and it exist (catalog and
     /// database normalised, the name compared as given).
     pub fn get_stored_procedure(&self, place: RoutineName<'_>) -> Result<Option<StoredProcedure>> {
-        let (catalog, database) = place.normalized_place();
-        let Some(id) = find_routine_database(self.reader(), &catalog, &database)? else {
-            return Ok(None);
-        };
-        let Some(name) = place.name else {
-            return Ok(None);
-        };
-        match self.view::<StoredProcedure>(&keys::procedure_key(id, name))? {
-            Some(view) => Ok(Some(view.to_owned()?)),
-            None => Ok(None),
-        }
+        self.find_routine(KEYSPACE_PROCEDURE, place)
     }
 
     /// Hive's `drop_stored_procedure`: removes the procedure if it is there; a missing one
     /// (or database) is no error, as in Hive.
     pub fn drop_stored_procedure(&self, place: RoutineName<'_>) -> Result<()> {
-        let (catalog, database) = place.normalized_place();
-        self.write(|txn| {
-            let Some(id) = find_routine_database(txn.reader(), &catalog, &database)? else {
-                return Ok(());
-            };
-            let Some(name) = place.name else {
-                return Ok(());
-            };
-            let key = keys::procedure_key(id, name);
-            if txn.get(&key)?.is_some() {
-                txn.delete(key);
-            }
-            Ok(())
-        })
+        self.drop_routine(KEYSPACE_PROCEDURE, place)
     }
 
     /// Hive's `get_all_stored_procedures`: the names in database `database` of `catalog`, or
@@ -115,15 +91,4 @@ impl Store {
     ) -> Result<Vec<String>> {
         self.list_routines(KEYSPACE_PROCEDURE, catalog, database)
     }
-}
-
-/// Whether database `id` holds a stored procedure.
-pub(crate) fn has_procedures(txn: &WriteTxn<'_>, id: DatabaseId) -> Result<bool> {
-    let range = KeyRange::prefix(&keys::procedure_prefix(id));
-    Ok(txn.scan(range).next().transpose()?.is_some())
-}
-
-/// Drops every stored procedure of database `id` within `txn` (Hive's cascade drop).
-pub(crate) fn drop_all_procedures(txn: &mut WriteTxn<'_>, id: DatabaseId) -> Result<()> {
-    txn.delete_range(KeyRange::prefix(&keys::procedure_prefix(id)))
 }

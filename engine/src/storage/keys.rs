@@ -1199,7 +1199,13 @@ pub fn routine_prefix(keyspace: u8, database: DatabaseId) -> Vec<u8> {
 
 /// `0x24 + ID(database) + C(name)`.
 pub fn procedure_key(database: DatabaseId, name: &str) -> Vec<u8> {
-    let mut key = procedure_prefix(database);
+    routine_key(KEYSPACE_PROCEDURE, database, name)
+}
+
+/// `keyspace + ID(database) + C(name)`: a procedure ([`KEYSPACE_PROCEDURE`]) or package
+/// ([`KEYSPACE_PACKAGE`]).
+pub fn routine_key(keyspace: u8, database: DatabaseId, name: &str) -> Vec<u8> {
+    let mut key = routine_prefix(keyspace, database);
     push_component(&mut key, name.as_bytes());
     key
 }
@@ -1211,9 +1217,7 @@ pub fn package_prefix(database: DatabaseId) -> Vec<u8> {
 
 /// `0x25 + ID(database) + C(name)`.
 pub fn package_key(database: DatabaseId, name: &str) -> Vec<u8> {
-    let mut key = package_prefix(database);
-    push_component(&mut key, name.as_bytes());
-    key
+    routine_key(KEYSPACE_PACKAGE, database, name)
 }
 
 /// `0x26 + C(name)`.
