@@ -10,6 +10,7 @@
 use std::cmp::Ordering;
 
 use super::{Decimal, ExprConstant, ExprFunction, ExprNode, PartitionExpression};
+use crate::calendar;
 use crate::error::{Error, Result};
 use crate::model::table::FieldSchema;
 use crate::partitions::filter::Operator;
@@ -282,34 +283,28 @@ impl<V: AsRef<str>> Row<'_, V> {
     }
 
     fn and(&self, children: &[Node]) -> Datum {
-        let mut unknown = false;
-        for child in children {
-            match self.eval(child) {
-                Datum::Boolean(false) => return Datum::Boolean(false),
-                Datum::Boolean(true) => {}
-                _ => unknown = true,
-            }
-        }
-        if unknown {
-            Datum::Null
-        } else {
-            Datum::Boolean(true)
-        }
+        self.connective(children, false)
     }
 
     fn or(&self, children: &[Node]) -> Datum {
+        self.connective(children, true)
+    }
+
+    /// AND (`decisive` false) or OR (`decisive` true) in three-valued logic: `decisive` as
+    /// soon as a child is, else null when a child is unknown, else `!decisive`.
+    fn connective(&self, children: &[Node], decisive: bool) -> Datum {
         let mut unknown = false;
         for child in children {
             match self.eval(child) {
-                Datum::Boolean(true) => return Datum::Boolean(true),
-                Datum::Boolean(false) => {}
+                Datum::Boolean(value) if value == decisive => return Datum::Boolean(decisive),
+                Datum::Boolean(_) => {}
                 _ => unknown = true,
             }
         }
         if unknown {
             Datum::Null
         } else {
-            Datum::Boolean(false)
+            Datum::Boolean(!decisive)
         }
     }
 
@@ -434,37 +429,8 @@ fn decimal_text(value: &Decimal) -> String {
 
 /// `yyyy-mm-dd` of days since 1970-01-01 (proleptic Gregorian).
 pub(super) fn date_text(days: i32) -> String {
-    let (year, month, day) = civil_from_days(i64::from(days));
+    let (year, month, day) = calendar::civil_from_days(i64::from(days));
     format!("{year:04}-{month:02}-{day:02}")
-}
-
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year.rem_euclid(400);
-    let month = i64::from(month);
-    let day_of_year =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 /// `yyyy-m[m]-d[d]`, optionally followed by a time after a space or `T`, as Hive's
@@ -502,7 +468,7 @@ fn parse_date(text: &str) -> Option<i32> {
     if !(1..=12).contains(&month) || day == 0 || day > month_days[month as usize - 1] {
         return None;
     }
-    i32::try_from(days_from_civil(year, month, day)).ok()
+    i32::try_from(calendar::days_from_civil(year, month, day)).ok()
 }
 
 /// Converts a value to a key type as Hive's converters do; what does not convert is null.

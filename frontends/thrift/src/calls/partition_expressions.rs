@@ -157,6 +157,21 @@ fn prune(
     Ok(Selected::Names { names, has_unknown })
 }
 
+/// The table a request names, and what its expression keeps of it.
+fn select_request(
+    session: &Session,
+    request: &PartitionsByExprRequest,
+) -> thrift::Result<(TableName, Selected)> {
+    let table = request_table(request);
+    let selected = select(
+        session,
+        &table,
+        &request.expr,
+        request.default_partition_name.as_deref(),
+    )?;
+    Ok((table, selected))
+}
+
 fn request_table(request: &PartitionsByExprRequest) -> TableName {
     TableName::request(
         request.cat_name.clone(),
@@ -170,13 +185,7 @@ pub fn by_expr(
     session: &Session,
     request: PartitionsByExprRequest,
 ) -> thrift::Result<PartitionsByExprResult> {
-    let table = request_table(&request);
-    let selected = select(
-        session,
-        &table,
-        &request.expr,
-        request.default_partition_name.as_deref(),
-    )?;
+    let (table, selected) = select_request(session, &request)?;
     let has_unknown_partitions = selected.has_unknown();
     let (partitions, _) = selected.partitions(session, table, limit(request.max_parts))?;
     Ok(PartitionsByExprResult {
@@ -191,13 +200,7 @@ pub fn specs_by_expr(
     session: &Session,
     request: PartitionsByExprRequest,
 ) -> thrift::Result<PartitionsSpecByExprResult> {
-    let table = request_table(&request);
-    let selected = select(
-        session,
-        &table,
-        &request.expr,
-        request.default_partition_name.as_deref(),
-    )?;
+    let (table, selected) = select_request(session, &request)?;
     let has_unknown_partitions = selected.has_unknown();
     let (partitions, table) = selected.partitions(session, table, limit(request.max_parts))?;
     let partitions_spec = SpecTable::load(session, table, throws::GET)?.specs(partitions);
@@ -213,18 +216,12 @@ pub fn names_by_expr(
     session: &Session,
     request: PartitionsByExprRequest,
 ) -> thrift::Result<Vec<String>> {
-    let table = request_table(&request);
     let max_parts = limit(request.max_parts);
     if request.expr.is_empty() || request.expr == EMPTY_EXPRESSION {
-        let listing = Listing::of(table, PartitionSelection::All, max_parts);
+        let listing = Listing::of(request_table(&request), PartitionSelection::All, max_parts);
         return Ok(listing.names(session)?.to_vec());
     }
-    let selected = select(
-        session,
-        &table,
-        &request.expr,
-        request.default_partition_name.as_deref(),
-    )?;
+    let (table, selected) = select_request(session, &request)?;
     selected.names(session, table, max_parts)
 }
 
