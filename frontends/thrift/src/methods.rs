@@ -366,7 +366,7 @@ methods! {
     get_partition_values: Partitions, Generic => partitions::values;
     get_partition_with_auth: Partitions, Generic => partitions::get_with_auth;
     get_partitions: Partitions, Fast => partition_listings::get_all;
-    get_partitions_by_expr: Partitions, Generic => partition_expressions::by_expr;
+    get_partitions_by_expr: Partitions, Fast => partition_expressions::by_expr;
     get_partitions_by_filter: Partitions, Fast => partition_listings::by_filter;
     get_partitions_by_filter_req: Partitions, Generic => partition_listings::by_filter_req;
     get_partitions_by_names: Partitions, Fast => partition_listings::by_names;

@@ -68,6 +68,29 @@ impl Selected {
         }
     }
 
+    /// Calls `answer` with the listing of the partitions selected, at most `max_parts`.
+    fn with_listing<R>(
+        self,
+        table: TableName,
+        max_parts: i32,
+        answer: impl FnOnce(Listing<'_>) -> thrift::Result<R>,
+    ) -> thrift::Result<R> {
+        match self {
+            Selected::Filter(filter) => answer(Listing::of(
+                table,
+                PartitionSelection::Filter(&filter),
+                max_parts,
+            )),
+            Selected::Names { mut names, .. } => {
+                if let Ok(max_parts) = usize::try_from(max_parts) {
+                    names.truncate(max_parts);
+                }
+                let names = borrowed(&names);
+                answer(Listing::of(table, PartitionSelection::Names(&names), -1))
+            }
+        }
+    }
+
     /// The partitions selected, at most `max_parts`, within the server's request limit.
     fn partitions(
         self,
@@ -75,20 +98,43 @@ impl Selected {
         table: TableName,
         max_parts: i32,
     ) -> thrift::Result<(Vec<hivestore_idl::hive_metastore::Partition>, TableName)> {
-        match self {
-            Selected::Filter(filter) => {
-                let listing = Listing::of(table, PartitionSelection::Filter(&filter), max_parts);
-                let partitions = listing.list(session)?;
-                Ok((partitions, listing.table))
-            }
-            names @ Selected::Names { .. } => {
-                let names = names.names(session, table.clone(), max_parts)?;
-                let names = borrowed(&names);
-                let listing = Listing::of(table, PartitionSelection::Names(&names), -1);
-                let partitions = listing.list(session)?;
-                Ok((partitions, listing.table))
-            }
-        }
+        self.with_listing(table, max_parts, |listing| {
+            Ok((listing.list(session)?, listing.table))
+        })
+    }
+}
+
+/// What `get_partitions_by_expr` answers, for both of its paths: the partitions an
+/// expression keeps of a table, and whether it was unknown for some.
+pub(crate) struct ExprListing {
+    table: TableName,
+    selected: Selected,
+    max_parts: i32,
+}
+
+impl ExprListing {
+    /// Decodes and evaluates the expression of `request`.
+    pub(crate) fn of(session: &Session, request: &PartitionsByExprRequest) -> thrift::Result<Self> {
+        let (table, selected) = select_request(session, request)?;
+        Ok(ExprListing {
+            table,
+            selected,
+            max_parts: limit(request.max_parts),
+        })
+    }
+
+    /// Hive's `hasUnknownPartitions`.
+    pub(crate) fn has_unknown(&self) -> bool {
+        self.selected.has_unknown()
+    }
+
+    /// Calls `answer` with the listing of the partitions kept.
+    pub(crate) fn with_listing<R>(
+        self,
+        answer: impl FnOnce(Listing<'_>) -> thrift::Result<R>,
+    ) -> thrift::Result<R> {
+        self.selected
+            .with_listing(self.table, self.max_parts, answer)
     }
 }
 
@@ -185,9 +231,9 @@ pub fn by_expr(
     session: &Session,
     request: PartitionsByExprRequest,
 ) -> thrift::Result<PartitionsByExprResult> {
-    let (table, selected) = select_request(session, &request)?;
-    let has_unknown_partitions = selected.has_unknown();
-    let (partitions, _) = selected.partitions(session, table, limit(request.max_parts))?;
+    let listing = ExprListing::of(session, &request)?;
+    let has_unknown_partitions = listing.has_unknown();
+    let partitions = listing.with_listing(|listing| listing.list(session))?;
     Ok(PartitionsByExprResult {
         partitions,
         has_unknown_partitions,

@@ -1,5 +1,6 @@
 //! Errors answered on the fast path are the bytes the generated processor writes for them, and
-//! so is every reply of `add_partitions(_req)`, which acts before it replies.
+//! so is every reply of `add_partitions(_req)`, which acts before it replies, and of
+//! `get_partitions_by_expr`, whose expressions this file's tests take from Hive's serialiser.
 
 use std::sync::Arc;
 
@@ -446,4 +447,87 @@ fn whole_call(
     writer.write_message_end().unwrap();
     drop(writer);
     message
+}
+
+/// Hive 2.3's serialised expressions over `ds string, hr int` (label, hex), as the engine's
+/// tests read them.
+const HIVE23_EXPRESSIONS: &str =
+    include_str!("../../../../engine/src/partitions/expr/hive23_blobs.txt");
+
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(&hex[at..at + 2], 16).unwrap())
+        .collect()
+}
+
+/// `get_partitions_by_expr` on the fast path writes what the generated processor writes: the
+/// partitions Hive's expressions keep (found, unknown, none), and each error.
+#[test]
+fn by_expr_replies_are_the_generated_processors() {
+    let state = state();
+    let partitions = [
+        "2024-01-01/2",
+        "2024-01-02/1",
+        "2024-01-03/5",
+        "2023-12-31/14",
+    ]
+    .iter()
+    .map(|values| engine::Partition {
+        values: values.split('/').map(str::to_string).collect(),
+        ..engine::Partition::default()
+    })
+    .collect();
+    let added = engine::AddPartitionsOptions::default();
+    state
+        .store()
+        .add_partitions("hive", "db", "t", partitions, &added)
+        .unwrap();
+    let mut cases: Vec<(String, &str, &str, Vec<u8>)> = HIVE23_EXPRESSIONS
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(label, hex)| (label.to_string(), "db", "t", hex_bytes(hex)))
+        .collect();
+    assert!(cases.len() >= 10, "{} expressions", cases.len());
+    let first = cases[0].3.clone();
+    cases.push(("a missing table".into(), "db", "nope", first.clone()));
+    cases.push(("a missing database".into(), "nodb", "t", first.clone()));
+    cases.push((
+        "bytes cut short".into(),
+        "db",
+        "t",
+        first[..first.len() / 2].to_vec(),
+    ));
+    cases.push(("no bytes".into(), "db", "t", Vec::new()));
+    let mut written = 0;
+    for protocol in PROTOCOLS {
+        for (label, database, table, expr) in &cases {
+            for max_parts in [-1, 1] {
+                let request = idl::PartitionsByExprRequest {
+                    db_name: database.to_string(),
+                    tbl_name: table.to_string(),
+                    expr: expr.clone(),
+                    default_partition_name: None,
+                    max_parts: Some(max_parts),
+                    cat_name: None,
+                    order: None,
+                    valid_write_id_list: None,
+                    id: None,
+                    skip_column_schema_for_partition: None,
+                    include_param_key_pattern: None,
+                    exclude_param_key_pattern: None,
+                };
+                let arguments = idl::ThriftHiveMetastoreGetPartitionsByExprArgs { req: request };
+                let write =
+                    |o: &mut dyn TOutputProtocol| arguments.write_to_out_protocol(o).unwrap();
+                let message = whole_call("get_partitions_by_expr", protocol, &write);
+                let (said, fast, generated) = both_replies(&state, &message, protocol);
+                let case = format!("{protocol:?} {label} on {database}.{table}, {max_parts}");
+                assert_ne!(said, Answer::Declined, "{case}");
+                assert_eq!(fast, generated, "{case}");
+                written += usize::from(said == Answer::Written);
+            }
+        }
+    }
+    assert!(written >= 20, "{written} replies written");
 }

@@ -114,6 +114,9 @@ pub fn answer(
         "get_partitions_req" => {
             partitions::get_partitions_req(sequence, input, output, protocol, session)?
         }
+        "get_partitions_by_expr" => {
+            partitions::get_partitions_by_expr(sequence, input, output, protocol, session)?
+        }
         "get_partitions_by_filter" => {
             partitions::get_partitions_by_filter(sequence, input, output, protocol, session)?
         }

@@ -7,9 +7,10 @@
 
 use hivestore_engine::{self as engine, PartitionSink};
 use hivestore_idl::hive_metastore::{
-    ThriftHiveMetastoreGetPartitionsArgs, ThriftHiveMetastoreGetPartitionsByFilterArgs,
-    ThriftHiveMetastoreGetPartitionsByNamesArgs, ThriftHiveMetastoreGetPartitionsByNamesReqArgs,
-    ThriftHiveMetastoreGetPartitionsPsArgs, ThriftHiveMetastoreGetPartitionsReqArgs,
+    ThriftHiveMetastoreGetPartitionsArgs, ThriftHiveMetastoreGetPartitionsByExprArgs,
+    ThriftHiveMetastoreGetPartitionsByFilterArgs, ThriftHiveMetastoreGetPartitionsByNamesArgs,
+    ThriftHiveMetastoreGetPartitionsByNamesReqArgs, ThriftHiveMetastoreGetPartitionsPsArgs,
+    ThriftHiveMetastoreGetPartitionsReqArgs,
 };
 use thrift::protocol::{TInputProtocol, TType};
 
@@ -17,6 +18,7 @@ use super::encode::PartitionWriter;
 use super::wire::Encoder;
 use super::wire_reader::{Pass, Read, Unusual, WireLimits, WireReader, T_LIST, T_STRING};
 use super::{write_failure, write_store_failure, write_success, Answer};
+use crate::calls::partition_expressions::ExprListing;
 use crate::calls::partition_listings::{
     all_listing, all_req_listing, borrowed, by_filter_listing, by_names_listing,
     by_names_req_listing, ps_listing, Listing,
@@ -262,11 +264,23 @@ pub(super) fn get_partitions_ps(
 /// Answers a `_req` call whose response struct holds the partitions of `listing` as field 1;
 /// a listing the request does not make is the call's error.
 fn answer_response(
-    (method, sequence): (&str, i32),
+    call: (&str, i32),
     o: &mut Encoder<'_>,
     protocol: Protocol,
     session: &Session,
     listing: thrift::Result<Listing<'_>>,
+) -> thrift::Result<Answer> {
+    answer_response_with(call, o, (protocol, session), listing, |_| {})
+}
+
+/// [`answer_response`] for a response struct with more fields after the partitions: `rest`
+/// writes them.
+fn answer_response_with(
+    (method, sequence): (&str, i32),
+    o: &mut Encoder<'_>,
+    (protocol, session): (Protocol, &Session),
+    listing: thrift::Result<Listing<'_>>,
+    rest: impl FnOnce(&mut Encoder<'_>),
 ) -> thrift::Result<Answer> {
     let listing = match listing.and_then(|listing| listing.within_limit(session)) {
         Ok(listing) => listing,
@@ -278,6 +292,7 @@ fn answer_response(
         o.struct_begin();
         o.field(TType::List, 1);
         written = write_partitions(o, protocol, session, &listing);
+        rest(o);
         o.struct_end();
         Ok(())
     })?;
@@ -337,6 +352,39 @@ pub(super) fn get_partitions_by_names_req(
     let listing = by_names_req_listing(&request, &names);
     let call = ("get_partitions_by_names_req", sequence);
     answer_response(call, output, protocol, session, listing)
+}
+
+/// `get_partitions_by_expr(PartitionsByExprRequest)`: the expression is decoded and evaluated
+/// as the generic path does ([`ExprListing`]); the partitions it keeps are written as
+/// `get_partitions_by_filter`'s are, then `hasUnknownPartitions`. Requests for a part of each
+/// partition are declined.
+pub(super) fn get_partitions_by_expr(
+    sequence: i32,
+    input: &mut dyn TInputProtocol,
+    output: &mut Encoder<'_>,
+    protocol: Protocol,
+    session: &Session,
+) -> thrift::Result<Answer> {
+    let Ok(args) = ThriftHiveMetastoreGetPartitionsByExprArgs::read_from_in_protocol(input) else {
+        return Ok(Answer::Declined);
+    };
+    let request = args.req;
+    let whole = request.skip_column_schema_for_partition != Some(true)
+        && request.include_param_key_pattern.is_none()
+        && request.exclude_param_key_pattern.is_none();
+    if !whole {
+        return Ok(Answer::Declined);
+    }
+    let call = ("get_partitions_by_expr", sequence);
+    let expression = match ExprListing::of(session, &request) {
+        Ok(expression) => expression,
+        Err(error) => return write_failure(output, call.0, sequence, &error),
+    };
+    let has_unknown = expression.has_unknown();
+    expression.with_listing(|listing| {
+        let rest = |o: &mut Encoder<'_>| o.bool_field(2, has_unknown);
+        answer_response_with(call, output, (protocol, session), Ok(listing), rest)
+    })
 }
 
 #[cfg(test)]
