@@ -216,6 +216,64 @@ def test_partition_filter_on_a_missing_table(client, db):
         client.get_partitions_by_filter("invDBName", "invTableName", 'ds = "x"', -1)
 
 
+# --- partitions whose columns are unset ------------------------------------------------------
+
+def test_a_partition_added_without_columns_reads_back_without_them(client, db, hive):
+    """The Java HMS keeps a partition's `sd.cols` unset when the client leaves it unset (no
+    column descriptor), and an empty list as an empty list, through every read: by values,
+    by names, listings (hivestore's fast paths among them) and after an alter. Hive 2.3 fails
+    an alter from or to unset columns with a NullPointerException; hivestore takes it."""
+    from hive_metastore.ttypes import GetPartitionsByNamesRequest, Partition
+
+    from hms_helpers import storage_descriptor
+
+    keys = [FieldSchema("ds", "string", None)]
+    client.create_table(make_table(db, "t", partition_keys=keys))
+
+    def partition(value, columns):
+        sd = storage_descriptor()
+        sd.cols = columns
+        return Partition(values=[value], dbName=db, tableName="t", sd=sd)
+
+    def alter_columns(value, columns):
+        altered = client.get_partition(db, "t", [value])
+        altered.sd.cols = columns
+        client.alter_partition(db, "t", altered)
+
+    client.add_partition(partition("unset", None))
+    client.add_partitions([partition("empty", []),
+                           partition("some", [FieldSchema("y", "int", None)])])
+    alter_columns("some", [FieldSchema("x", "int", None)])
+
+    def columns_by_value(partitions):
+        return {p.values[0]: p.sd.cols for p in partitions}
+
+    expected = {"unset": None, "empty": [], "some": [FieldSchema("x", "int", None)]}
+    assert client.get_partition(db, "t", ["unset"]).sd.cols is None
+    assert client.get_partition_by_name(db, "t", "ds=empty").sd.cols == []
+    assert columns_by_value(client.get_partitions(db, "t", -1)) == expected
+    assert columns_by_value(client.get_partitions_by_filter(db, "t", 'ds >= "a"', -1)) == expected
+    names = ["ds=unset", "ds=empty", "ds=some"]
+    assert columns_by_value(client.get_partitions_by_names(db, "t", names)) == expected
+    if hive >= 4:
+        request = GetPartitionsByNamesRequest(db_name=db, tbl_name="t", names=names)
+        found = client.get_partitions_by_names_req(request).partitions
+        assert columns_by_value(found) == expected
+    # An alter that leaves them unset makes them unset (Hive's alter handler fails with a
+    # NullPointerException on it).
+    if hive >= 4:
+        alter_columns("some", None)
+        assert client.get_partition(db, "t", ["some"]).sd.cols is None
+
+
+def test_a_database_created_without_a_type_is_native(client, db, hive):
+    """Hive 4's store answers NATIVE for a database created without a type (2.3 has none)."""
+    from hive_metastore.ttypes import DatabaseType
+
+    skip_unless_hive4(hive, "its Database has no type")
+    assert client.get_database(db).type == DatabaseType.NATIVE
+
+
 # ---------------------------------------------------------------- the partition request limit
 
 @pytest.fixture()

@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::model::constraint::{ConstraintKind, StoredColumn, StoredConstraint};
 use crate::model::partition::PartitionRecord;
 use crate::model::table::{FieldSchema, StorageDescriptor, Table};
+use crate::partitions::descriptors::is_columnless;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::KeyRange;
 use crate::store::WriteTxn;
@@ -119,8 +120,12 @@ fn partitions_use_columns(
     let descriptor_prefix = &descriptor_prefix[..descriptor_prefix.len() - 8];
     let mut matching = HashSet::new();
     for entry in txn.scan(KeyRange::prefix(&keys::partition_prefix(id))) {
-        let (key, _) = entry?;
+        let (key, value) = entry?;
         if let Some(descriptor_id) = key.strip_prefix(descriptor_prefix) {
+            // A descriptor without columns is no column descriptor of Hive's.
+            if is_columnless(&value) {
+                continue;
+            }
             let Some(view) = txn.view::<StorageDescriptor>(&key)? else {
                 continue;
             };

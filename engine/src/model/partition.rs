@@ -108,4 +108,5 @@ pub(crate) fn same_shared(a: &StorageDescriptor, b: &StorageDescriptor) -> bool 
         && a.parameters == b.parameters
         && a.skewed_info == b.skewed_info
         && a.stored_as_sub_directories == b.stored_as_sub_directories
+        && a.columns_unset == b.columns_unset
 }

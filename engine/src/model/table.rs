@@ -119,6 +119,11 @@ pub struct StorageDescriptor {
     pub skewed_info: Option<SkewedInfo>,
     /// Whether skewed data is stored in subdirectories.
     pub stored_as_sub_directories: Option<bool>,
+    /// Whether the client left the columns unset (Hive's null), as opposed to an empty list;
+    /// Hive answers them unset then. Not in the archive: a partition's shared descriptor keeps
+    /// it as its value kind (`partitions::descriptors`); a table's always reads as false.
+    #[rkyv(with = rkyv::with::Skip)]
+    pub columns_unset: bool,
 }
 
 /// A table a materialized view reads, and the rows transactions inserted, updated and deleted

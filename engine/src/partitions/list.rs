@@ -21,8 +21,9 @@ use crate::partitions::name_listing::{push_name_of_key, NameListing, PartitionNa
 use crate::partitions::partitioned::scan_range;
 use crate::partitions::partitioned::{values_of_name, PartitionedTable};
 use crate::partitions::stored::{
-    assemble, check_value_count, java_list, normalize_values, resolve_table, KeptDescriptors,
+    assemble, check_value_count, java_list, normalize_values, resolve_table,
 };
+use crate::partitions::descriptors::KeptDescriptors;
 use crate::partitions::views::PartitionViews;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;

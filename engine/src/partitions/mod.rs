@@ -4,6 +4,7 @@
 //! unchanged.
 
 pub(crate) mod batch;
+pub(crate) mod descriptors;
 pub(crate) mod encoded;
 pub(crate) mod encoding;
 pub(crate) mod event_marks;

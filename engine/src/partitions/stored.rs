@@ -4,11 +4,10 @@
 //!
 //! A partition's storage descriptor is split: its location stays in the
 //! partition's [`PartitionRecord`], everything else (columns above all) is
-//! interned per table as a shared descriptor, stored once and referenced by
-//! id. 100k partitions written with the table's columns carry one column
-//! list, not 100k. See `docs/storage-format.md` §8.
+//! interned per table as a shared descriptor (`partitions::descriptors`), stored
+//! once and referenced by id. 100k partitions written with the table's columns
+//! carry one column list, not 100k. See `docs/storage-format.md` §8.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::catalog::lookup::find_database_id;
@@ -16,17 +15,15 @@ use crate::catalog::lookup::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::error::{Error, Result};
-use crate::model::partition::{partition_of, same_shared, Partition, PartitionRecord};
+use crate::model::partition::{partition_of, Partition, PartitionRecord};
 use crate::model::partition_name::DEFAULT_PARTITION_NAME;
-use crate::model::table::{StorageDescriptor, Table};
+use crate::model::table::Table;
+use crate::partitions::descriptors::{descriptor_with, DescriptorInterner, KeptDescriptors};
 use crate::partitions::partitioned::PartitionedTable;
-use crate::storage::keys::{self, TableId};
+use crate::storage::keys;
 use crate::storage::kv::{KvBackend, KvBytes};
-use crate::storage::values::{self, StoredValue, ValueView};
+use crate::storage::values::{StoredValue, ValueView};
 use crate::store::WriteTxn;
-
-/// How many ids a shared descriptor probes past its hash on collisions.
-const DESCRIPTOR_PROBE_COUNT_MAX: u64 = 64;
 
 /// Reads the value at `key` of `reader`, in place.
 pub(crate) fn read_view<T: StoredValue>(
@@ -122,150 +119,6 @@ pub(crate) fn java_list<V: AsRef<str>>(values: &[V]) -> String {
     format!("[{}]", joined.join(", "))
 }
 
-/// A stable 64-bit hash (FNV-1a) of a descriptor's stored bytes: its first
-/// candidate id.
-fn descriptor_hash(stored: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in stored {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
-
-/// Interns shared descriptors of one table during one write.
-pub(crate) struct DescriptorInterner {
-    table: TableId,
-    /// Stored bytes → id, for descriptors seen in this write.
-    known: HashMap<Vec<u8>, u64>,
-    /// Ids taken in this write (staged, not yet readable).
-    staged: HashSet<u64>,
-    /// The last descriptor interned and its id: a batch's partitions mostly share one, and
-    /// comparing it (or its pointer) costs far less than encoding it again.
-    last: Option<(Arc<StorageDescriptor>, u64)>,
-}
-
-impl DescriptorInterner {
-    pub(crate) fn new(table: TableId) -> Self {
-        DescriptorInterner {
-            table,
-            known: HashMap::new(),
-            staged: HashSet::new(),
-            last: None,
-        }
-    }
-
-    /// The id of `descriptor` (its location ignored), staging it if new.
-    pub(crate) fn intern(
-        &mut self,
-        txn: &mut WriteTxn<'_>,
-        descriptor: &StorageDescriptor,
-    ) -> Result<u64> {
-        if let Some((last, id)) = &self.last {
-            if same_shared(last, descriptor) {
-                return Ok(*id);
-            }
-        }
-        let id = self.intern_encoded(txn, descriptor)?;
-        self.last = Some((Arc::new(descriptor.clone()), id));
-        Ok(id)
-    }
-
-    /// [`DescriptorInterner::intern`] for a shared descriptor: the previous one is recognised
-    /// by its pointer before it is compared.
-    pub(crate) fn intern_shared(
-        &mut self,
-        txn: &mut WriteTxn<'_>,
-        descriptor: &Arc<StorageDescriptor>,
-    ) -> Result<u64> {
-        if let Some((last, id)) = &self.last {
-            if Arc::ptr_eq(last, descriptor) || same_shared(last, descriptor) {
-                return Ok(*id);
-            }
-        }
-        let id = self.intern_encoded(txn, descriptor)?;
-        self.last = Some((descriptor.clone(), id));
-        Ok(id)
-    }
-
-    fn intern_encoded(
-        &mut self,
-        txn: &mut WriteTxn<'_>,
-        descriptor: &StorageDescriptor,
-    ) -> Result<u64> {
-        let stored = encode_shared(descriptor)?;
-        if let Some(id) = self.known.get(&stored) {
-            return Ok(*id);
-        }
-        let first = descriptor_hash(&stored);
-        for probe in 0..DESCRIPTOR_PROBE_COUNT_MAX {
-            let id = first.wrapping_add(probe);
-            if self.staged.contains(&id) {
-                continue;
-            }
-            let key = keys::partition_descriptor_key(self.table, id);
-            match txn.get(&key)? {
-                Some(existing) if *existing == *stored => {}
-                Some(_) => continue,
-                None => {
-                    txn.put_raw(key, stored.clone());
-                    self.staged.insert(id);
-                }
-            }
-            self.known.insert(stored, id);
-            return Ok(id);
-        }
-        Err(Error::Internal(format!(
-            "no free shared descriptor id near {first:#x} for table id {}",
-            self.table.0
-        )))
-    }
-}
-
-/// The stored bytes of `descriptor` without its location.
-fn encode_shared(descriptor: &StorageDescriptor) -> Result<Vec<u8>> {
-    let shared = StorageDescriptor {
-        location: None,
-        ..descriptor.clone()
-    };
-    values::encode(&shared)
-}
-
-/// Shared descriptors read during one call, deserialised once each.
-pub(crate) struct KeptDescriptors {
-    table: TableId,
-    descriptors: HashMap<u64, Arc<StorageDescriptor>>,
-}
-
-impl KeptDescriptors {
-    pub(crate) fn new(table: TableId) -> Self {
-        KeptDescriptors {
-            table,
-            descriptors: HashMap::new(),
-        }
-    }
-
-    /// Shared descriptor `id`.
-    pub(crate) fn get(
-        &mut self,
-        reader: &dyn KvBackend,
-        id: u64,
-    ) -> Result<Arc<StorageDescriptor>> {
-        if let Some(descriptor) = self.descriptors.get(&id) {
-            return Ok(descriptor.clone());
-        }
-        let key = keys::partition_descriptor_key(self.table, id);
-        let descriptor = read_view::<StorageDescriptor>(reader, &key)?
-            .ok_or_else(|| {
-                Error::corruption(&key, "a partition refers to this missing descriptor")
-            })?
-            .to_owned()?;
-        let descriptor = Arc::new(descriptor);
-        self.descriptors.insert(id, descriptor.clone());
-        Ok(descriptor)
-    }
-}
-
 /// Splits `partition` into its stored record, interning its descriptor.
 pub(crate) fn to_record(
     txn: &mut WriteTxn<'_>,
@@ -288,32 +141,6 @@ pub(crate) fn to_record(
     })
 }
 
-/// `shared` with `location`, its columns left out when `skip_columns`.
-fn descriptor_with(
-    shared: &StorageDescriptor,
-    location: Option<String>,
-    skip_columns: bool,
-) -> StorageDescriptor {
-    StorageDescriptor {
-        cols: if skip_columns {
-            Vec::new()
-        } else {
-            shared.cols.clone()
-        },
-        location,
-        input_format: shared.input_format.clone(),
-        output_format: shared.output_format.clone(),
-        compressed: shared.compressed,
-        num_buckets: shared.num_buckets,
-        serde_info: shared.serde_info.clone(),
-        bucket_cols: shared.bucket_cols.clone(),
-        sort_cols: shared.sort_cols.clone(),
-        parameters: shared.parameters.clone(),
-        skewed_info: shared.skewed_info.clone(),
-        stored_as_sub_directories: shared.stored_as_sub_directories,
-    }
-}
-
 /// Builds the partition of `table` with `values` from its stored record.
 pub(crate) fn assemble(
     reader: &dyn KvBackend,
@@ -332,3 +159,4 @@ pub(crate) fn assemble(
     partition.sd = shared.map(|shared| descriptor_with(&shared, location, skip_columns));
     Ok(partition)
 }
+

@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::partition::{ArchivedPartitionRecord, PartitionRecord};
 use crate::model::table::{StorageDescriptor, Table};
-use crate::partitions::stored::read_view;
-use crate::storage::keys::{self, TableId};
+use crate::partitions::descriptors::DescriptorView;
+use crate::storage::keys::TableId;
 use crate::storage::kv::{KvBackend, KvBytes};
 use crate::storage::values::ValueView;
 
@@ -85,19 +85,16 @@ pub struct PartitionIter<'v> {
     views: &'v PartitionViews,
     next: usize,
     /// The shared descriptors met so far, by id.
-    descriptors: HashMap<u64, Arc<ValueView<StorageDescriptor>>>,
+    descriptors: HashMap<u64, Arc<DescriptorView>>,
 }
 
 impl<'v> PartitionIter<'v> {
-    fn descriptor(&mut self, id: u64) -> Result<Arc<ValueView<StorageDescriptor>>> {
+    fn descriptor(&mut self, id: u64) -> Result<Arc<DescriptorView>> {
         if let Some(view) = self.descriptors.get(&id) {
             return Ok(view.clone());
         }
-        let key = keys::partition_descriptor_key(self.views.table_id, id);
-        let view = read_view::<StorageDescriptor>(self.views.backend.as_ref(), &key)?.ok_or_else(
-            || Error::corruption(&key, "a partition refers to this missing descriptor"),
-        )?;
-        let view = Arc::new(view);
+        let backend = self.views.backend.as_ref();
+        let view = Arc::new(DescriptorView::read(backend, self.views.table_id, id)?);
         self.descriptors.insert(id, view.clone());
         Ok(view)
     }
@@ -140,7 +137,7 @@ impl ExactSizeIterator for PartitionIter<'_> {}
 pub struct PartitionView<'v> {
     values: &'v [String],
     record: &'v ArchivedPartitionRecord,
-    descriptor: Option<(u64, Arc<ValueView<StorageDescriptor>>)>,
+    descriptor: Option<(u64, Arc<DescriptorView>)>,
 }
 
 impl<'v> PartitionView<'v> {
@@ -167,5 +164,12 @@ impl<'v> PartitionView<'v> {
             .as_ref()
             .map(|(_, view)| view.archived())
             .transpose()
+    }
+
+    /// Whether the shared descriptor's columns were left unset (Hive answers them unset).
+    pub fn columns_unset(&self) -> bool {
+        self.descriptor
+            .as_ref()
+            .is_some_and(|(_, view)| view.columns_unset())
     }
 }

@@ -130,6 +130,9 @@ pub enum ValueKind {
     Package = 51,
     /// A data connector (`crate::DataConnector`).
     DataConnector = 52,
+    /// A shared partition descriptor whose columns the client left unset
+    /// (`crate::partitions::descriptors`); kind 5 holds those with columns.
+    PartitionDescriptorColumnsUnset = 58,
 }
 
 /// A type stored as an rkyv archive.

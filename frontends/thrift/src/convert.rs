@@ -169,7 +169,10 @@ pub fn database_to_idl(database: engine::Database) -> idl::Database {
         catalog_name: Some(database.catalog_name),
         create_time: database.create_time,
         managed_location_uri: database.managed_location_uri,
-        type_: database.database_type.map(database_type_to_idl),
+        // Hive 4 answers NATIVE for a database created without a type.
+        type_: Some(database_type_to_idl(
+            database.database_type.unwrap_or(engine::DatabaseType::Native),
+        )),
         connector_name: database.connector_name,
         remote_dbname: database.remote_database_name,
     }
@@ -280,7 +283,8 @@ pub(crate) fn file_metadata_to_idl(metadata: engine::FileMetadata) -> idl::FileM
     }
 }
 
-/// A storage descriptor from the wire.
+/// A storage descriptor from the wire. Unset columns read as none ([`partition_storage_from_idl`]
+/// keeps that they were unset).
 pub fn storage_from_idl(sd: idl::StorageDescriptor) -> engine::StorageDescriptor {
     engine::StorageDescriptor {
         cols: fields_from_idl(sd.cols),
@@ -303,13 +307,24 @@ pub fn storage_from_idl(sd: idl::StorageDescriptor) -> engine::StorageDescriptor
         parameters: sd.parameters.unwrap_or_default(),
         skewed_info: sd.skewed_info.map(skewed_from_idl),
         stored_as_sub_directories: sd.stored_as_sub_directories,
+        columns_unset: false,
+    }
+}
+
+/// A partition's storage descriptor from the wire: the store keeps whether its columns were
+/// unset, as Hive answers them.
+pub fn partition_storage_from_idl(sd: idl::StorageDescriptor) -> engine::StorageDescriptor {
+    let columns_unset = sd.cols.is_none();
+    engine::StorageDescriptor {
+        columns_unset,
+        ..storage_from_idl(sd)
     }
 }
 
 /// A storage descriptor toward the wire.
 pub fn storage_to_idl(sd: engine::StorageDescriptor) -> idl::StorageDescriptor {
     idl::StorageDescriptor {
-        cols: Some(fields_to_idl(sd.cols)),
+        cols: (!sd.columns_unset).then(|| fields_to_idl(sd.cols)),
         location: sd.location,
         input_format: sd.input_format,
         output_format: sd.output_format,
@@ -457,7 +472,7 @@ pub fn partition_from_idl(partition: idl::Partition, catalog: &str) -> engine::P
         table_name: partition.table_name.unwrap_or_default(),
         create_time: partition.create_time.unwrap_or_default(),
         last_access_time: partition.last_access_time.unwrap_or_default(),
-        sd: partition.sd.map(storage_from_idl),
+        sd: partition.sd.map(partition_storage_from_idl),
         parameters: partition.parameters.unwrap_or_default(),
         privileges: partition.privileges.map(privileges_from_idl),
         cat_name: partition

@@ -163,8 +163,8 @@ fn storage_fields_after_location(
 /// A shared storage descriptor encoded once for a listing: the partitions that share it copy
 /// these bytes, and only their locations are written per partition.
 pub(crate) struct EncodedDescriptor {
-    /// Field 1 (the columns).
-    columns: Vec<u8>,
+    /// Field 1 (the columns); none when they were left unset.
+    columns: Option<Vec<u8>>,
     /// Fields 3 to 12, encoded after a location (field 2)...
     rest_after_location: Vec<u8>,
     /// ... and after the columns, for partitions without a location.
@@ -176,17 +176,25 @@ pub(crate) struct EncodedDescriptor {
 const LAST_STORAGE_FIELD: i16 = 12;
 
 impl EncodedDescriptor {
+    /// `sd`, its columns written unless `columns_unset`.
     pub(crate) fn new(
         sd: &Archived<engine::StorageDescriptor>,
+        columns_unset: bool,
         protocol: Protocol,
     ) -> thrift::Result<Self> {
-        let mut columns = Vec::new();
-        columns_field(&mut Encoder::new(&mut columns, protocol), 1, &sd.cols)?;
+        let columns = if columns_unset {
+            None
+        } else {
+            let mut columns = Vec::new();
+            columns_field(&mut Encoder::new(&mut columns, protocol), 1, &sd.cols)?;
+            Some(columns)
+        };
         let mut rest_after_location = Vec::new();
         let o = &mut Encoder::continuing(&mut rest_after_location, protocol, 2);
         storage_fields_after_location(o, sd)?;
         let mut rest_after_columns = Vec::new();
-        let o = &mut Encoder::continuing(&mut rest_after_columns, protocol, 1);
+        let last_id = if columns_unset { 0 } else { 1 };
+        let o = &mut Encoder::continuing(&mut rest_after_columns, protocol, last_id);
         storage_fields_after_location(o, sd)?;
         Ok(EncodedDescriptor {
             columns,
@@ -210,7 +218,9 @@ impl EncodedDescriptor {
         };
         o.field(TType::Struct, id);
         o.struct_begin();
-        o.shared(key(0), &self.columns, 1);
+        if let Some(columns) = &self.columns {
+            o.shared(key(0), columns, 1);
+        }
         match location {
             Some(location) => {
                 o.string_field(2, location);
@@ -274,7 +284,8 @@ impl PartitionWriter {
                                 partition.values()
                             )))
                         })?;
-                    entry.insert(EncodedDescriptor::new(sd, self.protocol)?)
+                    let columns_unset = partition.columns_unset();
+                    entry.insert(EncodedDescriptor::new(sd, columns_unset, self.protocol)?)
                 }
             };
             let location = record.location.as_ref().map(ArchivedString::as_str);
@@ -437,6 +448,7 @@ mod tests {
                     }],
                 }),
                 stored_as_sub_directories: Some(false),
+                columns_unset: false,
             }),
             partition_keys: vec![column("ds", "string", None), column("hr", "int", Some("h"))],
             parameters,
@@ -562,6 +574,12 @@ mod tests {
             cols: vec![column("x", "int", Some("c"))],
             ..engine::StorageDescriptor::default()
         });
+        // Columns left unset by the client: Hive answers them unset.
+        let mut columnless = partition(["e", "5"]);
+        columnless.sd = Some(engine::StorageDescriptor {
+            columns_unset: true,
+            ..full_table().sd.unwrap()
+        });
         let mut rare = partition(["d", "4"]);
         rare.privileges = full_table().privileges;
         rare.file_metadata = full_table().file_metadata;
@@ -573,6 +591,7 @@ mod tests {
             bare,
             rare,
             partition(["a", "10"]),
+            columnless,
         ];
         let options = engine::AddPartitionsOptions::default();
         store
@@ -591,7 +610,8 @@ mod tests {
         let owned = store
             .list_partitions_selected("hive", "db", "t", selection, -1, false)
             .unwrap();
-        assert_eq!(owned.len(), 5);
+        assert_eq!(owned.len(), 6);
+        assert!(owned.iter().any(|partition| partition.sd.as_ref().unwrap().columns_unset));
         for protocol in [Protocol::Binary, Protocol::Compact] {
             let mut direct = Vec::new();
             let o = &mut Encoder::new(&mut direct, protocol);
@@ -667,16 +687,26 @@ mod tests {
             let archived =
                 rkyv::access::<rkyv::Archived<engine::StorageDescriptor>, RkyvError>(&archive)
                     .unwrap();
-            for protocol in [Protocol::Binary, Protocol::Compact] {
-                let encoded = super::EncodedDescriptor::new(archived, protocol).unwrap();
+            for (protocol, columns_unset) in [Protocol::Binary, Protocol::Compact]
+                .into_iter()
+                .flat_map(|protocol| [(protocol, false), (protocol, true)])
+            {
+                let encoded =
+                    super::EncodedDescriptor::new(archived, columns_unset, protocol).unwrap();
                 for location in [None, Some("file:/w/p")] {
                     let (mut spliced, mut written) = (Vec::new(), Vec::new());
                     // Inside a struct whose last field was 5, as in a Partition.
                     let o = &mut Encoder::continuing(&mut spliced, protocol, 5);
                     encoded.write_field(o, 6, 1, location);
                     let o = &mut Encoder::continuing(&mut written, protocol, 5);
-                    super::storage_field(o, 6, archived, location).unwrap();
-                    assert_eq!(spliced, written, "{protocol:?} {location:?}");
+                    let converted = crate::convert::storage_to_idl(engine::StorageDescriptor {
+                        location: location.map(str::to_string),
+                        columns_unset,
+                        ..sd.clone()
+                    });
+                    o.generated_struct_field(6, &converted).unwrap();
+                    let case = format!("{protocol:?} {location:?}, columns unset: {columns_unset}");
+                    assert_eq!(spliced, written, "{case}");
                 }
             }
         }

@@ -156,14 +156,20 @@ fn decode_descriptor(
     start: usize,
     location_field: &mut LocationField,
 ) -> Read<engine::StorageDescriptor> {
-    let mut sd = engine::StorageDescriptor::default();
+    let mut sd = engine::StorageDescriptor {
+        columns_unset: true,
+        ..engine::StorageDescriptor::default()
+    };
     loop {
         let field_start = reader.position() - start;
         let Some((field_type, id)) = reader.field()? else {
             return Ok(sd);
         };
         match (id, field_type) {
-            (1, T_LIST) => sd.cols = list_of(reader, column)?,
+            (1, T_LIST) => {
+                sd.cols = list_of(reader, column)?;
+                sd.columns_unset = false;
+            }
             (2, T_STRING) => {
                 let location = reader.str()?;
                 sd.location = (!location.is_empty()).then(|| location.to_string());
