@@ -123,6 +123,48 @@ impl Store {
         Ok(metas)
     }
 
+    /// Hive 4's `get_materialized_views_for_rewriting` and
+    /// `get_all_materialized_view_objects_for_rewriting`: the materialized views of
+    /// `catalog.database` (every database of `catalog` when `database` is `None`) with
+    /// rewriting enabled, by database, then name. With `whole`, each as [`Store::get_table`]
+    /// answers it (its creation metadata's sources filled); otherwise only their names are
+    /// meant to be read. A database that does not exist has none, as in Hive.
+    pub fn materialized_views_for_rewriting(
+        &self,
+        catalog: &str,
+        database: Option<&str>,
+        whole: bool,
+    ) -> Result<Vec<Table>> {
+        let catalog = catalog_or_default(catalog);
+        let databases = match database {
+            Some(database) => vec![names::normalize(database)],
+            None => self.list_databases(&catalog)?,
+        };
+        let mut views = Vec::new();
+        for database in databases {
+            let Some(database_id) = find_database_id(self.reader(), &catalog, &database)? else {
+                continue;
+            };
+            for view in self.table_views_of(database_id)? {
+                let archived = view.archived()?;
+                let is_view = archived.table_type.as_ref().map(|kind| kind.as_str())
+                    == Some(crate::model::table::MATERIALIZED_VIEW);
+                if !is_view || archived.rewrite_enabled.as_ref() != Some(&true) {
+                    continue;
+                }
+                let mut table = view.to_owned()?;
+                if whole {
+                    if let Some(metadata) = &mut table.creation_metadata {
+                        let id = crate::storage::keys::TableId(table.id.unsigned_abs());
+                        self.fill_view_sources(id, metadata)?;
+                    }
+                }
+                views.push(table);
+            }
+        }
+        Ok(views)
+    }
+
     /// Hive's `get_table_names_by_filter(db, filter, max_tables)`: the names
     /// of the tables of `catalog.database` passing `filter` (see
     /// [`TableFilter`]), ascending, at most `max` of them. A filter that

@@ -91,8 +91,8 @@ fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// A JSON value, as far as this parameter needs one.
-enum Json {
+/// A JSON value, as far as this parameter (and a materialized view's snapshot) needs one.
+pub(crate) enum Json {
     Text(String),
     Bool(bool),
     Object(Vec<(String, Json)>),
@@ -105,6 +105,20 @@ fn is_true(value: &Json) -> bool {
         Json::Bool(flag) => *flag,
         _ => false,
     }
+}
+
+/// The fields of `text` when it is one JSON object (strings, literals and objects read;
+/// numbers and `null` as [`Json::Other`]), else `None`.
+pub(crate) fn json_object(text: &str) -> Option<Vec<(String, Json)>> {
+    let mut parser = Parser {
+        bytes: text.as_bytes(),
+        position: 0,
+    };
+    let Json::Object(fields) = parser.value(0)? else {
+        return None;
+    };
+    parser.skip_space();
+    (parser.position == parser.bytes.len()).then_some(fields)
 }
 
 /// A small JSON reader: objects, strings, literals; numbers and arrays are skipped over.

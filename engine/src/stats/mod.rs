@@ -66,6 +66,7 @@ mod write;
 pub use smol_str::SmolStr;
 
 pub use crate::model::table::is_transactional;
+pub(crate) use accurate::{json_object, Json};
 pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
 pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};

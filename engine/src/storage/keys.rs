@@ -1103,6 +1103,75 @@ pub fn compaction_metric_key(
     key
 }
 
+// Materialized views' transactional state: keyspace 0x2B.
+
+/// Hive's `MATERIALIZATION_REBUILD_LOCKS` and the update/delete marks of
+/// `COMPLETED_TXN_COMPONENTS` (`crate::txns`, `materializations.rs`):
+/// `0x2B 0x01 + C(database) + C(view)` → rebuild lock value (kind 24), names as given;
+/// `0x2B 0x02 + C(database) + C(table) + ID(write id)` → the id of the transaction that
+/// committed that write id and updated or deleted (8 bytes BE), names lowercased;
+/// `0x2B 0x03 + C(database) + C(table)` → the highest write id whose mark was forgotten to keep
+/// a table's marks within their bound (8 bytes BE).
+pub const KEYSPACE_MATERIALIZATION: u8 = 0x2B;
+/// [`KEYSPACE_MATERIALIZATION`]'s rebuild locks.
+const MATERIALIZATION_REBUILD_LOCK: u8 = 0x01;
+/// [`KEYSPACE_MATERIALIZATION`]'s update/delete marks.
+const MATERIALIZATION_UPDATE_DELETE: u8 = 0x02;
+/// [`KEYSPACE_MATERIALIZATION`]'s forgotten-marks floors.
+const MATERIALIZATION_FORGOTTEN: u8 = 0x03;
+
+const _: () = assert!(KEYSPACE_COMPACTION_METRIC < KEYSPACE_MATERIALIZATION);
+
+/// `0x2B 0x01`: the prefix of every rebuild lock.
+pub fn rebuild_lock_prefix() -> Vec<u8> {
+    vec![KEYSPACE_MATERIALIZATION, MATERIALIZATION_REBUILD_LOCK]
+}
+
+/// `0x2B 0x01 + C(database) + C(view)`.
+pub fn rebuild_lock_key(database: &str, view: &str) -> Vec<u8> {
+    let mut key = rebuild_lock_prefix();
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, view.as_bytes());
+    key
+}
+
+/// `0x2B 0x02 + C(database) + C(table)`: the prefix of a table's update/delete marks.
+pub fn update_delete_prefix(database: &str, table: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_MATERIALIZATION, MATERIALIZATION_UPDATE_DELETE];
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
+/// `0x2B 0x02 + C(database) + C(table) + ID(write id)`.
+pub fn update_delete_key(database: &str, table: &str, write_id: u64) -> Vec<u8> {
+    let mut key = update_delete_prefix(database, table);
+    key.extend_from_slice(&write_id.to_be_bytes());
+    key
+}
+
+/// The write id at the end of an update/delete mark's key.
+pub fn decode_update_delete_key(key: &[u8]) -> Result<u64> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_MATERIALIZATION)?;
+        let rest = take_keyspace(rest, MATERIALIZATION_UPDATE_DELETE)?;
+        let (_, rest) = take_name(rest)?;
+        let (_, rest) = take_name(rest)?;
+        let (write_id, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok(write_id)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x2B 0x03 + C(database) + C(table)`.
+pub fn forgotten_update_delete_key(database: &str, table: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_MATERIALIZATION, MATERIALIZATION_FORGOTTEN];
+    push_component(&mut key, database.as_bytes());
+    push_component(&mut key, table.as_bytes());
+    key
+}
+
 /// `0x1C + C(name)`.
 pub fn type_key(name: &str) -> Vec<u8> {
     let mut key = vec![KEYSPACE_TYPE];

@@ -100,6 +100,8 @@ pub enum ValueKind {
     CompactorComponent = 22,
     /// A compaction metric of a table or partition (`crate::txns`).
     CompactionMetric = 23,
+    /// A materialized view's rebuild lock (`crate::txns`).
+    RebuildLock = 24,
     /// A notification event (`crate::events`); kinds 32-39 belong to the notification log.
     Event = 32,
     /// A transaction's write recorded by `add_write_notification_log` (`crate::events`).

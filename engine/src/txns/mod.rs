@@ -26,6 +26,7 @@ mod compaction_metrics;
 mod compactions;
 mod compactor;
 pub mod locks;
+mod materializations;
 mod min_history;
 mod model;
 mod purge;
@@ -52,6 +53,10 @@ pub use compactions::{
 pub use compactor::{
     CompactionReport, NextCompactionRequest, COMPACTOR_COMPONENT_COUNT_MAX,
     COMPACTOR_POOL_TIMEOUT_MS, COMPACTOR_WORKER_TIMEOUT_MS,
+};
+pub use materializations::{
+    MaterializationInvalidation, MATERIALIZATION_SOURCE_COUNT_MAX, REBUILD_LOCK_COUNT_MAX,
+    UPDATE_DELETE_MARKS_PER_TABLE_MAX,
 };
 pub use min_history::MIN_HISTORY_TABLE_COUNT_MAX;
 pub use model::{
@@ -305,6 +310,15 @@ impl Store {
                 .map(|key_value| self.key_value_put(txn_id, key_value))
                 .transpose()?;
             let writes = self.record_commit_writes(txn_id, &writes, changes)?;
+            if let Some(committing) = acid.txns.txns.get(&txn_id) {
+                let record = &committing.record;
+                if !record.writes.is_empty() {
+                    materializations::mark_update_delete(self, txn_id, &record.write_ids, changes)?;
+                }
+                if record.txn_type == TxnType::MaterializedViewRebuild {
+                    materializations::release_rebuild_locks(self, txn_id, changes)?;
+                }
+            }
             changes.puts.extend(table_put);
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());

@@ -15,6 +15,9 @@ pub(crate) struct WriteIdSnapshot {
     pub open: Vec<u64>,
     /// Aborted write ids, ascending.
     pub aborted: Vec<u64>,
+    /// The lowest write id open when the snapshot was taken (`None`: Java's `Long.MAX_VALUE`,
+    /// nothing open).
+    pub min_open: Option<u64>,
 }
 
 impl WriteIdSnapshot {
@@ -35,6 +38,11 @@ impl WriteIdSnapshot {
                 .map_err(|_| malformed(&format!("{item:?} is not a write id")))
         };
         let high_water_mark = parse_id(parts[1])?;
+        let min_open = match parts[2].trim().parse::<i64>() {
+            Ok(i64::MAX) => None,
+            Ok(value) => Some(u64::try_from(value).unwrap_or(0)),
+            Err(_) => return Err(malformed(&format!("{:?} is not a write id", parts[2]))),
+        };
         let list = |index: usize, what: &str| -> Result<Vec<u64>> {
             let mut ids = Vec::new();
             let listed = parts.get(index).copied().unwrap_or("");
@@ -60,6 +68,7 @@ impl WriteIdSnapshot {
             high_water_mark,
             open: list(3, "open")?,
             aborted: list(4, "aborted")?,
+            min_open,
         })
     }
 
@@ -86,6 +95,9 @@ mod tests {
         let valid: Vec<u64> = (1..=11).filter(|id| snapshot.is_valid(*id)).collect();
         assert_eq!(valid, vec![1, 2, 3, 7, 8, 9]);
         assert!(snapshot.is_aborted(5) && !snapshot.is_aborted(4));
+        assert_eq!(snapshot.min_open, Some(4));
+        let none_open = WriteIdSnapshot::parse("db.t:3:9223372036854775807::").unwrap();
+        assert_eq!(none_open.min_open, None);
         // Java's split drops the empty lists at the end; both forms read alike.
         assert_eq!(
             WriteIdSnapshot::parse("db.t:3:9223372036854775807::").unwrap(),

@@ -13,9 +13,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
-    locks, notifications, partition_expressions, partition_listings, partition_specs, partitions,
-    procedures, runtime_stats, scheduled_queries, schema_registry, session, stats,
-    table_translation, tables, txns, types, workload,
+    locks, materialized_views, notifications, partition_expressions, partition_listings,
+    partition_specs, partitions, procedures, runtime_stats, scheduled_queries, schema_registry,
+    session, stats, table_translation, tables, txns, types, workload,
 };
 
 use Family::*;
@@ -310,6 +310,7 @@ methods! {
     get_aggr_stats_for: Statistics, Generic => stats::get_aggr;
     get_all_databases: Databases, Generic => databases::list_all;
     get_all_functions: Functions, Generic => functions::all;
+    get_all_materialized_view_objects_for_rewriting: Tables, Generic => materialized_views::all_for_rewriting;
     get_all_packages: Procedures, Generic => procedures::all_packages;
     get_all_resource_plans: WorkloadManagement, Generic => workload::get_all_resource_plans;
     get_all_stored_procedures: Procedures, Generic => procedures::all_procedures;
@@ -341,6 +342,9 @@ methods! {
     get_ischema: SchemaRegistry, Generic => schema_registry::get;
     get_latest_committed_compaction_info: Compactions, Generic => compactions::latest_committed;
     get_latest_txnid_in_conflict: Transactions, Generic => txns::latest_in_conflict;
+    get_lock_materialization_rebuild: Tables, Generic => materialized_views::lock_rebuild;
+    get_materialization_invalidation_info: Tables, Generic => materialized_views::invalidation_info;
+    get_materialized_views_for_rewriting: Tables, Generic => materialized_views::names_for_rewriting;
     get_max_allocated_table_write_id: Transactions, Generic => txns::max_allocated_write_id;
     get_meta_conf: Session, Generic => session::get_meta_conf;
     get_metastore_db_uuid: Session, Generic => session::metastore_db_uuid;
@@ -414,6 +418,7 @@ methods! {
     get_valid_write_ids: Transactions, Generic => txns::valid_write_ids;
     get_version: Fb303, Generic => fb303::version;
     heartbeat: Locks, Generic => locks::heartbeat;
+    heartbeat_lock_materialization_rebuild: Tables, Generic => materialized_views::heartbeat_rebuild;
     heartbeat_txn_range: Transactions, Generic => txns::heartbeat_range;
     is_partition_marked_for_event: Partitions, Generic => partitions::is_marked_for_event;
     lock: Locks, Generic => locks::lock;

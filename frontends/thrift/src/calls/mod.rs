@@ -13,6 +13,7 @@ pub mod databases;
 pub mod fb303;
 pub mod functions;
 pub mod locks;
+pub mod materialized_views;
 pub mod notifications;
 pub mod partition_expressions;
 pub mod partition_listings;
