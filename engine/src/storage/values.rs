@@ -130,6 +130,9 @@ pub enum ValueKind {
     Package = 51,
     /// A data connector (`crate::DataConnector`).
     DataConnector = 52,
+    /// The replication metrics of a scheduled execution (`crate::ReplicationMetrics`);
+    /// kinds 56 and 57 belong to replication.
+    ReplicationMetrics = 56,
 }
 
 /// A type stored as an rkyv archive.
