@@ -76,6 +76,7 @@ mod model;
 mod partitions;
 mod procedures;
 mod registry;
+pub mod replication_metrics;
 pub mod runtime_stats;
 mod scheduled;
 pub mod stats;
@@ -169,6 +170,13 @@ pub use procedures::{
 pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
 pub use registry::serdes::SERDE_NAME_LEN_MAX;
 pub use registry::types::{is_valid_type_name, TYPE_NAME_LEN_MAX, TYPE_TEXT_LEN_MAX};
+pub use replication_metrics::{
+    ReplicationMetrics, ReplicationMetricsQuery, ReplicationMetricsReport,
+    REPLICATION_MESSAGE_FORMAT_LEN_MAX, REPLICATION_METADATA_LEN_MAX,
+    REPLICATION_METRICS_COUNT_MAX, REPLICATION_METRICS_MAX_AGE_SECS,
+    REPLICATION_METRICS_PER_CALL_MAX, REPLICATION_METRICS_REPLY_BYTES_MAX,
+    REPLICATION_POLICY_LEN_MAX, REPLICATION_PROGRESS_LEN_MAX,
+};
 pub use runtime_stats::{
     RuntimeStat, RUNTIME_STATS_COUNT_MAX, RUNTIME_STATS_MAX_AGE_SECS,
     RUNTIME_STATS_REPLY_BYTES_MAX, RUNTIME_STAT_PAYLOAD_BYTES_MAX,

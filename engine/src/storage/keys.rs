@@ -1164,6 +1164,46 @@ pub fn decode_update_delete_key(key: &[u8]) -> Result<u64> {
     decode().map_err(|error: KeyError| error.at(key))
 }
 
+// Replication: keyspaces 0x2C and 0x2D.
+
+/// Hive's `REPLICATION_METRICS`: `0x2C + u64 BE(scheduled execution id with its sign bit
+/// flipped)` → replication metrics value, so that keys sort as the signed ids do.
+pub const KEYSPACE_REPLICATION_METRICS: u8 = 0x2C;
+/// Hive's `REPL_TXN_MAP`: `0x2D + C(replication policy) + ID(source transaction)` → the
+/// target transaction id (8 bytes BE) a replayed transaction was opened as.
+pub const KEYSPACE_REPL_TXN_MAP: u8 = 0x2D;
+
+const _: () = assert!(KEYSPACE_COMPACTION_METRIC < KEYSPACE_REPLICATION_METRICS);
+const _: () = assert!(KEYSPACE_REPLICATION_METRICS < KEYSPACE_REPL_TXN_MAP);
+
+/// `0x2C + u64 BE(id ^ sign bit)`.
+pub fn replication_metrics_key(scheduled_execution_id: i64) -> Vec<u8> {
+    id_key(
+        KEYSPACE_REPLICATION_METRICS,
+        (scheduled_execution_id as u64) ^ (1 << 63),
+    )
+}
+
+/// `0x2D + C(policy) + ID(source txn)`.
+pub fn repl_txn_map_key(policy: &str, source_txn_id: u64) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_REPL_TXN_MAP];
+    push_component(&mut key, policy.as_bytes());
+    key.extend_from_slice(&source_txn_id.to_be_bytes());
+    key
+}
+
+/// The policy and source transaction id of a `0x2D` key.
+pub fn decode_repl_txn_map_key(key: &[u8]) -> Result<(String, u64)> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_REPL_TXN_MAP)?;
+        let (policy, rest) = take_name(rest)?;
+        let (source, rest) = take_id(rest)?;
+        expect_end(rest)?;
+        Ok((policy, source))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x2B 0x03 + C(database) + C(table)`.
 pub fn forgotten_update_delete_key(database: &str, table: &str) -> Vec<u8> {
     let mut key = vec![KEYSPACE_MATERIALIZATION, MATERIALIZATION_FORGOTTEN];

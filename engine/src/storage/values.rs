@@ -132,6 +132,9 @@ pub enum ValueKind {
     Package = 51,
     /// A data connector (`crate::DataConnector`).
     DataConnector = 52,
+    /// The replication metrics of a scheduled execution (`crate::ReplicationMetrics`);
+    /// kinds 56 and 57 belong to replication.
+    ReplicationMetrics = 56,
     /// A shared partition descriptor whose columns the client left unset
     /// (`crate::partitions::descriptors`); kind 5 holds those with columns.
     PartitionDescriptorColumnsUnset = 58,

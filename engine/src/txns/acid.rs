@@ -111,6 +111,13 @@ fn load_txns(backend: &dyn KvBackend, now: i64) -> Result<TxnSpace> {
             .insert(txn_id, values::decode::<WriteSet>(key, stored)?);
     }
     space.min_history = load_min_history(backend)?;
+    let range = KeyRange::prefix(&[keys::KEYSPACE_REPL_TXN_MAP]);
+    for entry in kv::scan(backend, range, SCAN_PAGE_ENTRY_COUNT) {
+        let (key, stored) = entry?;
+        let (policy, source) = keys::decode_repl_txn_map_key(&key)?;
+        let target = keys::decode_id_value(&key, &stored)?;
+        space.repl_map.insert((policy, source), target);
+    }
     Ok(space)
 }
 

@@ -30,6 +30,7 @@ mod materializations;
 mod min_history;
 mod model;
 mod purge;
+mod repl_txns;
 mod replication;
 mod snapshot;
 mod state;
@@ -64,6 +65,7 @@ pub use model::{
     OPEN_TXN_BATCH_MAX, OPEN_TXN_COUNT_MAX, TXN_ID_LIST_LEN_MAX,
 };
 pub use purge::OPEN_TXN_WINDOW_MS;
+pub use repl_txns::{ReplRole, REPL_POLICY_LEN_MAX, REPL_TXN_TIMEOUT_MS};
 pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
 pub(crate) use state::TxnSpace;
@@ -196,17 +198,31 @@ pub(crate) fn heartbeat(txn: &mut HeldTxn, now: i64) {
 
 /// Marks an open transaction aborted and releases its locks.
 pub(crate) fn abort_in_memory(acid: &mut AcidState, txn_id: u64, changes: &mut AcidChanges) {
+    abort_logged(acid, txn_id, changes, true);
+}
+
+/// [`abort_in_memory`], with its `ABORT_TXN` event only when `logged` (Hive logs none for a
+/// transaction its replication opened on the source, `replPolicy` with type `DEFAULT`).
+pub(crate) fn abort_logged(
+    acid: &mut AcidState,
+    txn_id: u64,
+    changes: &mut AcidChanges,
+    logged: bool,
+) {
     if let Some(txn) = acid.txns.txns.get_mut(&txn_id) {
         txn.record.state = TxnState::Aborted;
         changes.txns_written.push(txn_id);
-        let body = EventBody::Txns {
-            txn_ids: vec![txn_id],
-        };
-        changes
-            .events
-            .push(EventRecord::new(EventKind::AbortTxn, "", "", "", body));
+        if logged {
+            let body = EventBody::Txns {
+                txn_ids: vec![txn_id],
+            };
+            changes
+                .events
+                .push(EventRecord::new(EventKind::AbortTxn, "", "", "", body));
+        }
     }
     min_history::forget(&mut acid.txns, txn_id, changes);
+    repl_txns::forget_target(&mut acid.txns, txn_id, changes);
     acid.release_txn_locks(txn_id, changes);
 }
 
@@ -214,7 +230,31 @@ impl Store {
     /// Hive's `open_txns`: `count` consecutive new transaction ids, at most
     /// [`OPEN_TXN_BATCH_MAX`]: as Hive does, a larger request opens that many and says so only
     /// by the length of the answer.
-    pub fn open_txns(&self, mut request: OpenTxnRequest) -> Result<Vec<u64>> {
+    pub fn open_txns(&self, request: OpenTxnRequest) -> Result<Vec<u64>> {
+        self.open_txns_for(request, None)
+    }
+
+    /// Hive's `open_txns` with `replPolicy`: as [`Store::open_txns`]; with `repl` (policy and
+    /// source transaction ids, one a transaction), transactions of type `REPL_CREATED`
+    /// replay those of another metastore: each source id is mapped to the transaction opened
+    /// for it, and when some of the ids are mapped already the call opens nothing and answers
+    /// their transactions, as Hive does. A `DEFAULT` transaction with a policy (opened by
+    /// replication on its source) logs no `OPEN_TXN` event.
+    pub fn open_txns_for(
+        &self,
+        mut request: OpenTxnRequest,
+        repl: Option<(String, Vec<u64>)>,
+    ) -> Result<Vec<u64>> {
+        let replayed = repl_txns::check_open(&request, repl.as_ref())?;
+        if let Some((policy, sources)) = &replayed {
+            let mapped = self.with_acid(now_ms(), |acid, _| {
+                Ok(repl_txns::mapped_targets(&acid.txns, policy, sources))
+            })?;
+            if !mapped.is_empty() {
+                return Ok(mapped);
+            }
+        }
+        let logged = !(repl.is_some() && request.txn_type == TxnType::Default);
         if request.count == 0 {
             return Err(Error::InvalidInput(
                 "Invalid input for number of txns: 0".to_string(),
@@ -256,12 +296,24 @@ impl Store {
                 opened.push(txn_id);
             }
             changes.txn_counter_moved = true;
-            let body = EventBody::Txns {
-                txn_ids: opened.clone(),
-            };
-            changes
-                .events
-                .push(EventRecord::new(EventKind::OpenTxn, "", "", "", body));
+            if let Some((policy, sources)) = &replayed {
+                // Mapped in the same batch: a retry after a lost answer finds them.
+                let mapped = repl_txns::mapped_targets(&acid.txns, policy, sources);
+                if !mapped.is_empty() {
+                    return Err(Error::Refused(format!(
+                        "open_txns: source transactions of {policy} were mapped meanwhile"
+                    )));
+                }
+                repl_txns::map(&mut acid.txns, policy, sources, &opened, changes);
+            }
+            if logged {
+                let body = EventBody::Txns {
+                    txn_ids: opened.clone(),
+                };
+                changes
+                    .events
+                    .push(EventRecord::new(EventKind::OpenTxn, "", "", "", body));
+            }
             Ok(opened)
         })
     }
@@ -278,7 +330,16 @@ impl Store {
     /// parameter of its key/value is set. The tables, partitions and parameter must exist;
     /// otherwise nothing changes and the transaction stays open.
     pub fn commit_txn_with(&self, txn_id: u64, extras: CommitExtras) -> Result<()> {
+        self.commit_txn_as(txn_id, extras, &ReplRole::None)
+    }
+
+    /// [`Store::commit_txn_with`] in a replication role: a replayed commit names the source
+    /// transaction, resolved through the policy's map (a source id not mapped, or no longer,
+    /// commits nothing, as Hive does with a retry), is not checked for write conflicts and
+    /// forgets the mapping; a commit of replication on its source logs no `COMMIT_TXN`.
+    pub fn commit_txn_as(&self, txn_id: u64, extras: CommitExtras, role: &ReplRole) -> Result<()> {
         let CommitExtras { writes, key_value } = extras;
+        let source_txn_id = txn_id;
         if writes.len() > crate::events::WRITE_NOTIFICATION_COUNT_MAX {
             return Err(Error::InvalidInput(format!(
                 "commit_txn reports {} writes; at most {} are allowed",
@@ -286,20 +347,42 @@ impl Store {
                 crate::events::WRITE_NOTIFICATION_COUNT_MAX
             )));
         }
-        if let Some(other) = writes.iter().find(|write| write.txn_id != txn_id) {
-            return Err(Error::InvalidInput(format!(
-                "commit_txn of {} reports a write of {}",
-                txn_id_text(txn_id),
-                txn_id_text(other.txn_id)
-            )));
-        }
         self.with_acid(now_ms(), |acid, changes| {
+            let txn_id = match role {
+                ReplRole::Replayed { policy } => {
+                    let key = (policy.clone(), source_txn_id);
+                    let Some(target) = acid.txns.repl_map.get(&key).copied() else {
+                        tracing::info!(policy = %policy, source_txn_id, "replayed commit of a source transaction not mapped");
+                        return Ok(());
+                    };
+                    target
+                }
+                _ => txn_id,
+            };
+            if let Some(other) = writes.iter().find(|write| write.txn_id != source_txn_id) {
+                return Err(Error::InvalidInput(format!(
+                    "commit_txn of {} reports a write of {}",
+                    txn_id_text(source_txn_id),
+                    txn_id_text(other.txn_id)
+                )));
+            }
+            let writes: Vec<WriteNotification> = writes
+                .iter()
+                .cloned()
+                .map(|write| WriteNotification { txn_id, ..write })
+                .collect();
             if acid.txns.status(txn_id) == TxnStatus::Committed {
                 return Ok(());
             }
             require_open(&acid.txns, txn_id)?;
             let commit_id = acid.txns.next_txn_id.saturating_sub(1);
-            if let Some(conflict) = find_write_conflict(&acid.txns, txn_id) {
+            let replayed = matches!(role, ReplRole::Replayed { .. });
+            let conflict = if replayed {
+                None
+            } else {
+                find_write_conflict(&acid.txns, txn_id)
+            };
+            if let Some(conflict) = conflict {
                 let message = write_conflict_message(txn_id, commit_id, conflict);
                 tracing::info!(txn_id, %message, "write conflict");
                 abort_in_memory(acid, txn_id, changes);
@@ -325,11 +408,14 @@ impl Store {
             };
             changes.txns_removed.push(txn_id);
             min_history::forget(&mut acid.txns, txn_id, changes);
+            repl_txns::forget_target(&mut acid.txns, txn_id, changes);
             acid.release_txn_locks(txn_id, changes);
-            let body = EventBody::Commit { txn_id, writes };
-            changes
-                .events
-                .push(EventRecord::new(EventKind::CommitTxn, "", "", "", body));
+            if *role != ReplRole::Source {
+                let body = EventBody::Commit { txn_id, writes };
+                changes
+                    .events
+                    .push(EventRecord::new(EventKind::CommitTxn, "", "", "", body));
+            }
             let txn_type = committed.record.txn_type;
             if matches!(txn_type, TxnType::Compaction | TxnType::SoftDelete) {
                 let logged = txn_type == TxnType::Compaction;
@@ -418,10 +504,29 @@ impl Store {
     /// Hive's `abort_txn`: aborting an aborted transaction is harmless; a committed or
     /// unknown one is `NoSuchTxn`.
     pub fn abort_txn(&self, txn_id: u64) -> Result<()> {
+        self.abort_txn_as(txn_id, &ReplRole::None)
+    }
+
+    /// [`Store::abort_txn`] in a replication role: a replayed abort names the source
+    /// transaction, resolved through the policy's map (a source id not mapped aborts nothing,
+    /// as Hive does), and forgets the mapping; an abort of replication on its source logs no
+    /// `ABORT_TXN`.
+    pub fn abort_txn_as(&self, txn_id: u64, role: &ReplRole) -> Result<()> {
         self.with_acid(now_ms(), |acid, changes| {
+            let txn_id = match role {
+                ReplRole::Replayed { policy } => {
+                    let key = (policy.clone(), txn_id);
+                    let Some(target) = acid.txns.repl_map.get(&key).copied() else {
+                        tracing::info!(policy = %policy, source_txn_id = txn_id, "replayed abort of a source transaction not mapped");
+                        return Ok(());
+                    };
+                    target
+                }
+                _ => txn_id,
+            };
             match acid.txns.status(txn_id) {
-                TxnStatus::Open => abort_in_memory(acid, txn_id, changes),
-                TxnStatus::Aborted => {}
+                TxnStatus::Open => abort_logged(acid, txn_id, changes, *role != ReplRole::Source),
+                TxnStatus::Aborted => repl_txns::forget_target(&mut acid.txns, txn_id, changes),
                 _ => require_open(&acid.txns, txn_id)?,
             }
             Ok(())

@@ -95,6 +95,9 @@ pub(crate) struct TxnSpace {
     pub write_sets: BTreeMap<u64, WriteSet>,
     /// Minimum history write ids of open transactions (`add_write_ids_to_min_history`).
     pub min_history: BTreeMap<u64, MinHistory>,
+    /// Replayed transactions (Hive's `REPL_TXN_MAP`): by replication policy and source
+    /// transaction id, the transaction opened here for it.
+    pub repl_map: BTreeMap<(String, u64), u64>,
 }
 
 impl TxnSpace {
@@ -115,12 +118,20 @@ impl TxnSpace {
         }
     }
 
-    /// Open transactions whose last heartbeat is more than `timeout_ms` ago.
+    /// Open transactions whose last heartbeat is more than `timeout_ms` ago; replayed
+    /// (`REPL_CREATED`) ones after Hive's `metastore.repl.txn.timeout` instead.
     pub(crate) fn expired(&self, now_ms: i64, timeout_ms: i64) -> Vec<u64> {
         self.txns
             .iter()
             .filter(|(_, txn)| txn.record.state == TxnState::Open)
-            .filter(|(_, txn)| now_ms.saturating_sub(txn.last_heartbeat_ms) > timeout_ms)
+            .filter(|(_, txn)| {
+                let timeout_ms = if txn.record.txn_type == TxnType::ReplCreated {
+                    super::REPL_TXN_TIMEOUT_MS
+                } else {
+                    timeout_ms
+                };
+                now_ms.saturating_sub(txn.last_heartbeat_ms) > timeout_ms
+            })
             .map(|(id, _)| *id)
             .collect()
     }

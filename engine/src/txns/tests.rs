@@ -526,3 +526,75 @@ fn aborted_transactions_without_writes_are_purged_after_the_window() {
     let valid = &store.valid_write_ids(&["db.t".into()], None).unwrap()[0];
     assert_eq!(valid.invalid_write_ids, vec![1]);
 }
+
+fn open_replayed(store: &Store, policy: &str, sources: &[u64]) -> Result<Vec<u64>> {
+    let request = OpenTxnRequest {
+        count: u32::try_from(sources.len()).unwrap(),
+        user: "repl".into(),
+        hostname: "h".into(),
+        txn_type: TxnType::ReplCreated,
+        ..OpenTxnRequest::default()
+    };
+    store.open_txns_for(request, Some((policy.to_string(), sources.to_vec())))
+}
+
+#[test]
+fn replayed_transactions_are_mapped_until_they_end() {
+    let backend = Arc::new(MemoryBackend::new());
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
+    let targets = open_replayed(&store, "db.*", &[70, 71]).unwrap();
+    assert_eq!(open_replayed(&store, "db.*", &[70, 71]).unwrap(), targets);
+    let other = open_replayed(&store, "other.*", &[70]).unwrap();
+    assert!(!targets.contains(&other[0]));
+    let replayed = ReplRole::Replayed {
+        policy: "db.*".into(),
+    };
+    let allocated = store
+        .allocate_replayed_write_ids("db", "t", "db.*", &[(70, 4), (71, 5)])
+        .unwrap();
+    assert_eq!(allocated, vec![(targets[0], 4), (targets[1], 5)]);
+    assert_eq!(store.max_allocated_table_write_id("db", "t").unwrap(), 5);
+    assert!(store
+        .allocate_replayed_write_ids("db", "t", "db.*", &[(99, 6)])
+        .unwrap()
+        .is_empty());
+
+    // Survives a reopen.
+    drop(store);
+    let store = store_over(&backend, crate::txns::locks::TXN_TIMEOUT_DEFAULT);
+    assert_eq!(open_replayed(&store, "db.*", &[70, 71]).unwrap(), targets);
+    store
+        .commit_txn_as(70, CommitExtras::default(), &replayed)
+        .unwrap();
+    store.abort_txn_as(71, &replayed).unwrap();
+    // Retries are no-ops; the ids open new transactions now.
+    store
+        .commit_txn_as(70, CommitExtras::default(), &replayed)
+        .unwrap();
+    store.abort_txn_as(71, &replayed).unwrap();
+    let info = store.open_txns_info(&[]).unwrap();
+    assert!(info.txns.iter().all(|txn| txn.txn_id != targets[0]));
+    assert!(info
+        .txns
+        .iter()
+        .any(|txn| txn.txn_id == targets[1] && txn.state == TxnState::Aborted));
+    let again = open_replayed(&store, "db.*", &[70]).unwrap();
+    assert!(again[0] > other[0]);
+}
+
+#[test]
+fn replayed_opens_need_a_policy_and_one_source_a_transaction() {
+    let store = store();
+    let request = OpenTxnRequest {
+        count: 2,
+        txn_type: TxnType::ReplCreated,
+        ..OpenTxnRequest::default()
+    };
+    assert!(store.open_txns_for(request.clone(), None).is_err());
+    let error = store
+        .open_txns_for(request, Some(("p".into(), vec![1])))
+        .unwrap_err();
+    assert!(error.to_string().contains("names 1 source"), "{error}");
+    assert!(open_replayed(&store, &"p".repeat(257), &[1]).is_err());
+    assert!(store.open_txns_info(&[]).unwrap().txns.is_empty());
+}

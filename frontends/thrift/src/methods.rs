@@ -14,8 +14,8 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
     locks, materialized_views, notifications, partition_expressions, partition_listings,
-    partition_specs, partitions, procedures, runtime_stats, scheduled_queries, schema_registry,
-    session, stats, table_translation, tables, txns, types, workload,
+    partition_specs, partitions, procedures, replication, runtime_stats, scheduled_queries,
+    schema_registry, session, stats, table_translation, tables, txns, types, workload,
 };
 
 use Family::*;
@@ -68,11 +68,13 @@ pub enum Family {
     /// What HiveServer2 keeps for its own query service: runtime statistics for
     /// re-executions, scheduled queries and their executions.
     QueryServices,
+    /// Replication: its metrics and the change manager.
+    Replication,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 21] = [
+    pub const ALL: [Family; 22] = [
         Fb303,
         Session,
         Functions,
@@ -94,6 +96,7 @@ impl Family {
         DataConnectors,
         WorkloadManagement,
         QueryServices,
+        Replication,
     ];
 
     /// The family's name in the documentation.
@@ -120,6 +123,7 @@ impl Family {
             DataConnectors => "data connectors",
             WorkloadManagement => "workload management",
             QueryServices => "runtime statistics and scheduled queries",
+            Replication => "replication",
         }
     }
 }
@@ -205,6 +209,7 @@ methods! {
     add_partitions_pspec: Partitions, Generic => partitions::add_pspec;
     add_partitions_req: Partitions, Arriving => partitions::add_req;
     add_primary_key: Constraints, Generic => constraints::add_primary_key;
+    add_replication_metrics: Replication, Generic => replication::add_metrics;
     add_runtime_stats: QueryServices, Generic => runtime_stats::add;
     add_schema_version: SchemaRegistry, Generic => schema_registry::add_version;
     add_serde: SchemaRegistry, Generic => schema_registry::add_serde;
@@ -244,6 +249,7 @@ methods! {
     cache_file_metadata: Caches, Generic => caches::cache;
     check_lock: Locks, Generic => locks::check;
     clear_file_metadata: Caches, Generic => caches::clear;
+    cm_recycle: Replication, Generic => replication::cm_recycle;
     commit_txn: Transactions, Generic => txns::commit;
     compact: Compactions, Generic => compactions::compact;
     compact2: Compactions, Generic => compactions::compact2;
@@ -323,6 +329,7 @@ methods! {
     get_config_value: Session, Generic => session::config_value;
     get_counter: Fb303, Generic => fb303::counter;
     get_counters: Fb303, Generic => fb303::counters;
+    get_cpu_profile: Fb303, Generic => fb303::cpu_profile;
     get_current_notification_event_id: Notifications, Generic => notifications::current;
     get_database: Databases, Generic => databases::get;
     get_database_req: Databases, Generic => databases::get_req;
@@ -385,6 +392,7 @@ methods! {
     get_partitions_with_auth: Partitions, Generic => partition_listings::get_all_with_auth;
     get_partitions_with_specs: Partitions, Generic => partition_specs::with_specs;
     get_primary_keys: Constraints, Generic => constraints::get_primary_keys;
+    get_replication_metrics: Replication, Generic => replication::get_metrics;
     get_resource_plan: WorkloadManagement, Generic => workload::get_resource_plan;
     get_runtime_stats: QueryServices, Generic => runtime_stats::get;
     get_scheduled_query: QueryServices, Generic => scheduled_queries::get;

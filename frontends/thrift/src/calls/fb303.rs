@@ -1,5 +1,5 @@
 //! fb303, the base service every Thrift server of Hive's family answers: name, version,
-//! status, counters and options.
+//! status, counters, options and (an empty) CPU profile.
 
 use std::collections::BTreeMap;
 
@@ -30,6 +30,11 @@ pub fn status_details(_session: &Session) -> thrift::Result<String> {
 /// `aliveSince`: when the server started, in seconds since the Unix epoch.
 pub fn alive_since(session: &Session) -> thrift::Result<i64> {
     Ok(session.started_at_seconds())
+}
+
+/// `getCpuProfile`: the empty string, as Hive's metastore answers it (it profiles nothing).
+pub fn cpu_profile(_session: &Session, _profile_duration_in_sec: i32) -> thrift::Result<String> {
+    Ok(String::new())
 }
 
 /// `getCounters`.

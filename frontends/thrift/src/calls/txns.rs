@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use hivestore_engine::events::{InsertData, WriteNotification};
 use hivestore_engine::locks::DataOperation;
 use hivestore_engine::txns::{
-    CommitExtras, OpenTxnRequest, OpenTxns, ReplWriteIdState, TxnKeyValue, TxnState, TxnType,
+    CommitExtras, OpenTxnRequest, OpenTxns, ReplRole, ReplWriteIdState, TxnKeyValue, TxnState,
+    TxnType,
 };
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
@@ -17,16 +18,31 @@ use hivestore_idl::hive_metastore as idl;
 use crate::errors::{throws, to_thrift, undeclared, Declared};
 use crate::service::Session;
 
-/// `open_txns`.
+/// `open_txns`; with `replPolicy`, for replication: `REPL_CREATED` transactions replay the
+/// source's `replSrcTxnIds` (see `Store::open_txns_for`).
 pub fn open(
     session: &Session,
     request: idl::OpenTxnRequest,
 ) -> thrift::Result<idl::OpenTxnsResponse> {
-    if request.repl_policy.is_some() || request.repl_src_txn_ids.is_some() {
-        return Err(undeclared(
-            "open_txns for replication (replPolicy, replSrcTxnIds) is not supported",
-        ));
-    }
+    let repl = match request.repl_policy {
+        Some(policy) => {
+            let sources = request
+                .repl_src_txn_ids
+                .unwrap_or_default()
+                .into_iter()
+                .map(|source| {
+                    u64::try_from(source)
+                        .ok()
+                        .filter(|source| *source > 0)
+                        .ok_or_else(|| {
+                            undeclared(format!("open_txns: invalid source transaction id {source}"))
+                        })
+                })
+                .collect::<thrift::Result<Vec<u64>>>()?;
+            Some((policy, sources))
+        }
+        None => None,
+    };
     let count = u32::try_from(request.num_txns).map_err(|_| {
         undeclared(format!(
             "open_txns asks for {} transactions",
@@ -42,20 +58,62 @@ pub fn open(
     };
     let opened = session
         .store()
-        .open_txns(request)
+        .open_txns_for(request, repl)
         .map_err(|error| to_thrift(error, throws::NONE))?;
     Ok(idl::OpenTxnsResponse {
         txn_ids: opened.into_iter().map(wire_id).collect(),
     })
 }
 
+/// The replication role of a commit or abort, as Hive tells it from `replPolicy` and the
+/// request's transaction type.
+fn repl_role(
+    call: &str,
+    policy: Option<String>,
+    txn_type: Option<idl::TxnType>,
+) -> thrift::Result<ReplRole> {
+    match (policy, txn_type) {
+        (Some(policy), Some(idl::TxnType::REPL_CREATED)) => Ok(ReplRole::Replayed { policy }),
+        (None, Some(idl::TxnType::REPL_CREATED)) => Err(to_thrift(
+            EngineError::Refused(format!(
+                "{call} of a REPL_CREATED transaction needs its replPolicy"
+            )),
+            throws::COMMIT_TXN,
+        )),
+        (Some(_), Some(idl::TxnType::DEFAULT)) => Ok(ReplRole::Source),
+        _ => Ok(ReplRole::None),
+    }
+}
+
 /// `commit_txn`. Its `writeEventInfos` are recorded as `add_write_notification_log` does,
-/// and its `keyValue` sets a `_meta` table parameter, in the batch of the commit;
-/// replication (`replPolicy`, `replLastIdInfo`) is refused, not ignored.
+/// and its `keyValue` sets a `_meta` table parameter, in the batch of the commit. With
+/// `replPolicy` and type `REPL_CREATED` it commits the transaction replaying source
+/// transaction `txnid`; `replLastIdInfo`, and `writeEventInfos` of a replayed commit, are
+/// refused, not ignored.
 pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
-    if request.repl_policy.is_some() || request.repl_last_id_info.is_some() {
-        return Err(undeclared(
-            "commit_txn for replication (replPolicy, replLastIdInfo) is not supported",
+    if request.repl_last_id_info.is_some() {
+        return Err(to_thrift(
+            EngineError::Refused(
+                "commit_txn with replLastIdInfo (repl.last.id of a replicated database, table or partitions) is not supported"
+                    .to_string(),
+            ),
+            throws::COMMIT_TXN,
+        ));
+    }
+    let role = repl_role("commit_txn", request.repl_policy, request.txn_type)?;
+    let replayed = matches!(role, ReplRole::Replayed { .. });
+    if replayed
+        && request
+            .write_event_infos
+            .as_ref()
+            .is_some_and(|infos| !infos.is_empty())
+    {
+        return Err(to_thrift(
+            EngineError::Refused(
+                "commit_txn of a REPL_CREATED transaction with writeEventInfos (files relocated into this warehouse, with checksums) is not supported"
+                    .to_string(),
+            ),
+            throws::COMMIT_TXN,
         ));
     }
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
@@ -72,7 +130,7 @@ pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Resu
     });
     session
         .store()
-        .commit_txn_with(txn_id, CommitExtras { writes, key_value })
+        .commit_txn_as(txn_id, CommitExtras { writes, key_value }, &role)
         .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
 }
 
@@ -115,12 +173,14 @@ pub fn latest_in_conflict(session: &Session, txn_id: i64) -> thrift::Result<i64>
     Ok(wire_id(latest))
 }
 
-/// `abort_txn`.
+/// `abort_txn`; with `replPolicy` and type `REPL_CREATED`, of the transaction replaying
+/// source transaction `txnid`.
 pub fn abort(session: &Session, request: idl::AbortTxnRequest) -> thrift::Result<()> {
+    let role = repl_role("abort_txn", request.repl_policy, request.txn_type)?;
     let txn_id = txn_id_from_wire(request.txnid, throws::ABORT_TXN)?;
     session
         .store()
-        .abort_txn(txn_id)
+        .abort_txn_as(txn_id, &role)
         .map_err(|error| to_thrift(error, throws::ABORT_TXN))
 }
 
@@ -235,19 +295,36 @@ pub fn heartbeat_range(
     })
 }
 
-/// `allocate_table_write_ids`, for transactions opened here (not replication's).
+/// `allocate_table_write_ids`; with `replPolicy`, the source's write ids of
+/// `srcTxnToWriteIdList` for the transactions replaying them (`txnIds` is then not read, as
+/// Hive reads only one of the two).
 pub fn allocate_write_ids(
     session: &Session,
     request: idl::AllocateTableWriteIdsRequest,
 ) -> thrift::Result<idl::AllocateTableWriteIdsResponse> {
-    if request.repl_policy.is_some() || request.src_txn_to_write_id_list.is_some() {
-        return Err(to_thrift(
-            EngineError::Refused(
-                "allocate_table_write_ids for replication (replPolicy, srcTxnToWriteIdList) is not supported"
-                    .to_string(),
-            ),
-            throws::ALLOCATE_WRITE_IDS,
-        ));
+    if let Some(policy) = request.repl_policy {
+        let sources = request
+            .src_txn_to_write_id_list
+            .unwrap_or_default()
+            .into_iter()
+            .map(
+                |pair| match (u64::try_from(pair.txn_id), u64::try_from(pair.write_id)) {
+                    (Ok(txn_id), Ok(write_id)) if txn_id > 0 => Ok((txn_id, write_id)),
+                    _ => Err(to_thrift(
+                        EngineError::Refused(format!(
+                        "allocate_table_write_ids: invalid source transaction {} or write id {}",
+                        pair.txn_id, pair.write_id
+                    )),
+                        throws::ALLOCATE_WRITE_IDS,
+                    )),
+                },
+            )
+            .collect::<thrift::Result<Vec<_>>>()?;
+        let allocated = session
+            .store()
+            .allocate_replayed_write_ids(&request.db_name, &request.table_name, &policy, &sources)
+            .map_err(|error| to_thrift(error, throws::ALLOCATE_WRITE_IDS))?;
+        return Ok(write_ids_response(allocated));
     }
     let txn_ids = request
         .txn_ids
@@ -259,7 +336,11 @@ pub fn allocate_write_ids(
         .store()
         .allocate_table_write_ids(&request.db_name, &request.table_name, &txn_ids)
         .map_err(|error| to_thrift(error, throws::ALLOCATE_WRITE_IDS))?;
-    Ok(idl::AllocateTableWriteIdsResponse {
+    Ok(write_ids_response(allocated))
+}
+
+fn write_ids_response(allocated: Vec<(u64, u64)>) -> idl::AllocateTableWriteIdsResponse {
+    idl::AllocateTableWriteIdsResponse {
         txn_to_write_ids: allocated
             .into_iter()
             .map(|(txn_id, write_id)| idl::TxnToWriteId {
@@ -267,7 +348,7 @@ pub fn allocate_write_ids(
                 write_id: wire_id(write_id),
             })
             .collect(),
-    })
+    }
 }
 
 /// `get_valid_write_ids`.
