@@ -4,11 +4,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::partition::PartitionRecord;
-use crate::partitions::partitioned::PartitionedTable;
-use crate::partitions::stored::{
-    assemble, normalize_values, read_view, resolve_table,
-};
 use crate::partitions::descriptors::KeptDescriptors;
+use crate::partitions::partitioned::PartitionedTable;
+use crate::partitions::stored::{assemble, normalize_values, read_view, resolve_table};
 use crate::storage::keys;
 use crate::storage::kv::{KeyRange, KvBackend};
 use crate::storage::values::ValueView;

@@ -270,7 +270,6 @@ pub(crate) fn descriptor_with(
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,7 +312,8 @@ mod tests {
             columns_unset: true,
         };
         // Written by the build before `columns_unset` existed.
-        let before = "01050000000000006964ffffffffffff626967696e74ffff0100000063ffffffffffffff6964ffff\
+        let before =
+            "01050000000000006964ffffffffffff626967696e74ffff0100000063ffffffffffffff6964ffff\
             ffffffff6964ffffffffffff01000000000000006bffffffffffffff000000000000000000000000\
             000000000000000000000000000000000000000076ffffffffffffff000000000000000000000000\
             00000000000000000000000000000000000000000100000078ffffff010000000000000000000000\
@@ -397,7 +397,11 @@ mod tests {
         for view in views.iter() {
             let view = view.unwrap();
             assert!(view.descriptor().unwrap().is_some());
-            seen.push((view.values()[0].clone(), view.columns_unset(), view.descriptor_id()));
+            seen.push((
+                view.values()[0].clone(),
+                view.columns_unset(),
+                view.descriptor_id(),
+            ));
         }
         let unset_of = |name: &str| seen.iter().find(|(value, ..)| value == name).unwrap().1;
         assert!(unset_of("unset") && !unset_of("empty") && !unset_of("some"));
@@ -405,7 +409,12 @@ mod tests {
         assert_eq!(ids.len(), 3, "three shared descriptors: {seen:?}");
         // An alter that gives the columns makes them set; one that leaves them unset, unset.
         store
-            .alter_partition("hive", "db", "t", partition("unset", false, vec![column("x")]))
+            .alter_partition(
+                "hive",
+                "db",
+                "t",
+                partition("unset", false, vec![column("x")]),
+            )
             .unwrap();
         let altered = read_back(&store, "unset");
         assert!(!altered.columns_unset && altered.cols.len() == 1);

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::partition_name::{escape_path_name, is_plain, push_escaped};
+use crate::partitions::descriptors::KeptDescriptors;
 use crate::partitions::filter::{CompiledFilter, PartitionFilter, ValueRange};
 use crate::partitions::kept_selection::{listed_indexes, listed_values, Scope};
 use crate::partitions::name_listing::{push_name_of_key, NameListing, PartitionNames};
@@ -23,7 +24,6 @@ use crate::partitions::partitioned::{values_of_name, PartitionedTable};
 use crate::partitions::stored::{
     assemble, check_value_count, java_list, normalize_values, resolve_table,
 };
-use crate::partitions::descriptors::KeptDescriptors;
 use crate::partitions::views::PartitionViews;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;

@@ -159,4 +159,3 @@ pub(crate) fn assemble(
     partition.sd = shared.map(|shared| descriptor_with(&shared, location, skip_columns));
     Ok(partition)
 }
-

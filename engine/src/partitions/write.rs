@@ -13,12 +13,12 @@ use crate::model::partition::{Partition, PartitionRecord};
 use crate::model::partition_name::PartitionNameWhitelist;
 use crate::model::table::{StorageDescriptor, Table, DDL_TIME_PARAMETER};
 use crate::partitions::batch::{added_from_event, AddedPartitions, ImagesBuilder, NewPartition};
+use crate::partitions::descriptors::{DescriptorInterner, KeptDescriptors};
 use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::{
     check_value_count, java_list, java_partition, normalize_values, normalize_values_in_place,
     resolve_table, to_record,
 };
-use crate::partitions::descriptors::{DescriptorInterner, KeptDescriptors};
 use crate::stats::StatsContext;
 use crate::storage::keys;
 use crate::storage::values::ValueView;

@@ -171,7 +171,9 @@ pub fn database_to_idl(database: engine::Database) -> idl::Database {
         managed_location_uri: database.managed_location_uri,
         // Hive 4 answers NATIVE for a database created without a type.
         type_: Some(database_type_to_idl(
-            database.database_type.unwrap_or(engine::DatabaseType::Native),
+            database
+                .database_type
+                .unwrap_or(engine::DatabaseType::Native),
         )),
         connector_name: database.connector_name,
         remote_dbname: database.remote_database_name,

@@ -611,7 +611,9 @@ mod tests {
             .list_partitions_selected("hive", "db", "t", selection, -1, false)
             .unwrap();
         assert_eq!(owned.len(), 6);
-        assert!(owned.iter().any(|partition| partition.sd.as_ref().unwrap().columns_unset));
+        assert!(owned
+            .iter()
+            .any(|partition| partition.sd.as_ref().unwrap().columns_unset));
         for protocol in [Protocol::Binary, Protocol::Compact] {
             let mut direct = Vec::new();
             let o = &mut Encoder::new(&mut direct, protocol);
