@@ -302,6 +302,15 @@ fn answer_response_with(
     }
 }
 
+/// A request's projection: `skipColumnSchemaForPartition`, `includeParamKeyPattern`,
+/// `excludeParamKeyPattern`.
+type Projection<'r> = (Option<bool>, &'r Option<String>, &'r Option<String>);
+
+/// Whether a request's projection keeps whole partitions (the kept encodings are whole).
+fn asks_whole_partitions((skip_columns, include, exclude): Projection<'_>) -> bool {
+    skip_columns != Some(true) && include.is_none() && exclude.is_none()
+}
+
 /// `get_partitions_req(PartitionsRequest)`; requests for a part of each partition (skipped
 /// columns, parameter patterns) are declined.
 pub(super) fn get_partitions_req(
@@ -315,10 +324,12 @@ pub(super) fn get_partitions_req(
         return Ok(Answer::Declined);
     };
     let request = args.req;
-    let whole = request.skip_column_schema_for_partition != Some(true)
-        && request.include_param_key_pattern.is_none()
-        && request.exclude_param_key_pattern.is_none();
-    if !whole {
+    let projection = (
+        request.skip_column_schema_for_partition,
+        &request.include_param_key_pattern,
+        &request.exclude_param_key_pattern,
+    );
+    if !asks_whole_partitions(projection) {
         return Ok(Answer::Declined);
     }
     let listing = Ok(all_req_listing(&request));
@@ -340,11 +351,14 @@ pub(super) fn get_partitions_by_names_req(
         return Ok(Answer::Declined);
     };
     let request = args.req;
+    let projection = (
+        request.skip_column_schema_for_partition,
+        &request.include_param_key_pattern,
+        &request.exclude_param_key_pattern,
+    );
     let whole = request.get_col_stats != Some(true)
         && request.get_file_metadata != Some(true)
-        && request.skip_column_schema_for_partition != Some(true)
-        && request.include_param_key_pattern.is_none()
-        && request.exclude_param_key_pattern.is_none();
+        && asks_whole_partitions(projection);
     if !whole {
         return Ok(Answer::Declined);
     }
@@ -369,10 +383,12 @@ pub(super) fn get_partitions_by_expr(
         return Ok(Answer::Declined);
     };
     let request = args.req;
-    let whole = request.skip_column_schema_for_partition != Some(true)
-        && request.include_param_key_pattern.is_none()
-        && request.exclude_param_key_pattern.is_none();
-    if !whole {
+    let projection = (
+        request.skip_column_schema_for_partition,
+        &request.include_param_key_pattern,
+        &request.exclude_param_key_pattern,
+    );
+    if !asks_whole_partitions(projection) {
         return Ok(Answer::Declined);
     }
     let call = ("get_partitions_by_expr", sequence);
