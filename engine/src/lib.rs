@@ -75,6 +75,7 @@ pub mod events;
 mod model;
 mod partitions;
 mod procedures;
+pub mod properties;
 mod registry;
 pub mod replication_metrics;
 pub mod runtime_stats;
@@ -176,6 +177,11 @@ pub use replication_metrics::{
     REPLICATION_METRICS_COUNT_MAX, REPLICATION_METRICS_MAX_AGE_SECS,
     REPLICATION_METRICS_PER_CALL_MAX, REPLICATION_METRICS_REPLY_BYTES_MAX,
     REPLICATION_POLICY_LEN_MAX, REPLICATION_PROGRESS_LEN_MAX,
+};
+pub use properties::{
+    PropertyQuery, PROPERTY_KEY_BYTES_MAX, PROPERTY_NAMESPACE_HMS, PROPERTY_PREFIX_BYTES_MAX,
+    PROPERTY_REPLY_MAPS_MAX, PROPERTY_SELECTION_MAX, PROPERTY_SET_ENTRIES_MAX,
+    PROPERTY_VALUE_BYTES_MAX,
 };
 pub use runtime_stats::{
     RuntimeStat, RUNTIME_STATS_COUNT_MAX, RUNTIME_STATS_MAX_AGE_SECS,
