@@ -280,7 +280,7 @@ impl Store {
         let predicate = match query.predicate.filter(|text| !text.trim().is_empty()) {
             Some(text) => Some(predicate::parse(text).map_err(|why| {
                 Error::Refused(crate::error::bounded_message(format!(
-                    "The predicate {text} is not supported: {why}"
+                    "The predicate is not supported: {why}; predicate: {text}"
                 )))
             })?),
             None => None,
@@ -306,7 +306,7 @@ impl Store {
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | ' ' | '-'));
             if !plain {
                 return Err(Error::Refused(crate::error::bounded_message(format!(
-                    "The selection {name} is not supported: only property names are"
+                    "The selection is not supported, only property names are: {name}"
                 ))));
             }
         }
