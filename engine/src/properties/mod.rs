@@ -221,7 +221,11 @@ impl Store {
         let mut changes: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
         for (key, value) in properties {
             if key.len() > PROPERTY_KEY_BYTES_MAX {
-                return Err(too_long("A property key", key.len(), PROPERTY_KEY_BYTES_MAX));
+                return Err(too_long(
+                    "A property key",
+                    key.len(),
+                    PROPERTY_KEY_BYTES_MAX,
+                ));
             }
             if value.len() > PROPERTY_VALUE_BYTES_MAX {
                 return Err(too_long(
@@ -237,10 +241,9 @@ impl Store {
                 return Err(Error::Refused(format!("property {name} is not declared")));
             };
             let canonical = kind.cast(value).map_err(|error| match error {
-                CastError::NotOfType => Error::Refused(format!(
-                    "property {name}, type {}, {value}",
-                    kind.name()
-                )),
+                CastError::NotOfType => {
+                    Error::Refused(format!("property {name}, type {}, {value}", kind.name()))
+                }
                 CastError::NoEnumConstant(text) => Error::Refused(text),
             })?;
             changes.entry(map_key).or_default().insert(name, canonical);
@@ -275,7 +278,11 @@ impl Store {
         check_namespace(namespace)?;
         let prefix = query.prefix.unwrap_or("");
         if prefix.len() > PROPERTY_PREFIX_BYTES_MAX {
-            return Err(too_long("The map prefix", prefix.len(), PROPERTY_PREFIX_BYTES_MAX));
+            return Err(too_long(
+                "The map prefix",
+                prefix.len(),
+                PROPERTY_PREFIX_BYTES_MAX,
+            ));
         }
         let predicate = match query.predicate.filter(|text| !text.trim().is_empty()) {
             Some(text) => Some(predicate::parse(text).map_err(|why| {
@@ -299,7 +306,11 @@ impl Store {
         }
         for name in &selection {
             if name.len() > PROPERTY_KEY_BYTES_MAX {
-                return Err(too_long("A selected name", name.len(), PROPERTY_KEY_BYTES_MAX));
+                return Err(too_long(
+                    "A selected name",
+                    name.len(),
+                    PROPERTY_KEY_BYTES_MAX,
+                ));
             }
             let plain = name
                 .chars()
@@ -413,7 +424,10 @@ mod tests {
                 &[
                     (&format!("{t}id"), &(1000 + i).to_string()),
                     (&format!("{t}fillFactor"), &(100 - i).to_string()),
-                    (&format!("{t}someb"), if i % 2 == 0 { "true" } else { "false" }),
+                    (
+                        &format!("{t}someb"),
+                        if i % 2 == 0 { "true" } else { "false" },
+                    ),
                 ],
             )
             .unwrap();
@@ -470,7 +484,9 @@ mod tests {
             .map(|i| (format!("db.t{i}.id"), "1".to_owned()))
             .collect();
         assert!(store.set_properties("hms", &many).is_err());
-        let selection: Vec<String> = (0..=PROPERTY_SELECTION_MAX).map(|i| i.to_string()).collect();
+        let selection: Vec<String> = (0..=PROPERTY_SELECTION_MAX)
+            .map(|i| i.to_string())
+            .collect();
         let query = PropertyQuery {
             selection: Some(&selection),
             ..PropertyQuery::default()

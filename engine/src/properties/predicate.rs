@@ -163,9 +163,11 @@ pub fn evaluate(expr: &Expr, lookup: &dyn Fn(&str) -> Value) -> Value {
         Expr::Or(left, right) => {
             Value::Bool(evaluate(left, lookup).truth() || evaluate(right, lookup).truth())
         }
-        Expr::Compare(op, left, right) => {
-            Value::Bool(compare(*op, &evaluate(left, lookup), &evaluate(right, lookup)))
-        }
+        Expr::Compare(op, left, right) => Value::Bool(compare(
+            *op,
+            &evaluate(left, lookup),
+            &evaluate(right, lookup),
+        )),
     }
 }
 
@@ -345,7 +347,9 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             (c, _) if c.is_alphabetic() || c == '_' || c == '$' => {
                 let mut index = at;
                 while index < chars.len()
-                    && (chars[index].is_alphanumeric() || chars[index] == '_' || chars[index] == '$')
+                    && (chars[index].is_alphanumeric()
+                        || chars[index] == '_'
+                        || chars[index] == '$')
                 {
                     index += 1;
                 }
@@ -479,10 +483,7 @@ impl Parser {
                         self.at += 1;
                     }
                     if self.peek() == Some(&Token::Open) {
-                        return Err(format!(
-                            "calling '{}' is not supported",
-                            path.join(".")
-                        ));
+                        return Err(format!("calling '{}' is not supported", path.join(".")));
                     }
                     Expr::Reference(path)
                 }
@@ -499,8 +500,8 @@ mod tests {
     use crate::properties::types::parse_json;
 
     fn run(predicate: &str) -> Value {
-        let policy = parse_json(r#"{"Table-name":"table01","Compaction":{"target-size":128}}"#)
-            .unwrap();
+        let policy =
+            parse_json(r#"{"Table-name":"table01","Compaction":{"target-size":128}}"#).unwrap();
         let lookup = move |name: &str| match name {
             "fillFactor" => Value::Double(95.0),
             "someb" => Value::Bool(true),
@@ -518,8 +519,14 @@ mod tests {
         assert_eq!(run("someb && fillFactor < 95"), Value::Bool(false));
         assert_eq!(run("someb && fillFactor <= 95"), Value::Bool(true));
         assert_eq!(run("!someb || name == 'TABLE_1'"), Value::Bool(true));
-        assert_eq!(run("not (name =$ '_2') and fillFactor ge 95.0"), Value::Bool(true));
-        assert_eq!(run("policy.Compaction.'target-size' == 128"), Value::Bool(true));
+        assert_eq!(
+            run("not (name =$ '_2') and fillFactor ge 95.0"),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            run("policy.Compaction.'target-size' == 128"),
+            Value::Bool(true)
+        );
         assert_eq!(run("missing == null"), Value::Bool(true));
         assert_eq!(run("missing > 1"), Value::Bool(false));
         assert_eq!(run("fillFactor"), Value::Double(95.0));

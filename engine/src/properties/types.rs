@@ -145,9 +145,7 @@ pub fn parse_java_double(text: &str) -> Option<f64> {
         "Infinity" => return Some(sign * f64::INFINITY),
         _ => {}
     }
-    let body = body
-        .strip_suffix(['d', 'D', 'f', 'F'])
-        .unwrap_or(body);
+    let body = body.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(body);
     let bytes = body.as_bytes();
     let mut index = 0;
     let int_digits = count_digits(&bytes[index..]);
@@ -192,7 +190,12 @@ pub fn java_double_text(value: f64) -> String {
         return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
     }
     if value == 0.0 {
-        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .to_owned();
     }
     let magnitude = value.abs();
     let sign = if value < 0.0 { "-" } else { "" };
@@ -476,9 +479,8 @@ impl JsonParser<'_> {
                     self.at += 1;
                 }
                 let number = &self.text[start..self.at];
-                let valid = !number.is_empty()
-                    && !number.starts_with('+')
-                    && number.parse::<f64>().is_ok();
+                let valid =
+                    !number.is_empty() && !number.starts_with('+') && number.parse::<f64>().is_ok();
                 valid.then(|| Json::Number(number.parse().unwrap_or(0.0)))
             }
         }
@@ -559,7 +561,11 @@ mod tests {
             );
         }
         for bad in ["", "abc", "1.2.3", "inf", "0x10", "1e", "."] {
-            assert_eq!(PropertyType::Double.cast(bad), Err(CastError::NotOfType), "{bad}");
+            assert_eq!(
+                PropertyType::Double.cast(bad),
+                Err(CastError::NotOfType),
+                "{bad}"
+            );
         }
     }
 
@@ -570,7 +576,10 @@ mod tests {
             PropertyType::Integer.cast("2147483648"),
             Err(CastError::NotOfType)
         );
-        assert_eq!(PropertyType::Long.cast("2147483648").as_deref(), Ok("2147483648"));
+        assert_eq!(
+            PropertyType::Long.cast("2147483648").as_deref(),
+            Ok("2147483648")
+        );
         assert_eq!(PropertyType::Boolean.cast("TRUE").as_deref(), Ok("true"));
         assert_eq!(PropertyType::Boolean.cast("yes"), Err(CastError::NotOfType));
         assert_eq!(
@@ -604,7 +613,11 @@ mod tests {
             Ok(r#"{"b":[1.0,2.5,true,null],"a":"x\u003cy"}"#)
         );
         for bad in ["", "{", "{\"a\":1,\"a\":2}", "[1,]", "tru"] {
-            assert_eq!(PropertyType::Json.cast(bad), Err(CastError::NotOfType), "{bad}");
+            assert_eq!(
+                PropertyType::Json.cast(bad),
+                Err(CastError::NotOfType),
+                "{bad}"
+            );
         }
         let deep = format!(
             "{}{}",

@@ -14,8 +14,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
     locks, materialized_views, notifications, partition_expressions, partition_listings,
-    partition_specs, partitions, procedures, properties, replication, runtime_stats, scheduled_queries,
-    schema_registry, session, stats, table_translation, tables, txns, types, workload,
+    partition_specs, partitions, procedures, properties, replication, runtime_stats,
+    scheduled_queries, schema_registry, session, stats, table_translation, tables, txns, types,
+    workload,
 };
 
 use Family::*;
