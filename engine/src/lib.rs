@@ -75,6 +75,7 @@ pub mod events;
 mod model;
 mod partitions;
 mod procedures;
+pub mod properties;
 mod registry;
 pub mod replication_metrics;
 pub mod runtime_stats;
@@ -166,6 +167,11 @@ pub use procedures::stored::NewStoredProcedure;
 pub use procedures::{
     Package, RoutineName, StoredProcedure, ROUTINES_PER_DATABASE_MAX, ROUTINE_NAME_LEN_MAX,
     ROUTINE_OWNER_LEN_MAX, ROUTINE_TEXT_BYTES_MAX,
+};
+pub use properties::{
+    PropertyQuery, PROPERTY_KEY_BYTES_MAX, PROPERTY_NAMESPACE_HMS, PROPERTY_PREFIX_BYTES_MAX,
+    PROPERTY_REPLY_MAPS_MAX, PROPERTY_SELECTION_MAX, PROPERTY_SET_ENTRIES_MAX,
+    PROPERTY_VALUE_BYTES_MAX,
 };
 pub use registry::schemas::{FoundSchemaVersion, SchemaName, SCHEMA_NAME_LEN_MAX};
 pub use registry::serdes::SERDE_NAME_LEN_MAX;

@@ -1176,6 +1176,35 @@ pub const KEYSPACE_REPL_TXN_MAP: u8 = 0x2D;
 const _: () = assert!(KEYSPACE_COMPACTION_METRIC < KEYSPACE_REPLICATION_METRICS);
 const _: () = assert!(KEYSPACE_REPLICATION_METRICS < KEYSPACE_REPL_TXN_MAP);
 
+// The property store: keyspace 0x2E.
+
+/// Hive's property store (`get_properties`, `set_properties`): `0x2E + map key` → property
+/// map value (kind 59). The map key is Hive's: the namespace, then the map name's fragments,
+/// joined by `.` (`hms`, `hms.db`, `hms.db.table`), as UTF-8 to the end of the key, so that a
+/// prefix of map keys is a prefix of stored keys.
+pub const KEYSPACE_PROPERTY_MAP: u8 = 0x2E;
+
+const _: () = assert!(KEYSPACE_REPL_TXN_MAP < KEYSPACE_PROPERTY_MAP);
+
+/// `0x2E + map key`; with a prefix of a map key, the prefix of the maps it selects.
+pub fn property_map_key(map_key: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(1 + map_key.len());
+    key.push(KEYSPACE_PROPERTY_MAP);
+    key.extend_from_slice(map_key.as_bytes());
+    key
+}
+
+/// The map key of a `0x2E` key.
+pub fn decode_property_map_key(key: &[u8]) -> Result<String> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_PROPERTY_MAP)?;
+        std::str::from_utf8(rest)
+            .map(str::to_owned)
+            .map_err(|_| KeyError::NotUtf8)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x2C + u64 BE(id ^ sign bit)`.
 pub fn replication_metrics_key(scheduled_execution_id: i64) -> Vec<u8> {
     id_key(

@@ -138,6 +138,8 @@ pub enum ValueKind {
     /// A shared partition descriptor whose columns the client left unset
     /// (`crate::partitions::descriptors`); kind 5 holds those with columns.
     PartitionDescriptorColumnsUnset = 58,
+    /// A property map of the property store (`crate::properties`).
+    PropertyMap = 59,
 }
 
 /// A type stored as an rkyv archive.

@@ -14,8 +14,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
     locks, materialized_views, notifications, partition_expressions, partition_listings,
-    partition_specs, partitions, procedures, replication, runtime_stats, scheduled_queries,
-    schema_registry, session, stats, table_translation, tables, txns, types, workload,
+    partition_specs, partitions, procedures, properties, replication, runtime_stats,
+    scheduled_queries, schema_registry, session, stats, table_translation, tables, txns, types,
+    workload,
 };
 
 use Family::*;
@@ -70,11 +71,13 @@ pub enum Family {
     QueryServices,
     /// Replication: its metrics and the change manager.
     Replication,
+    /// Hive 4's property store: typed properties of the cluster, databases and tables.
+    PropertyStore,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 22] = [
+    pub const ALL: [Family; 23] = [
         Fb303,
         Session,
         Functions,
@@ -97,6 +100,7 @@ impl Family {
         WorkloadManagement,
         QueryServices,
         Replication,
+        PropertyStore,
     ];
 
     /// The family's name in the documentation.
@@ -124,6 +128,7 @@ impl Family {
             WorkloadManagement => "workload management",
             QueryServices => "runtime statistics and scheduled queries",
             Replication => "replication",
+            PropertyStore => "property store",
         }
     }
 }
@@ -392,6 +397,7 @@ methods! {
     get_partitions_with_auth: Partitions, Generic => partition_listings::get_all_with_auth;
     get_partitions_with_specs: Partitions, Generic => partition_specs::with_specs;
     get_primary_keys: Constraints, Generic => constraints::get_primary_keys;
+    get_properties: PropertyStore, Generic => properties::get;
     get_replication_metrics: Replication, Generic => replication::get_metrics;
     get_resource_plan: WorkloadManagement, Generic => workload::get_resource_plan;
     get_runtime_stats: QueryServices, Generic => runtime_stats::get;
@@ -455,6 +461,7 @@ methods! {
     set_hadoop_jobid: Compactor, Generic => compactor::set_job_id;
     set_meta_conf: Session, Generic => session::set_meta_conf;
     set_option: Fb303, Generic => fb303::set_option;
+    set_properties: PropertyStore, Generic => properties::set;
     set_schema_version_state: SchemaRegistry, Generic => schema_registry::set_state;
     set_ugi: Session, Generic => session::set_ugi;
     show_compact: Compactions, Generic => compactions::show;

@@ -20,6 +20,7 @@ pub mod partition_listings;
 pub mod partition_specs;
 pub mod partitions;
 pub mod procedures;
+pub mod properties;
 pub mod replication;
 pub mod runtime_stats;
 pub mod scheduled_queries;
