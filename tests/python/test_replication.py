@@ -11,9 +11,15 @@ maps each source transaction to a new one and answers the same transactions when
 `allocate_table_write_ids` with `srcTxnToWriteIdList` gives them the source's write ids;
 `commit_txn`/`abort_txn` with the policy resolve the source id, end the mapped transaction and
 forget the mapping (a second call is a no-op, as Hive's retry handling); a `DEFAULT`
-transaction with a policy logs no events; what hivestore does not do (`replLastIdInfo`,
-replayed `writeEventInfos`) is refused and changes nothing. `cm_recycle` moves nothing with the
-change manager off (Hive's default). `getCpuProfile` answers the empty string.
+transaction with a policy logs no events. `commit_txn`'s `replLastIdInfo` sets `repl.last.id`
+on the database, table and partitions named, with the commit, and a database, table or
+partition that does not exist fails the commit with Hive's message, changing nothing; a
+replayed commit's `writeEventInfos` are recorded at this table's (or partition's) location, the
+source's file names under their subdirectories, as Hive's `commit_txn` rewrites them (a location
+on HDFS, whose checksums Hive reads, is refused). An abort of a replayed transaction that does
+not come from the load marks the database of its policy `repl.incompatible=true`.
+`cm_recycle` moves nothing with the change manager off (Hive's default). `getCpuProfile`
+answers the empty string.
 
 Method: names and ids are unique per test. Hive 2.3 lacks the metrics calls, `cm_recycle` and
 the replication fields of the transaction calls (it ignores them): those tests skip on the
@@ -30,12 +36,15 @@ from hive_metastore.ttypes import (
     CmRecycleRequest,
     CommitTxnRequest,
     Database,
+    FieldSchema,
+    GetAllWriteEventInfoRequest,
     GetOpenTxnsRequest,
     GetReplicationMetricsRequest,
     MetaException,
     NoSuchTxnException,
     NotificationEventRequest,
     OpenTxnRequest,
+    Partition,
     ReplicationMetricList,
     ReplicationMetrics,
     ReplLastIdInfo,
@@ -46,7 +55,14 @@ from hive_metastore.ttypes import (
 from thrift.Thrift import TApplicationException
 
 from conftest import hivestore_binary, start_hivestore, stop_hivestore
-from hms_helpers import call_or_skip_on_reference, connected, make_table, raises_hms, unique_name
+from hms_helpers import (
+    call_or_skip_on_reference,
+    connected,
+    make_table,
+    raises_hms,
+    storage_descriptor,
+    unique_name,
+)
 
 EXECUTION_BASE = int(time.time() * 1000) % 10**12
 
@@ -237,9 +253,12 @@ def test_replayed_transactions_map_their_source_ids(client, server):
     # Once ended, the source id opens a new transaction.
     fresh = open_replayed(client, policy, [9001])
     assert fresh[0] > other[0]
+    assert "repl.incompatible" not in client.get_database(db).parameters
     client.abort_txn(AbortTxnRequest(txnid=fresh[0]))
-    # A plain abort of the target forgets its mapping too.
+    # A plain abort of the target forgets its mapping too, and marks the policy's database:
+    # a replication load no longer holds what it replayed.
     assert open_replayed(client, policy, [9001])[0] > fresh[0]
+    assert client.get_database(db).parameters["repl.incompatible"] == "true"
 
 
 def test_source_side_transactions_log_no_events(client, server):
@@ -278,17 +297,19 @@ def test_replication_refusals_change_nothing(client, server):
         client.allocate_table_write_ids(AllocateTableWriteIdsRequest(
             dbName="default", tableName="t", replPolicy=policy, srcTxnToWriteIdList=[]))
     [target] = open_replayed(client, policy, [4242])
+    missing = unique_name("missing")
     with pytest.raises(TApplicationException) as raised:
         client.commit_txn(CommitTxnRequest(txnid=4242, replPolicy=policy,
                                            txn_type=TxnType.REPL_CREATED,
-                                           replLastIdInfo=ReplLastIdInfo(database="d",
+                                           replLastIdInfo=ReplLastIdInfo(database=missing,
                                                                          lastReplId=3)))
-    assert "replLastIdInfo" in raised.value.message
+    assert raised.value.message == f"DB with name {missing} does not exist in catalog hive"
     with pytest.raises(TApplicationException) as raised:
         client.commit_txn(CommitTxnRequest(
             txnid=4242, replPolicy=policy, txn_type=TxnType.REPL_CREATED,
-            writeEventInfos=[WriteEventInfo(writeId=1, database="d", table="t", files="f")]))
-    assert "writeEventInfos" in raised.value.message
+            writeEventInfos=[WriteEventInfo(writeId=1, database=missing, table="t",
+                                            files="f")]))
+    assert "table not found" in raised.value.message
     with pytest.raises(TApplicationException) as raised:
         client.commit_txn(CommitTxnRequest(txnid=target, txn_type=TxnType.REPL_CREATED))
     assert "needs its replPolicy" in raised.value.message
@@ -296,9 +317,116 @@ def test_replication_refusals_change_nothing(client, server):
     # An unknown source id of a known policy is a no-op; the target commits by its own id.
     client.commit_txn(CommitTxnRequest(txnid=4243, replPolicy=policy,
                                        txn_type=TxnType.REPL_CREATED))
+    # The database of the policy does not exist: an abort outside replay cannot mark it
+    # incompatible and fails, as Hive's.
+    with pytest.raises(TApplicationException) as raised:
+        client.abort_txn(AbortTxnRequest(txnid=target))
+    assert raised.value.message == (
+        f"DB with name {policy.split('.')[0]} does not exist in catalog hive")
+    assert target in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
     client.commit_txn(CommitTxnRequest(txnid=target))
     with raises_hms(NoSuchTxnException, "already committed"):
         client.abort_txn(AbortTxnRequest(txnid=target))
+
+
+def partitioned_source(client, db, location=None):
+    client.create_database(Database(name=db, description="", locationUri=None, parameters={}))
+    client.create_table(make_table(db, "w", partition_keys=[FieldSchema("ds", "string", None)],
+                                   location=location))
+    for value in ("1", "2"):
+        client.add_partition(Partition(values=[value], dbName=db, tableName="w",
+                                       sd=storage_descriptor(), parameters={}))
+
+
+def last_ids(client, db):
+    parameters = [client.get_database(db).parameters, client.get_table(db, "w").parameters]
+    parameters += [p.parameters for p in client.get_partitions(db, "w", -1)]
+    return [found.get("repl.last.id") for found in parameters]
+
+
+def test_repl_last_id_is_set_with_the_commit_or_not_at_all(client, server):
+    skip_on_reference(server)
+    db = unique_name("repl")
+    partitioned_source(client, db)
+    policy = f"{db}.*"
+    [target] = open_replayed(client, policy, [71])
+    start = client.get_current_notificationEventId().eventId
+
+    def commit(**info):
+        client.commit_txn(CommitTxnRequest(
+            txnid=71, replPolicy=policy, txn_type=TxnType.REPL_CREATED,
+            replLastIdInfo=ReplLastIdInfo(database=db.upper(), lastReplId=1234, **info)))
+
+    with pytest.raises(TApplicationException) as raised:
+        commit(table="gone")
+    assert raised.value.message == f"Table with name gone does not exist in db hive.{db}"
+    with pytest.raises(TApplicationException) as raised:
+        commit(table="w", partitionList=["ds=1", "ds=9"])
+    assert raised.value.message == (
+        f"1 Number of partition among [ds=1, ds=9] does not exist in table hive.{db}.w")
+    assert last_ids(client, db) == [None, None, None, None]
+    assert target in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
+    assert events_since(client, start) == []
+
+    commit(table="W", catalog="HIVE", partitionList=["ds=2"])
+    assert last_ids(client, db) == ["1234", "1234", None, "1234"]
+    # No event but the commit's, as Hive writes the parameters directly.
+    assert [e.eventType for e in events_since(client, start)] == ["COMMIT_TXN"]
+    assert target not in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
+    # A retry (the source no longer mapped) changes nothing.
+    client.commit_txn(CommitTxnRequest(
+        txnid=71, replPolicy=policy, txn_type=TxnType.REPL_CREATED,
+        replLastIdInfo=ReplLastIdInfo(database=db, lastReplId=99)))
+    assert last_ids(client, db) == ["1234", "1234", None, "1234"]
+    # A database alone, with any commit.
+    txn = client.open_txns(OpenTxnRequest(num_txns=1, user="repl", hostname="t")).txn_ids[0]
+    client.commit_txn(CommitTxnRequest(txnid=txn,
+                                       replLastIdInfo=ReplLastIdInfo(database=db, lastReplId=5)))
+    assert last_ids(client, db) == ["5", "1234", None, "1234"]
+
+
+def test_a_replayed_commits_writes_are_recorded_at_this_warehouse(client, server, tmp_path):
+    skip_on_reference(server)
+    db = unique_name("repl")
+    partitioned_source(client, db, location=f"file:{tmp_path}/w")
+    policy = f"{db}.*"
+    [target] = open_replayed(client, policy, [81])
+    client.allocate_table_write_ids(AllocateTableWriteIdsRequest(
+        dbName=db, tableName="w", replPolicy=policy,
+        srcTxnToWriteIdList=[TxnToWriteId(txnId=81, writeId=3)]))
+    partition_root = client.get_partition(db, "w", ["1"]).sd.location
+    source_file = "hdfs://source:8020/warehouse/w/ds=1/delta_3_3/bucket_00000"
+    start = client.get_current_notificationEventId().eventId
+    infos = [WriteEventInfo(writeId=3, database=db, table="w", partition="ds=1",
+                            files=f"{source_file}#c0ffee#hdfs://source/cmroot#delta_3_3 , "
+                                  "hdfs://source:8020/warehouse/w/ds=1/base_2/bucket_1")]
+    client.commit_txn(CommitTxnRequest(txnid=81, replPolicy=policy,
+                                       txn_type=TxnType.REPL_CREATED, writeEventInfos=infos))
+    recorded = client.get_all_write_event_info(GetAllWriteEventInfoRequest(txnId=target,
+                                                                           dbName=db))
+    assert [(i.writeId, i.table, i.partition, i.files) for i in recorded] == [
+        (3, "w", "ds=1",
+         f"{partition_root}/delta_3_3/bucket_00000,{partition_root}/bucket_1")]
+    events = events_since(client, start)
+    assert [e.eventType for e in events] == ["ACID_WRITE", "COMMIT_TXN"]
+    assert json.loads(events[0].message)["txnid"] == target
+
+    # A table on HDFS: Hive would read each file's checksum there; refused, nothing changes.
+    on_hdfs = unique_name("repl")
+    client.create_database(Database(name=on_hdfs, description="", locationUri=None,
+                                    parameters={}))
+    client.create_table(make_table(on_hdfs, "h", location="hdfs://nn:8020/warehouse/h"))
+    hdfs_policy = f"{on_hdfs}.*"
+    [held] = open_replayed(client, hdfs_policy, [82])
+    start = client.get_current_notificationEventId().eventId
+    with pytest.raises(TApplicationException) as raised:
+        client.commit_txn(CommitTxnRequest(
+            txnid=82, replPolicy=hdfs_policy, txn_type=TxnType.REPL_CREATED,
+            writeEventInfos=[WriteEventInfo(writeId=1, database=on_hdfs, table="h",
+                                            files=source_file)]))
+    assert "hdfs file system" in raised.value.message
+    assert events_since(client, start) == []
+    assert held in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
 
 
 def test_replayed_transactions_survive_a_restart(tmp_path, server):
@@ -308,6 +436,13 @@ def test_replayed_transactions_survive_a_restart(tmp_path, server):
     try:
         with connected(first) as client:
             targets = open_replayed(client, "p.*", [31, 32])
+            partitioned_source(client, "p")
+            [_, lost] = open_replayed(client, "p.*", [33, 34])
+            client.commit_txn(CommitTxnRequest(
+                txnid=33, replPolicy="p.*", txn_type=TxnType.REPL_CREATED,
+                replLastIdInfo=ReplLastIdInfo(database="p", lastReplId=7, table="w",
+                                              partitionList=["ds=1"])))
+            client.abort_txn(AbortTxnRequest(txnid=lost))
     finally:
         stop_hivestore(first)
     again = start_hivestore(hivestore_binary(), tmp_path)
@@ -317,5 +452,7 @@ def test_replayed_transactions_survive_a_restart(tmp_path, server):
             client.commit_txn(CommitTxnRequest(txnid=31, replPolicy="p.*",
                                                txn_type=TxnType.REPL_CREATED))
             assert targets[0] not in client.get_open_txns_req(GetOpenTxnsRequest()).open_txns
+            assert last_ids(client, "p") == ["7", "7", "7", None]
+            assert client.get_database("p").parameters["repl.incompatible"] == "true"
     finally:
         stop_hivestore(again)

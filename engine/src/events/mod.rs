@@ -30,7 +30,9 @@ pub use model::{
     PartitionImage, PartitionImages, StoredPartitionImage, StoredPartitions, StoredStatistics,
     TableImage, WriteEvent,
 };
-pub(crate) use writes::{build_write_event, read_write_events, write_event_record};
+pub(crate) use writes::{
+    build_write_event, read_write_events, relocate_replayed_write, write_event_record,
+};
 pub use writes::{
     InsertEvent, WriteNotification, INSERT_EVENT_COUNT_MAX, WRITE_NOTIFICATION_COUNT_MAX,
 };

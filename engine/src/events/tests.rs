@@ -264,7 +264,7 @@ fn open_one(store: &Store) -> u64 {
 fn commit_with(store: &Store, txn_id: u64, writes: Vec<WriteNotification>) -> Result<()> {
     let extras = crate::txns::CommitExtras {
         writes,
-        key_value: None,
+        ..crate::txns::CommitExtras::default()
     };
     store.commit_txn_with(txn_id, extras)
 }

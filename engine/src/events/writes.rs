@@ -115,6 +115,122 @@ pub(crate) fn build_write_event(
     Ok((key, recorded))
 }
 
+/// File systems whose files Hive checksums when it records a replayed write (Hadoop's
+/// `getFileChecksum`); the others answer none by default, and Hive records none.
+const CHECKSUMMED_SCHEMES: [&str; 4] = ["hdfs", "viewfs", "webhdfs", "swebhdfs"];
+
+/// `child` resolved against directory `parent`, as Hadoop's `new Path(parent, child)`: a
+/// relative child goes below the parent, an absolute one keeps the parent's scheme and
+/// authority only.
+fn hadoop_child(parent: &str, child: &str) -> String {
+    if !child.starts_with('/') {
+        return format!("{}/{child}", parent.trim_end_matches('/'));
+    }
+    let path_start = match parent.find("://") {
+        Some(scheme_end) => parent[scheme_end + 3..]
+            .find('/')
+            .map_or(parent.len(), |slash| scheme_end + 3 + slash),
+        None => match parent.find(':') {
+            Some(colon) if !parent[..colon].contains('/') => colon + 1,
+            _ => 0,
+        },
+    };
+    format!("{}{child}", &parent[..path_start])
+}
+
+/// The scheme of `location` (`hdfs` of `hdfs://nn/x`), lowercased; `None` for a bare path.
+fn scheme_of(location: &str) -> Option<String> {
+    let (scheme, _) = location.split_once(':')?;
+    let valid = !scheme.is_empty()
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then(|| scheme.to_ascii_lowercase())
+}
+
+/// A write of a replayed transaction (`commit_txn` of a `REPL_CREATED` transaction) with its
+/// files as Hive's `commit_txn` records them: the files name the source's warehouse, each
+/// encoded `uri#checksum#cmroot#subdir` as Hive's change manager writes them, and are
+/// recorded at this table's (or partition's) location: `<location>/<subdir>/<file name>`,
+/// the write replacing the data, with the subdirectories. Hive also records each file's
+/// checksum as its file system computes it; hivestore reads no file system, so a location on
+/// one that checksums its files (HDFS) is refused; the others give none, as in Hive. The
+/// table and partition must exist.
+pub(crate) fn relocate_replayed_write(
+    reader: &dyn KvBackend,
+    write: WriteNotification,
+) -> Result<WriteNotification> {
+    let table = resolve_table(reader, &write.catalog, &write.database, &write.table)?;
+    let root = match write.partition_values.as_ref().filter(|v| !v.is_empty()) {
+        Some(values) => {
+            let values = normalize_values(values);
+            let key = keys::partition_key(table.id, &values);
+            let Some(record) = read_view::<PartitionRecord>(reader, &key)? else {
+                return Err(Error::NoSuchObject(format!(
+                    "Partition {} of table {}.{} not found",
+                    table.partition_name(&values),
+                    table.table.db_name,
+                    table.table.table_name
+                )));
+            };
+            record.to_owned()?.location
+        }
+        None => table.table.location().map(str::to_string),
+    };
+    let described = || {
+        format!(
+            "commit_txn of a REPL_CREATED transaction: the write to {}.{}",
+            table.table.db_name, table.table.table_name
+        )
+    };
+    let Some(root) = root.filter(|root| !root.is_empty()) else {
+        return Err(Error::Refused(format!(
+            "{} has no location to record its files at",
+            described()
+        )));
+    };
+    if let Some(scheme) = scheme_of(&root).filter(|s| CHECKSUMMED_SCHEMES.contains(&s.as_str())) {
+        return Err(Error::Refused(format!(
+            "{} is at {root}, on a {scheme} file system: Hive records the checksum the file system computes for each replayed file, which hivestore does not read; replayed writes are supported at locations of other file systems only",
+            described()
+        )));
+    }
+    let mut files = InsertData {
+        replace: true,
+        ..InsertData::default()
+    };
+    for encoded in &write.files.files_added {
+        let mut parts = encoded.trim().split('#');
+        let uri = parts.next().unwrap_or_default();
+        let subdir = parts.nth(2).filter(|subdir| !subdir.is_empty());
+        let name = uri
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        if name.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "{}: {encoded:?} names no file",
+                described()
+            )));
+        }
+        let directory = match subdir {
+            Some(subdir) => hadoop_child(&root, subdir),
+            None => root.clone(),
+        };
+        let relocated = Some(hadoop_child(&directory, name));
+        crate::model::value_limits::check_location("replayed file", &relocated)?;
+        files.files_added.extend(relocated);
+        files
+            .sub_directories
+            .push(subdir.unwrap_or_default().to_string());
+    }
+    if files.sub_directories.iter().all(String::is_empty) {
+        files.sub_directories.clear();
+    }
+    Ok(WriteNotification { files, ..write })
+}
+
 /// The `ACID_WRITE` event of a recorded write.
 pub(crate) fn write_event_record(recorded: &WriteEvent) -> EventRecord {
     EventRecord::of_table(
@@ -206,4 +322,25 @@ pub(crate) fn read_write_events(
         found.push(ValueView::<WriteEvent>::new(key, stored)?.to_owned()?);
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hadoop_child, scheme_of};
+
+    #[test]
+    fn replayed_files_resolve_below_a_location_as_hadoops_paths_do() {
+        assert_eq!(hadoop_child("file:/w/t/", "delta_1"), "file:/w/t/delta_1");
+        assert_eq!(hadoop_child("/w/t", "b0"), "/w/t/b0");
+        assert_eq!(
+            hadoop_child("s3a://bucket/w/t", "/abs/d"),
+            "s3a://bucket/abs/d"
+        );
+        assert_eq!(hadoop_child("s3a://bucket", "/abs"), "s3a://bucket/abs");
+        assert_eq!(hadoop_child("file:/w/t", "/abs"), "file:/abs");
+        assert_eq!(hadoop_child("/w/t", "/abs"), "/abs");
+        assert_eq!(scheme_of("HDFS://nn:8020/w").as_deref(), Some("hdfs"));
+        assert_eq!(scheme_of("/w/t:x"), None);
+        assert_eq!(scheme_of("file:/w"), Some("file".to_string()));
+    }
 }

@@ -33,6 +33,8 @@ pub struct CommitExtras {
     pub writes: Vec<WriteNotification>,
     /// A table parameter to set with the commit (`keyValue`).
     pub key_value: Option<TxnKeyValue>,
+    /// Where a replication load records the last event it applied (`replLastIdInfo`).
+    pub repl_last_id: Option<super::ReplLastId>,
 }
 
 impl Store {
@@ -116,12 +118,12 @@ mod tests {
 
     fn key_value(table_id: i64, key: &str) -> CommitExtras {
         CommitExtras {
-            writes: Vec::new(),
             key_value: Some(TxnKeyValue {
                 table_id,
                 key: key.into(),
                 value: "2".into(),
             }),
+            ..CommitExtras::default()
         }
     }
 

@@ -331,8 +331,9 @@ impl Store {
     /// Hive's `mark_cleaned`: the queued request `report.id` moves to the history as
     /// succeeded (an abort cleanup is dropped), with the abort cleanups queued for its table
     /// or partition; then what aborted transactions left on it up to the report's highest
-    /// write id is forgotten, so that they are purged. An id that is not queued changes only
-    /// the latter, as in Hive.
+    /// write id is forgotten, so that they are purged, and, for a compaction of the whole
+    /// table, its update/delete marks up to that write id (Hive's `COMPLETED_TXN_COMPONENTS`
+    /// rows). An id that is not queued changes only the latter, as in Hive.
     pub fn mark_cleaned(&self, report: &CompactionReport) -> Result<()> {
         let (database, table, partition) = report.full_name()?;
         let abort_cleanup = report.compaction_type == CompactionType::AbortTxnCleanup;
@@ -372,6 +373,11 @@ impl Store {
                 }
             }
             let highest = u64::try_from(report.highest_write_id).unwrap_or(0);
+            if !abort_cleanup && partition.is_none() {
+                super::materializations::forget_cleaned_marks(
+                    self, &database, &table, highest, changes,
+                )?;
+            }
             if highest != 0 {
                 let target = (database.as_str(), table.as_str(), partition.as_deref());
                 self.forget_aborted_writes(acid, target, highest, changes)?;

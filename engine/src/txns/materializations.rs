@@ -430,6 +430,37 @@ pub(crate) fn mark_update_delete(
     Ok(())
 }
 
+/// In the batch of the cleaner's `mark_cleaned` of a compaction of the whole table
+/// `database.table`: its update/delete marks up to write id `highest` go (all of them for
+/// 0, a request without one), as Hive deletes the table's `COMPLETED_TXN_COMPONENTS` rows
+/// there; the record of forgotten marks goes too when they were all at or below `highest`.
+/// Views whose snapshot predates the compaction are told so by the compaction history.
+pub(crate) fn forget_cleaned_marks(
+    store: &Store,
+    database: &str,
+    table: &str,
+    highest: u64,
+    changes: &mut AcidChanges,
+) -> Result<()> {
+    let range = KeyRange::prefix(&keys::update_delete_prefix(database, table));
+    for entry in crate::storage::kv::scan(store.reader(), range, SCAN_PAGE_ENTRY_COUNT) {
+        let (key, _) = entry?;
+        let write_id = keys::decode_update_delete_key(&key)?;
+        if highest != 0 && write_id > highest {
+            break;
+        }
+        changes.deletes.push(key.to_vec());
+    }
+    let forgotten_key = keys::forgotten_update_delete_key(database, table);
+    if let Some(stored) = store.reader().get(&forgotten_key)? {
+        let forgotten = keys::decode_id_value(&forgotten_key, &stored)?;
+        if highest == 0 || forgotten <= highest {
+            changes.deletes.push(forgotten_key);
+        }
+    }
+    Ok(())
+}
+
 /// In the batch committing rebuild transaction `txn_id`: its rebuild locks go, as Hive's
 /// commit deletes them.
 pub(crate) fn release_rebuild_locks(
@@ -581,6 +612,59 @@ mod tests {
         let key = keys::forgotten_update_delete_key("db", "t");
         let forgotten = store.reader().get(&key).unwrap().unwrap();
         assert_eq!(keys::decode_id_value(&key, &forgotten).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_cleaned_compaction_forgets_the_marks_up_to_its_write_id() {
+        let store = store_over(&Arc::new(MemoryBackend::new()));
+        let apply = |changes: &AcidChanges| {
+            store
+                .write(|txn| {
+                    for (key, value) in &changes.puts {
+                        txn.put_raw(key.clone(), value.clone());
+                    }
+                    for key in &changes.deletes {
+                        txn.delete(key.clone());
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        };
+        let marks = |table: &str| -> Vec<u64> {
+            store
+                .scan(KeyRange::prefix(&keys::update_delete_prefix("db", table)))
+                .map(|entry| keys::decode_update_delete_key(&entry.unwrap().0).unwrap())
+                .collect()
+        };
+        for table in ["t", "u"] {
+            for write_id in [1, 2, 3, 300] {
+                let mut changes = AcidChanges::default();
+                let written = [TableWriteId {
+                    database: "db".into(),
+                    table: table.into(),
+                    write_id,
+                }];
+                mark_update_delete(&store, 7, &written, &mut changes).unwrap();
+                apply(&changes);
+            }
+        }
+        let forgotten = keys::forgotten_update_delete_key("db", "t");
+        store
+            .write(|txn| {
+                txn.put_raw(forgotten.clone(), 2u64.to_be_bytes().to_vec());
+                Ok(())
+            })
+            .unwrap();
+        let mut changes = AcidChanges::default();
+        forget_cleaned_marks(&store, "db", "t", 3, &mut changes).unwrap();
+        apply(&changes);
+        assert_eq!(marks("t"), [300]);
+        assert_eq!(marks("u"), [1, 2, 3, 300]);
+        assert!(store.reader().get(&forgotten).unwrap().is_none());
+        let mut changes = AcidChanges::default();
+        forget_cleaned_marks(&store, "db", "u", 0, &mut changes).unwrap();
+        apply(&changes);
+        assert!(marks("u").is_empty());
     }
 
     #[test]

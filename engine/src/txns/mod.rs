@@ -30,6 +30,7 @@ mod materializations;
 mod min_history;
 mod model;
 mod purge;
+mod repl_ids;
 mod repl_txns;
 mod replication;
 mod snapshot;
@@ -65,6 +66,10 @@ pub use model::{
     OPEN_TXN_BATCH_MAX, OPEN_TXN_COUNT_MAX, TXN_ID_LIST_LEN_MAX,
 };
 pub use purge::OPEN_TXN_WINDOW_MS;
+pub use repl_ids::{
+    ReplLastId, REPL_INCOMPATIBLE_PARAMETER, REPL_LAST_ID_PARAMETER,
+    REPL_LAST_ID_PARTITION_COUNT_MAX,
+};
 pub use repl_txns::{ReplRole, REPL_POLICY_LEN_MAX, REPL_TXN_TIMEOUT_MS};
 pub use replication::ReplWriteIdState;
 use snapshot::TxnSnapshot;
@@ -338,7 +343,11 @@ impl Store {
     /// commits nothing, as Hive does with a retry), is not checked for write conflicts and
     /// forgets the mapping; a commit of replication on its source logs no `COMMIT_TXN`.
     pub fn commit_txn_as(&self, txn_id: u64, extras: CommitExtras, role: &ReplRole) -> Result<()> {
-        let CommitExtras { writes, key_value } = extras;
+        let CommitExtras {
+            writes,
+            key_value,
+            repl_last_id,
+        } = extras;
         let source_txn_id = txn_id;
         if writes.len() > crate::events::WRITE_NOTIFICATION_COUNT_MAX {
             return Err(Error::InvalidInput(format!(
@@ -348,6 +357,13 @@ impl Store {
             )));
         }
         self.with_acid(now_ms(), |acid, changes| {
+            // As Hive, `replLastIdInfo` is checked first: a database, table or partition it
+            // names that does not exist fails even a retried commit.
+            let repl_last_id_puts = repl_last_id
+                .as_ref()
+                .map(|info| self.repl_last_id_puts(info))
+                .transpose()?
+                .unwrap_or_default();
             let txn_id = match role {
                 ReplRole::Replayed { policy } => {
                     let key = (policy.clone(), source_txn_id);
@@ -366,17 +382,24 @@ impl Store {
                     txn_id_text(other.txn_id)
                 )));
             }
-            let writes: Vec<WriteNotification> = writes
-                .iter()
-                .cloned()
-                .map(|write| WriteNotification { txn_id, ..write })
-                .collect();
             if acid.txns.status(txn_id) == TxnStatus::Committed {
                 return Ok(());
             }
             require_open(&acid.txns, txn_id)?;
-            let commit_id = acid.txns.next_txn_id.saturating_sub(1);
             let replayed = matches!(role, ReplRole::Replayed { .. });
+            let writes = writes
+                .iter()
+                .cloned()
+                .map(|write| {
+                    let write = WriteNotification { txn_id, ..write };
+                    if replayed {
+                        crate::events::relocate_replayed_write(self.reader(), write)
+                    } else {
+                        Ok(write)
+                    }
+                })
+                .collect::<Result<Vec<WriteNotification>>>()?;
+            let commit_id = acid.txns.next_txn_id.saturating_sub(1);
             let conflict = if replayed {
                 None
             } else {
@@ -402,7 +425,12 @@ impl Store {
                     materializations::release_rebuild_locks(self, txn_id, changes)?;
                 }
             }
-            changes.puts.extend(table_put);
+            let catalog_puts = repl_ids::with_key_value(
+                repl_last_id_puts,
+                table_put,
+                key_value.as_ref(),
+            )?;
+            changes.puts.extend(catalog_puts);
             let Some(committed) = acid.txns.txns.remove(&txn_id) else {
                 return Ok(());
             };
@@ -510,7 +538,8 @@ impl Store {
     /// [`Store::abort_txn`] in a replication role: a replayed abort names the source
     /// transaction, resolved through the policy's map (a source id not mapped aborts nothing,
     /// as Hive does), and forgets the mapping; an abort of replication on its source logs no
-    /// `ABORT_TXN`.
+    /// `ABORT_TXN`. Any other abort of a transaction that replays a source transaction marks
+    /// the database of its policy `repl.incompatible=true`, as Hive does.
     pub fn abort_txn_as(&self, txn_id: u64, role: &ReplRole) -> Result<()> {
         self.with_acid(now_ms(), |acid, changes| {
             let txn_id = match role {
@@ -525,7 +554,13 @@ impl Store {
                 _ => txn_id,
             };
             match acid.txns.status(txn_id) {
-                TxnStatus::Open => abort_logged(acid, txn_id, changes, *role != ReplRole::Source),
+                TxnStatus::Open => {
+                    if !matches!(role, ReplRole::Replayed { .. }) {
+                        let marks = self.repl_incompatible_puts(&acid.txns, &[txn_id])?;
+                        changes.puts.extend(marks);
+                    }
+                    abort_logged(acid, txn_id, changes, *role != ReplRole::Source);
+                }
                 TxnStatus::Aborted => repl_txns::forget_target(&mut acid.txns, txn_id, changes),
                 _ => require_open(&acid.txns, txn_id)?,
             }
@@ -534,10 +569,18 @@ impl Store {
     }
 
     /// Hive's `abort_txns`: aborts those of `txn_ids` that are open; the others are skipped,
-    /// as Hive does (it only logs them).
+    /// as Hive does (it only logs them). The database of each replayed transaction's policy
+    /// is marked `repl.incompatible=true`, as by [`Store::abort_txn_as`].
     pub fn abort_txns(&self, txn_ids: &[u64]) -> Result<()> {
         check_id_list_len(txn_ids.len(), "abort_txns")?;
         self.with_acid(now_ms(), |acid, changes| {
+            let open: Vec<u64> = txn_ids
+                .iter()
+                .copied()
+                .filter(|txn_id| acid.txns.status(*txn_id) == TxnStatus::Open)
+                .collect();
+            let marks = self.repl_incompatible_puts(&acid.txns, &open)?;
+            changes.puts.extend(marks);
             for txn_id in txn_ids {
                 if acid.txns.status(*txn_id) == TxnStatus::Open {
                     abort_in_memory(acid, *txn_id, changes);

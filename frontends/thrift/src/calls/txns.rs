@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use hivestore_engine::events::{InsertData, WriteNotification};
 use hivestore_engine::locks::DataOperation;
 use hivestore_engine::txns::{
-    CommitExtras, OpenTxnRequest, OpenTxns, ReplRole, ReplWriteIdState, TxnKeyValue, TxnState,
-    TxnType,
+    CommitExtras, OpenTxnRequest, OpenTxns, ReplLastId, ReplRole, ReplWriteIdState, TxnKeyValue,
+    TxnState, TxnType,
 };
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
@@ -88,34 +88,11 @@ fn repl_role(
 /// `commit_txn`. Its `writeEventInfos` are recorded as `add_write_notification_log` does,
 /// and its `keyValue` sets a `_meta` table parameter, in the batch of the commit. With
 /// `replPolicy` and type `REPL_CREATED` it commits the transaction replaying source
-/// transaction `txnid`; `replLastIdInfo`, and `writeEventInfos` of a replayed commit, are
-/// refused, not ignored.
+/// transaction `txnid`, its `writeEventInfos` naming the source's files (recorded at this
+/// table's location, see `relocate_replayed_write`). `replLastIdInfo` sets `repl.last.id`
+/// on its database, table and partitions in the same batch.
 pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
-    if request.repl_last_id_info.is_some() {
-        return Err(to_thrift(
-            EngineError::Refused(
-                "commit_txn with replLastIdInfo (repl.last.id of a replicated database, table or partitions) is not supported"
-                    .to_string(),
-            ),
-            throws::COMMIT_TXN,
-        ));
-    }
     let role = repl_role("commit_txn", request.repl_policy, request.txn_type)?;
-    let replayed = matches!(role, ReplRole::Replayed { .. });
-    if replayed
-        && request
-            .write_event_infos
-            .as_ref()
-            .is_some_and(|infos| !infos.is_empty())
-    {
-        return Err(to_thrift(
-            EngineError::Refused(
-                "commit_txn of a REPL_CREATED transaction with writeEventInfos (files relocated into this warehouse, with checksums) is not supported"
-                    .to_string(),
-            ),
-            throws::COMMIT_TXN,
-        ));
-    }
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
     let writes = request
         .write_event_infos
@@ -128,9 +105,21 @@ pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Resu
         key: key_value.key,
         value: key_value.value,
     });
+    let repl_last_id = request.repl_last_id_info.map(|info| ReplLastId {
+        catalog: info.catalog,
+        database: info.database,
+        last_repl_id: info.last_repl_id,
+        table: info.table,
+        partitions: info.partition_list,
+    });
+    let extras = CommitExtras {
+        writes,
+        key_value,
+        repl_last_id,
+    };
     session
         .store()
-        .commit_txn_as(txn_id, CommitExtras { writes, key_value }, &role)
+        .commit_txn_as(txn_id, extras, &role)
         .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
 }
 
