@@ -597,6 +597,52 @@ mod tests {
     }
 
     #[test]
+    fn tls_needs_a_certificate_and_its_key_and_reads_both_from_the_file() {
+        let none = ServeArgs::default().resolve().unwrap();
+        assert_eq!(none.tls, None);
+        assert_eq!(none.limits.handshake_timeout, Duration::from_secs(10));
+        let cert_only = ServeArgs {
+            tls_cert: Some("server.pem".into()),
+            ..ServeArgs::default()
+        };
+        assert!(cert_only.resolve().unwrap_err().contains("tls_key"));
+        let plain_without_tls = ServeArgs {
+            tls_allow_plain: true,
+            ..ServeArgs::default()
+        };
+        assert!(plain_without_tls
+            .resolve()
+            .unwrap_err()
+            .contains("need TLS"));
+        let dir = std::env::temp_dir().join(format!("hivestore-config-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tls.toml");
+        std::fs::write(
+            &path,
+            "tls_cert = \"a.pem\"\ntls_key = \"a.key\"\ntls_allow_plain = true\nhandshake_timeout_secs = 3\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path),
+            tls_key: Some("b.key".into()),
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(
+            from_file.tls,
+            Some(TlsSettings {
+                cert: "a.pem".into(),
+                key: "b.key".into(),
+                client_ca: None,
+                allow_plain: true,
+            })
+        );
+        assert_eq!(from_file.limits.handshake_timeout, Duration::from_secs(3));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_prewarm_is_given_in_mebibytes_up_to_half_the_kept_statistics() {
         let config = ServeArgs::default().resolve().unwrap();
         assert_eq!(config.prewarm_bytes, hivestore_engine::PREWARM_BYTES_MAX);
