@@ -38,6 +38,8 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         format: Format::Csv,
         csv_out: None,
         compare: None,
+        tls_ca: None,
+        compare_tls_ca: None,
         call_timeout: 60,
         pause_ms: 0,
     }

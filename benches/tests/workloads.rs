@@ -54,6 +54,8 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         format: Format::Table,
         csv_out: None,
         compare: None,
+        tls_ca: None,
+        compare_tls_ca: None,
         call_timeout: 60,
         pause_ms: 0,
     }

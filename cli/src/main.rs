@@ -9,7 +9,8 @@ use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
-use signal_hook::consts::{SIGINT, SIGTERM};
+use hivestore_thrift::tls::Tls;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 /// hivestore: a fast Hive Metastore.
@@ -102,20 +103,55 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         config.event_clean_interval,
     );
     hivestore_thrift::prewarm::spawn(state.clone(), config.prewarm_bytes);
-    let server = Server::bind(&config.listen, config.limits, state)
+    let tls = match &config.tls {
+        Some(settings) => Some(Arc::new(Tls::load(settings.clone())?)),
+        None => None,
+    };
+    if let Some(tls) = &tls {
+        tracing::info!(
+            cert = %tls.settings().cert.display(),
+            client_certificates = tls.settings().client_ca.is_some(),
+            plain_allowed = tls.settings().allow_plain,
+            "serving TLS"
+        );
+    }
+    let server = Server::bind_with_tls(&config.listen, config.limits, state, tls.clone())
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();
-    let mut signals = Signals::new([SIGTERM, SIGINT])
+    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
     std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
+        for signal in signals.forever() {
+            if signal == SIGHUP {
+                reload(tls.as_deref());
+                continue;
+            }
             tracing::info!(signal, "stop requested");
             stop.stop();
+            return;
         }
     });
     server
         .run()
         .map_err(|error| format!("server failed: {error}"))
+}
+
+/// SIGHUP: reads the TLS certificate and key again; on an error the ones in use are kept.
+fn reload(tls: Option<&Tls>) {
+    let Some(tls) = tls else {
+        tracing::info!("SIGHUP: nothing to reload, TLS is not configured");
+        return;
+    };
+    match tls.reload() {
+        Ok(()) => tracing::info!(
+            cert = %tls.settings().cert.display(),
+            "SIGHUP: TLS certificate and key reloaded; new connections use them"
+        ),
+        Err(reason) => tracing::error!(
+            %reason,
+            "SIGHUP: TLS certificate and key not reloaded; the ones in use are kept"
+        ),
+    }
 }
 
 fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {

@@ -77,18 +77,21 @@ class Server:
         assert_serves(self)
 
 
-def open_client(server: Server, transport: str = "buffered", protocol: str = "binary"):
-    """Connect pyiceberg's generated ThriftHiveMetastore client; returns (client, transport)."""
+def open_client(server: Server, transport: str = "buffered", protocol: str = "binary", sock=None):
+    """Connect pyiceberg's generated ThriftHiveMetastore client; returns (client, transport).
+    `sock`: a thrift socket to use (a TSSLSocket, say) instead of a plain one to the server."""
     from hive_metastore import ThriftHiveMetastore
 
-    trans, proto = make_stack(server.host, server.port, transport, protocol)
+    trans, proto = make_stack(server.host, server.port, transport, protocol, sock)
     trans.open()
     return ThriftHiveMetastore.Client(proto), trans
 
 
-def make_stack(host: str, port: int, transport: str, protocol: str):
-    """Build (transport, protocol) objects of the thrift library, not yet opened."""
-    sock = TSocket.TSocket(host, port)
+def make_stack(host: str, port: int, transport: str, protocol: str, sock=None):
+    """Build (transport, protocol) objects of the thrift library, not yet opened; over `sock`
+    when given, else a plain TSocket to host:port."""
+    if sock is None:
+        sock = TSocket.TSocket(host, port)
     sock.setTimeout(int(SOCKET_TIMEOUT_S * 1000))
     if transport == "buffered":
         trans = TTransport.TBufferedTransport(sock)

@@ -131,6 +131,12 @@ pub struct BenchArgs {
     /// A second metastore to run the same suite against, reported side by side.
     #[arg(long)]
     pub compare: Option<String>,
+    /// Speak TLS to --uri, trusting the CA certificates of this PEM file.
+    #[arg(long)]
+    pub tls_ca: Option<PathBuf>,
+    /// Speak TLS to --compare, trusting the CA certificates of this PEM file.
+    #[arg(long)]
+    pub compare_tls_ca: Option<PathBuf>,
     /// Seconds one measured call may take before its connection is given up and the
     /// measurement reported failed (setup and teardown calls may take 30 minutes).
     #[arg(long, default_value_t = 60)]
@@ -223,13 +229,22 @@ impl Plan {
             1,
             CALL_TIMEOUT_SECONDS_MAX,
         )?);
-        let endpoint = |uri: &str| {
-            Endpoint::parse(uri, args.framed, args.compact)
-                .map(|endpoint| endpoint.with_call_timeout(call_timeout))
+        let endpoint = |uri: &str, tls_ca: &Option<PathBuf>| {
+            Endpoint::parse(uri, args.framed, args.compact).map(|endpoint| {
+                let endpoint = endpoint.with_call_timeout(call_timeout);
+                match tls_ca {
+                    Some(ca) => endpoint.with_tls(ca.clone()),
+                    None => endpoint,
+                }
+            })
         };
-        let mut endpoints = vec![endpoint(&args.uri)?];
-        if let Some(other) = &args.compare {
-            endpoints.push(endpoint(other)?);
+        let mut endpoints = vec![endpoint(&args.uri, &args.tls_ca)?];
+        match &args.compare {
+            Some(other) => endpoints.push(endpoint(other, &args.compare_tls_ca)?),
+            None if args.compare_tls_ca.is_some() => {
+                return Err(Error::Argument("--compare-tls-ca needs --compare".into()))
+            }
+            None => {}
         }
         if args.database.trim().is_empty() {
             return Err(Error::Argument("--database must name a database".into()));

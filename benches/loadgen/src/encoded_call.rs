@@ -6,7 +6,6 @@
 //! reply's reading is ours, for the one call that uses this (`add_partitions`).
 
 use std::io::{BufReader, Write};
-use std::net::TcpStream;
 
 use hivestore_idl::hive_metastore::{
     AlreadyExistsException, InvalidObjectException, MetaException, Partition,
@@ -18,7 +17,9 @@ use thrift::protocol::{
 };
 use thrift::{ApplicationError, ApplicationErrorKind};
 
-use crate::endpoint::{input_protocol, CountingRead, Endpoint, ReplyBytes, SOCKET_BUFFER_BYTES};
+use crate::endpoint::{
+    input_protocol, CountingRead, Endpoint, ReplyBytes, Socket, SOCKET_BUFFER_BYTES,
+};
 use crate::error::Error;
 
 /// The sequence id every encoded request carries; one call is in flight at a time.
@@ -26,7 +27,7 @@ const SEQUENCE_ID: i32 = 1;
 
 /// A connection of its own for requests encoded beforehand.
 pub struct EncodedCallConnection {
-    write: TcpStream,
+    write: Socket,
     input: Box<dyn TInputProtocol + Send>,
     framed: bool,
     compact: bool,

@@ -1,13 +1,17 @@
 //! Where a metastore listens and how to talk to it: `thrift://host:port`, binary or compact
 //! protocol, buffered or framed transport.
 
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncClient;
+use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName};
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
     TInputProtocol, TOutputProtocol,
@@ -49,6 +53,8 @@ pub struct Endpoint {
     pub compact: bool,
     /// How long a measured call may take ([`CALL_TIMEOUT`] unless set).
     pub call_timeout: Duration,
+    /// TLS, trusting the CA certificates of this PEM file; `None`: plain TCP.
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl Endpoint {
@@ -79,7 +85,18 @@ impl Endpoint {
             framed,
             compact,
             call_timeout: CALL_TIMEOUT,
+            tls_ca: None,
         })
+    }
+
+    /// The same endpoint over TLS, trusting the CA certificates in `ca` (PEM); reported as
+    /// the URI with ` (TLS)` after it.
+    pub fn with_tls(self, ca: PathBuf) -> Endpoint {
+        Endpoint {
+            uri: format!("{} (TLS)", self.uri),
+            tls_ca: Some(ca),
+            ..self
+        }
     }
 
     /// The same endpoint, its measured calls allowed `call_timeout`.
@@ -134,11 +151,11 @@ impl Endpoint {
     }
 
     /// A new connection for measured calls: its write and read handles.
-    pub(crate) fn open_stream(&self) -> Result<(TcpStream, TcpStream), Error> {
+    pub(crate) fn open_stream(&self) -> Result<(Socket, Socket), Error> {
         self.open_stream_with(self.call_timeout)
     }
 
-    fn open_stream_with(&self, call_timeout: Duration) -> Result<(TcpStream, TcpStream), Error> {
+    fn open_stream_with(&self, call_timeout: Duration) -> Result<(Socket, Socket), Error> {
         let connect_error = |source| Error::Connect {
             endpoint: self.uri.clone(),
             source,
@@ -153,8 +170,107 @@ impl Endpoint {
         stream
             .set_write_timeout(Some(call_timeout))
             .map_err(connect_error)?;
-        let read = stream.try_clone().map_err(connect_error)?;
-        Ok((stream, read))
+        let Some(ca) = &self.tls_ca else {
+            let read = stream.try_clone().map_err(connect_error)?;
+            return Ok((Socket::Plain(stream), Socket::Plain(read)));
+        };
+        let host = self
+            .authority
+            .rsplit_once(':')
+            .map_or(self.authority.as_str(), |(host, _)| host)
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let name = ServerName::try_from(host.to_string()).map_err(|error| {
+            connect_error(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{host} is not a TLS server name: {error}"),
+            ))
+        })?;
+        let connection = ClientConnection::new(client_config(ca)?, name)
+            .map_err(|error| connect_error(std::io::Error::other(format!("TLS: {error}"))))?;
+        let mut tls = StreamOwned::new(connection, stream);
+        while tls.conn.is_handshaking() {
+            tls.conn
+                .complete_io(&mut tls.sock)
+                .map_err(|error| Error::Connect {
+                    endpoint: self.uri.clone(),
+                    source: std::io::Error::new(
+                        error.kind(),
+                        format!("TLS handshake failed: {error}"),
+                    ),
+                })?;
+        }
+        let shared = Arc::new(Mutex::new(tls));
+        Ok((Socket::Tls(Arc::clone(&shared)), Socket::Tls(shared)))
+    }
+}
+
+/// The TLS client configuration trusting the CA certificates of `ca` (PEM).
+fn client_config(ca: &Path) -> Result<Arc<ClientConfig>, Error> {
+    let why = |error: String| Error::Argument(format!("--tls-ca {}: {error}", ca.display()));
+    let mut roots = RootCertStore::empty();
+    let certificates = CertificateDer::pem_file_iter(ca)
+        .map_err(|error| why(error.to_string()))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| why(error.to_string()))?;
+    if certificates.is_empty() {
+        return Err(why("no PEM certificate in it".into()));
+    }
+    for certificate in certificates {
+        roots
+            .add(certificate)
+            .map_err(|error| why(error.to_string()))?;
+    }
+    // ring, as the server: aws-lc-rs needs cmake to build.
+    #[allow(deprecated)]
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| why(error.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+/// One handle of a connection: plain TCP (each handle a socket of its own), or TLS (both
+/// handles of one TLS stream; a connection's calls come one at a time, so its lock is never
+/// waited for).
+pub enum Socket {
+    /// Plain TCP.
+    Plain(TcpStream),
+    /// TLS over TCP.
+    Tls(Arc<Mutex<StreamOwned<ClientConnection, TcpStream>>>),
+}
+
+fn tls_lock(
+    tls: &Mutex<StreamOwned<ClientConnection, TcpStream>>,
+) -> std::sync::MutexGuard<'_, StreamOwned<ClientConnection, TcpStream>> {
+    tls.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Read for Socket {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Socket::Plain(stream) => stream.read(buffer),
+            Socket::Tls(tls) => tls_lock(tls).read(buffer),
+        }
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Socket::Plain(stream) => stream.write(bytes),
+            Socket::Tls(tls) => tls_lock(tls).write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Socket::Plain(stream) => stream.flush(),
+            Socket::Tls(tls) => tls_lock(tls).flush(),
+        }
     }
 }
 
@@ -259,14 +375,14 @@ type Protocols = (
 /// Socket buffers of the buffered transport: a whole reply of a few kilobytes in one read.
 pub const SOCKET_BUFFER_BYTES: usize = 64 * 1024;
 
-type SocketRead = CountingRead<TcpStream>;
+type SocketRead = CountingRead<Socket>;
 
 /// The client's protocols over `read` and `write` (two handles of one connection). Buffered
 /// transport is std's `BufReader`/`BufWriter`: the same bytes as Thrift's buffered transport,
 /// with small reads served inline from the buffer, so that the load generator spends less
 /// of the machine than the server it measures. Framed transport reads through the same
 /// buffer, and either counts its socket reads under it.
-fn protocols(read: SocketRead, write: TcpStream, framed: bool, compact: bool) -> Protocols {
+fn protocols(read: SocketRead, write: Socket, framed: bool, compact: bool) -> Protocols {
     let buffered = BufReader::with_capacity(SOCKET_BUFFER_BYTES, read);
     let input = input_protocol(buffered, framed, compact);
     let output: Box<dyn TOutputProtocol + Send> = match (compact, framed) {

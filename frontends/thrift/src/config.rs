@@ -26,6 +26,11 @@
 //! max_stats_sketch_bytes = 1048576
 //! max_comment_bytes = 4000
 //! max_type_name_bytes = 1048576
+//! handshake_timeout_secs = 10
+//! tls_cert = "/etc/hivestore/server.pem"
+//! tls_key = "/etc/hivestore/server.key"
+//! tls_client_ca = "/etc/hivestore/clients-ca.pem"
+//! tls_allow_plain = false
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -36,7 +41,10 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
-use crate::limits::{Limits, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT};
+use crate::limits::{
+    Limits, HANDSHAKE_TIMEOUT_SECS_DEFAULT, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT,
+};
+use crate::tls::TlsSettings;
 
 /// The address served when nothing says otherwise (Hive's port).
 pub const LISTEN_DEFAULT: &str = "127.0.0.1:9083";
@@ -135,6 +143,24 @@ pub struct ServeArgs {
     /// [default: 1048576].
     #[arg(long, env = "HIVESTORE_MAX_STATS_SKETCH_BYTES")]
     pub max_stats_sketch_bytes: Option<usize>,
+    /// Time a connection's TLS handshake may take, from its first byte, in seconds
+    /// [default: 10].
+    #[arg(long, env = "HIVESTORE_HANDSHAKE_TIMEOUT_SECS")]
+    pub handshake_timeout_secs: Option<u64>,
+    /// Serve TLS (Hive's `metastore.use.SSL`) with this certificate chain, PEM, the server's
+    /// certificate first; with --tls-key. Reloaded on SIGHUP.
+    #[arg(long, env = "HIVESTORE_TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM. Reloaded on SIGHUP.
+    #[arg(long, env = "HIVESTORE_TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+    /// Ask TLS clients for a certificate that chains to one of these CA certificates, PEM
+    /// (mutual TLS).
+    #[arg(long, env = "HIVESTORE_TLS_CLIENT_CA")]
+    pub tls_client_ca: Option<PathBuf>,
+    /// With TLS, serve plain connections too (Hive serves TLS only).
+    #[arg(long, env = "HIVESTORE_TLS_ALLOW_PLAIN")]
+    pub tls_allow_plain: bool,
 }
 
 /// The config file's settings; all optional.
@@ -164,6 +190,11 @@ struct FileSettings {
     max_type_name_bytes: Option<usize>,
     max_params_bytes: Option<usize>,
     max_stats_sketch_bytes: Option<usize>,
+    handshake_timeout_secs: Option<u64>,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
+    tls_client_ca: Option<PathBuf>,
+    tls_allow_plain: Option<bool>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -193,6 +224,8 @@ pub struct ServeConfig {
     pub disk_reserve_bytes: u64,
     /// How long stored parameter values, comments and type names may be.
     pub value_limits: ValueLimits,
+    /// TLS, when served.
+    pub tls: Option<TlsSettings>,
 }
 
 impl ServeArgs {
@@ -233,6 +266,11 @@ impl ServeArgs {
                 self.message_timeout_secs,
                 file.message_timeout_secs,
                 MESSAGE_TIMEOUT_SECS_DEFAULT,
+            )),
+            handshake_timeout: Duration::from_secs(pick(
+                self.handshake_timeout_secs,
+                file.handshake_timeout_secs,
+                HANDSHAKE_TIMEOUT_SECS_DEFAULT,
             )),
             inflight_bytes_max: pick(
                 self.max_inflight_bytes,
@@ -293,6 +331,12 @@ impl ServeArgs {
                 limits.string_bytes_max,
             )?,
         };
+        let tls = tls_settings(
+            self.tls_cert.clone().or(file.tls_cert),
+            self.tls_key.clone().or(file.tls_key),
+            self.tls_client_ca.clone().or(file.tls_client_ca),
+            self.tls_allow_plain || file.tls_allow_plain.unwrap_or(false),
+        )?;
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
             data_dir: pick(
@@ -344,7 +388,32 @@ impl ServeArgs {
                 DISK_RESERVE_MB_DEFAULT,
             ))?,
             value_limits,
+            tls,
         })
+    }
+}
+
+/// TLS is served with a certificate and its key, both or neither; the client CA and plain
+/// connections only mean something with them.
+fn tls_settings(
+    cert: Option<PathBuf>,
+    key: Option<PathBuf>,
+    client_ca: Option<PathBuf>,
+    allow_plain: bool,
+) -> Result<Option<TlsSettings>, String> {
+    match (cert, key) {
+        (Some(cert), Some(key)) => Ok(Some(TlsSettings {
+            cert,
+            key,
+            client_ca,
+            allow_plain,
+        })),
+        (None, None) if client_ca.is_some() || allow_plain => Err(
+            "tls_client_ca and tls_allow_plain need TLS: give tls_cert and tls_key too".to_string(),
+        ),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err("tls_cert needs tls_key, the certificate's private key".to_string()),
+        (None, Some(_)) => Err("tls_key needs tls_cert, the key's certificate".to_string()),
     }
 }
 
@@ -525,6 +594,52 @@ mod tests {
             .unwrap_err()
             .contains("disk_reserve_mb"));
         assert!(args(u64::MAX).resolve().unwrap_err().contains("cache_mb"));
+    }
+
+    #[test]
+    fn tls_needs_a_certificate_and_its_key_and_reads_both_from_the_file() {
+        let none = ServeArgs::default().resolve().unwrap();
+        assert_eq!(none.tls, None);
+        assert_eq!(none.limits.handshake_timeout, Duration::from_secs(10));
+        let cert_only = ServeArgs {
+            tls_cert: Some("server.pem".into()),
+            ..ServeArgs::default()
+        };
+        assert!(cert_only.resolve().unwrap_err().contains("tls_key"));
+        let plain_without_tls = ServeArgs {
+            tls_allow_plain: true,
+            ..ServeArgs::default()
+        };
+        assert!(plain_without_tls
+            .resolve()
+            .unwrap_err()
+            .contains("need TLS"));
+        let dir = std::env::temp_dir().join(format!("hivestore-config-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tls.toml");
+        std::fs::write(
+            &path,
+            "tls_cert = \"a.pem\"\ntls_key = \"a.key\"\ntls_allow_plain = true\nhandshake_timeout_secs = 3\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path),
+            tls_key: Some("b.key".into()),
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(
+            from_file.tls,
+            Some(TlsSettings {
+                cert: "a.pem".into(),
+                key: "b.key".into(),
+                client_ca: None,
+                allow_plain: true,
+            })
+        );
+        assert_eq!(from_file.limits.handshake_timeout, Duration::from_secs(3));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::activity::{Activity, TimedStream};
-use crate::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
+use crate::detect::{detect, Detection, Handshake, Protocol, Transport, WireFormat, DETECT_BYTES};
 use crate::dispatch::{Arrived, Dispatcher, Outcome};
 use crate::limits::Limits;
 use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN};
@@ -26,11 +26,24 @@ use crate::service::{ServerState, Session};
 /// client leaves (`Ok`) or breaks the protocol (`Err` with the reason). Public so that tests and
 /// the fuzzer can drive a connection from memory.
 pub fn serve_stream<R: Read, W: Write>(
+    reader: R,
+    writer: W,
+    peer: SocketAddr,
+    state: Arc<ServerState>,
+    limits: Limits,
+) -> Result<(), String> {
+    serve_detected(reader, writer, peer, state, limits, &Activity::default())
+}
+
+/// [`serve_stream`], with the connection's `activity` kept up to date (its deadlines are those
+/// of the reader, a [`TimedStream`] in the server).
+pub(crate) fn serve_detected<R: Read, W: Write>(
     mut reader: R,
     mut writer: W,
     peer: SocketAddr,
     state: Arc<ServerState>,
     limits: Limits,
+    activity: &Activity,
 ) -> Result<(), String> {
     let (format, prefix) = match detect_format(&mut reader) {
         Ok(Some(detected)) => detected,
@@ -44,7 +57,6 @@ pub fn serve_stream<R: Read, W: Write>(
         Arc::clone(&state),
         limits,
     );
-    let activity = Activity::default();
     let mut reply = Vec::new();
     loop {
         let served = serve_one(
@@ -54,7 +66,7 @@ pub fn serve_stream<R: Read, W: Write>(
             format,
             &limits,
             &mut reply,
-            &activity,
+            activity,
         );
         if let Err(error) = served {
             return ending(error, &state).map_or(Ok(()), Err);
@@ -181,6 +193,11 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
         match detect(&prefix[..filled]) {
             Detection::Format(format) => return Ok(Some((format, prefix[..filled].to_vec()))),
             Detection::NeedMore => {}
+            Detection::Handshake(handshake) => {
+                return Err(format!(
+                    "a {handshake:?} handshake where a Thrift message was expected"
+                ))
+            }
             Detection::Refused(reason) => return Err(reason),
         }
     }
@@ -232,6 +249,8 @@ pub(crate) enum Readable {
     Ready,
     /// A big request is arriving: give it a reader thread.
     Big,
+    /// The connection opens with a handshake: the listener takes it over, or refuses it.
+    Handshake(Handshake),
     /// Close it: the client left (`None`) or broke the protocol.
     Close(Option<String>),
 }
@@ -306,7 +325,13 @@ impl Connection {
 
     /// On the poller, with the socket non-blocking: reads what arrived (up to the first read
     /// of a request, into `scratch`, then the buffer) and tells what the connection needs.
-    pub fn read_arrived(&mut self, scratch: &mut [u8], limits: &Limits) -> Readable {
+    /// `plain_refused`: why a plain Thrift stream is not served, if it is not.
+    pub fn read_arrived(
+        &mut self,
+        scratch: &mut [u8],
+        limits: &Limits,
+        plain_refused: Option<&str>,
+    ) -> Readable {
         loop {
             let room = READ_BYTES_MIN
                 .saturating_sub(self.messages.buffered().len())
@@ -335,6 +360,10 @@ impl Connection {
             None => {
                 let buffered = self.messages.buffered();
                 match detect(&buffered[..buffered.len().min(DETECT_BYTES)]) {
+                    Detection::Format(_) if plain_refused.is_some() => {
+                        return Readable::Close(plain_refused.map(str::to_string))
+                    }
+                    Detection::Handshake(handshake) => return Readable::Handshake(handshake),
                     Detection::Format(format) => {
                         tracing::debug!(peer = %self.peer, ?format, "wire format detected");
                         self.format = Some(format);
@@ -378,6 +407,18 @@ impl Connection {
             self.walked_at = 0;
         }
         readable
+    }
+
+    /// What a TLS connection is served with: the socket, and the bytes read so far replayed.
+    pub fn tls_parts(&self, stopping: &Arc<AtomicBool>) -> crate::tls::TlsConnection {
+        crate::tls::TlsConnection {
+            stream: Arc::clone(&self.stream),
+            activity: Arc::clone(&self.activity),
+            peer: self.peer,
+            replay: self.messages.buffered().to_vec(),
+            state: Arc::clone(&self.state),
+            stopping: Arc::clone(stopping),
+        }
     }
 
     /// On a worker (or a big request's thread, `big`), with the socket blocking: answers every

@@ -14,8 +14,12 @@
 //!
 //! A non-strict unframed message starts with the method name's length, which is short, so its
 //! fifth byte is the name's first letter; a framed message's fifth byte is a protocol marker or
-//! the high byte of a short name length, never a letter. Anything else (HTTP, SASL, TLS,
-//! garbage) is refused with a reason.
+//! the high byte of a short name length, never a letter.
+//!
+//! A connection may also open with a handshake that wraps the Thrift stream: a TLS ClientHello
+//! (`16 03 ..`, a handshake record) is reported as [`Detection::Handshake`], for the listener to
+//! take over or refuse; the Thrift stream inside is detected again once the handshake is done.
+//! Anything else (HTTP, SASL, garbage) is refused with a reason.
 
 use crate::limits::METHOD_NAME_BYTES_MAX;
 
@@ -62,9 +66,23 @@ pub enum Detection {
     Format(WireFormat),
     /// More bytes are needed to tell (at most [`DETECT_BYTES`]).
     NeedMore,
+    /// The connection opens with a handshake that wraps the Thrift stream.
+    Handshake(Handshake),
     /// Not a Thrift stream this server speaks; the reason names what it looks like.
     Refused(String),
 }
+
+/// A handshake a connection may open with, before its Thrift messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// A TLS record of the handshake type, a ClientHello.
+    Tls,
+}
+
+/// The content type of a TLS handshake record, a connection's first byte under TLS.
+pub const TLS_HANDSHAKE_RECORD: u8 = 0x16;
+/// The major version byte of every TLS record (SSL 3.0 to TLS 1.3 all say 3).
+pub const TLS_VERSION_MAJOR: u8 = 0x03;
 
 /// Classifies the first bytes of a connection. `prefix` holds what has arrived so far.
 pub fn detect(prefix: &[u8]) -> Detection {
@@ -82,6 +100,9 @@ pub fn detect(prefix: &[u8]) -> Detection {
     }
     let length = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
     let fifth = prefix[4];
+    if is_tls_record(prefix) {
+        return Detection::Handshake(Handshake::Tls);
+    }
     if let Some(reason) = foreign_protocol(prefix) {
         return Detection::Refused(reason);
     }
@@ -122,10 +143,14 @@ fn foreign_protocol(prefix: &[u8]) -> Option<String> {
     if HTTP_METHODS.iter().any(|method| prefix.starts_with(method)) {
         return Some("HTTP transport is not supported; use the Thrift binary transport".into());
     }
-    if prefix[0] == 0x16 && prefix[1] == 0x03 {
-        return Some("TLS is not supported yet".into());
-    }
     None
+}
+
+/// A TLS handshake record: its type, then version 3.x with a minor version SSL 3.0 to TLS 1.3
+/// use. As a frame length, `16 03 0x ..` would be a message over 369 MB: no Thrift client
+/// sends one.
+fn is_tls_record(prefix: &[u8]) -> bool {
+    prefix[0] == TLS_HANDSHAKE_RECORD && prefix[1] == TLS_VERSION_MAJOR && prefix[2] <= 0x04
 }
 
 /// A SASL negotiation starts with the START status (1) and the mechanism name's length.

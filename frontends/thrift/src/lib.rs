@@ -50,3 +50,4 @@ mod reply_buffers;
 pub mod server;
 pub mod service;
 pub mod tjson;
+pub mod tls;

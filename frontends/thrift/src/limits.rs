@@ -21,6 +21,9 @@ pub const IDLE_TIMEOUT_SECS_DEFAULT: u64 = 600;
 /// Default time a message may take to arrive once its first byte did: Hive's largest message
 /// (100 MiB) at 1 MiB/s, with room to spare.
 pub const MESSAGE_TIMEOUT_SECS_DEFAULT: u64 = 120;
+/// Default time a connection's opening handshake (TLS) may take, from its first byte to its
+/// end: a client on a slow link needs a few round trips; a stalled one is closed.
+pub const HANDSHAKE_TIMEOUT_SECS_DEFAULT: u64 = 10;
 /// Default bound on the bytes of unfinished messages held across all connections: ten of the
 /// largest messages.
 pub const INFLIGHT_BYTES_MAX_DEFAULT: usize = 1024 * 1024 * 1024;
@@ -49,6 +52,8 @@ pub struct Limits {
     pub idle_timeout: Duration,
     /// Longest a message may take to arrive, from its first byte to its last.
     pub message_timeout: Duration,
+    /// Longest an opening handshake (TLS) may take, from the connection's first byte.
+    pub handshake_timeout: Duration,
     /// Most bytes of unfinished messages held at once across all connections, beyond the
     /// read buffer each connection starts with; a message that would pass it is refused.
     pub inflight_bytes_max: usize,
@@ -65,6 +70,7 @@ impl Default for Limits {
             connections_max: CONNECTIONS_MAX_DEFAULT,
             idle_timeout: Duration::from_secs(IDLE_TIMEOUT_SECS_DEFAULT),
             message_timeout: Duration::from_secs(MESSAGE_TIMEOUT_SECS_DEFAULT),
+            handshake_timeout: Duration::from_secs(HANDSHAKE_TIMEOUT_SECS_DEFAULT),
             inflight_bytes_max: INFLIGHT_BYTES_MAX_DEFAULT,
             worker_threads: WORKER_THREADS_DEFAULT,
         }
@@ -96,8 +102,11 @@ impl Limits {
         if self.worker_threads == 0 {
             return Err("worker threads must be at least 1".to_string());
         }
-        if self.idle_timeout.is_zero() || self.message_timeout.is_zero() {
-            return Err("idle and message timeouts must be positive".to_string());
+        if self.idle_timeout.is_zero()
+            || self.message_timeout.is_zero()
+            || self.handshake_timeout.is_zero()
+        {
+            return Err("idle, message and handshake timeouts must be positive".to_string());
         }
         if self.inflight_bytes_max < self.message_bytes_max {
             return Err(format!(

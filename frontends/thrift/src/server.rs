@@ -8,6 +8,8 @@
 //! the workers and, for a big request, a thread of its own. The poller also closes connections
 //! whose deadline passed ([`crate::activity`]) and, at the cap, the parked connection that has
 //! waited longest for its next request, so that idle or slow sockets never keep clients out.
+//! A TLS connection has a thread of its own for its whole life ([`crate::tls`]), counted
+//! against the same cap and evicted the same way.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -24,9 +26,11 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use crate::activity::{eviction_choice, Activity};
 pub use crate::connection::serve_stream;
 use crate::connection::{Connection, Readable, Turn};
+use crate::detect::Handshake;
 use crate::limits::Limits;
 use crate::message::READ_BYTES_MIN;
 use crate::service::{Listening, ServerState};
+use crate::tls::{Tls, PLAIN_REFUSED, TLS_NOT_CONFIGURED};
 
 /// Stack of a worker or big-request thread; decoding is bounded in depth, so this is ample.
 const WORKER_STACK_BYTES: usize = 2 * 1024 * 1024;
@@ -46,6 +50,8 @@ pub struct Server {
     limits: Limits,
     state: Arc<ServerState>,
     shared: Arc<Shared>,
+    /// TLS, when the server serves it.
+    tls: Option<Arc<Tls>>,
 }
 
 /// What the poller, the workers and the stop handle share.
@@ -109,6 +115,16 @@ impl StopHandle {
 impl Server {
     /// Binds `listen` (port 0 picks a free port).
     pub fn bind(listen: &str, limits: Limits, state: Arc<ServerState>) -> io::Result<Server> {
+        Server::bind_with_tls(listen, limits, state, None)
+    }
+
+    /// Binds `listen`, serving TLS with `tls` (see [`crate::tls`]) when given.
+    pub fn bind_with_tls(
+        listen: &str,
+        limits: Limits,
+        state: Arc<ServerState>,
+        tls: Option<Arc<Tls>>,
+    ) -> io::Result<Server> {
         limits
             .validate()
             .map_err(|reason| io::Error::new(io::ErrorKind::InvalidInput, reason))?;
@@ -118,6 +134,7 @@ impl Server {
         state.set_listening(Listening {
             port: local_addr.port(),
             limits,
+            tls: tls.is_some(),
         });
         Ok(Server {
             listener,
@@ -133,6 +150,7 @@ impl Server {
                 big: Mutex::new(HashMap::new()),
                 lost: AtomicUsize::new(0),
             }),
+            tls,
         })
     }
 
@@ -257,6 +275,42 @@ fn spawn_big(mut connection: Connection, shared: Arc<Shared>, limits: Limits) {
         });
     if let Err(error) = started {
         tracing::error!(connection = id, %error, "could not start a thread for a big request");
+        lock(&shared.big).remove(&id);
+        shared.lost.fetch_add(1, Ordering::AcqRel);
+        shared.wake();
+    }
+}
+
+/// Gives a TLS connection a thread of its own for its whole life: the handshake, then every
+/// request. Counted, evicted and stopped as a big request's connection is.
+fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Limits) {
+    let id = connection.id;
+    lock(&shared.big).insert(
+        id,
+        BigRequest {
+            stream: Arc::clone(&connection.stream),
+            activity: Arc::clone(&connection.activity),
+        },
+    );
+    let config = tls.config();
+    let started = thread::Builder::new()
+        .name(format!("tls-{id}"))
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn({
+            let shared = Arc::clone(&shared);
+            move || {
+                let parts = connection.tls_parts(&shared.stopping);
+                let served = crate::tls::serve(parts, config, limits);
+                let reason = match served {
+                    Err(_) if connection.activity.evicted() => None,
+                    Err(reason) => Some(reason),
+                    Ok(()) => None,
+                };
+                shared.hand_back(connection, Turn::Close(reason));
+            }
+        });
+    if let Err(error) = started {
+        tracing::error!(connection = id, %error, "could not start a thread for a TLS connection");
         lock(&shared.big).remove(&id);
         shared.lost.fetch_add(1, Ordering::AcqRel);
         shared.wake();
@@ -408,7 +462,14 @@ impl Poller<'_> {
         let Some(connection) = self.parked.get_mut(&token) else {
             return;
         };
-        let readable = connection.read_arrived(&mut self.scratch, &self.server.limits);
+        let plain_refused = self
+            .server
+            .tls
+            .as_ref()
+            .filter(|tls| !tls.settings().allow_plain)
+            .map(|_| PLAIN_REFUSED);
+        let readable =
+            connection.read_arrived(&mut self.scratch, &self.server.limits, plain_refused);
         self.act_on(token, readable);
     }
 
@@ -429,6 +490,20 @@ impl Poller<'_> {
                     lock(&self.server.shared.queue).0.push_back(connection);
                     self.server.shared.ready.notify_one();
                 }
+            }
+            Readable::Handshake(Handshake::Tls) => {
+                let connection = self.unpark(token);
+                let Some(tls) = &self.server.tls else {
+                    self.close(connection, Some(TLS_NOT_CONFIGURED));
+                    return;
+                };
+                self.away += 1;
+                spawn_tls(
+                    connection,
+                    tls,
+                    Arc::clone(&self.server.shared),
+                    self.server.limits,
+                );
             }
             Readable::Close(reason) => {
                 let connection = self.unpark(token);

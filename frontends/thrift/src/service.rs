@@ -45,6 +45,8 @@ pub struct Listening {
     pub port: u16,
     /// The limits every connection is held to.
     pub limits: Limits,
+    /// Whether it serves TLS (Hive's `metastore.use.SSL`).
+    pub tls: bool,
 }
 
 /// Settings of the server, beside the store's options, that `get_config_value` answers.

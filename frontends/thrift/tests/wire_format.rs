@@ -3,7 +3,9 @@
 
 use std::io::Cursor;
 
-use hivestore_thrift::detect::{detect, Detection, Protocol, Transport, WireFormat, DETECT_BYTES};
+use hivestore_thrift::detect::{
+    detect, Detection, Handshake, Protocol, Transport, WireFormat, DETECT_BYTES,
+};
 use hivestore_thrift::limits::Limits;
 use hivestore_thrift::message::{
     read_one_message, MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN,
@@ -216,10 +218,9 @@ fn non_strict_binary_is_detected_in_both_transports() {
 
 #[test]
 fn foreign_protocols_are_refused_with_a_reason() {
-    let cases: [(&[u8], &str); 4] = [
+    let cases: [(&[u8], &str); 3] = [
         (b"POST /metastore HTTP/1.1\r\n", "HTTP"),
         (b"GET / HTTP/1.1\r\n", "HTTP"),
-        (&[0x16, 0x03, 0x01, 0x02, 0x00], "TLS"),
         (&[0x01, 0x00, 0x00, 0x00, 0x05, b'P'], "SASL"),
     ];
     for (bytes, expected) in cases {
@@ -228,6 +229,22 @@ fn foreign_protocols_are_refused_with_a_reason() {
             other => panic!("{bytes:02x?} detected as {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_tls_client_hello_is_a_handshake_whatever_its_version() {
+    // Record versions 3.0 (SSL 3.0) to 3.4; TLS 1.2 and 1.3 clients send 3.1 in the first record.
+    for minor in 0..=4u8 {
+        let hello = [0x16, 0x03, minor, 0x02, 0x00, 0x01];
+        assert_eq!(detected(&hello), Detection::Handshake(Handshake::Tls));
+    }
+    // Not a TLS record version: a (huge) frame, which the message limit refuses later.
+    assert_ne!(
+        detected(&[0x16, 0x03, 0x09, 0x00, 0x80, 0x01]),
+        Detection::Handshake(Handshake::Tls)
+    );
+    // A ClientHello arriving a byte at a time is told only once its header is there.
+    assert_eq!(detect(&[0x16, 0x03]), Detection::NeedMore);
 }
 
 #[test]

@@ -104,6 +104,7 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
             || hive_default(var),
             |l| l.limits.connections_max.to_string(),
         ),
+        "metastore.use.SSL" => listening.map_or_else(|| hive_default(var), |l| l.tls.to_string()),
         "metastore.transactional.event.listeners" => NOTIFICATION_LISTENER.to_string(),
         "metastore.event.message.factory" => MESSAGE_ENCODER.to_string(),
         "metastore.event.db.notification.api.auth" => "false".to_string(),
