@@ -254,7 +254,37 @@ fn next_job(shared: &Shared) -> Option<Connection> {
 }
 
 /// Gives a big request's connection a thread of its own for the turn.
-fn spawn_big(mut connection: Connection, shared: Arc<Shared>, limits: Limits) {
+fn spawn_big(connection: Connection, shared: Arc<Shared>, limits: Limits) {
+    spawn_own(connection, shared, "request", move |connection, _| {
+        connection.serve_turn(&mut Vec::new(), &limits, true)
+    });
+}
+
+/// Gives a TLS connection a thread of its own for its whole life: the handshake, then every
+/// request.
+fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Limits) {
+    let config = tls.config();
+    spawn_own(connection, shared, "tls", move |connection, shared| {
+        let parts = connection.tls_parts(&shared.stopping);
+        let served = crate::tls::serve(parts, config, limits);
+        let reason = match served {
+            Err(_) if connection.activity.evicted() => None,
+            Err(reason) => Some(reason),
+            Ok(()) => None,
+        };
+        Turn::Close(reason)
+    });
+}
+
+/// Runs `serve` on a thread of its own named `name`, then hands the connection back with the
+/// turn it returned. While away the connection is counted, evicted and stopped through
+/// `shared.big`.
+fn spawn_own(
+    mut connection: Connection,
+    shared: Arc<Shared>,
+    name: &'static str,
+    serve: impl FnOnce(&mut Connection, &Shared) -> Turn + Send + 'static,
+) {
     let id = connection.id;
     lock(&shared.big).insert(
         id,
@@ -264,53 +294,17 @@ fn spawn_big(mut connection: Connection, shared: Arc<Shared>, limits: Limits) {
         },
     );
     let started = thread::Builder::new()
-        .name(format!("request-{id}"))
+        .name(format!("{name}-{id}"))
         .stack_size(WORKER_STACK_BYTES)
         .spawn({
             let shared = Arc::clone(&shared);
             move || {
-                let turn = connection.serve_turn(&mut Vec::new(), &limits, true);
+                let turn = serve(&mut connection, &shared);
                 shared.hand_back(connection, turn);
             }
         });
     if let Err(error) = started {
-        tracing::error!(connection = id, %error, "could not start a thread for a big request");
-        lock(&shared.big).remove(&id);
-        shared.lost.fetch_add(1, Ordering::AcqRel);
-        shared.wake();
-    }
-}
-
-/// Gives a TLS connection a thread of its own for its whole life: the handshake, then every
-/// request. Counted, evicted and stopped as a big request's connection is.
-fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Limits) {
-    let id = connection.id;
-    lock(&shared.big).insert(
-        id,
-        BigRequest {
-            stream: Arc::clone(&connection.stream),
-            activity: Arc::clone(&connection.activity),
-        },
-    );
-    let config = tls.config();
-    let started = thread::Builder::new()
-        .name(format!("tls-{id}"))
-        .stack_size(WORKER_STACK_BYTES)
-        .spawn({
-            let shared = Arc::clone(&shared);
-            move || {
-                let parts = connection.tls_parts(&shared.stopping);
-                let served = crate::tls::serve(parts, config, limits);
-                let reason = match served {
-                    Err(_) if connection.activity.evicted() => None,
-                    Err(reason) => Some(reason),
-                    Ok(()) => None,
-                };
-                shared.hand_back(connection, Turn::Close(reason));
-            }
-        });
-    if let Err(error) = started {
-        tracing::error!(connection = id, %error, "could not start a thread for a TLS connection");
+        tracing::error!(connection = id, %error, "could not start a thread ({name}) for a connection");
         lock(&shared.big).remove(&id);
         shared.lost.fetch_add(1, Ordering::AcqRel);
         shared.wake();
