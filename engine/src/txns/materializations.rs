@@ -265,11 +265,8 @@ impl Store {
         check_rebuild_lock_names(database, view)?;
         let key = keys::rebuild_lock_key(database, view);
         self.with_acid(now_ms(), |acid, changes| {
-            if let Some(held) = self.rebuild_lock(&key)? {
-                if !self.rebuild_lock_gone(acid, &held, now) {
-                    return Ok(false);
-                }
-                changes.deletes.push(key.clone());
+            if self.held_rebuild_lock(acid, &key, now, changes)?.is_some() {
+                return Ok(false);
             }
             self.make_room_for_rebuild_lock(acid, &key, now, changes)?;
             let lock = RebuildLock {
@@ -303,13 +300,9 @@ impl Store {
         check_rebuild_lock_names(database, view)?;
         let key = keys::rebuild_lock_key(database, view);
         self.with_acid(now_ms(), |acid, changes| {
-            let Some(held) = self.rebuild_lock(&key)? else {
+            let Some(held) = self.held_rebuild_lock(acid, &key, now, changes)? else {
                 return Ok(false);
             };
-            if self.rebuild_lock_gone(acid, &held, now) {
-                changes.deletes.push(key);
-                return Ok(false);
-            }
             if held.txn_id != txn_id {
                 return Ok(false);
             }
@@ -322,10 +315,24 @@ impl Store {
         })
     }
 
-    fn rebuild_lock(&self, key: &[u8]) -> Result<Option<RebuildLock>> {
-        self.view::<RebuildLock>(key)?
-            .map(|view| view.to_owned())
-            .transpose()
+    /// The rebuild lock at `key` if one is held: one that is gone
+    /// ([`Store::rebuild_lock_gone`]) is deleted with `changes` and is none.
+    fn held_rebuild_lock(
+        &self,
+        acid: &AcidState,
+        key: &[u8],
+        now: i64,
+        changes: &mut AcidChanges,
+    ) -> Result<Option<RebuildLock>> {
+        let Some(view) = self.view::<RebuildLock>(key)? else {
+            return Ok(None);
+        };
+        let held = view.to_owned()?;
+        if self.rebuild_lock_gone(acid, &held, now) {
+            changes.deletes.push(key.to_vec());
+            return Ok(None);
+        }
+        Ok(Some(held))
     }
 
     /// Whether Hive's cleaner would have removed `lock` by `now`: not heartbeated for the
