@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod activity;
+pub mod auth;
 pub mod calls;
 pub mod config;
 mod connection;

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
 
+use crate::auth::Caller;
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 use crate::inflight::InflightBytes;
@@ -118,6 +119,8 @@ impl ServerState {
 pub struct Session {
     state: Arc<ServerState>,
     peer: SocketAddr,
+    /// Who the connection authenticated as, if it did.
+    caller: Option<Caller>,
     /// The user named by `set_ugi`, if the client sent one.
     user: Mutex<Option<String>>,
     /// Values this connection set with `setMetaConf`, by the name it used.
@@ -130,9 +133,21 @@ impl Session {
         Session {
             state,
             peer,
+            caller: None,
             user: Mutex::new(None),
             meta_conf: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The session of a connection that authenticated as `caller`.
+    pub fn authenticated(mut self, caller: Caller) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// Who the connection authenticated as, if it did.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
     }
 
     /// The server's settings.
@@ -187,16 +202,24 @@ impl Session {
         &self.state.encoded_tables
     }
 
-    /// The user the client named with `set_ugi`, if any.
+    /// The caller's user: the authenticated one, else the one the client named with `set_ugi`,
+    /// if any.
     pub fn user(&self) -> Option<String> {
+        if let Some(caller) = &self.caller {
+            return Some(caller.user.clone());
+        }
         self.user
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    /// Records that `user` (or nobody) is the caller of this connection's next calls.
+    /// Records that `user` (or nobody) is the caller of this connection's next calls; an
+    /// authenticated connection keeps its caller, as Hive's SASL server does.
     pub(crate) fn set_user(&self, user: Option<String>) {
+        if self.caller.is_some() {
+            return;
+        }
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = user;
     }
 
