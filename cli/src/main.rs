@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::auth::AuthPolicy;
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
@@ -96,7 +97,12 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
     };
-    let state = Arc::new(ServerState::new(store).with_settings(settings));
+    let auth = AuthPolicy::new(config.authentication)?;
+    let state = Arc::new(
+        ServerState::new(store)
+            .with_settings(settings)
+            .with_auth(auth),
+    );
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,

@@ -34,6 +34,8 @@ pub struct Activity {
     waiting_since: AtomicU64,
     /// When the first byte of the message being received arrived (`NONE`: none yet).
     message_since: AtomicU64,
+    /// When the opening handshake under way must be over (`NONE`: no handshake).
+    handshake_until: AtomicU64,
 }
 
 impl Default for Activity {
@@ -43,6 +45,7 @@ impl Default for Activity {
             evicted: AtomicBool::new(false),
             waiting_since: AtomicU64::new(now_ms()),
             message_since: AtomicU64::new(NONE),
+            handshake_until: AtomicU64::new(NONE),
         }
     }
 }
@@ -72,8 +75,24 @@ impl Activity {
         );
     }
 
+    /// An opening handshake (SASL) begins: reads give up `limits.handshake_timeout` from now
+    /// until [`Activity::end_handshake`], whatever the other deadlines.
+    pub fn begin_handshake(&self, limits: &Limits) {
+        let until = now_ms().saturating_add(millis(limits.handshake_timeout));
+        self.handshake_until.store(until, Ordering::Release);
+    }
+
+    /// The opening handshake is over.
+    pub fn end_handshake(&self) {
+        self.handshake_until.store(NONE, Ordering::Release);
+    }
+
     /// When reads give up, and why.
     fn deadline(&self, limits: &Limits) -> (u64, DeadlinePassed) {
+        let handshake_until = self.handshake_until.load(Ordering::Acquire);
+        if handshake_until != NONE {
+            return (handshake_until, DeadlinePassed::Handshake);
+        }
         let message_since = self.message_since.load(Ordering::Acquire);
         if message_since == NONE {
             let since = self.waiting_since.load(Ordering::Acquire);
@@ -122,6 +141,7 @@ fn millis(duration: Duration) -> u64 {
 enum DeadlinePassed {
     Idle,
     Message,
+    Handshake,
 }
 
 impl DeadlinePassed {
@@ -134,6 +154,10 @@ impl DeadlinePassed {
             DeadlinePassed::Message => format!(
                 "a request took over {} s to arrive (message_timeout_secs)",
                 limits.message_timeout.as_secs_f64()
+            ),
+            DeadlinePassed::Handshake => format!(
+                "the opening handshake took over {} s (handshake_timeout_secs)",
+                limits.handshake_timeout.as_secs_f64()
             ),
         }
     }

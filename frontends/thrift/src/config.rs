@@ -31,6 +31,7 @@
 //! tls_key = "/etc/hivestore/server.key"
 //! tls_client_ca = "/etc/hivestore/clients-ca.pem"
 //! tls_allow_plain = false
+//! authentication = "NOSASL"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
+use crate::auth::Authentication;
 use crate::limits::{
     Limits, HANDSHAKE_TIMEOUT_SECS_DEFAULT, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT,
 };
@@ -161,6 +163,10 @@ pub struct ServeArgs {
     /// With TLS, serve plain connections too (Hive serves TLS only).
     #[arg(long, env = "HIVESTORE_TLS_ALLOW_PLAIN")]
     pub tls_allow_plain: bool,
+    /// How clients prove who they are (Hive's `metastore.authentication`): NOSASL, NONE, LDAP,
+    /// KERBEROS, CUSTOM or JWT [default: NOSASL].
+    #[arg(long, env = "HIVESTORE_AUTHENTICATION")]
+    pub authentication: Option<String>,
 }
 
 /// The config file's settings; all optional.
@@ -195,6 +201,7 @@ struct FileSettings {
     tls_key: Option<PathBuf>,
     tls_client_ca: Option<PathBuf>,
     tls_allow_plain: Option<bool>,
+    authentication: Option<String>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -226,6 +233,8 @@ pub struct ServeConfig {
     pub value_limits: ValueLimits,
     /// TLS, when served.
     pub tls: Option<TlsSettings>,
+    /// How clients prove who they are.
+    pub authentication: Authentication,
 }
 
 impl ServeArgs {
@@ -389,6 +398,10 @@ impl ServeArgs {
             ))?,
             value_limits,
             tls,
+            authentication: match self.authentication.clone().or(file.authentication) {
+                Some(text) => Authentication::parse(&text)?,
+                None => Authentication::default(),
+            },
         })
     }
 }

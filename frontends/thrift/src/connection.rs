@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::activity::{Activity, TimedStream};
+use crate::auth::Caller;
 use crate::detect::{detect, Detection, Handshake, Protocol, Transport, WireFormat, DETECT_BYTES};
 use crate::dispatch::{Arrived, Dispatcher, Outcome};
 use crate::limits::Limits;
@@ -36,27 +37,85 @@ pub fn serve_stream<R: Read, W: Write>(
 }
 
 /// [`serve_stream`], with the connection's `activity` kept up to date (its deadlines are those
-/// of the reader, a [`TimedStream`] in the server).
+/// of the reader, a [`TimedStream`] in the server). A stream that opens with a SASL START frame
+/// is authenticated first ([`crate::auth::sasl`]); a plain one is served only when the server
+/// does not require authentication.
 pub(crate) fn serve_detected<R: Read, W: Write>(
     mut reader: R,
-    mut writer: W,
+    writer: W,
     peer: SocketAddr,
     state: Arc<ServerState>,
     limits: Limits,
     activity: &Activity,
 ) -> Result<(), String> {
-    let (format, prefix) = match detect_format(&mut reader) {
+    let (opening, prefix) = match detect_opening(&mut reader) {
         Ok(Some(detected)) => detected,
         Ok(None) => return Ok(()),
         Err(reason) => return Err(reason),
     };
+    match opening {
+        Opening::Format(format) => {
+            if let Some(reason) = state.auth().plain_refused() {
+                return Err(reason);
+            }
+            let session = Session::new(Arc::clone(&state), peer);
+            serve_messages(
+                reader, &prefix, writer, format, session, state, limits, activity,
+            )
+        }
+        Opening::Handshake(Handshake::Sasl) => crate::auth::sasl::serve(
+            io::Cursor::new(prefix).chain(reader),
+            writer,
+            peer,
+            state,
+            limits,
+            activity,
+        ),
+        Opening::Handshake(handshake) => Err(format!(
+            "a {handshake:?} handshake where a Thrift message was expected"
+        )),
+    }
+}
+
+/// Serves the Thrift stream inside an authenticated transport, as `caller`.
+pub(crate) fn serve_authenticated<R: Read, W: Write>(
+    mut reader: R,
+    writer: W,
+    peer: SocketAddr,
+    state: Arc<ServerState>,
+    limits: Limits,
+    activity: &Activity,
+    caller: Caller,
+) -> Result<(), String> {
+    let (opening, prefix) = match detect_opening(&mut reader) {
+        Ok(Some(detected)) => detected,
+        Ok(None) => return Ok(()),
+        Err(reason) => return Err(reason),
+    };
+    let Opening::Format(format) = opening else {
+        return Err("a second handshake inside an authenticated connection".to_string());
+    };
+    let session = Session::new(Arc::clone(&state), peer).authenticated(caller);
+    serve_messages(
+        reader, &prefix, writer, format, session, state, limits, activity,
+    )
+}
+
+/// Answers message after message until the client leaves or breaks the protocol.
+#[allow(clippy::too_many_arguments)]
+fn serve_messages<R: Read, W: Write>(
+    reader: R,
+    prefix: &[u8],
+    mut writer: W,
+    format: WireFormat,
+    session: Session,
+    state: Arc<ServerState>,
+    limits: Limits,
+    activity: &Activity,
+) -> Result<(), String> {
     let mut messages =
-        MessageReader::with_prefix(reader, &prefix).with_budget(Arc::clone(&state.inflight));
-    let dispatcher = Dispatcher::new(
-        Session::new(Arc::clone(&state), peer),
-        Arc::clone(&state),
-        limits,
-    );
+        MessageReader::with_prefix(reader, prefix).with_budget(Arc::clone(&state.inflight));
+    let dispatcher = Dispatcher::new(session, Arc::clone(&state), limits);
     let mut reply = Vec::new();
     loop {
         let served = serve_one(
@@ -170,8 +229,15 @@ fn send<W: Write>(writer: &mut W, format: WireFormat, reply: &mut [u8]) -> io::R
     writer.flush()
 }
 
-/// Reads the first bytes and names the format. `Ok(None)`: the client left without a word.
-fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)>, String> {
+/// How a stream opens: with Thrift messages of a format, or with a handshake.
+enum Opening {
+    Format(WireFormat),
+    Handshake(Handshake),
+}
+
+/// Reads the first bytes and tells how the stream opens, with the bytes read. `Ok(None)`: the
+/// client left without a word.
+fn detect_opening<R: Read>(reader: &mut R) -> Result<Option<(Opening, Vec<u8>)>, String> {
     let mut prefix = [0u8; DETECT_BYTES];
     let mut filled = 0;
     loop {
@@ -191,16 +257,57 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
         }
         filled += count;
         match detect(&prefix[..filled]) {
-            Detection::Format(format) => return Ok(Some((format, prefix[..filled].to_vec()))),
+            Detection::Format(format) => {
+                return Ok(Some((Opening::Format(format), prefix[..filled].to_vec())))
+            }
             Detection::NeedMore => {}
             Detection::Handshake(handshake) => {
-                return Err(format!(
-                    "a {handshake:?} handshake where a Thrift message was expected"
-                ))
+                return Ok(Some((
+                    Opening::Handshake(handshake),
+                    prefix[..filled].to_vec(),
+                )))
             }
             Detection::Refused(reason) => return Err(reason),
         }
     }
+}
+
+/// A connection handed over for its whole life to a thread of its own (a TLS or SASL
+/// handshake): what it is served with beside its socket.
+pub(crate) struct Handoff {
+    pub stream: Arc<TcpStream>,
+    pub activity: Arc<Activity>,
+    pub peer: SocketAddr,
+    /// The bytes the listener read before it handed the connection over.
+    pub replay: Vec<u8>,
+    pub state: Arc<ServerState>,
+    pub stopping: Arc<AtomicBool>,
+}
+
+/// Serves a connection that opened with a handshake other than TLS's to its end, on the calling
+/// thread, over its blocking socket within its deadlines (the handshake's first).
+pub(crate) fn serve_handoff(handoff: Handoff, limits: Limits) -> Result<(), String> {
+    let stream = &handoff.stream;
+    stream
+        .set_nonblocking(false)
+        .and_then(|()| stream.set_nodelay(true))
+        .and_then(|()| stream.set_write_timeout(Some(limits.message_timeout)))
+        .map_err(|error| error.to_string())?;
+    let timed = TimedStream::new(
+        Arc::clone(stream),
+        Arc::clone(&handoff.activity),
+        limits,
+        Arc::clone(&handoff.state),
+        Arc::clone(&handoff.stopping),
+    );
+    serve_detected(
+        io::Cursor::new(handoff.replay).chain(timed),
+        &**stream,
+        handoff.peer,
+        handoff.state,
+        limits,
+        &handoff.activity,
+    )
 }
 
 /// Bytes the poller may walk, over all the tries, per byte of a request buffered: a request
@@ -409,9 +516,9 @@ impl Connection {
         readable
     }
 
-    /// What a TLS connection is served with: the socket, and the bytes read so far replayed.
-    pub fn tls_parts(&self, stopping: &Arc<AtomicBool>) -> crate::tls::TlsConnection {
-        crate::tls::TlsConnection {
+    /// What a connection handed to a thread of its own for its whole life is served with.
+    pub fn handoff(&self, stopping: &Arc<AtomicBool>) -> Handoff {
+        Handoff {
             stream: Arc::clone(&self.stream),
             activity: Arc::clone(&self.activity),
             peer: self.peer,

@@ -25,6 +25,7 @@ pub struct Counters {
     connections_refused: AtomicU64,
     connections_evicted: AtomicU64,
     connections_timed_out: AtomicU64,
+    authentications_failed: AtomicU64,
     requests_over_budget: AtomicU64,
     /// The statistics prewarm, once it is over, and how long it took (`statistics_prewarm.*`).
     prewarm: Mutex<Option<(PrewarmReport, Duration)>>,
@@ -41,6 +42,7 @@ impl Default for Counters {
             connections_refused: AtomicU64::new(0),
             connections_evicted: AtomicU64::new(0),
             connections_timed_out: AtomicU64::new(0),
+            authentications_failed: AtomicU64::new(0),
             requests_over_budget: AtomicU64::new(0),
             prewarm: Mutex::new(None),
         }
@@ -86,6 +88,11 @@ impl Counters {
     /// Records a connection closed for silence or for a message that arrived too slowly.
     pub fn record_connection_timed_out(&self) {
         self.connections_timed_out.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a connection closed because its client failed to authenticate.
+    pub fn record_authentication_failed(&self) {
+        self.authentications_failed.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records a request refused because unfinished requests held the in-flight budget.
@@ -141,6 +148,10 @@ impl Counters {
         put(
             "connections.timed_out".into(),
             self.connections_timed_out.load(Ordering::Relaxed),
+        );
+        put(
+            "connections.authentication_failed".into(),
+            self.authentications_failed.load(Ordering::Relaxed),
         );
         put(
             "requests.over_inflight_budget".into(),

@@ -18,8 +18,9 @@
 //!
 //! A connection may also open with a handshake that wraps the Thrift stream: a TLS ClientHello
 //! (`16 03 ..`, a handshake record) is reported as [`Detection::Handshake`], for the listener to
-//! take over or refuse; the Thrift stream inside is detected again once the handshake is done.
-//! Anything else (HTTP, SASL, garbage) is refused with a reason.
+//! take over or refuse, and so is a SASL START frame (`01 00 00 00 NN`, a mechanism name's
+//! length); the Thrift stream inside is detected again once the handshake is done.
+//! Anything else (HTTP, garbage) is refused with a reason.
 
 use crate::limits::METHOD_NAME_BYTES_MAX;
 
@@ -77,6 +78,8 @@ pub enum Detection {
 pub enum Handshake {
     /// A TLS record of the handshake type, a ClientHello.
     Tls,
+    /// A SASL negotiation's START frame (Hive's `TSaslServerTransport`).
+    Sasl,
 }
 
 /// The content type of a TLS handshake record, a connection's first byte under TLS.
@@ -106,6 +109,9 @@ pub fn detect(prefix: &[u8]) -> Detection {
     if let Some(reason) = foreign_protocol(prefix) {
         return Detection::Refused(reason);
     }
+    if is_sasl_start(prefix) {
+        return Detection::Handshake(Handshake::Sasl);
+    }
     if length <= 0 {
         return Detection::Refused(format!("frame or name length {length} is not positive"));
     }
@@ -115,9 +121,6 @@ pub fn detect(prefix: &[u8]) -> Detection {
         0x00 => format(Protocol::Binary, Transport::Framed),
         letter if is_name_start(letter) && length as usize <= METHOD_NAME_BYTES_MAX => {
             format(Protocol::Binary, Transport::Buffered)
-        }
-        _ if is_sasl_start(prefix) => {
-            Detection::Refused("SASL authentication is not supported yet; use NOSASL".into())
         }
         other => Detection::Refused(format!(
             "unrecognised Thrift stream: bytes {:02x?} (fifth byte {other:#04x})",
@@ -153,7 +156,16 @@ fn is_tls_record(prefix: &[u8]) -> bool {
     prefix[0] == TLS_HANDSHAKE_RECORD && prefix[1] == TLS_VERSION_MAJOR && prefix[2] <= 0x04
 }
 
-/// A SASL negotiation starts with the START status (1) and the mechanism name's length.
+/// The status byte of a SASL negotiation's first frame (Thrift's `NegotiationStatus.START`).
+pub const SASL_START: u8 = 0x01;
+/// Longest SASL mechanism name (RFC 4422: 1 to 20 characters).
+pub const SASL_MECHANISM_NAME_MAX: u8 = 20;
+
+/// A SASL negotiation starts with the START status and the mechanism name's length, 1 to 20.
+/// As a frame length, `01 00 00 00` would be a message of 16 MiB whose fifth byte is a
+/// protocol marker (`80`, `82`) or a name length's high byte (`00`), never 1 to 20.
 fn is_sasl_start(prefix: &[u8]) -> bool {
-    prefix[0] == 0x01 && prefix[1..4] == [0, 0, 0]
+    prefix[0] == SASL_START
+        && prefix[1..4] == [0, 0, 0]
+        && (1..=SASL_MECHANISM_NAME_MAX).contains(&prefix[4])
 }

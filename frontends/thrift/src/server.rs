@@ -52,6 +52,9 @@ pub struct Server {
     shared: Arc<Shared>,
     /// TLS, when the server serves it.
     tls: Option<Arc<Tls>>,
+    /// Why a plain Thrift connection is refused, when it is (TLS only, or authentication
+    /// required).
+    plain_refused: Option<String>,
 }
 
 /// What the poller, the workers and the stop handle share.
@@ -131,6 +134,12 @@ impl Server {
         let listener = TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
+        let tls_only = tls.as_ref().is_some_and(|tls| !tls.settings().allow_plain);
+        let plain_refused = if tls_only {
+            Some(PLAIN_REFUSED.to_string())
+        } else {
+            state.auth().plain_refused()
+        };
         state.set_listening(Listening {
             port: local_addr.port(),
             limits,
@@ -151,6 +160,7 @@ impl Server {
                 lost: AtomicUsize::new(0),
             }),
             tls,
+            plain_refused,
         })
     }
 
@@ -265,9 +275,23 @@ fn spawn_big(connection: Connection, shared: Arc<Shared>, limits: Limits) {
 fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Limits) {
     let config = tls.config();
     spawn_own(connection, shared, "tls", move |connection, shared| {
-        let parts = connection.tls_parts(&shared.stopping);
-        let served = crate::tls::serve(parts, config, limits);
+        let handoff = connection.handoff(&shared.stopping);
+        let served = crate::tls::serve(handoff, config, limits);
         let reason = match served {
+            Err(_) if connection.activity.evicted() => None,
+            Err(reason) => Some(reason),
+            Ok(()) => None,
+        };
+        Turn::Close(reason)
+    });
+}
+
+/// Gives a connection that opened with a SASL handshake a thread of its own for its whole
+/// life: the negotiation, then every request.
+fn spawn_sasl(connection: Connection, shared: Arc<Shared>, limits: Limits) {
+    spawn_own(connection, shared, "sasl", move |connection, shared| {
+        let handoff = connection.handoff(&shared.stopping);
+        let reason = match crate::connection::serve_handoff(handoff, limits) {
             Err(_) if connection.activity.evicted() => None,
             Err(reason) => Some(reason),
             Ok(()) => None,
@@ -456,15 +480,20 @@ impl Poller<'_> {
         let Some(connection) = self.parked.get_mut(&token) else {
             return;
         };
-        let plain_refused = self
-            .server
+        let readable = connection.read_arrived(
+            &mut self.scratch,
+            &self.server.limits,
+            self.server.plain_refused.as_deref(),
+        );
+        self.act_on(token, readable);
+    }
+
+    /// Whether only TLS connections are served.
+    fn tls_only(&self) -> bool {
+        self.server
             .tls
             .as_ref()
-            .filter(|tls| !tls.settings().allow_plain)
-            .map(|_| PLAIN_REFUSED);
-        let readable =
-            connection.read_arrived(&mut self.scratch, &self.server.limits, plain_refused);
-        self.act_on(token, readable);
+            .is_some_and(|tls| !tls.settings().allow_plain)
     }
 
     /// Hands the connection on as `readable` says.
@@ -495,6 +524,19 @@ impl Poller<'_> {
                 spawn_tls(
                     connection,
                     tls,
+                    Arc::clone(&self.server.shared),
+                    self.server.limits,
+                );
+            }
+            Readable::Handshake(Handshake::Sasl) => {
+                let connection = self.unpark(token);
+                if self.tls_only() {
+                    self.close(connection, Some(PLAIN_REFUSED));
+                    return;
+                }
+                self.away += 1;
+                spawn_sasl(
+                    connection,
                     Arc::clone(&self.server.shared),
                     self.server.limits,
                 );

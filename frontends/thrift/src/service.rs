@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
 
-use crate::auth::Caller;
+use crate::auth::{AuthPolicy, Caller};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
 use crate::inflight::InflightBytes;
@@ -37,6 +37,8 @@ pub struct ServerState {
     settings: ServerSettings,
     /// Where the server listens and its limits, once it is bound.
     listening: OnceLock<Listening>,
+    /// What clients must prove, and how.
+    auth: AuthPolicy,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -95,6 +97,7 @@ impl ServerState {
             inflight: Arc::default(),
             settings: ServerSettings::default(),
             listening: OnceLock::new(),
+            auth: AuthPolicy::default(),
         }
     }
 
@@ -106,6 +109,17 @@ impl ServerState {
     /// Where the server listens and its limits, once bound.
     pub fn listening(&self) -> Option<Listening> {
         self.listening.get().copied()
+    }
+
+    /// The same state, asking clients to authenticate as `auth` says.
+    pub fn with_auth(mut self, auth: AuthPolicy) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// What clients must prove, and how.
+    pub fn auth(&self) -> &AuthPolicy {
+        &self.auth
     }
 
     /// The same state, with `settings`.

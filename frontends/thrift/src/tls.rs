@@ -23,7 +23,8 @@ use rustls::{RootCertStore, ServerConfig, ServerConnection, StreamOwned};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::activity::{Activity, TimedStream};
+use crate::activity::TimedStream;
+use crate::connection::Handoff;
 use crate::limits::Limits;
 
 /// Why a connection opening with a TLS ClientHello is closed when TLS is off.
@@ -238,22 +239,11 @@ impl Write for Half<'_> {
     }
 }
 
-/// What a TLS connection is served with, beside its socket.
-pub(crate) struct TlsConnection {
-    pub stream: Arc<TcpStream>,
-    pub activity: Arc<Activity>,
-    pub peer: std::net::SocketAddr,
-    /// The bytes the listener read before it handed the connection over.
-    pub replay: Vec<u8>,
-    pub state: Arc<crate::service::ServerState>,
-    pub stopping: Arc<AtomicBool>,
-}
-
 /// Serves a TLS connection to its end, on the calling thread: the handshake within its
 /// deadline, then the Thrift stream inside. `Err` carries why it ended, when not the client's
 /// leaving.
 pub(crate) fn serve(
-    connection: TlsConnection,
+    connection: Handoff,
     config: Arc<ServerConfig>,
     limits: Limits,
 ) -> Result<(), String> {

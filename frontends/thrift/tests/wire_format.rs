@@ -218,10 +218,9 @@ fn non_strict_binary_is_detected_in_both_transports() {
 
 #[test]
 fn foreign_protocols_are_refused_with_a_reason() {
-    let cases: [(&[u8], &str); 3] = [
+    let cases: [(&[u8], &str); 2] = [
         (b"POST /metastore HTTP/1.1\r\n", "HTTP"),
         (b"GET / HTTP/1.1\r\n", "HTTP"),
-        (&[0x01, 0x00, 0x00, 0x00, 0x05, b'P'], "SASL"),
     ];
     for (bytes, expected) in cases {
         match detect(bytes) {
@@ -229,6 +228,14 @@ fn foreign_protocols_are_refused_with_a_reason() {
             other => panic!("{bytes:02x?} detected as {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_sasl_start_frame_is_a_handshake_and_a_16_mib_frame_is_not() {
+    let start = [0x01, 0x00, 0x00, 0x00, 0x06, b'G'];
+    assert_eq!(detected(&start), Detection::Handshake(Handshake::Sasl));
+    let framed_16_mib = [0x01, 0x00, 0x00, 0x00, 0x80, 0x01];
+    assert!(matches!(detected(&framed_16_mib), Detection::Format(_)));
 }
 
 #[test]

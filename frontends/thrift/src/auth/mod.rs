@@ -10,6 +10,10 @@
 
 use std::fmt;
 
+pub mod sasl;
+
+pub use sasl::SaslServers;
+
 /// Hive's `metastore.authentication`: how clients prove who they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Authentication {
@@ -65,6 +69,57 @@ impl Authentication {
 impl fmt::Display for Authentication {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
+    }
+}
+
+impl Authentication {
+    /// Whether clients must authenticate: plain Thrift connections, which name their user with
+    /// `set_ugi`, are served only under NOSASL.
+    pub fn required(self) -> bool {
+        self != Authentication::NoSasl
+    }
+}
+
+/// What the server asks of its clients: the mode, and the SASL mechanisms it offers.
+#[derive(Debug, Default)]
+pub struct AuthPolicy {
+    /// Hive's `metastore.authentication`.
+    pub authentication: Authentication,
+    /// The SASL mechanisms offered; none under NOSASL.
+    pub sasl: SaslServers,
+}
+
+impl AuthPolicy {
+    /// The policy of `authentication`, with the mechanisms it offers.
+    pub fn new(authentication: Authentication) -> Result<AuthPolicy, String> {
+        let sasl = SaslServers::default();
+        match authentication {
+            Authentication::NoSasl => {}
+            mode => {
+                return Err(format!(
+                    "authentication {mode} is not available yet: use NOSASL"
+                ))
+            }
+        }
+        Ok(AuthPolicy {
+            authentication,
+            sasl,
+        })
+    }
+
+    /// Why a plain (unauthenticated) Thrift connection is refused, if it is.
+    pub fn plain_refused(&self) -> Option<String> {
+        self.authentication.required().then(|| {
+            let how = match self.authentication {
+                Authentication::Jwt => "over HTTP with a JWT bearer token".to_string(),
+                _ => format!("with SASL ({})", self.sasl.names().join(", ")),
+            };
+            format!(
+                "a plain Thrift connection, but this server requires authentication \
+                 (metastore.authentication={}): connect {how}",
+                self.authentication
+            )
+        })
     }
 }
 
@@ -149,10 +204,22 @@ mod tests {
 
     #[test]
     fn authentication_reads_hive_spellings_in_any_case_and_names_the_choices_otherwise() {
-        assert_eq!(Authentication::parse("kerberos"), Ok(Authentication::Kerberos));
-        assert_eq!(Authentication::parse(" NOSASL "), Ok(Authentication::NoSasl));
-        assert_eq!(Authentication::parse("Jwt").map(|mode| mode.name()), Ok("JWT"));
+        assert_eq!(
+            Authentication::parse("kerberos"),
+            Ok(Authentication::Kerberos)
+        );
+        assert_eq!(
+            Authentication::parse(" NOSASL "),
+            Ok(Authentication::NoSasl)
+        );
+        assert_eq!(
+            Authentication::parse("Jwt").map(|mode| mode.name()),
+            Ok("JWT")
+        );
         let error = Authentication::parse("KERBEROSX").unwrap_err();
-        assert!(error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"), "{error}");
+        assert!(
+            error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"),
+            "{error}"
+        );
     }
 }
