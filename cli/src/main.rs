@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
+use hivestore_thrift::http::HttpSettings;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
 use hivestore_thrift::tls::Tls;
@@ -96,7 +98,27 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
     };
-    let state = Arc::new(ServerState::new(store).with_settings(settings));
+    let jwt = match &config.jwt {
+        Some(settings) => Some(Arc::new(JwtVerifier::load(settings.clone())?)),
+        None => None,
+    };
+    if let Some(jwt) = &jwt {
+        tracing::info!(
+            jwks = %jwt.settings().jwks.display(),
+            keys = jwt.key_count(),
+            path = %config.http_path,
+            "HTTP requests need a JWT bearer token"
+        );
+    }
+    let http = HttpSettings {
+        path: config.http_path.clone(),
+        jwt: jwt.clone(),
+    };
+    let state = Arc::new(
+        ServerState::new(store)
+            .with_settings(settings)
+            .with_http(http),
+    );
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,
@@ -124,6 +146,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         for signal in signals.forever() {
             if signal == SIGHUP {
                 reload(tls.as_deref());
+                reload_jwks(jwt.as_deref());
                 continue;
             }
             tracing::info!(signal, "stop requested");
@@ -151,6 +174,23 @@ fn reload(tls: Option<&Tls>) {
             %reason,
             "SIGHUP: TLS certificate and key not reloaded; the ones in use are kept"
         ),
+    }
+}
+
+/// SIGHUP: reads the JWKS again; on an error the keys in use are kept.
+fn reload_jwks(jwt: Option<&JwtVerifier>) {
+    let Some(jwt) = jwt else {
+        return;
+    };
+    match jwt.reload() {
+        Ok(()) => tracing::info!(
+            jwks = %jwt.settings().jwks.display(),
+            keys = jwt.key_count(),
+            "SIGHUP: JWKS reloaded; new requests are checked against it"
+        ),
+        Err(reason) => {
+            tracing::error!(%reason, "SIGHUP: JWKS not reloaded; the keys in use are kept")
+        }
     }
 }
 

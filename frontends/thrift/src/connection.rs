@@ -46,7 +46,16 @@ pub(crate) fn serve_detected<R: Read, W: Write>(
     activity: &Activity,
 ) -> Result<(), String> {
     let (format, prefix) = match detect_format(&mut reader) {
-        Ok(Some(detected)) => detected,
+        Ok(Some((Ok(format), prefix))) => (format, prefix),
+        Ok(Some((Err(Handshake::Http), prefix))) => {
+            let reader = io::Cursor::new(prefix).chain(reader);
+            return crate::http::serve(reader, writer, peer, state, limits, activity);
+        }
+        Ok(Some((Err(handshake), _))) => {
+            return Err(format!(
+                "a {handshake:?} handshake where a Thrift message was expected"
+            ))
+        }
         Ok(None) => return Ok(()),
         Err(reason) => return Err(reason),
     };
@@ -170,8 +179,12 @@ fn send<W: Write>(writer: &mut W, format: WireFormat, reply: &mut [u8]) -> io::R
     writer.flush()
 }
 
-/// Reads the first bytes and names the format. `Ok(None)`: the client left without a word.
-fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)>, String> {
+/// A stream's format, or the handshake it opens with.
+type Detected = Result<WireFormat, Handshake>;
+
+/// Reads the first bytes and names the format or handshake, with the bytes read. `Ok(None)`:
+/// the client left without a word.
+fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(Detected, Vec<u8>)>, String> {
     let mut prefix = [0u8; DETECT_BYTES];
     let mut filled = 0;
     loop {
@@ -191,12 +204,10 @@ fn detect_format<R: Read>(reader: &mut R) -> Result<Option<(WireFormat, Vec<u8>)
         }
         filled += count;
         match detect(&prefix[..filled]) {
-            Detection::Format(format) => return Ok(Some((format, prefix[..filled].to_vec()))),
+            Detection::Format(format) => return Ok(Some((Ok(format), prefix[..filled].to_vec()))),
             Detection::NeedMore => {}
             Detection::Handshake(handshake) => {
-                return Err(format!(
-                    "a {handshake:?} handshake where a Thrift message was expected"
-                ))
+                return Ok(Some((Err(handshake), prefix[..filled].to_vec())))
             }
             Detection::Refused(reason) => return Err(reason),
         }
@@ -363,6 +374,11 @@ impl Connection {
                     Detection::Format(_) if plain_refused.is_some() => {
                         return Readable::Close(plain_refused.map(str::to_string))
                     }
+                    Detection::Handshake(handshake)
+                        if handshake != Handshake::Tls && plain_refused.is_some() =>
+                    {
+                        return Readable::Close(plain_refused.map(str::to_string))
+                    }
                     Detection::Handshake(handshake) => return Readable::Handshake(handshake),
                     Detection::Format(format) => {
                         tracing::debug!(peer = %self.peer, ?format, "wire format detected");
@@ -419,6 +435,33 @@ impl Connection {
             state: Arc::clone(&self.state),
             stopping: Arc::clone(stopping),
         }
+    }
+
+    /// Serves a connection that opened with a handshake other than TLS to its end, on the
+    /// calling thread: the socket blocking, the bytes the poller read replayed first, then
+    /// detected again like any stream's first bytes.
+    pub fn serve_replayed(&self, limits: Limits, stopping: &Arc<AtomicBool>) -> Result<(), String> {
+        let stream = &self.stream;
+        stream
+            .set_nonblocking(false)
+            .and_then(|()| stream.set_write_timeout(Some(limits.message_timeout)))
+            .map_err(|error| error.to_string())?;
+        let timed = TimedStream::new(
+            Arc::clone(stream),
+            Arc::clone(&self.activity),
+            limits,
+            Arc::clone(&self.state),
+            Arc::clone(stopping),
+        );
+        let replayed = io::Cursor::new(self.messages.buffered().to_vec()).chain(timed);
+        serve_detected(
+            replayed,
+            &**stream,
+            self.peer,
+            Arc::clone(&self.state),
+            limits,
+            &self.activity,
+        )
     }
 
     /// On a worker (or a big request's thread, `big`), with the socket blocking: answers every

@@ -9,7 +9,7 @@
 //! whose deadline passed ([`crate::activity`]) and, at the cap, the parked connection that has
 //! waited longest for its next request, so that idle or slow sockets never keep clients out.
 //! A TLS connection has a thread of its own for its whole life ([`crate::tls`]), counted
-//! against the same cap and evicted the same way.
+//! against the same cap and evicted the same way; so has an HTTP one ([`crate::http`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -276,6 +276,25 @@ fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Lim
     });
 }
 
+/// Gives a connection that opened with a handshake other than TLS (HTTP) a thread of its own
+/// for its whole life.
+fn spawn_replayed(connection: Connection, shared: Arc<Shared>, limits: Limits) {
+    spawn_own(
+        connection,
+        shared,
+        "handshake",
+        move |connection, shared| {
+            let served = connection.serve_replayed(limits, &shared.stopping);
+            let reason = match served {
+                Err(_) if connection.activity.evicted() => None,
+                Err(reason) => Some(reason),
+                Ok(()) => None,
+            };
+            Turn::Close(reason)
+        },
+    );
+}
+
 /// Runs `serve` on a thread of its own named `name`, then hands the connection back with the
 /// turn it returned. While away the connection is counted, evicted and stopped through
 /// `shared.big`.
@@ -495,6 +514,15 @@ impl Poller<'_> {
                 spawn_tls(
                     connection,
                     tls,
+                    Arc::clone(&self.server.shared),
+                    self.server.limits,
+                );
+            }
+            Readable::Handshake(_) => {
+                let connection = self.unpark(token);
+                self.away += 1;
+                spawn_replayed(
+                    connection,
                     Arc::clone(&self.server.shared),
                     self.server.limits,
                 );

@@ -37,6 +37,8 @@ pub struct ServerState {
     settings: ServerSettings,
     /// Where the server listens and its limits, once it is bound.
     listening: OnceLock<Listening>,
+    /// How the HTTP transport is served.
+    http: crate::http::HttpSettings,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -95,6 +97,7 @@ impl ServerState {
             inflight: Arc::default(),
             settings: ServerSettings::default(),
             listening: OnceLock::new(),
+            http: crate::http::HttpSettings::default(),
         }
     }
 
@@ -106,6 +109,17 @@ impl ServerState {
     /// Where the server listens and its limits, once bound.
     pub fn listening(&self) -> Option<Listening> {
         self.listening.get().copied()
+    }
+
+    /// The same state, serving the HTTP transport with `http`.
+    pub fn with_http(mut self, http: crate::http::HttpSettings) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// How the HTTP transport is served.
+    pub fn http(&self) -> &crate::http::HttpSettings {
+        &self.http
     }
 
     /// The same state, with `settings`.
