@@ -23,7 +23,7 @@ use crate::auth::Caller;
 use crate::detect::{Protocol, Transport, WireFormat, BINARY_VERSION_HIGH, BINARY_VERSION_LOW};
 use crate::dispatch::{Dispatcher, Outcome};
 use crate::limits::Limits;
-pub use crate::limits::{HTTP_HEADERS_MAX, HTTP_HEAD_BYTES_MAX};
+use crate::limits::{HTTP_HEADERS_MAX, HTTP_HEAD_BYTES_MAX};
 use crate::message::{MessageReader, ReadError};
 use crate::service::{ServerState, Session};
 

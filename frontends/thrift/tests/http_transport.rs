@@ -55,8 +55,11 @@ fn calls() -> (Vec<u8>, Vec<u8>) {
         TBinaryInputProtocol::new(Cursor::new(Vec::new()), true),
         TBinaryOutputProtocol::new(requests.clone(), true),
     );
+    // The generated Default fills optional fields; no owner is sent.
     let _ = client.create_database(Database {
         name: Some("db".to_string()),
+        owner_name: None,
+        owner_type: None,
         ..Database::default()
     });
     let create = requests.take();
