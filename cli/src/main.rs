@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
-use hivestore_thrift::auth::AuthPolicy;
+use hivestore_thrift::auth::jwt::JwtVerifier;
+use hivestore_thrift::auth::{AuthPolicy, Authentication};
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
+use hivestore_thrift::http::HttpSettings;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
 use hivestore_thrift::tls::Tls;
@@ -24,10 +26,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    // Both boxed: the two flag sets are large and of very different sizes.
     /// Serve the Hive Metastore Thrift API.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Measure the latency and throughput of a Hive Metastore (this one or any other).
-    Bench(hivestore_loadgen::BenchArgs),
+    Bench(Box<hivestore_loadgen::BenchArgs>),
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
@@ -98,9 +101,39 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         limit_partition_request: config.limit_partition_request,
     };
     let auth = AuthPolicy::new(config.authentication)?;
+    match (config.authentication, &config.jwt) {
+        (Authentication::Jwt, None) => {
+            return Err(
+                "authentication JWT needs --jwks-file, the keys tokens are signed with".into(),
+            )
+        }
+        (mode, Some(_)) if mode != Authentication::Jwt => {
+            return Err(format!(
+                "--jwks-file needs --authentication JWT (it is {mode})"
+            ))
+        }
+        _ => {}
+    }
+    let jwt = match &config.jwt {
+        Some(settings) => Some(Arc::new(JwtVerifier::load(settings.clone())?)),
+        None => None,
+    };
+    if let Some(jwt) = &jwt {
+        tracing::info!(
+            jwks = %jwt.settings().jwks.display(),
+            keys = jwt.key_count(),
+            path = %config.http_path,
+            "HTTP requests need a JWT bearer token"
+        );
+    }
+    let http = HttpSettings {
+        path: config.http_path.clone(),
+        jwt: jwt.clone(),
+    };
     let state = Arc::new(
         ServerState::new(store)
             .with_settings(settings)
+            .with_http(http)
             .with_auth(auth),
     );
     hivestore_thrift::event_cleaner::spawn(
@@ -130,6 +163,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         for signal in signals.forever() {
             if signal == SIGHUP {
                 reload(tls.as_deref());
+                reload_jwks(jwt.as_deref());
                 continue;
             }
             tracing::info!(signal, "stop requested");
@@ -157,6 +191,23 @@ fn reload(tls: Option<&Tls>) {
             %reason,
             "SIGHUP: TLS certificate and key not reloaded; the ones in use are kept"
         ),
+    }
+}
+
+/// SIGHUP: reads the JWKS again; on an error the keys in use are kept.
+fn reload_jwks(jwt: Option<&JwtVerifier>) {
+    let Some(jwt) = jwt else {
+        return;
+    };
+    match jwt.reload() {
+        Ok(()) => tracing::info!(
+            jwks = %jwt.settings().jwks.display(),
+            keys = jwt.key_count(),
+            "SIGHUP: JWKS reloaded; new requests are checked against it"
+        ),
+        Err(reason) => {
+            tracing::error!(%reason, "SIGHUP: JWKS not reloaded; the keys in use are kept")
+        }
     }
 }
 

@@ -32,6 +32,10 @@
 //! tls_client_ca = "/etc/hivestore/clients-ca.pem"
 //! tls_allow_plain = false
 //! authentication = "NOSASL"
+//! http_path = "metastore"
+//! jwks_file = "/etc/hivestore/jwks.json"
+//! jwt_issuer = "https://idp.example.com"
+//! jwt_audience = "hivestore"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -42,7 +46,9 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
+use crate::auth::jwt::JwtSettings;
 use crate::auth::Authentication;
+use crate::http::HTTP_PATH_DEFAULT;
 use crate::limits::{
     Limits, HANDSHAKE_TIMEOUT_SECS_DEFAULT, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT,
 };
@@ -167,6 +173,20 @@ pub struct ServeArgs {
     /// KERBEROS, CUSTOM or JWT [default: NOSASL].
     #[arg(long, env = "HIVESTORE_AUTHENTICATION")]
     pub authentication: Option<String>,
+    /// The path HTTP clients post Thrift calls to (Hive's
+    /// `metastore.server.thrift.http.path`) [default: metastore].
+    #[arg(long, env = "HIVESTORE_HTTP_PATH")]
+    pub http_path: Option<String>,
+    /// HTTP requests must carry a JWT bearer token signed by a key of this JWKS file (Hive's
+    /// `metastore.authentication=JWT`). Reloaded on SIGHUP.
+    #[arg(long, env = "HIVESTORE_JWKS_FILE")]
+    pub jwks_file: Option<PathBuf>,
+    /// The issuer (`iss`) JWT bearer tokens must name.
+    #[arg(long, env = "HIVESTORE_JWT_ISSUER")]
+    pub jwt_issuer: Option<String>,
+    /// An audience (`aud`) JWT bearer tokens must include.
+    #[arg(long, env = "HIVESTORE_JWT_AUDIENCE")]
+    pub jwt_audience: Option<String>,
 }
 
 /// The config file's settings; all optional.
@@ -202,6 +222,10 @@ struct FileSettings {
     tls_client_ca: Option<PathBuf>,
     tls_allow_plain: Option<bool>,
     authentication: Option<String>,
+    http_path: Option<String>,
+    jwks_file: Option<PathBuf>,
+    jwt_issuer: Option<String>,
+    jwt_audience: Option<String>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -235,6 +259,10 @@ pub struct ServeConfig {
     pub tls: Option<TlsSettings>,
     /// How clients prove who they are.
     pub authentication: Authentication,
+    /// The path of the HTTP transport, without its leading `/`.
+    pub http_path: String,
+    /// JWT bearer tokens on the HTTP transport, when required.
+    pub jwt: Option<JwtSettings>,
 }
 
 impl ServeArgs {
@@ -402,7 +430,48 @@ impl ServeArgs {
                 Some(text) => Authentication::parse(&text)?,
                 None => Authentication::default(),
             },
+            http_path: http_path(pick(
+                self.http_path.clone(),
+                file.http_path,
+                HTTP_PATH_DEFAULT.to_string(),
+            ))?,
+            jwt: jwt_settings(
+                self.jwks_file.clone().or(file.jwks_file),
+                self.jwt_issuer.clone().or(file.jwt_issuer),
+                self.jwt_audience.clone().or(file.jwt_audience),
+            )?,
         })
+    }
+}
+
+/// The HTTP path, with or without its leading `/`: one segment or more of URL path characters.
+fn http_path(path: String) -> Result<String, String> {
+    let trimmed = path.strip_prefix('/').unwrap_or(&path);
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~/".contains(c);
+    if trimmed.is_empty() || !trimmed.chars().all(allowed) {
+        return Err(format!(
+            "http_path {path:?} is not a URL path (letters, digits, - . _ ~ /)"
+        ));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// JWT needs its keys; the issuer and audience only mean something with them.
+fn jwt_settings(
+    jwks: Option<PathBuf>,
+    issuer: Option<String>,
+    audience: Option<String>,
+) -> Result<Option<JwtSettings>, String> {
+    match jwks {
+        Some(jwks) => Ok(Some(JwtSettings {
+            jwks,
+            issuer,
+            audience,
+        })),
+        None if issuer.is_some() || audience.is_some() => Err(
+            "jwt_issuer and jwt_audience need jwks_file, the keys tokens are signed with".into(),
+        ),
+        None => Ok(None),
     }
 }
 
@@ -607,6 +676,52 @@ mod tests {
             .unwrap_err()
             .contains("disk_reserve_mb"));
         assert!(args(u64::MAX).resolve().unwrap_err().contains("cache_mb"));
+    }
+
+    #[test]
+    fn the_http_path_and_jwt_settings_come_from_flags_or_the_file() {
+        let none = ServeArgs::default().resolve().unwrap();
+        assert_eq!((none.http_path.as_str(), none.jwt), ("metastore", None));
+        let path = |path: &str| {
+            ServeArgs {
+                http_path: Some(path.into()),
+                ..ServeArgs::default()
+            }
+            .resolve()
+            .map(|config| config.http_path)
+        };
+        assert_eq!(path("/hms/v1"), Ok("hms/v1".to_string()));
+        assert!(path("/").unwrap_err().contains("http_path"));
+        assert!(path("a b?").unwrap_err().contains("http_path"));
+        let issuer_alone = ServeArgs {
+            jwt_issuer: Some("https://idp".into()),
+            ..ServeArgs::default()
+        };
+        assert!(issuer_alone.resolve().unwrap_err().contains("jwks_file"));
+        let dir = std::env::temp_dir().join(format!("hivestore-config-jwt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("jwt.toml");
+        std::fs::write(
+            &file,
+            "jwks_file = \"/k.json\"\njwt_audience = \"hms\"\nhttp_path = \"thrift\"\n",
+        )
+        .unwrap();
+        let config = ServeArgs {
+            config: Some(file),
+            jwt_issuer: Some("https://idp".into()),
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(config.http_path, "thrift");
+        assert_eq!(
+            config.jwt,
+            Some(JwtSettings {
+                jwks: "/k.json".into(),
+                issuer: Some("https://idp".into()),
+                audience: Some("hms".into()),
+            })
+        );
     }
 
     #[test]

@@ -71,6 +71,19 @@ pub(crate) fn serve_detected<R: Read, W: Write>(
             limits,
             activity,
         ),
+        Opening::Handshake(Handshake::Http) if !state.auth().http_served() => Err(format!(
+            "an HTTP request, but this server authenticates with SASL \
+             (metastore.authentication={}): HTTP is served under NOSASL and JWT",
+            state.auth().authentication
+        )),
+        Opening::Handshake(Handshake::Http) => crate::http::serve(
+            io::Cursor::new(prefix).chain(reader),
+            writer,
+            peer,
+            state,
+            limits,
+            activity,
+        ),
         Opening::Handshake(handshake) => Err(format!(
             "a {handshake:?} handshake where a Thrift message was expected"
         )),

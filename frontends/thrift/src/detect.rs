@@ -18,9 +18,10 @@
 //!
 //! A connection may also open with a handshake that wraps the Thrift stream: a TLS ClientHello
 //! (`16 03 ..`, a handshake record) is reported as [`Detection::Handshake`], for the listener to
-//! take over or refuse, and so is a SASL START frame (`01 00 00 00 NN`, a mechanism name's
-//! length); the Thrift stream inside is detected again once the handshake is done.
-//! Anything else (HTTP, garbage) is refused with a reason.
+//! take over or refuse, and so are a SASL START frame (`01 00 00 00 NN`, a mechanism name's
+//! length) and an HTTP request line (`POST /metastore HTTP/1.1`, Hive's HTTP transport, whose
+//! calls come in request bodies: [`crate::http`]); the Thrift stream inside is detected again
+//! once the handshake is done. Anything else (garbage) is refused with a reason.
 
 use crate::limits::METHOD_NAME_BYTES_MAX;
 
@@ -80,6 +81,8 @@ pub enum Handshake {
     Tls,
     /// A SASL negotiation's START frame (Hive's `TSaslServerTransport`).
     Sasl,
+    /// An HTTP request line: Thrift calls in HTTP request bodies.
+    Http,
 }
 
 /// The content type of a TLS handshake record, a connection's first byte under TLS.
@@ -106,8 +109,8 @@ pub fn detect(prefix: &[u8]) -> Detection {
     if is_tls_record(prefix) {
         return Detection::Handshake(Handshake::Tls);
     }
-    if let Some(reason) = foreign_protocol(prefix) {
-        return Detection::Refused(reason);
+    if is_http_request(prefix) {
+        return Detection::Handshake(Handshake::Http);
     }
     if is_sasl_start(prefix) {
         return Detection::Handshake(Handshake::Sasl);
@@ -140,13 +143,14 @@ fn is_name_start(byte: u8) -> bool {
     byte.is_ascii_alphabetic() || byte == b'_'
 }
 
-/// Names protocols that clients sometimes point at a metastore port by mistake.
-fn foreign_protocol(prefix: &[u8]) -> Option<String> {
-    const HTTP_METHODS: [&[u8]; 5] = [b"GET ", b"POST", b"PUT ", b"HEAD", b"OPTI"];
-    if HTTP_METHODS.iter().any(|method| prefix.starts_with(method)) {
-        return Some("HTTP transport is not supported; use the Thrift binary transport".into());
-    }
-    None
+/// The start of an HTTP request line. As a frame or name length, these bytes would be over a
+/// billion: no Thrift client sends one. Methods other than POST are answered 405 by the HTTP
+/// transport rather than refused unanswered.
+fn is_http_request(prefix: &[u8]) -> bool {
+    const HTTP_METHODS: [&[u8]; 9] = [
+        b"POST", b"GET ", b"PUT ", b"HEAD", b"OPTI", b"DELE", b"PATC", b"TRAC", b"CONN",
+    ];
+    HTTP_METHODS.iter().any(|method| prefix.starts_with(method))
 }
 
 /// A TLS handshake record: its type, then version 3.x with a minor version SSL 3.0 to TLS 1.3

@@ -41,6 +41,7 @@ pub mod dispatch;
 pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
+pub mod http;
 pub mod inflight;
 pub mod limits;
 pub mod message;

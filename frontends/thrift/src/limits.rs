@@ -36,6 +36,11 @@ pub const NESTING_DEPTH_MAX: usize = 64;
 /// Longest method name accepted in a message header, in bytes. Hive's longest is far shorter.
 pub const METHOD_NAME_BYTES_MAX: usize = 256;
 
+/// Most bytes of an HTTP request's head (request line and headers): room for a large JWT.
+pub const HTTP_HEAD_BYTES_MAX: usize = 64 * 1024;
+/// Most headers of an HTTP request.
+pub const HTTP_HEADERS_MAX: usize = 100;
+
 /// The configurable limits of one server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {

@@ -9,7 +9,7 @@
 //! whose deadline passed ([`crate::activity`]) and, at the cap, the parked connection that has
 //! waited longest for its next request, so that idle or slow sockets never keep clients out.
 //! A TLS connection has a thread of its own for its whole life ([`crate::tls`]), counted
-//! against the same cap and evicted the same way.
+//! against the same cap and evicted the same way; so has an HTTP one ([`crate::http`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -286,18 +286,23 @@ fn spawn_tls(connection: Connection, tls: &Tls, shared: Arc<Shared>, limits: Lim
     });
 }
 
-/// Gives a connection that opened with a SASL handshake a thread of its own for its whole
-/// life: the negotiation, then every request.
-fn spawn_sasl(connection: Connection, shared: Arc<Shared>, limits: Limits) {
-    spawn_own(connection, shared, "sasl", move |connection, shared| {
-        let handoff = connection.handoff(&shared.stopping);
-        let reason = match crate::connection::serve_handoff(handoff, limits) {
-            Err(_) if connection.activity.evicted() => None,
-            Err(reason) => Some(reason),
-            Ok(()) => None,
-        };
-        Turn::Close(reason)
-    });
+/// Gives a connection that opened with a handshake other than TLS's (SASL, HTTP) a thread of
+/// its own for its whole life: the handshake, then every request.
+fn spawn_handoff(connection: Connection, shared: Arc<Shared>, limits: Limits) {
+    spawn_own(
+        connection,
+        shared,
+        "handshake",
+        move |connection, shared| {
+            let handoff = connection.handoff(&shared.stopping);
+            let reason = match crate::connection::serve_handoff(handoff, limits) {
+                Err(_) if connection.activity.evicted() => None,
+                Err(reason) => Some(reason),
+                Ok(()) => None,
+            };
+            Turn::Close(reason)
+        },
+    );
 }
 
 /// Runs `serve` on a thread of its own named `name`, then hands the connection back with the
@@ -528,14 +533,14 @@ impl Poller<'_> {
                     self.server.limits,
                 );
             }
-            Readable::Handshake(Handshake::Sasl) => {
+            Readable::Handshake(Handshake::Sasl | Handshake::Http) => {
                 let connection = self.unpark(token);
                 if self.tls_only() {
                     self.close(connection, Some(PLAIN_REFUSED));
                     return;
                 }
                 self.away += 1;
-                spawn_sasl(
+                spawn_handoff(
                     connection,
                     Arc::clone(&self.server.shared),
                     self.server.limits,

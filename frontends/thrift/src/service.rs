@@ -39,6 +39,8 @@ pub struct ServerState {
     listening: OnceLock<Listening>,
     /// What clients must prove, and how.
     auth: AuthPolicy,
+    /// How the HTTP transport is served.
+    http: crate::http::HttpSettings,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -98,6 +100,7 @@ impl ServerState {
             settings: ServerSettings::default(),
             listening: OnceLock::new(),
             auth: AuthPolicy::default(),
+            http: crate::http::HttpSettings::default(),
         }
     }
 
@@ -120,6 +123,17 @@ impl ServerState {
     /// What clients must prove, and how.
     pub fn auth(&self) -> &AuthPolicy {
         &self.auth
+    }
+
+    /// The same state, serving the HTTP transport with `http`.
+    pub fn with_http(mut self, http: crate::http::HttpSettings) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// How the HTTP transport is served.
+    pub fn http(&self) -> &crate::http::HttpSettings {
+        &self.http
     }
 
     /// The same state, with `settings`.

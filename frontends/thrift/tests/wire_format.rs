@@ -217,11 +217,19 @@ fn non_strict_binary_is_detected_in_both_transports() {
 }
 
 #[test]
+fn an_http_request_line_is_a_handshake_whatever_its_method() {
+    for line in [
+        &b"POST /metastore HTTP/1.1\r\n"[..],
+        b"GET / HTTP/1.1\r\n",
+        b"PUT /x HTTP/1.0",
+    ] {
+        assert_eq!(detected(line), Detection::Handshake(Handshake::Http));
+    }
+}
+
+#[test]
 fn foreign_protocols_are_refused_with_a_reason() {
-    let cases: [(&[u8], &str); 2] = [
-        (b"POST /metastore HTTP/1.1\r\n", "HTTP"),
-        (b"GET / HTTP/1.1\r\n", "HTTP"),
-    ];
+    let cases: [(&[u8], &str); 1] = [(&[0x7f, b'E', b'L', b'F', 0x02, 0x01], "unrecognised")];
     for (bytes, expected) in cases {
         match detect(bytes) {
             Detection::Refused(reason) => assert!(reason.contains(expected), "{reason}"),

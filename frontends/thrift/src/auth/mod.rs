@@ -13,6 +13,7 @@ use std::fmt;
 pub mod sasl;
 
 pub use sasl::SaslServers;
+pub mod jwt;
 
 /// Hive's `metastore.authentication`: how clients prove who they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -94,7 +95,7 @@ impl AuthPolicy {
     pub fn new(authentication: Authentication) -> Result<AuthPolicy, String> {
         let sasl = SaslServers::default();
         match authentication {
-            Authentication::NoSasl => {}
+            Authentication::NoSasl | Authentication::Jwt => {}
             mode => {
                 return Err(format!(
                     "authentication {mode} is not available yet: use NOSASL"
@@ -105,6 +106,15 @@ impl AuthPolicy {
             authentication,
             sasl,
         })
+    }
+
+    /// Whether the HTTP transport is served: its caller is a JWT's subject (JWT), or the user a
+    /// header names (NOSASL); SASL's modes have no HTTP form.
+    pub fn http_served(&self) -> bool {
+        matches!(
+            self.authentication,
+            Authentication::NoSasl | Authentication::Jwt
+        )
     }
 
     /// Why a plain (unauthenticated) Thrift connection is refused, if it is.
