@@ -24,9 +24,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the Hive Metastore Thrift API.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Measure the latency and throughput of a Hive Metastore (this one or any other).
-    Bench(hivestore_loadgen::BenchArgs),
+    Bench(Box<hivestore_loadgen::BenchArgs>),
+    /// Read a password from standard input (one line) and print the `user:hash` line to add to
+    /// the --password-file of authentication CUSTOM (argon2id).
+    Passwd {
+        /// The user the password is for.
+        user: String,
+    },
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
@@ -41,6 +47,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => args.resolve().and_then(|config| serve(&config)),
         Command::Bench(args) => bench(&args),
+        Command::Passwd { user } => passwd(&user),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -152,6 +159,23 @@ fn reload(tls: Option<&Tls>) {
             "SIGHUP: TLS certificate and key not reloaded; the ones in use are kept"
         ),
     }
+}
+
+/// Hashes the first line of standard input (its line ending dropped) for `user`.
+fn passwd(user: &str) -> Result<(), String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|error| format!("cannot read the password from standard input: {error}"))?;
+    let password = line
+        .strip_suffix('\n')
+        .map(|rest| rest.strip_suffix('\r').unwrap_or(rest))
+        .unwrap_or(&line);
+    println!(
+        "{}",
+        hivestore_thrift::auth::passwords::password_line(user, password)?
+    );
+    Ok(())
 }
 
 fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {
