@@ -552,6 +552,80 @@ mod tests {
         assert!(error.contains("cannot connect within 5 s"), "{error}");
     }
 
+    /// An LDAP server on loopback that takes binds as `dn` with `password` only, on one
+    /// connection, until the client unbinds; it returns the DNs it was asked to bind as.
+    fn fake_ldap(
+        dn: &'static str,
+        password: &'static str,
+    ) -> (String, std::thread::JoinHandle<Vec<String>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("ldap://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            socket
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut asked = Vec::new();
+            for id in 1..10u32 {
+                let request = read_message(&mut socket).unwrap();
+                if request == unbind_request(id) {
+                    break;
+                }
+                let tried = [
+                    "uid=alice,ou=a",
+                    "uid=alice,ou=b",
+                    "uid=bob,ou=a",
+                    "uid=bob,ou=b",
+                ]
+                .into_iter()
+                .find(|candidate| {
+                    ["pw", "wrong"]
+                        .iter()
+                        .any(|pw| request == bind_request(id, candidate, pw))
+                })
+                .expect("a bind as a known DN");
+                asked.push(tried.to_string());
+                let code = if request == bind_request(id, dn, password) {
+                    0
+                } else {
+                    49
+                };
+                socket
+                    .write_all(&super::super::ldap_ber::bind_response_bytes(id, code, ""))
+                    .unwrap();
+            }
+            asked
+        });
+        (url, server)
+    }
+
+    #[test]
+    fn each_pattern_is_tried_in_turn_on_one_connection_until_a_bind_succeeds() {
+        let (url, server) = fake_ldap("uid=bob,ou=b", "pw");
+        let check = LdapBind::new(
+            LdapSettings::new(url, None, Some("uid=%s,ou=a:uid=%s,ou=b"), None).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(check.check("bob", "pw"), Ok(()));
+        assert_eq!(server.join().unwrap(), ["uid=bob,ou=a", "uid=bob,ou=b"]);
+
+        let (url, server) = fake_ldap("uid=bob,ou=b", "pw");
+        let check = LdapBind::new(
+            LdapSettings::new(url.clone(), None, Some("uid=%s,ou=a:uid=%s,ou=b"), None).unwrap(),
+        )
+        .unwrap();
+        let error = check.check("bob", "wrong").unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{url} refused bind as \"uid=bob,ou=a\": invalidCredentials (49); \
+                 bind as \"uid=bob,ou=b\": invalidCredentials (49)"
+            )
+        );
+        assert!(!error.contains("wrong"));
+        assert_eq!(server.join().unwrap().len(), 2);
+    }
+
     #[test]
     fn a_reply_over_the_limit_is_refused_before_its_bytes_are_read() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -167,6 +167,16 @@ pub fn bind_response(message: &[u8], message_id: u32) -> Result<BindResult, Stri
     }
 }
 
+/// A BindResponse as a server writes it.
+#[cfg(test)]
+pub fn bind_response_bytes(message_id: u32, code: u8, diagnostic: &str) -> Vec<u8> {
+    let mut body = Vec::new();
+    tlv(&mut body, ENUMERATED, &[code]);
+    tlv(&mut body, OCTET_STRING, b"");
+    tlv(&mut body, OCTET_STRING, diagnostic.as_bytes());
+    envelope(message_id, BIND_RESPONSE, &body)
+}
+
 fn read_integer(bytes: &[u8]) -> Result<u32, String> {
     if bytes.is_empty() || bytes.len() > 4 || bytes[0] & 0x80 != 0 {
         return Err(format!(
@@ -229,13 +239,8 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
-    /// A BindResponse as a server writes it.
     fn response(id: u32, code: u8, diagnostic: &str) -> Vec<u8> {
-        let mut body = Vec::new();
-        tlv(&mut body, ENUMERATED, &[code]);
-        tlv(&mut body, OCTET_STRING, b"");
-        tlv(&mut body, OCTET_STRING, diagnostic.as_bytes());
-        envelope(id, BIND_RESPONSE, &body)
+        bind_response_bytes(id, code, diagnostic)
     }
 
     #[test]

@@ -155,10 +155,12 @@ fn parse(response: &[u8]) -> Result<Credentials<'_>, String> {
     let (authzid, user, password) = match parts.as_slice() {
         [authzid, user, password] => (Some(*authzid).filter(|id| !id.is_empty()), *user, *password),
         [user, password] => (None, *user, *password),
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "PLAIN: the response has {} NUL-separated fields, not [authzid] NUL user NUL password",
             parts.len()
-        )),
+        ))
+        }
     };
     if user.is_empty() {
         return Err("PLAIN: no user name".to_string());
