@@ -172,11 +172,11 @@ pub struct ServeArgs {
     /// `hivestore passwd`). Reloaded on SIGHUP.
     #[arg(long, env = "HIVESTORE_PASSWORD_FILE")]
     pub password_file: Option<PathBuf>,
-    /// Authentication LDAP: the server to bind to, ldap://host[:port] or ldaps://host[:port]
+    /// Authentication LDAP: the server to bind to, `ldap://host[:port]` or `ldaps://host[:port]`
     /// (Hive's `hive.metastore.authentication.ldap.url`).
     #[arg(long, env = "HIVESTORE_LDAP_URL")]
     pub ldap_url: Option<String>,
-    /// Authentication LDAP: users bind as uid=USER,<this DN> (Hive's `...ldap.baseDN`).
+    /// Authentication LDAP: users bind as `uid=USER,BASE_DN` (Hive's `...ldap.baseDN`).
     #[arg(long, env = "HIVESTORE_LDAP_BASE_DN")]
     pub ldap_base_dn: Option<String>,
     /// Authentication LDAP: users bind as these DNs, %s the user name, separated by `:` and
