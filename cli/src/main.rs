@@ -31,6 +31,12 @@ enum Command {
     Serve(Box<ServeArgs>),
     /// Measure the latency and throughput of a Hive Metastore (this one or any other).
     Bench(Box<hivestore_loadgen::BenchArgs>),
+    /// Read a password from standard input (one line) and print the `user:hash` line to add to
+    /// the --password-file of authentication CUSTOM (argon2id).
+    Passwd {
+        /// The user the password is for.
+        user: String,
+    },
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
@@ -45,6 +51,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => args.resolve().and_then(|config| serve(&config)),
         Command::Bench(args) => bench(&args),
+        Command::Passwd { user } => passwd(&user),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -100,7 +107,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
     };
-    let auth = AuthPolicy::new(config.authentication)?;
+    let auth = auth_policy(config)?;
     match (config.authentication, &config.jwt) {
         (Authentication::Jwt, None) => {
             return Err(
@@ -154,7 +161,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             "serving TLS"
         );
     }
-    let server = Server::bind_with_tls(&config.listen, config.limits, state, tls.clone())
+    let server = Server::bind_with_tls(&config.listen, config.limits, state.clone(), tls.clone())
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();
     let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
@@ -164,6 +171,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             if signal == SIGHUP {
                 reload(tls.as_deref());
                 reload_jwks(jwt.as_deref());
+                reload_passwords(&state);
                 continue;
             }
             tracing::info!(signal, "stop requested");
@@ -194,6 +202,33 @@ fn reload(tls: Option<&Tls>) {
     }
 }
 
+/// What clients must prove, with the SASL mechanisms the mode offers.
+fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
+    let auth = AuthPolicy::new(config.authentication, &config.plain)?;
+    auth.check()?;
+    if auth.authentication != Authentication::NoSasl {
+        tracing::info!(
+            authentication = %auth.authentication,
+            sasl = ?auth.sasl.names(),
+            "clients must authenticate"
+        );
+    }
+    Ok(auth)
+}
+
+/// SIGHUP: reads the password file again (CUSTOM); on an error the passwords in use are kept.
+fn reload_passwords(state: &ServerState) {
+    if state.auth().password_check.is_none() {
+        return;
+    }
+    match state.auth().reload() {
+        Ok(()) => tracing::info!("SIGHUP: passwords reloaded"),
+        Err(reason) => {
+            tracing::error!(%reason, "SIGHUP: passwords not reloaded; the ones in use are kept")
+        }
+    }
+}
+
 /// SIGHUP: reads the JWKS again; on an error the keys in use are kept.
 fn reload_jwks(jwt: Option<&JwtVerifier>) {
     let Some(jwt) = jwt else {
@@ -209,6 +244,23 @@ fn reload_jwks(jwt: Option<&JwtVerifier>) {
             tracing::error!(%reason, "SIGHUP: JWKS not reloaded; the keys in use are kept")
         }
     }
+}
+
+/// Hashes the first line of standard input (its line ending dropped) for `user`.
+fn passwd(user: &str) -> Result<(), String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|error| format!("cannot read the password from standard input: {error}"))?;
+    let password = line
+        .strip_suffix('\n')
+        .map(|rest| rest.strip_suffix('\r').unwrap_or(rest))
+        .unwrap_or(&line);
+    println!(
+        "{}",
+        hivestore_thrift::auth::passwords::password_line(user, password)?
+    );
+    Ok(())
 }
 
 fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {

@@ -595,3 +595,64 @@ def hide_generated_client_frames():
             except ImportError:
                 continue
         module.__tracebackhide__ = True
+
+
+class PureSaslAdapter:
+    """pure-sasl's client behind the interface thrift_sasl's transport calls (that of the C
+    `sasl` module): start, step, encode and decode with (ok, bytes) results, getError. Under a
+    security layer (QOP auth-int, auth-conf), encode returns the frame, length first, and decode
+    is given it."""
+
+    def __init__(self, client):
+        self.client = client
+        self.error = ""
+
+    def start(self, mechanism):
+        try:
+            return True, mechanism, self.client.process() or b""
+        except Exception as error:  # pure-sasl raises several kinds; thrift_sasl wants a flag
+            self.error = str(error)
+            return False, mechanism, b""
+
+    def step(self, challenge):
+        try:
+            return True, self.client.process(challenge) or b""
+        except Exception as error:
+            self.error = str(error)
+            return False, b""
+
+    def _layered(self):
+        return getattr(self.client, "qop", b"auth") not in (b"auth", "auth")
+
+    def encode(self, data):
+        if not self._layered():
+            return True, data
+        wrapped = self.client.wrap(data)
+        return True, struct.pack(">I", len(wrapped)) + wrapped
+
+    def decode(self, frame):
+        if not self._layered():
+            return True, frame
+        return True, self.client.unwrap(frame[4:])
+
+    def getError(self):
+        return self.error
+
+
+def open_sasl_client(server: Server, mechanism: str, sock=None, **properties):
+    """pyiceberg's generated client over thrift_sasl's SASL transport with pure-sasl's
+    `mechanism` (`properties`: username, password, service, qops, ...); returns (client,
+    transport), opened."""
+    from hive_metastore import ThriftHiveMetastore
+    from puresasl.client import SASLClient
+    from thrift_sasl import TSaslClientTransport
+
+    if sock is None:
+        sock = TSocket.TSocket(server.host, server.port)
+    sock.setTimeout(int(SOCKET_TIMEOUT_S * 1000))
+    host = properties.pop("host", server.host)
+    trans = TSaslClientTransport(
+        lambda: PureSaslAdapter(SASLClient(host, mechanism=mechanism, **properties)),
+        mechanism, sock)
+    trans.open()
+    return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(trans)), trans

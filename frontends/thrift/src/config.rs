@@ -36,6 +36,11 @@
 //! jwks_file = "/etc/hivestore/jwks.json"
 //! jwt_issuer = "https://idp.example.com"
 //! jwt_audience = "hivestore"
+//! password_file = "/etc/hivestore/passwords"
+//! ldap_url = "ldaps://ldap.example.com"
+//! ldap_base_dn = "ou=people,dc=example,dc=com"
+//! ldap_user_dn_pattern = "uid=%s,ou=people,dc=example,dc=com:uid=%s,ou=svc,dc=example,dc=com"
+//! ldap_ca = "/etc/ssl/certs/ca-certificates.crt"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -47,6 +52,8 @@ use serde::Deserialize;
 use std::time::Duration;
 
 use crate::auth::jwt::JwtSettings;
+use crate::auth::ldap::LdapSettings;
+use crate::auth::plain::PlainSettings;
 use crate::auth::Authentication;
 use crate::http::HTTP_PATH_DEFAULT;
 use crate::limits::{
@@ -187,6 +194,25 @@ pub struct ServeArgs {
     /// An audience (`aud`) JWT bearer tokens must include.
     #[arg(long, env = "HIVESTORE_JWT_AUDIENCE")]
     pub jwt_audience: Option<String>,
+    /// Authentication CUSTOM: the file of `user:hash` lines (argon2id or bcrypt hashes; see
+    /// `hivestore passwd`). Reloaded on SIGHUP.
+    #[arg(long, env = "HIVESTORE_PASSWORD_FILE")]
+    pub password_file: Option<PathBuf>,
+    /// Authentication LDAP: the server to bind to, `ldap://host[:port]` or `ldaps://host[:port]`
+    /// (Hive's `hive.metastore.authentication.ldap.url`).
+    #[arg(long, env = "HIVESTORE_LDAP_URL")]
+    pub ldap_url: Option<String>,
+    /// Authentication LDAP: users bind as `uid=USER,BASE_DN` (Hive's `...ldap.baseDN`).
+    #[arg(long, env = "HIVESTORE_LDAP_BASE_DN")]
+    pub ldap_base_dn: Option<String>,
+    /// Authentication LDAP: users bind as these DNs, %s the user name, separated by `:` and
+    /// tried in turn (Hive's `...ldap.userDNPattern`).
+    #[arg(long, env = "HIVESTORE_LDAP_USER_DN_PATTERN")]
+    pub ldap_user_dn_pattern: Option<String>,
+    /// Authentication LDAP over ldaps://: the CA certificates, PEM, the server's certificate
+    /// chains to.
+    #[arg(long, env = "HIVESTORE_LDAP_CA")]
+    pub ldap_ca: Option<PathBuf>,
 }
 
 /// The config file's settings; all optional.
@@ -226,6 +252,11 @@ struct FileSettings {
     jwks_file: Option<PathBuf>,
     jwt_issuer: Option<String>,
     jwt_audience: Option<String>,
+    password_file: Option<PathBuf>,
+    ldap_url: Option<String>,
+    ldap_base_dn: Option<String>,
+    ldap_user_dn_pattern: Option<String>,
+    ldap_ca: Option<PathBuf>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -263,6 +294,8 @@ pub struct ServeConfig {
     pub http_path: String,
     /// JWT bearer tokens on the HTTP transport, when required.
     pub jwt: Option<JwtSettings>,
+    /// Where SASL PLAIN's password checks find passwords.
+    pub plain: PlainSettings,
 }
 
 impl ServeArgs {
@@ -374,6 +407,17 @@ impl ServeArgs {
             self.tls_client_ca.clone().or(file.tls_client_ca),
             self.tls_allow_plain || file.tls_allow_plain.unwrap_or(false),
         )?;
+        let plain = PlainSettings {
+            password_file: self.password_file.clone().or(file.password_file),
+            ldap: ldap_settings(
+                self.ldap_url.clone().or(file.ldap_url),
+                self.ldap_base_dn.clone().or(file.ldap_base_dn),
+                self.ldap_user_dn_pattern
+                    .clone()
+                    .or(file.ldap_user_dn_pattern),
+                self.ldap_ca.clone().or(file.ldap_ca),
+            )?,
+        };
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
             data_dir: pick(
@@ -440,6 +484,7 @@ impl ServeArgs {
                 self.jwt_issuer.clone().or(file.jwt_issuer),
                 self.jwt_audience.clone().or(file.jwt_audience),
             )?,
+            plain,
         })
     }
 }
@@ -496,6 +541,23 @@ fn tls_settings(
         (None, None) => Ok(None),
         (Some(_), None) => Err("tls_cert needs tls_key, the certificate's private key".to_string()),
         (None, Some(_)) => Err("tls_key needs tls_cert, the key's certificate".to_string()),
+    }
+}
+
+/// LDAP is served with a URL; the DN settings and the CA only mean something with one.
+fn ldap_settings(
+    url: Option<String>,
+    base_dn: Option<String>,
+    patterns: Option<String>,
+    ca: Option<PathBuf>,
+) -> Result<Option<LdapSettings>, String> {
+    match url {
+        Some(url) => LdapSettings::new(url, base_dn, patterns.as_deref(), ca).map(Some),
+        None if base_dn.is_some() || patterns.is_some() || ca.is_some() => Err(
+            "--ldap-base-dn, --ldap-user-dn-pattern and --ldap-ca need --ldap-url, the LDAP server"
+                .to_string(),
+        ),
+        None => Ok(None),
     }
 }
 
@@ -767,6 +829,54 @@ mod tests {
             })
         );
         assert_eq!(from_file.limits.handshake_timeout, Duration::from_secs(3));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn password_settings_come_from_flags_or_the_file_and_ldap_ones_need_a_url() {
+        assert_eq!(
+            ServeArgs::default().resolve().unwrap().plain,
+            PlainSettings::default()
+        );
+        let dir =
+            std::env::temp_dir().join(format!("hivestore-config-plain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plain.toml");
+        std::fs::write(
+            &path,
+            "password_file = \"users.txt\"\nldap_url = \"ldap://127.0.0.1:1389\"\n\
+             ldap_user_dn_pattern = \"uid=%s,ou=a:uid=%s,ou=b\"\n",
+        )
+        .unwrap();
+        let plain = ServeArgs {
+            config: Some(path),
+            ldap_base_dn: Some("dc=example".into()),
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap()
+        .plain;
+        assert_eq!(plain.password_file, Some(PathBuf::from("users.txt")));
+        let ldap = plain.ldap.unwrap();
+        assert_eq!(ldap.url, "ldap://127.0.0.1:1389");
+        assert_eq!(ldap.base_dn.as_deref(), Some("dc=example"));
+        assert_eq!(ldap.user_dn_patterns, ["uid=%s,ou=a", "uid=%s,ou=b"]);
+        let without_url = ServeArgs {
+            ldap_base_dn: Some("dc=example".into()),
+            ..ServeArgs::default()
+        };
+        assert!(without_url
+            .resolve()
+            .unwrap_err()
+            .contains("need --ldap-url"));
+        let without_dn = ServeArgs {
+            ldap_url: Some("ldap://127.0.0.1".into()),
+            ..ServeArgs::default()
+        };
+        assert!(without_dn
+            .resolve()
+            .unwrap_err()
+            .contains("--ldap-base-dn or --ldap-user-dn-pattern"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -9,11 +9,18 @@
 //! passes every frame through its security layer (`wrap`/`unwrap`; the identity for QOP `auth`).
 
 use std::fmt;
+use std::sync::Arc;
 
+use plain::{PasswordCheck, PlainSettings};
+
+pub mod jwt;
+pub mod ldap;
+mod ldap_ber;
+pub mod passwords;
+pub mod plain;
 pub mod sasl;
 
 pub use sasl::SaslServers;
-pub mod jwt;
 
 /// Hive's `metastore.authentication`: how clients prove who they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -82,30 +89,68 @@ impl Authentication {
 }
 
 /// What the server asks of its clients: the mode, and the SASL mechanisms it offers.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct AuthPolicy {
     /// Hive's `metastore.authentication`.
     pub authentication: Authentication,
     /// The SASL mechanisms offered; none under NOSASL.
     pub sasl: SaslServers,
+    /// The password check PLAIN uses, kept for SIGHUP's reload.
+    pub password_check: Option<Arc<dyn PasswordCheck>>,
+}
+
+impl fmt::Debug for AuthPolicy {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("AuthPolicy")
+            .field("authentication", &self.authentication)
+            .field("sasl", &self.sasl)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AuthPolicy {
-    /// The policy of `authentication`, with the mechanisms it offers.
-    pub fn new(authentication: Authentication) -> Result<AuthPolicy, String> {
-        let sasl = SaslServers::default();
-        match authentication {
-            Authentication::NoSasl | Authentication::Jwt => {}
-            mode => {
-                return Err(format!(
-                    "authentication {mode} is not available yet: use NOSASL"
-                ))
-            }
+    /// The policy of `authentication`, offering SASL PLAIN for the password modes (NONE,
+    /// CUSTOM, LDAP) with the password check `plain` configures; the other mechanisms are
+    /// offered by whoever has what they need ([`SaslServers::offer`]), then [`Self::check`].
+    pub fn new(
+        authentication: Authentication,
+        plain: &PlainSettings,
+    ) -> Result<AuthPolicy, String> {
+        let mut sasl = SaslServers::default();
+        let password_check = plain::password_check(authentication, plain)?;
+        if let Some(check) = &password_check {
+            let check = Arc::clone(check);
+            sasl.offer("PLAIN", move |_| {
+                Box::new(plain::PlainServer::new(Arc::clone(&check)))
+            });
         }
         Ok(AuthPolicy {
             authentication,
             sasl,
+            password_check,
         })
+    }
+
+    /// Whether the mode can be served: a SASL mode needs a mechanism offered.
+    pub fn check(&self) -> Result<(), String> {
+        let sasl_mode =
+            self.authentication.required() && self.authentication != Authentication::Jwt;
+        if sasl_mode && self.sasl.is_empty() {
+            return Err(format!(
+                "authentication {} offers no SASL mechanism: see docs/security.md for its settings",
+                self.authentication
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the password file again (CUSTOM); on an error the passwords in use are kept.
+    pub fn reload(&self) -> Result<(), String> {
+        match &self.password_check {
+            Some(check) => check.reload(),
+            None => Ok(()),
+        }
     }
 
     /// Whether the HTTP transport is served: its caller is a JWT's subject (JWT), or the user a

@@ -42,8 +42,9 @@ pub const NEGOTIATION_STEPS_MAX: usize = 16;
 /// and a checksum or padding), allowed beyond the largest message.
 const WRAP_OVERHEAD_BYTES_MAX: usize = 64 * 1024;
 
-/// Creates the server side of a mechanism for one connection.
-type MechanismFactory = Box<dyn Fn() -> Box<dyn SaslMechanism> + Send + Sync>;
+/// Creates the server side of a mechanism for one connection of the server whose state it is
+/// given.
+type MechanismFactory = Box<dyn Fn(&Arc<ServerState>) -> Box<dyn SaslMechanism> + Send + Sync>;
 
 /// The SASL mechanisms a server offers, by name, each made anew for every connection.
 #[derive(Default)]
@@ -62,7 +63,7 @@ impl SaslServers {
     pub fn offer(
         &mut self,
         name: &'static str,
-        factory: impl Fn() -> Box<dyn SaslMechanism> + Send + Sync + 'static,
+        factory: impl Fn(&Arc<ServerState>) -> Box<dyn SaslMechanism> + Send + Sync + 'static,
     ) {
         self.offered.retain(|(offered, _)| *offered != name);
         self.offered.push((name, Box::new(factory)));
@@ -78,11 +79,11 @@ impl SaslServers {
         self.offered.is_empty()
     }
 
-    fn start(&self, name: &str) -> Option<Box<dyn SaslMechanism>> {
+    fn start(&self, name: &str, state: &Arc<ServerState>) -> Option<Box<dyn SaslMechanism>> {
         self.offered
             .iter()
             .find(|(offered, _)| *offered == name)
-            .map(|(_, factory)| factory())
+            .map(|(_, factory)| factory(state))
     }
 }
 
@@ -107,7 +108,7 @@ pub(crate) fn serve<R: Read, W: Write>(
     activity: &Activity,
 ) -> Result<(), String> {
     activity.begin_handshake(&limits);
-    let negotiated = negotiate(&mut reader, &mut writer, &state.auth().sasl);
+    let negotiated = negotiate(&mut reader, &mut writer, &state);
     activity.end_handshake();
     let (mechanism, caller) = match negotiated {
         Ok(negotiated) => negotiated,
@@ -144,8 +145,9 @@ pub(crate) fn serve<R: Read, W: Write>(
 fn negotiate<R: Read, W: Write>(
     reader: &mut R,
     writer: &mut W,
-    servers: &SaslServers,
+    state: &Arc<ServerState>,
 ) -> Result<(Box<dyn SaslMechanism>, crate::auth::Caller), Refusal> {
+    let servers = &state.auth().sasl;
     let told = |writer: &mut W, why: String| -> Refusal {
         match write_frame(writer, BAD, why.as_bytes()) {
             Ok(()) => Refusal::Told(why),
@@ -160,7 +162,7 @@ fn negotiate<R: Read, W: Write>(
         ));
     }
     let name = String::from_utf8_lossy(&name).into_owned();
-    let Some(mut mechanism) = servers.start(&name) else {
+    let Some(mut mechanism) = servers.start(&name, state) else {
         let offered = servers.names();
         let why = if offered.is_empty() {
             format!(
@@ -200,7 +202,21 @@ fn negotiate<R: Read, W: Write>(
                 write_frame(writer, COMPLETE, &last).map_err(lost)?;
                 return Ok((mechanism, caller));
             }
-            Err(why) => return Err(told(writer, format!("{name}: {why}"))),
+            Err(why) => {
+                // The client learns only that it failed: the reason may tell which users
+                // exist, or name files and servers.
+                let _ = write_frame(
+                    writer,
+                    BAD,
+                    format!("{name}: authentication failed").as_bytes(),
+                );
+                let why = if why.starts_with(name.as_str()) {
+                    why
+                } else {
+                    format!("{name}: {why}")
+                };
+                return Err(Refusal::Told(why));
+            }
         }
     }
     Err(told(
