@@ -175,8 +175,10 @@ impl Functions {
                 // `$type` is its prototype from gssapi.h; the pointer is copied out while
                 // `library` is kept alive beside it.
                 let function: $type = *unsafe { library.get::<$type>($name) }.map_err(|error| {
-                    format!("{LIBRARY} has no function {}: {error}", 
-                        String::from_utf8_lossy(&$name[..$name.len() - 1]))
+                    format!(
+                        "{LIBRARY} has no function {}: {error}",
+                        String::from_utf8_lossy(&$name[..$name.len() - 1])
+                    )
                 })?;
                 function
             }};

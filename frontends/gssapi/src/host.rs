@@ -11,10 +11,12 @@ pub fn canonical_host_name() -> Result<String, String> {
     let mut bytes = [0u8; HOST_NAME_BYTES_MAX + 1];
     // SAFETY: the buffer is writable for the length passed; one byte is kept for the NUL that
     // gethostname may leave out on truncation.
-    let status =
-        unsafe { libc::gethostname(bytes.as_mut_ptr().cast(), HOST_NAME_BYTES_MAX) };
+    let status = unsafe { libc::gethostname(bytes.as_mut_ptr().cast(), HOST_NAME_BYTES_MAX) };
     if status != 0 {
-        return Err(format!("gethostname failed: {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "gethostname failed: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     let host = CStr::from_bytes_until_nul(&bytes)
         .map_err(|_| "gethostname gave no NUL-terminated name".to_string())?

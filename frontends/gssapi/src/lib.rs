@@ -48,13 +48,23 @@ impl Gss {
     /// Makes `keytab` the acceptor's key table for the whole process (MIT's
     /// `krb5_gss_register_acceptor_identity`).
     pub fn register_keytab(self, keytab: &Path) -> Result<(), Error> {
-        let path = keytab.to_str().and_then(|text| CString::new(text).ok()).ok_or_else(|| {
-            Error(format!("keytab path {} is not a C string", keytab.display()))
-        })?;
+        let path = keytab
+            .to_str()
+            .and_then(|text| CString::new(text).ok())
+            .ok_or_else(|| {
+                Error(format!(
+                    "keytab path {} is not a C string",
+                    keytab.display()
+                ))
+            })?;
         // SAFETY: `path` is a NUL-terminated string that outlives the call; MIT copies it.
         let major = unsafe { (self.functions.register_acceptor_identity)(path.as_ptr()) };
         if major & ffi::GSS_ERROR_MASK != 0 {
-            return Err(self.error(&format!("registering keytab {}", keytab.display()), major, 0));
+            return Err(self.error(
+                &format!("registering keytab {}", keytab.display()),
+                major,
+                0,
+            ));
         }
         Ok(())
     }
@@ -80,7 +90,11 @@ impl Gss {
             )
         };
         if major & ffi::GSS_ERROR_MASK != 0 {
-            return Err(self.error(&format!("acquiring the credential of {principal}"), major, minor));
+            return Err(self.error(
+                &format!("acquiring the credential of {principal}"),
+                major,
+                minor,
+            ));
         }
         Ok(Credential { gss: self, raw })
     }
@@ -145,9 +159,8 @@ impl Gss {
             return Vec::new();
         }
         // SAFETY: the library filled `buffer` with `length` readable bytes at `value`.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(buffer.value as *const u8, buffer.length) }
-                .to_vec();
+        let bytes = unsafe { std::slice::from_raw_parts(buffer.value as *const u8, buffer.length) }
+            .to_vec();
         let mut minor = 0;
         // SAFETY: `buffer` was allocated by the library and is released once, here.
         unsafe { (self.functions.release_buffer)(&mut minor, buffer) };
@@ -189,9 +202,15 @@ impl Gss {
     }
 
     fn error(self, doing: &str, major: OmUint32, minor: OmUint32) -> Error {
-        let mut text = format!("GSS-API error {doing}: {}", self.status_text(major, ffi::GSS_C_GSS_CODE));
+        let mut text = format!(
+            "GSS-API error {doing}: {}",
+            self.status_text(major, ffi::GSS_C_GSS_CODE)
+        );
         if minor != 0 {
-            text.push_str(&format!(" ({})", self.status_text(minor, ffi::GSS_C_MECH_CODE)));
+            text.push_str(&format!(
+                " ({})",
+                self.status_text(minor, ffi::GSS_C_MECH_CODE)
+            ));
         }
         Error(text)
     }
@@ -271,7 +290,9 @@ impl Context {
     /// Takes the peer's next token; returns the token to send back.
     pub fn step(&mut self, token: &[u8]) -> Result<Step, Error> {
         if self.complete {
-            return Err(Error("the security context is already established".to_string()));
+            return Err(Error(
+                "the security context is already established".to_string(),
+            ));
         }
         let functions = self.gss.functions;
         let mut minor = 0;
@@ -350,6 +371,11 @@ impl Context {
         })
     }
 
+    /// The context is established (both sides done).
+    pub fn is_established(&self) -> bool {
+        self.complete
+    }
+
     /// The peer's principal (`alice@REALM`), once an acceptor's context is established.
     pub fn peer(&self) -> Option<&str> {
         self.peer.as_deref()
@@ -414,7 +440,9 @@ impl Context {
         if self.complete {
             Ok(())
         } else {
-            Err(Error("the security context is not established yet".to_string()))
+            Err(Error(
+                "the security context is not established yet".to_string(),
+            ))
         }
     }
 }

@@ -113,7 +113,10 @@ impl Kerberos {
         let principal = settings.principal.replace("_HOST", &host);
         let realm = principal_realm(&principal)?;
         std::fs::File::open(&settings.keytab).map_err(|error| {
-            format!("kerberos_keytab {} cannot be read: {error}", settings.keytab.display())
+            format!(
+                "kerberos_keytab {} cannot be read: {error}",
+                settings.keytab.display()
+            )
         })?;
         let gss = Gss::load().map_err(|error| error.to_string())?;
         gss.register_keytab(&settings.keytab)
@@ -360,7 +363,9 @@ pub fn parse_layer_message(message: &[u8]) -> Result<LayerChoice, String> {
     }
     let authzid = &message[4..];
     if authzid.len() > AUTHZID_BYTES_MAX {
-        return Err(format!("the authorization id is longer than {AUTHZID_BYTES_MAX} bytes"));
+        return Err(format!(
+            "the authorization id is longer than {AUTHZID_BYTES_MAX} bytes"
+        ));
     }
     Ok(LayerChoice {
         layers: message[0],
@@ -382,7 +387,10 @@ mod tests {
             Ok(vec![Qop::AuthConf, Qop::AuthInt])
         );
         let error = Qop::parse_list("auth,secret").unwrap_err();
-        assert!(error.contains("\"secret\" is not auth, auth-int or auth-conf"), "{error}");
+        assert!(
+            error.contains("\"secret\" is not auth, auth-int or auth-conf"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -399,10 +407,16 @@ mod tests {
                 authzid: "alice@R".to_string()
             }
         );
-        assert!(parse_layer_message(&[1, 0, 0]).unwrap_err().contains("fewer than 4"));
-        assert!(parse_layer_message(&[1, 0, 0, 0, 0xff]).unwrap_err().contains("UTF-8"));
+        assert!(parse_layer_message(&[1, 0, 0])
+            .unwrap_err()
+            .contains("fewer than 4"));
+        assert!(parse_layer_message(&[1, 0, 0, 0, 0xff])
+            .unwrap_err()
+            .contains("UTF-8"));
         let long = layer_message(1, 0, &[b'a'; AUTHZID_BYTES_MAX + 1]);
-        assert!(parse_layer_message(&long).unwrap_err().contains("longer than"));
+        assert!(parse_layer_message(&long)
+            .unwrap_err()
+            .contains("longer than"));
     }
 
     #[test]
@@ -416,9 +430,139 @@ mod tests {
              default_realm = HIVESTORE.TEST\n",
         )
         .unwrap();
-        assert_eq!(default_realm(Some(path.as_os_str())), Some("HIVESTORE.TEST".to_string()));
+        assert_eq!(
+            default_realm(Some(path.as_os_str())),
+            Some("HIVESTORE.TEST".to_string())
+        );
         assert_eq!(default_realm(Some(dir.join("missing").as_os_str())), None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The client side of a whole negotiation against a real KDC: run by
+    /// tests/python/test_kerberos.py, which starts the KDC and sets KRB5_CONFIG, KRB5CCNAME
+    /// (alice logged in) and HIVESTORE_TEST_KEYTAB.
+    #[test]
+    #[ignore = "needs the KDC of tests/python/test_kerberos.py"]
+    fn negotiates_each_qop_with_a_real_kdc() {
+        let keytab = std::env::var("HIVESTORE_TEST_KEYTAB").expect("HIVESTORE_TEST_KEYTAB");
+        let gss = Gss::load().unwrap();
+        for qop in [Qop::Auth, Qop::AuthInt, Qop::AuthConf] {
+            let kerberos = Kerberos::start(&KerberosSettings {
+                principal: "hive/_HOST@HIVESTORE.TEST".to_string(),
+                host: Some("localhost".to_string()),
+                keytab: PathBuf::from(&keytab),
+                qop: vec![Qop::AuthConf, Qop::AuthInt, Qop::Auth],
+                auth_to_local: "DEFAULT".to_string(),
+            })
+            .unwrap();
+            let mut server = kerberos.mechanism();
+            let mut client = gss.initiator("hive@localhost").unwrap();
+            let caller = negotiate(&mut server, &mut client, qop, b"").unwrap();
+            assert_eq!(caller.principal, "alice@HIVESTORE.TEST");
+            assert_eq!(caller.user, "alice");
+            assert_eq!(caller.method, AuthMethod::Kerberos);
+            let from_server = server.wrap(b"reply".to_vec()).unwrap();
+            let to_server = match qop {
+                Qop::Auth => {
+                    assert_eq!(from_server, b"reply");
+                    b"call".to_vec()
+                }
+                _ => {
+                    assert_ne!(from_server, b"reply");
+                    let (plain, encrypted) = client.unwrap(&from_server).unwrap();
+                    assert_eq!(
+                        (plain.as_slice(), encrypted),
+                        (&b"reply"[..], qop == Qop::AuthConf)
+                    );
+                    client.wrap(b"call", qop == Qop::AuthConf).unwrap()
+                }
+            };
+            assert_eq!(server.unwrap(to_server).unwrap(), b"call");
+            if qop != Qop::Auth {
+                let mut tampered = client.wrap(b"call", qop == Qop::AuthConf).unwrap();
+                let last = tampered.len() - 1;
+                tampered[last] ^= 1;
+                let error = server.unwrap(tampered).unwrap_err();
+                assert!(error.contains("GSS-API error unwrapping"), "{error}");
+            }
+        }
+        let kerberos = Kerberos::start(&KerberosSettings {
+            principal: "hive/localhost@HIVESTORE.TEST".to_string(),
+            host: None,
+            keytab: PathBuf::from(&keytab),
+            qop: vec![Qop::AuthConf],
+            auth_to_local: "DEFAULT".to_string(),
+        })
+        .unwrap();
+        let mut client = gss.initiator("hive@localhost").unwrap();
+        let error = negotiate(&mut kerberos.mechanism(), &mut client, Qop::Auth, b"").unwrap_err();
+        assert!(error.contains("not one of those offered (0x04)"), "{error}");
+        let mut client = gss.initiator("hive@localhost").unwrap();
+        let error = negotiate(
+            &mut kerberos.mechanism(),
+            &mut client,
+            Qop::AuthConf,
+            b"bob",
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("alice@HIVESTORE.TEST is not authorized to act as \"bob\""),
+            "{error}"
+        );
+        let mut server = kerberos.mechanism();
+        let error = server.step(b"\x60\x03garbage").unwrap_err();
+        assert!(
+            error.contains("GSS-API error accepting the client's token"),
+            "{error}"
+        );
+        assert!(server
+            .step(b"")
+            .unwrap_err()
+            .contains("negotiation is over"));
+        let error = Kerberos::start(&KerberosSettings {
+            principal: "nobody/localhost@HIVESTORE.TEST".to_string(),
+            host: None,
+            keytab: PathBuf::from(&keytab),
+            qop: vec![Qop::Auth],
+            auth_to_local: "DEFAULT".to_string(),
+        })
+        .err()
+        .unwrap();
+        assert!(
+            error.contains("nobody/localhost@HIVESTORE.TEST has no usable key"),
+            "{error}"
+        );
+    }
+
+    /// Plays the client of RFC 4752 against `server`; the caller, or the server's error.
+    fn negotiate(
+        server: &mut GssapiMechanism,
+        client: &mut Context,
+        qop: Qop,
+        authzid: &[u8],
+    ) -> Result<Caller, String> {
+        let mut token = client.step(b"").unwrap().token;
+        for _ in 0..10 {
+            let SaslStep::Challenge(challenge) = server.step(&token)? else {
+                panic!("completed before the security layers were chosen");
+            };
+            if client.is_established() {
+                let (offer, _) = client.unwrap(&challenge).unwrap();
+                let offered = parse_layer_message(&offer).unwrap();
+                assert_eq!(offered.authzid, "");
+                let choice = layer_message(qop.bit(), 65536, authzid);
+                let answer = client.wrap(&choice, false).unwrap();
+                return match server.step(&answer)? {
+                    SaslStep::Complete { caller, last } => {
+                        assert!(last.is_empty());
+                        Ok(caller)
+                    }
+                    SaslStep::Challenge(_) => panic!("a challenge after the layer choice"),
+                };
+            }
+            token = client.step(&challenge).unwrap().token;
+        }
+        panic!("no completion in 10 steps");
     }
 
     #[test]
@@ -431,13 +575,19 @@ mod tests {
             auth_to_local: "DEFAULT".to_string(),
         };
         let error = Kerberos::start(&settings).err().unwrap();
-        assert!(error.contains("\"hive/db1\" must be a full principal"), "{error}");
+        assert!(
+            error.contains("\"hive/db1\" must be a full principal"),
+            "{error}"
+        );
         let error = Kerberos::start(&KerberosSettings {
             principal: "hive/_HOST@R".to_string(),
             ..settings
         })
         .err()
         .unwrap();
-        assert!(error.contains("/nonexistent/hive.keytab cannot be read"), "{error}");
+        assert!(
+            error.contains("/nonexistent/hive.keytab cannot be read"),
+            "{error}"
+        );
     }
 }

@@ -152,10 +152,22 @@ mod tests {
 
     #[test]
     fn authentication_reads_hive_spellings_in_any_case_and_names_the_choices_otherwise() {
-        assert_eq!(Authentication::parse("kerberos"), Ok(Authentication::Kerberos));
-        assert_eq!(Authentication::parse(" NOSASL "), Ok(Authentication::NoSasl));
-        assert_eq!(Authentication::parse("Jwt").map(|mode| mode.name()), Ok("JWT"));
+        assert_eq!(
+            Authentication::parse("kerberos"),
+            Ok(Authentication::Kerberos)
+        );
+        assert_eq!(
+            Authentication::parse(" NOSASL "),
+            Ok(Authentication::NoSasl)
+        );
+        assert_eq!(
+            Authentication::parse("Jwt").map(|mode| mode.name()),
+            Ok("JWT")
+        );
         let error = Authentication::parse("KERBEROSX").unwrap_err();
-        assert!(error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"), "{error}");
+        assert!(
+            error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"),
+            "{error}"
+        );
     }
 }

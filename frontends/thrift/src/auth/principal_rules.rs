@@ -77,12 +77,16 @@ impl PrincipalRules {
             let (rule, after) = parse_rule(rest)?;
             rules.push(rule);
             if !after.is_empty() && !after.starts_with(char::is_whitespace) {
-                return Err(format!("auth_to_local: unexpected text after a rule: {after:?}"));
+                return Err(format!(
+                    "auth_to_local: unexpected text after a rule: {after:?}"
+                ));
             }
             rest = after.trim_start();
         }
         if rules.is_empty() {
-            return Err("auth_to_local: no rules (use DEFAULT for the default mapping)".to_string());
+            return Err(
+                "auth_to_local: no rules (use DEFAULT for the default mapping)".to_string(),
+            );
         }
         Ok(PrincipalRules {
             rules,
@@ -105,7 +109,9 @@ impl PrincipalRules {
                 return Ok(name);
             }
         }
-        Err(format!("no auth_to_local rule maps the principal {principal}"))
+        Err(format!(
+            "no auth_to_local rule maps the principal {principal}"
+        ))
     }
 
     fn apply(
@@ -140,7 +146,10 @@ impl PrincipalRules {
                         FormatPart::Parameter(index) => components[index - 1],
                     })
                     .collect();
-                if matching.as_ref().is_some_and(|regex| !regex.is_match(&base)) {
+                if matching
+                    .as_ref()
+                    .is_some_and(|regex| !regex.is_match(&base))
+                {
                     return Ok(None);
                 }
                 let name = match substitution {
@@ -149,7 +158,9 @@ impl PrincipalRules {
                         pattern,
                         replacement,
                         global: true,
-                    }) => pattern.replace_all(&base, replacement.as_str()).into_owned(),
+                    }) => pattern
+                        .replace_all(&base, replacement.as_str())
+                        .into_owned(),
                     Some(Substitution {
                         pattern,
                         replacement,
@@ -160,7 +171,9 @@ impl PrincipalRules {
             }
         };
         if name.contains(['/', '@']) {
-            return Err(format!("auth_to_local rule {text} gave the non-simple name {name}"));
+            return Err(format!(
+                "auth_to_local rule {text} gave the non-simple name {name}"
+            ));
         }
         Ok(Some(if lower_case {
             name.to_ascii_lowercase()
@@ -197,7 +210,9 @@ fn parse_rule(text: &str) -> Result<(Rule, &str), String> {
     let rest = text
         .strip_prefix("RULE:[")
         .ok_or_else(|| invalid("expected DEFAULT or RULE:[n:format]"))?;
-    let (header, mut rest) = rest.split_once(']').ok_or_else(|| invalid("no ] after the format"))?;
+    let (header, mut rest) = rest
+        .split_once(']')
+        .ok_or_else(|| invalid("no ] after the format"))?;
     let (count, format) = header
         .split_once(':')
         .ok_or_else(|| invalid("expected [n:format]"))?;
@@ -209,16 +224,20 @@ fn parse_rule(text: &str) -> Result<(Rule, &str), String> {
     let format = parse_format(format, components).map_err(|why| invalid(&why))?;
     let mut matching = None;
     if let Some(after) = rest.strip_prefix('(') {
-        let (regex, after) = after.split_once(')').ok_or_else(|| invalid("no ) after the regex"))?;
+        let (regex, after) = after
+            .split_once(')')
+            .ok_or_else(|| invalid("no ) after the regex"))?;
         matching = Some(compile(&format!("^(?:{regex})$")).map_err(|why| invalid(&why))?);
         rest = after;
     }
     let mut substitution = None;
     if let Some(after) = rest.strip_prefix("s/") {
-        let (pattern, after) =
-            after.split_once('/').ok_or_else(|| invalid("no / after the pattern"))?;
-        let (replacement, after) =
-            after.split_once('/').ok_or_else(|| invalid("no / after the replacement"))?;
+        let (pattern, after) = after
+            .split_once('/')
+            .ok_or_else(|| invalid("no / after the pattern"))?;
+        let (replacement, after) = after
+            .split_once('/')
+            .ok_or_else(|| invalid("no / after the replacement"))?;
         let (global, after) = match after.strip_prefix('g') {
             Some(after) => (true, after),
             None => (false, after),
@@ -337,7 +356,11 @@ mod tests {
             ("joe/root@FOO.COM", "root"),
             ("plain", "plain"),
         ] {
-            assert_eq!(rules.short_name(principal).as_deref(), Ok(short), "{principal}");
+            assert_eq!(
+                rules.short_name(principal).as_deref(),
+                Ok(short),
+                "{principal}"
+            );
         }
         for unmapped in ["foo@ACME.COM", "root/joe@FOO.COM"] {
             let error = rules.short_name(unmapped).unwrap_err();
@@ -355,27 +378,50 @@ mod tests {
             "REALM.TLD",
         )
         .unwrap();
-        assert_eq!(rules.short_name("nn/host1@REALM.TLD").as_deref(), Ok("hdfs"));
-        assert_eq!(rules.short_name("dn/host2@REALM.TLD").as_deref(), Ok("hdfs"));
-        assert_eq!(rules.short_name("jhs/host3@REALM.TLD").as_deref(), Ok("mapred"));
+        assert_eq!(
+            rules.short_name("nn/host1@REALM.TLD").as_deref(),
+            Ok("hdfs")
+        );
+        assert_eq!(
+            rules.short_name("dn/host2@REALM.TLD").as_deref(),
+            Ok("hdfs")
+        );
+        assert_eq!(
+            rules.short_name("jhs/host3@REALM.TLD").as_deref(),
+            Ok("mapred")
+        );
         assert_eq!(rules.short_name("JOE@FOO.COM").as_deref(), Ok("joe"));
-        assert_eq!(rules.short_name("hive/host4@REALM.TLD").as_deref(), Ok("hive"));
+        assert_eq!(
+            rules.short_name("hive/host4@REALM.TLD").as_deref(),
+            Ok("hive")
+        );
     }
 
     #[test]
     fn default_maps_the_first_component_of_the_default_realm_only() {
         let rules = PrincipalRules::parse(AUTH_TO_LOCAL_DEFAULT, "HIVESTORE.TEST").unwrap();
-        assert_eq!(rules.short_name("alice@HIVESTORE.TEST").as_deref(), Ok("alice"));
-        assert_eq!(rules.short_name("hive/localhost@HIVESTORE.TEST").as_deref(), Ok("hive"));
+        assert_eq!(
+            rules.short_name("alice@HIVESTORE.TEST").as_deref(),
+            Ok("alice")
+        );
+        assert_eq!(
+            rules.short_name("hive/localhost@HIVESTORE.TEST").as_deref(),
+            Ok("hive")
+        );
         assert!(rules.short_name("alice@OTHER.TEST").is_err());
-        assert!(rules.short_name("a/b/c@HIVESTORE.TEST").unwrap_err().contains("malformed"));
+        assert!(rules
+            .short_name("a/b/c@HIVESTORE.TEST")
+            .unwrap_err()
+            .contains("malformed"));
     }
 
     #[test]
     fn global_substitution_and_java_group_references() {
-        let rules =
-            PrincipalRules::parse("RULE:[1:$1](.*)s/a/x/g RULE:[2:$2-$1]s/(\\w+)-(\\w+)/$2_$1/", "R")
-                .unwrap();
+        let rules = PrincipalRules::parse(
+            "RULE:[1:$1](.*)s/a/x/g RULE:[2:$2-$1]s/(\\w+)-(\\w+)/$2_$1/",
+            "R",
+        )
+        .unwrap();
         assert_eq!(rules.short_name("banana@R").as_deref(), Ok("bxnxnx"));
         assert_eq!(rules.short_name("svc/node@R").as_deref(), Ok("svc_node"));
     }
