@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
@@ -115,6 +116,18 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             "serving TLS"
         );
     }
+    let _kerberos = match &config.kerberos {
+        Some(settings) => {
+            let kerberos = Kerberos::start(settings)?;
+            tracing::info!(
+                principal = kerberos.principal(),
+                keytab = %settings.keytab.display(),
+                "accepting Kerberos (SASL GSSAPI)"
+            );
+            Some(Arc::new(kerberos))
+        }
+        None => None,
+    };
     let server = Server::bind_with_tls(&config.listen, config.limits, state, tls.clone())
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();
