@@ -81,3 +81,89 @@ def test_serve_starts_with_the_service_key(kdc, tmp_path):
         assert "accepting Kerberos" in server.log_tail()
     finally:
         stop_hivestore(server)
+
+
+# The Hive 2.3 Java client with a UGI keytab login, against hivestore and against Apache's Java
+# HMS 2.3.10 configured for Kerberos the same way: both must pass the same program.
+REFERENCE_START = REPO_ROOT.parent / "shared" / "tools" / "reference-hms" / "start.sh"
+REFERENCE_START_TIMEOUT_S = 400
+REFERENCE_STOP_TIMEOUT_S = 30
+# Hadoop's names of the QOPs (hadoop.rpc.protection).
+PROTECTIONS = {"auth": "authentication", "auth-int": "integrity", "auth-conf": "privacy"}
+
+
+def java_kerberos_flags(kdc):
+    return [f"-Djava.security.krb5.conf={kdc.krb5_conf}", "-Dsun.security.krb5.disableReferrals=true"]
+
+
+def run_kerberos_client(kdc, port, workdir, protection, database):
+    from java_clients import run_java
+    return run_java("KerberosClient",
+                    ["localhost", str(port), f"hive/_HOST@{REALM}", f"alice@{REALM}",
+                     str(kdc.keytab("alice")), protection, database],
+                    workdir, jvm_flags=java_kerberos_flags(kdc))
+
+
+def assert_all_passed(java_run):
+    for name in ("login", "connect", "create_database", "drop_database", "close"):
+        line = java_run["lines"].get(name)
+        assert line is not None and line.startswith("PASS "), (
+            f"{name}: {line} (java exit {java_run['code']})\nstdout:\n{java_run['stdout'][-6000:]}"
+            f"\nstderr:\n{java_run['stderr'][-3000:]}")
+
+
+def hadoop_xml(properties: dict) -> str:
+    rows = "".join(f"  <property><name>{name}</name><value>{value}</value></property>\n"
+                   for name, value in properties.items())
+    return f'<?xml version="1.0"?>\n<configuration>\n{rows}</configuration>\n'
+
+
+@pytest.fixture(scope="module")
+def reference_hms(kdc, tmp_path_factory):
+    """Apache's HMS 2.3.10 (shared/tools/reference-hms/start.sh) under Kerberos: the SASL
+    settings go in hivemetastore-site.xml and core-site.xml beside the hive-site.xml the script
+    writes (its conf/ is on the classpath), the krb5.conf through JAVA_TOOL_OPTIONS."""
+    from conftest import free_loopback_port
+    from java_clients import pyspark_jars, require_java
+    require_java()
+    if not REFERENCE_START.is_file():
+        pytest.fail(f"no reference HMS start script at {REFERENCE_START}")
+    base = tmp_path_factory.mktemp("reference-hms")
+    conf = base / "conf"
+    conf.mkdir()
+    (conf / "hivemetastore-site.xml").write_text(hadoop_xml({
+        "hive.metastore.sasl.enabled": "true",
+        "hive.metastore.kerberos.principal": f"{SERVICE}@{REALM}",
+        "hive.metastore.kerberos.keytab.file": str(kdc.keytab(SERVICE)),
+    }))
+    (conf / "core-site.xml").write_text(hadoop_xml({
+        "hadoop.security.authentication": "kerberos",
+        "hadoop.rpc.protection": "privacy,integrity,authentication",
+    }))
+    port = free_loopback_port()
+    env = kdc.server_env()
+    env["PYSPARK_VENV"] = str(Path(pyspark_jars()).parents[4])
+    env["JAVA_TOOL_OPTIONS"] = " ".join(java_kerberos_flags(kdc))
+    env["HMS_HEAP"] = "512m"
+    started = subprocess.run(["bash", str(REFERENCE_START), str(port), str(base)], env=env,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                             timeout=REFERENCE_START_TIMEOUT_S)
+    pid_file = base / "hms.pid"
+    try:
+        assert started.returncode == 0, f"{started.stdout}{started.stderr}"
+        yield port, base
+    finally:
+        if pid_file.is_file():
+            pid = int(pid_file.read_text().strip())
+            subprocess.run(["kill", str(pid)], timeout=REFERENCE_STOP_TIMEOUT_S)
+            subprocess.run(["bash", "-c", f"for i in $(seq 1 {REFERENCE_STOP_TIMEOUT_S}); do "
+                            f"kill -0 {pid} 2>/dev/null || exit 0; sleep 1; done; kill -9 {pid}"],
+                           timeout=REFERENCE_STOP_TIMEOUT_S + 5)
+
+
+@pytest.mark.parametrize("qop", ["auth", "auth-conf"])
+def test_hive_java_client_over_kerberos_against_the_reference_hms(kdc, reference_hms, qop,
+                                                                   tmp_path):
+    port, base = reference_hms
+    java_run = run_kerberos_client(kdc, port, tmp_path, PROTECTIONS[qop], f"krb_java_{qop[-4:]}")
+    assert_all_passed(java_run)
