@@ -22,6 +22,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the Hive Metastore Thrift API.
