@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
 use hivestore_thrift::config::{ServeArgs, ServeConfig};
@@ -68,6 +69,8 @@ fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only for a person at a terminal: a log file or a collector gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 }
 
@@ -204,7 +207,31 @@ fn reload(tls: Option<&Tls>) {
 
 /// What clients must prove, with the SASL mechanisms the mode offers.
 fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
-    let auth = AuthPolicy::new(config.authentication, &config.plain)?;
+    let mut auth = AuthPolicy::new(config.authentication, &config.plain)?;
+    match (config.authentication, &config.kerberos) {
+        (Authentication::Kerberos, Some(settings)) => {
+            let kerberos = Arc::new(Kerberos::start(settings)?);
+            tracing::info!(
+                principal = kerberos.principal(),
+                keytab = %settings.keytab.display(),
+                "accepting Kerberos (SASL GSSAPI)"
+            );
+            auth.sasl
+                .offer("GSSAPI", move |_| Box::new(kerberos.mechanism()));
+        }
+        (Authentication::Kerberos, None) => {
+            return Err("authentication KERBEROS needs --kerberos-principal and \
+                        --kerberos-keytab"
+                .into())
+        }
+        (mode, Some(_)) => {
+            return Err(format!(
+                "--kerberos-principal and --kerberos-keytab need --authentication KERBEROS \
+                 (it is {mode})"
+            ))
+        }
+        (_, None) => {}
+    }
     auth.check()?;
     if auth.authentication != Authentication::NoSasl {
         tracing::info!(

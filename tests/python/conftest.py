@@ -65,10 +65,11 @@ def port_accepts(host: str, port: int) -> bool:
         return False
 
 
-def start_hivestore(binary: Path, workdir: Path, extra_args=()) -> Server:
+def start_hivestore(binary: Path, workdir: Path, extra_args=(), env=None) -> Server:
     """Start `hivestore serve` on a free port; retries if the port was taken meanwhile.
-    `extra_args` go to `serve` (e.g. a short `--txn-timeout-ms`). Started again on the same
-    `workdir`, it serves the same data directory (that of the first attempt)."""
+    `extra_args` go to `serve` (e.g. a short `--txn-timeout-ms`); `env`, when given, is its whole
+    environment. Started again on the same `workdir`, it serves the same data directory (that of
+    the first attempt)."""
     for attempt in range(START_ATTEMPTS):
         port = free_loopback_port()
         data_dir, warehouse = workdir / f"data{attempt}", workdir / f"warehouse{attempt}"
@@ -78,7 +79,7 @@ def start_hivestore(binary: Path, workdir: Path, extra_args=()) -> Server:
         started_s = time.time()
         with open(log_path, "wb") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, cwd=workdir)
+                                       stdin=subprocess.DEVNULL, cwd=workdir, env=env)
         server = Server("127.0.0.1", port, process=process, log_path=str(log_path),
                         started_s=started_s)
         deadline = time.monotonic() + STARTUP_TIMEOUT_S

@@ -35,8 +35,9 @@ def require_java():
         pytest.skip("no java/javac on PATH: install a JDK (17) to run the Hive 2.3 Java client")
 
 
-def run_java(main_class, arguments, workdir: Path, timeout=RUN_TIMEOUT_S):
-    """Compiles `tests/java/<main_class>.java` into `workdir` and runs it with `arguments`;
+def run_java(main_class, arguments, workdir: Path, timeout=RUN_TIMEOUT_S, jvm_flags=()):
+    """Compiles `tests/java/<main_class>.java` into `workdir` and runs it with `arguments` (and
+    `jvm_flags` before the class, e.g. system properties);
     returns {"lines": {name: PASS/FAIL line}, "verdicts": [lines in order], "stdout",
     "stderr", "code"}."""
     require_java()
@@ -48,8 +49,8 @@ def run_java(main_class, arguments, workdir: Path, timeout=RUN_TIMEOUT_S):
                                "-d", str(classes), str(source)],
                               capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
     assert compiled.returncode == 0, f"javac failed:\n{compiled.stdout}\n{compiled.stderr}"
-    command = ["java", *JAVA_OPENS, "-cp", f"{classes}{os.pathsep}{classpath}", main_class,
-               *arguments]
+    command = ["java", *JAVA_OPENS, *jvm_flags, "-cp", f"{classes}{os.pathsep}{classpath}",
+               main_class, *arguments]
     ran = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                          cwd=workdir, stdin=subprocess.DEVNULL)
     verdicts = [line for line in ran.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]

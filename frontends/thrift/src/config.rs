@@ -41,6 +41,11 @@
 //! ldap_base_dn = "ou=people,dc=example,dc=com"
 //! ldap_user_dn_pattern = "uid=%s,ou=people,dc=example,dc=com:uid=%s,ou=svc,dc=example,dc=com"
 //! ldap_ca = "/etc/ssl/certs/ca-certificates.crt"
+//! kerberos_principal = "hive/_HOST@EXAMPLE.COM"
+//! kerberos_keytab = "/etc/hivestore/hive.keytab"
+//! kerberos_host = "db1.example.com"
+//! sasl_qop = "auth-conf,auth"
+//! auth_to_local = "DEFAULT"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -51,9 +56,11 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
+use crate::auth::gssapi::{KerberosSettings, Qop};
 use crate::auth::jwt::JwtSettings;
 use crate::auth::ldap::LdapSettings;
 use crate::auth::plain::PlainSettings;
+use crate::auth::principal_rules::AUTH_TO_LOCAL_DEFAULT;
 use crate::auth::Authentication;
 use crate::http::HTTP_PATH_DEFAULT;
 use crate::limits::{
@@ -213,6 +220,24 @@ pub struct ServeArgs {
     /// chains to.
     #[arg(long, env = "HIVESTORE_LDAP_CA")]
     pub ldap_ca: Option<PathBuf>,
+    /// Accept Kerberos (SASL GSSAPI) as this service principal, `hive/_HOST@REALM`; `_HOST`
+    /// becomes --kerberos-host or the canonical host name. With --kerberos-keytab.
+    #[arg(long, env = "HIVESTORE_KERBEROS_PRINCIPAL")]
+    pub kerberos_principal: Option<String>,
+    /// The keytab holding --kerberos-principal's key; checked at start.
+    #[arg(long, env = "HIVESTORE_KERBEROS_KEYTAB")]
+    pub kerberos_keytab: Option<PathBuf>,
+    /// The host name put for `_HOST` in --kerberos-principal [default: the canonical host name].
+    #[arg(long, env = "HIVESTORE_KERBEROS_HOST")]
+    pub kerberos_host: Option<String>,
+    /// SASL GSSAPI protections offered, a comma list of auth, auth-int, auth-conf (or Hadoop's
+    /// authentication, integrity, privacy) [default: auth].
+    #[arg(long, env = "HIVESTORE_SASL_QOP")]
+    pub sasl_qop: Option<String>,
+    /// Hadoop's `hadoop.security.auth_to_local` rules mapping principals to short user names
+    /// [default: DEFAULT].
+    #[arg(long, env = "HIVESTORE_AUTH_TO_LOCAL")]
+    pub auth_to_local: Option<String>,
 }
 
 /// The config file's settings; all optional.
@@ -257,6 +282,11 @@ struct FileSettings {
     ldap_base_dn: Option<String>,
     ldap_user_dn_pattern: Option<String>,
     ldap_ca: Option<PathBuf>,
+    kerberos_principal: Option<String>,
+    kerberos_keytab: Option<PathBuf>,
+    kerberos_host: Option<String>,
+    sasl_qop: Option<String>,
+    auth_to_local: Option<String>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -296,6 +326,8 @@ pub struct ServeConfig {
     pub jwt: Option<JwtSettings>,
     /// Where SASL PLAIN's password checks find passwords.
     pub plain: PlainSettings,
+    /// Kerberos, when accepted.
+    pub kerberos: Option<KerberosSettings>,
 }
 
 impl ServeArgs {
@@ -418,6 +450,17 @@ impl ServeArgs {
                 self.ldap_ca.clone().or(file.ldap_ca),
             )?,
         };
+        let kerberos = kerberos_settings(
+            self.kerberos_principal.clone().or(file.kerberos_principal),
+            self.kerberos_keytab.clone().or(file.kerberos_keytab),
+            self.kerberos_host.clone().or(file.kerberos_host),
+            self.sasl_qop.clone().or(file.sasl_qop),
+            pick(
+                self.auth_to_local.clone(),
+                file.auth_to_local,
+                AUTH_TO_LOCAL_DEFAULT.to_string(),
+            ),
+        )?;
         Ok(ServeConfig {
             listen: pick(self.listen.clone(), file.listen, LISTEN_DEFAULT.to_string()),
             data_dir: pick(
@@ -485,6 +528,7 @@ impl ServeArgs {
                 self.jwt_audience.clone().or(file.jwt_audience),
             )?,
             plain,
+            kerberos,
         })
     }
 }
@@ -558,6 +602,37 @@ fn ldap_settings(
                 .to_string(),
         ),
         None => Ok(None),
+    }
+}
+
+/// Kerberos is accepted with a principal and its keytab, both or neither; the host and the
+/// QOP only mean something with them. The keytab and the key are checked when the server starts.
+fn kerberos_settings(
+    principal: Option<String>,
+    keytab: Option<PathBuf>,
+    host: Option<String>,
+    qop: Option<String>,
+    auth_to_local: String,
+) -> Result<Option<KerberosSettings>, String> {
+    match (principal, keytab) {
+        (Some(principal), Some(keytab)) => Ok(Some(KerberosSettings {
+            principal,
+            host,
+            keytab,
+            qop: Qop::parse_list(qop.as_deref().unwrap_or("auth"))?,
+            auth_to_local,
+        })),
+        (None, None) if host.is_some() || qop.is_some() => Err(
+            "kerberos_host and sasl_qop need Kerberos: give kerberos_principal and kerberos_keytab"
+                .to_string(),
+        ),
+        (None, None) => Ok(None),
+        (Some(_), None) => {
+            Err("kerberos_principal needs kerberos_keytab, the keytab with its key".to_string())
+        }
+        (None, Some(_)) => {
+            Err("kerberos_keytab needs kerberos_principal, the service principal".to_string())
+        }
     }
 }
 
@@ -784,6 +859,59 @@ mod tests {
                 audience: Some("hms".into()),
             })
         );
+    }
+
+    #[test]
+    fn kerberos_needs_a_principal_and_its_keytab_and_reads_both_from_the_file() {
+        assert_eq!(ServeArgs::default().resolve().unwrap().kerberos, None);
+        let principal_only = ServeArgs {
+            kerberos_principal: Some("hive/_HOST@R".to_string()),
+            ..ServeArgs::default()
+        };
+        assert!(principal_only
+            .resolve()
+            .unwrap_err()
+            .contains("needs kerberos_keytab"));
+        let qop_alone = ServeArgs {
+            sasl_qop: Some("auth-conf".to_string()),
+            ..ServeArgs::default()
+        };
+        assert!(qop_alone.resolve().unwrap_err().contains("need Kerberos"));
+        let bad_qop = ServeArgs {
+            kerberos_principal: Some("hive/_HOST@R".to_string()),
+            kerberos_keytab: Some("hive.keytab".into()),
+            sasl_qop: Some("auth,secret".to_string()),
+            ..ServeArgs::default()
+        };
+        assert!(bad_qop
+            .resolve()
+            .unwrap_err()
+            .contains("\"secret\" is not auth"));
+        let dir = std::env::temp_dir().join(format!("hivestore-config-krb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("krb.toml");
+        std::fs::write(
+            &path,
+            "kerberos_principal = \"hive/_HOST@R\"\nkerberos_keytab = \"a.keytab\"\n\
+             sasl_qop = \"privacy,authentication\"\nauth_to_local = \"RULE:[1:$1]\"\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path),
+            kerberos_host: Some("db1".to_string()),
+            ..ServeArgs::default()
+        };
+        assert_eq!(
+            from_file.resolve().unwrap().kerberos,
+            Some(KerberosSettings {
+                principal: "hive/_HOST@R".to_string(),
+                host: Some("db1".to_string()),
+                keytab: "a.keytab".into(),
+                qop: vec![Qop::AuthConf, Qop::Auth],
+                auth_to_local: "RULE:[1:$1]".to_string(),
+            })
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! `TSaslServerTransport` speaks) hands it the client's responses until it completes, then
 //! passes every frame through its security layer (`wrap`/`unwrap`; the identity for QOP `auth`).
 
+pub mod gssapi;
+pub mod principal_rules;
+
 use std::fmt;
 use std::sync::Arc;
 
