@@ -95,6 +95,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
+        delegation_tokens: config.delegation_tokens,
     };
     let state = Arc::new(ServerState::new(store).with_settings(settings));
     hivestore_thrift::event_cleaner::spawn(

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
 
+use crate::auth::delegation::{SecretManager, TokenSettings};
 use crate::auth::Caller;
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -37,6 +38,8 @@ pub struct ServerState {
     settings: ServerSettings,
     /// Where the server listens and its limits, once it is bound.
     listening: OnceLock<Listening>,
+    /// The delegation tokens' secret manager.
+    secret_manager: SecretManager,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -59,6 +62,8 @@ pub struct ServerSettings {
     pub event_clean_interval: std::time::Duration,
     /// The most partitions one call may fetch whole (`--limit-partition-request`).
     pub limit_partition_request: Option<u32>,
+    /// How long delegation tokens and their master keys live.
+    pub delegation_tokens: TokenSettings,
 }
 
 impl Default for ServerSettings {
@@ -69,6 +74,7 @@ impl Default for ServerSettings {
                 crate::config::EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
             ),
             limit_partition_request: None,
+            delegation_tokens: TokenSettings::default(),
         }
     }
 }
@@ -95,6 +101,7 @@ impl ServerState {
             inflight: Arc::default(),
             settings: ServerSettings::default(),
             listening: OnceLock::new(),
+            secret_manager: SecretManager::new(TokenSettings::default()),
         }
     }
 
@@ -111,7 +118,13 @@ impl ServerState {
     /// The same state, with `settings`.
     pub fn with_settings(mut self, settings: ServerSettings) -> Self {
         self.settings = settings;
+        self.secret_manager = SecretManager::new(settings.delegation_tokens);
         self
+    }
+
+    /// The delegation tokens' secret manager.
+    pub fn secret_manager(&self) -> &SecretManager {
+        &self.secret_manager
     }
 }
 
@@ -181,6 +194,11 @@ impl Session {
     /// The catalog store.
     pub fn store(&self) -> &Store {
         &self.state.store
+    }
+
+    /// The delegation tokens' secret manager.
+    pub fn secret_manager(&self) -> &SecretManager {
+        &self.state.secret_manager
     }
 
     /// fb303's counters: the server's, and `store.reopens`, how many times the store went back

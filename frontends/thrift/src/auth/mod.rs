@@ -10,6 +10,10 @@
 
 use std::fmt;
 
+pub mod delegation;
+pub mod digest_md5;
+pub mod hadoop_token;
+
 /// Hive's `metastore.authentication`: how clients prove who they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Authentication {
@@ -149,10 +153,22 @@ mod tests {
 
     #[test]
     fn authentication_reads_hive_spellings_in_any_case_and_names_the_choices_otherwise() {
-        assert_eq!(Authentication::parse("kerberos"), Ok(Authentication::Kerberos));
-        assert_eq!(Authentication::parse(" NOSASL "), Ok(Authentication::NoSasl));
-        assert_eq!(Authentication::parse("Jwt").map(|mode| mode.name()), Ok("JWT"));
+        assert_eq!(
+            Authentication::parse("kerberos"),
+            Ok(Authentication::Kerberos)
+        );
+        assert_eq!(
+            Authentication::parse(" NOSASL "),
+            Ok(Authentication::NoSasl)
+        );
+        assert_eq!(
+            Authentication::parse("Jwt").map(|mode| mode.name()),
+            Ok("JWT")
+        );
         let error = Authentication::parse("KERBEROSX").unwrap_err();
-        assert!(error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"), "{error}");
+        assert!(
+            error.contains("NOSASL, NONE, LDAP, KERBEROS, CUSTOM, JWT"),
+            "{error}"
+        );
     }
 }
