@@ -24,9 +24,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the Hive Metastore Thrift API.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Measure the latency and throughput of a Hive Metastore (this one or any other).
-    Bench(hivestore_loadgen::BenchArgs),
+    Bench(Box<hivestore_loadgen::BenchArgs>),
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
