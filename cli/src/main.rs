@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::auth::digest_md5::DigestMd5;
 use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
@@ -109,6 +110,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
+        delegation_tokens: config.delegation_tokens,
     };
     let auth = auth_policy(config)?;
     match (config.authentication, &config.jwt) {
@@ -217,7 +219,11 @@ fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
                 "accepting Kerberos (SASL GSSAPI)"
             );
             auth.sasl
-                .offer("GSSAPI", move |_| Box::new(kerberos.mechanism()));
+                .offer("GSSAPI", move |_| Ok(Box::new(kerberos.mechanism())));
+            // Delegation tokens log in by DIGEST-MD5, under Kerberos only (as Hive's bridge).
+            auth.sasl.offer("DIGEST-MD5", |state| {
+                Ok(Box::new(DigestMd5::for_tokens(Arc::clone(state))?))
+            });
         }
         (Authentication::Kerberos, None) => {
             return Err("authentication KERBEROS needs --kerberos-principal and \

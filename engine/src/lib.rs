@@ -84,6 +84,7 @@ pub mod stats;
 mod storage;
 mod store;
 mod store_uuid;
+pub mod tokens;
 pub mod txns;
 pub mod warehouse;
 mod workload;

@@ -271,3 +271,65 @@ def test_hive_java_client_over_kerberos_against_hivestore(kdc, kerberized, qop, 
     java_run = run_kerberos_client(kdc, kerberized.port, tmp_path, PROTECTIONS[qop],
                                    f"krb_java_{qop[-4:]}")
     assert_all_passed(java_run)
+
+
+def read_vint(data: bytes, at: int):
+    """Hadoop's WritableUtils variable-length integer at `at`: (value, next offset)."""
+    first = struct.unpack_from(">b", data, at)[0]
+    if first >= -112:
+        return first, at + 1
+    negative = first < -120
+    size = (-119 - first) if negative else (-111 - first)
+    value = 0
+    for byte in data[at + 1:at + size]:
+        value = (value << 8) | byte
+    return (~value if negative else value), at + size
+
+
+def token_login(token: str):
+    """The DIGEST-MD5 user name and password of a token string, as Hadoop's client makes them:
+    the token's identifier and password, each base64."""
+    import base64
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    length, at = read_vint(raw, 0)
+    identifier = raw[at:at + length]
+    length, at = read_vint(raw, at + length)
+    password = raw[at:at + length]
+    return base64.b64encode(identifier).decode(), base64.b64encode(password).decode()
+
+
+def test_a_delegation_token_from_a_kerberos_login_logs_in_by_digest_md5(
+        kdc, kerberized, monkeypatch):
+    from hms_helpers import open_sasl_client
+    use_env(monkeypatch, kdc.client_env("alice"))
+    client, trans = gssapi_client(kerberized, "auth")
+    try:
+        token = client.get_delegation_token("alice", "alice")
+    finally:
+        trans.close()
+    user, password = token_login(token)
+    client, trans = open_sasl_client(kerberized, "DIGEST-MD5", host="localhost", service="hive",
+                                     username=user, password=password)
+    try:
+        client.set_ugi("mallory", [])
+        from hive_metastore.ttypes import Database
+        client.create_database(Database(name="krb_token_db", description="by a token"))
+        assert client.get_database("krb_token_db").ownerName == "alice"
+        # A token login cannot ask for another token: issuing needs Kerberos.
+        with pytest.raises(Exception, match="kerberos"):
+            client.get_delegation_token("alice", "alice")
+    finally:
+        trans.close()
+    # Cancelled (over Kerberos), the token no longer logs in.
+    client, trans = gssapi_client(kerberized, "auth")
+    try:
+        client.cancel_delegation_token(token)
+    finally:
+        trans.close()
+    with pytest.raises(Exception):
+        client, trans = open_sasl_client(kerberized, "DIGEST-MD5", host="localhost",
+                                         service="hive", username=user, password=password)
+        try:
+            client.get_all_databases()
+        finally:
+            trans.close()

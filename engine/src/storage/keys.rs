@@ -1186,6 +1186,65 @@ pub const KEYSPACE_PROPERTY_MAP: u8 = 0x2E;
 
 const _: () = assert!(KEYSPACE_REPL_TXN_MAP < KEYSPACE_PROPERTY_MAP);
 
+// Delegation tokens and their master keys: keyspaces 0x30 and 0x31.
+
+/// Hive's token store (`add_token`, `get_token`): `0x30 + token identifier` → token value
+/// (kind 60). The identifier is the client's string, as UTF-8 to the end of the key.
+pub const KEYSPACE_DELEGATION_TOKEN: u8 = 0x30;
+/// Hive's master keys (`add_master_key`): `0x31 + u32 BE(sequence id)` → master key value
+/// (kind 61); `0x31` alone → the last sequence id handed out (u32 BE), so that ids are never
+/// reused after the newest key is removed.
+pub const KEYSPACE_MASTER_KEY: u8 = 0x31;
+
+const _: () = assert!(KEYSPACE_PROPERTY_MAP < KEYSPACE_DELEGATION_TOKEN);
+const _: () = assert!(KEYSPACE_DELEGATION_TOKEN < KEYSPACE_MASTER_KEY);
+
+/// `0x30 + identifier`.
+pub fn delegation_token_key(identifier: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(KEYSPACE_LEN + identifier.len());
+    key.push(KEYSPACE_DELEGATION_TOKEN);
+    key.extend_from_slice(identifier.as_bytes());
+    key
+}
+
+/// The identifier of a `0x30` key.
+pub fn decode_delegation_token_key(key: &[u8]) -> Result<String> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_DELEGATION_TOKEN)?;
+        std::str::from_utf8(rest)
+            .map(str::to_owned)
+            .map_err(|_| KeyError::NotUtf8)
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
+/// `0x31 + u32 BE(sequence id)`.
+pub fn master_key_key(sequence_id: u32) -> Vec<u8> {
+    let mut key = Vec::with_capacity(KEYSPACE_LEN + 4);
+    key.push(KEYSPACE_MASTER_KEY);
+    key.extend_from_slice(&sequence_id.to_be_bytes());
+    key
+}
+
+/// `0x31`: where the last master key sequence id handed out is kept.
+pub fn master_key_counter_key() -> Vec<u8> {
+    vec![KEYSPACE_MASTER_KEY]
+}
+
+/// The sequence id of a `0x31` key holding a master key.
+pub fn decode_master_key_key(key: &[u8]) -> Result<u32> {
+    let decode = || {
+        let rest = take_keyspace(key, KEYSPACE_MASTER_KEY)?;
+        let bytes: [u8; 4] = rest
+            .get(..4)
+            .and_then(|slice| slice.try_into().ok())
+            .ok_or(KeyError::ShortId)?;
+        expect_end(&rest[4..])?;
+        Ok(u32::from_be_bytes(bytes))
+    };
+    decode().map_err(|error: KeyError| error.at(key))
+}
+
 /// `0x2E + map key`; with a prefix of a map key, the prefix of the maps it selects.
 pub fn property_map_key(map_key: &str) -> Vec<u8> {
     let mut key = Vec::with_capacity(1 + map_key.len());

@@ -140,6 +140,11 @@ pub enum ValueKind {
     PartitionDescriptorColumnsUnset = 58,
     /// A property map of the property store (`crate::properties`).
     PropertyMap = 59,
+    /// A delegation token of the token store (`crate::tokens`); kinds 60 and 61 belong to
+    /// delegation tokens.
+    DelegationToken = 60,
+    /// A master key of the token store (`crate::tokens`).
+    MasterKey = 61,
 }
 
 /// A type stored as an rkyv archive.

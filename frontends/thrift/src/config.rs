@@ -17,6 +17,10 @@
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
+//! delegation_token_renew_interval_secs = 86400
+//! delegation_token_max_lifetime_secs = 604800
+//! delegation_key_update_interval_secs = 86400
+//! delegation_token_gc_interval_secs = 900
 //! limit_partition_request = -1
 //! cache_mb = 256
 //! prewarm_mb = 128
@@ -56,6 +60,7 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
+use crate::auth::delegation::{self, TokenSettings};
 use crate::auth::gssapi::{KerberosSettings, Qop};
 use crate::auth::jwt::JwtSettings;
 use crate::auth::ldap::LdapSettings;
@@ -127,6 +132,22 @@ pub struct ServeArgs {
     /// How often the cleaner looks for expired notification events, in seconds [default: 60].
     #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
     pub event_clean_interval_secs: Option<u64>,
+    /// Hive's `metastore.cluster.delegation.token.renew-interval`: a delegation token expires
+    /// this long after its issue or last renewal, in seconds [default: 86400].
+    #[arg(long, env = "HIVESTORE_DELEGATION_TOKEN_RENEW_INTERVAL_SECS")]
+    pub delegation_token_renew_interval_secs: Option<u64>,
+    /// Hive's `metastore.cluster.delegation.token.max-lifetime`: no delegation token lives
+    /// longer than this after its issue, in seconds [default: 604800].
+    #[arg(long, env = "HIVESTORE_DELEGATION_TOKEN_MAX_LIFETIME_SECS")]
+    pub delegation_token_max_lifetime_secs: Option<u64>,
+    /// Hive's `metastore.cluster.delegation.key.update-interval`: how long a master key signs
+    /// new delegation tokens before the next replaces it, in seconds [default: 86400].
+    #[arg(long, env = "HIVESTORE_DELEGATION_KEY_UPDATE_INTERVAL_SECS")]
+    pub delegation_key_update_interval_secs: Option<u64>,
+    /// Hive's `metastore.cluster.delegation.token.gc-interval`: expired delegation tokens are
+    /// swept at most this often, in seconds [default: 900].
+    #[arg(long, env = "HIVESTORE_DELEGATION_TOKEN_GC_INTERVAL_SECS")]
+    pub delegation_token_gc_interval_secs: Option<u64>,
     /// Hive's `metastore.limit.partition.request`: the most partitions one call may fetch
     /// whole; a call that would fetch more is refused. -1: no limit [default: -1].
     #[arg(
@@ -258,6 +279,10 @@ struct FileSettings {
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
+    delegation_token_renew_interval_secs: Option<u64>,
+    delegation_token_max_lifetime_secs: Option<u64>,
+    delegation_key_update_interval_secs: Option<u64>,
+    delegation_token_gc_interval_secs: Option<u64>,
     limit_partition_request: Option<i64>,
     cache_mb: Option<u64>,
     prewarm_mb: Option<u64>,
@@ -306,6 +331,8 @@ pub struct ServeConfig {
     pub event_ttl: std::time::Duration,
     /// How often expired notification events are looked for.
     pub event_clean_interval: std::time::Duration,
+    /// How long delegation tokens and their master keys live.
+    pub delegation_tokens: TokenSettings,
     /// The most partitions one call may fetch whole (`None`: no limit).
     pub limit_partition_request: Option<u32>,
     /// The embedded store's page cache, in bytes.
@@ -495,6 +522,40 @@ impl ServeArgs {
                     EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
                 ),
             )?,
+            delegation_tokens: TokenSettings {
+                renew_interval: at_least_a_second(
+                    "delegation_token_renew_interval_secs",
+                    pick(
+                        self.delegation_token_renew_interval_secs,
+                        file.delegation_token_renew_interval_secs,
+                        delegation::RENEW_INTERVAL_SECS_DEFAULT,
+                    ),
+                )?,
+                max_lifetime: at_least_a_second(
+                    "delegation_token_max_lifetime_secs",
+                    pick(
+                        self.delegation_token_max_lifetime_secs,
+                        file.delegation_token_max_lifetime_secs,
+                        delegation::MAX_LIFETIME_SECS_DEFAULT,
+                    ),
+                )?,
+                key_update_interval: at_least_a_second(
+                    "delegation_key_update_interval_secs",
+                    pick(
+                        self.delegation_key_update_interval_secs,
+                        file.delegation_key_update_interval_secs,
+                        delegation::KEY_UPDATE_INTERVAL_SECS_DEFAULT,
+                    ),
+                )?,
+                gc_interval: at_least_a_second(
+                    "delegation_token_gc_interval_secs",
+                    pick(
+                        self.delegation_token_gc_interval_secs,
+                        file.delegation_token_gc_interval_secs,
+                        delegation::GC_INTERVAL_SECS_DEFAULT,
+                    ),
+                )?,
+            },
             limit_partition_request: limit_partition_request(pick(
                 self.limit_partition_request,
                 file.limit_partition_request,

@@ -12,11 +12,11 @@ use std::sync::OnceLock;
 use hivestore_idl::handler::{Handler, Method, METHODS};
 
 use crate::calls::{
-    caches, catalogs, compactions, compactor, connectors, constraints, databases, fb303, functions,
-    locks, materialized_views, notifications, partition_expressions, partition_listings,
-    partition_specs, partitions, procedures, properties, replication, runtime_stats,
-    scheduled_queries, schema_registry, session, stats, table_translation, tables, txns, types,
-    workload,
+    caches, catalogs, compactions, compactor, connectors, constraints, databases,
+    delegation_tokens, fb303, functions, locks, materialized_views, notifications,
+    partition_expressions, partition_listings, partition_specs, partitions, procedures, properties,
+    replication, runtime_stats, scheduled_queries, schema_registry, session, stats,
+    table_translation, tables, txns, types, workload,
 };
 
 use Family::*;
@@ -73,11 +73,13 @@ pub enum Family {
     Replication,
     /// Hive 4's property store: typed properties of the cluster, databases and tables.
     PropertyStore,
+    /// Delegation tokens and Hive's token store with its master keys.
+    DelegationTokens,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 23] = [
+    pub const ALL: [Family; 24] = [
         Fb303,
         Session,
         Functions,
@@ -101,6 +103,7 @@ impl Family {
         QueryServices,
         Replication,
         PropertyStore,
+        DelegationTokens,
     ];
 
     /// The family's name in the documentation.
@@ -129,6 +132,7 @@ impl Family {
             QueryServices => "runtime statistics and scheduled queries",
             Replication => "replication",
             PropertyStore => "property store",
+            DelegationTokens => "delegation tokens",
         }
     }
 }
@@ -206,6 +210,7 @@ methods! {
     add_default_constraint: Constraints, Generic => constraints::add_default_constraint;
     add_dynamic_partitions: Transactions, Generic => txns::add_dynamic_partitions;
     add_foreign_key: Constraints, Generic => constraints::add_foreign_key;
+    add_master_key: DelegationTokens, Generic => delegation_tokens::add_master_key;
     add_not_null_constraint: Constraints, Generic => constraints::add_not_null_constraint;
     add_package: Procedures, Generic => procedures::add_package;
     add_partition: Partitions, Generic => partitions::add;
@@ -218,6 +223,7 @@ methods! {
     add_runtime_stats: QueryServices, Generic => runtime_stats::add;
     add_schema_version: SchemaRegistry, Generic => schema_registry::add_version;
     add_serde: SchemaRegistry, Generic => schema_registry::add_serde;
+    add_token: DelegationTokens, Generic => delegation_tokens::add_token;
     add_unique_constraint: Constraints, Generic => constraints::add_unique_constraint;
     add_write_ids_to_min_history: Transactions, Generic => txns::add_min_history;
     add_write_notification_log: Notifications, Generic => notifications::add_write;
@@ -252,6 +258,7 @@ methods! {
     append_partition_with_environment_context: Partitions, Generic
         => partitions::append_with_context;
     cache_file_metadata: Caches, Generic => caches::cache;
+    cancel_delegation_token: DelegationTokens, Generic => delegation_tokens::cancel;
     check_lock: Locks, Generic => locks::check;
     clear_file_metadata: Caches, Generic => caches::clear;
     cm_recycle: Replication, Generic => replication::cm_recycle;
@@ -327,6 +334,7 @@ methods! {
     get_all_stored_procedures: Procedures, Generic => procedures::all_procedures;
     get_all_table_constraints: Constraints, Generic => constraints::get_all;
     get_all_tables: Tables, Generic => tables::list_all;
+    get_all_token_identifiers: DelegationTokens, Generic => delegation_tokens::all_token_identifiers;
     get_all_write_event_info: Notifications, Generic => notifications::write_infos;
     get_catalog: Catalogs, Generic => catalogs::get;
     get_catalogs: Catalogs, Generic => catalogs::list;
@@ -342,6 +350,7 @@ methods! {
     get_dataconnector_req: DataConnectors, Generic => connectors::get_req;
     get_dataconnectors: DataConnectors, Generic => connectors::all;
     get_default_constraints: Constraints, Generic => constraints::get_default_constraints;
+    get_delegation_token: DelegationTokens, Generic => delegation_tokens::get;
     get_fields: Tables, Generic => tables::fields;
     get_fields_req: Tables, Generic => tables::fields_req;
     get_fields_with_environment_context: Tables, Generic => tables::fields_with_context;
@@ -355,6 +364,7 @@ methods! {
     get_latest_committed_compaction_info: Compactions, Generic => compactions::latest_committed;
     get_latest_txnid_in_conflict: Transactions, Generic => txns::latest_in_conflict;
     get_lock_materialization_rebuild: Tables, Generic => materialized_views::lock_rebuild;
+    get_master_keys: DelegationTokens, Generic => delegation_tokens::master_keys;
     get_materialization_invalidation_info: Tables, Generic => materialized_views::invalidation_info;
     get_materialized_views_for_rewriting: Tables, Generic => materialized_views::names_for_rewriting;
     get_max_allocated_table_write_id: Transactions, Generic => txns::max_allocated_write_id;
@@ -424,6 +434,7 @@ methods! {
     get_tables: Tables, Generic => tables::list_matching;
     get_tables_by_type: Tables, Generic => tables::list_by_type;
     get_tables_ext: Tables, Generic => tables::list_ext;
+    get_token: DelegationTokens, Generic => delegation_tokens::get_token;
     get_triggers_for_resourceplan: WorkloadManagement, Generic
         => workload::get_triggers_for_resourceplan;
     get_type: Types, Generic => types::get;
@@ -449,8 +460,11 @@ methods! {
     put_file_metadata: Caches, Generic => caches::put;
     reinitialize: Fb303, Generic => fb303::reinitialize;
     remove_compaction_metrics_data: Compactor, Generic => compactor::remove_metrics;
+    remove_master_key: DelegationTokens, Generic => delegation_tokens::remove_master_key;
+    remove_token: DelegationTokens, Generic => delegation_tokens::remove_token;
     rename_partition: Partitions, Generic => partitions::rename;
     rename_partition_req: Partitions, Generic => partitions::rename_req;
+    renew_delegation_token: DelegationTokens, Generic => delegation_tokens::renew;
     repl_tbl_writeid_state: Transactions, Generic => txns::repl_write_id_state;
     scheduled_query_maintenance: QueryServices, Generic => scheduled_queries::maintenance;
     scheduled_query_poll: QueryServices, Generic => scheduled_queries::poll;
@@ -475,6 +489,7 @@ methods! {
     update_compaction_metrics_data: Compactor, Generic => compactor::update_metrics;
     update_compactor_state: Compactor, Generic => compactor::update_state;
     update_creation_metadata: Tables, Generic => tables::update_creation_metadata;
+    update_master_key: DelegationTokens, Generic => delegation_tokens::update_master_key;
     update_partition_column_statistics: Statistics, Generic => stats::update_partition;
     update_partition_column_statistics_req: Statistics, Generic => stats::update_partition_req;
     update_table_column_statistics: Statistics, Generic => stats::update_table;

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
 
+use crate::auth::delegation::{SecretManager, TokenSettings};
 use crate::auth::{AuthPolicy, Caller};
 use crate::counters::Counters;
 use crate::direct::EncodedTables;
@@ -41,6 +42,8 @@ pub struct ServerState {
     auth: AuthPolicy,
     /// How the HTTP transport is served.
     http: crate::http::HttpSettings,
+    /// The delegation tokens' secret manager.
+    secret_manager: SecretManager,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -63,6 +66,8 @@ pub struct ServerSettings {
     pub event_clean_interval: std::time::Duration,
     /// The most partitions one call may fetch whole (`--limit-partition-request`).
     pub limit_partition_request: Option<u32>,
+    /// How long delegation tokens and their master keys live.
+    pub delegation_tokens: TokenSettings,
 }
 
 impl Default for ServerSettings {
@@ -73,6 +78,7 @@ impl Default for ServerSettings {
                 crate::config::EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
             ),
             limit_partition_request: None,
+            delegation_tokens: TokenSettings::default(),
         }
     }
 }
@@ -101,6 +107,7 @@ impl ServerState {
             listening: OnceLock::new(),
             auth: AuthPolicy::default(),
             http: crate::http::HttpSettings::default(),
+            secret_manager: SecretManager::new(TokenSettings::default()),
         }
     }
 
@@ -139,7 +146,13 @@ impl ServerState {
     /// The same state, with `settings`.
     pub fn with_settings(mut self, settings: ServerSettings) -> Self {
         self.settings = settings;
+        self.secret_manager = SecretManager::new(settings.delegation_tokens);
         self
+    }
+
+    /// The delegation tokens' secret manager.
+    pub fn secret_manager(&self) -> &SecretManager {
+        &self.secret_manager
     }
 }
 
@@ -209,6 +222,11 @@ impl Session {
     /// The catalog store.
     pub fn store(&self) -> &Store {
         &self.state.store
+    }
+
+    /// The delegation tokens' secret manager.
+    pub fn secret_manager(&self) -> &SecretManager {
+        &self.state.secret_manager
     }
 
     /// fb303's counters: the server's, and `store.reopens`, how many times the store went back

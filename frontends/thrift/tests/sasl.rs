@@ -94,7 +94,7 @@ fn serve(authentication: Authentication, limits: Limits) -> Running {
     let store = Store::open_with_backend(Arc::new(MemoryBackend::new()), options).unwrap();
     let mut sasl = SaslServers::default();
     if authentication.required() {
-        sasl.offer("X-FLIP", |_| Box::new(Flip { user: None }));
+        sasl.offer("X-FLIP", |_| Ok(Box::new(Flip { user: None })));
     }
     let policy = AuthPolicy {
         authentication,

@@ -25,6 +25,10 @@ pub mod sasl;
 
 pub use sasl::SaslServers;
 
+pub mod delegation;
+pub mod digest_md5;
+pub mod hadoop_token;
+
 /// Hive's `metastore.authentication`: how clients prove who they are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Authentication {
@@ -125,7 +129,7 @@ impl AuthPolicy {
         if let Some(check) = &password_check {
             let check = Arc::clone(check);
             sasl.offer("PLAIN", move |_| {
-                Box::new(plain::PlainServer::new(Arc::clone(&check)))
+                Ok(Box::new(plain::PlainServer::new(Arc::clone(&check))))
             });
         }
         Ok(AuthPolicy {

@@ -44,7 +44,8 @@ const WRAP_OVERHEAD_BYTES_MAX: usize = 64 * 1024;
 
 /// Creates the server side of a mechanism for one connection of the server whose state it is
 /// given.
-type MechanismFactory = Box<dyn Fn(&Arc<ServerState>) -> Box<dyn SaslMechanism> + Send + Sync>;
+type MechanismFactory =
+    Box<dyn Fn(&Arc<ServerState>) -> Result<Box<dyn SaslMechanism>, String> + Send + Sync>;
 
 /// The SASL mechanisms a server offers, by name, each made anew for every connection.
 #[derive(Default)]
@@ -63,7 +64,10 @@ impl SaslServers {
     pub fn offer(
         &mut self,
         name: &'static str,
-        factory: impl Fn(&Arc<ServerState>) -> Box<dyn SaslMechanism> + Send + Sync + 'static,
+        factory: impl Fn(&Arc<ServerState>) -> Result<Box<dyn SaslMechanism>, String>
+            + Send
+            + Sync
+            + 'static,
     ) {
         self.offered.retain(|(offered, _)| *offered != name);
         self.offered.push((name, Box::new(factory)));
@@ -79,7 +83,11 @@ impl SaslServers {
         self.offered.is_empty()
     }
 
-    fn start(&self, name: &str, state: &Arc<ServerState>) -> Option<Box<dyn SaslMechanism>> {
+    fn start(
+        &self,
+        name: &str,
+        state: &Arc<ServerState>,
+    ) -> Option<Result<Box<dyn SaslMechanism>, String>> {
         self.offered
             .iter()
             .find(|(offered, _)| *offered == name)
@@ -162,7 +170,8 @@ fn negotiate<R: Read, W: Write>(
         ));
     }
     let name = String::from_utf8_lossy(&name).into_owned();
-    let Some(mut mechanism) = servers.start(&name, state) else {
+    let started = servers.start(&name, state);
+    let Some(started) = started else {
         let offered = servers.names();
         let why = if offered.is_empty() {
             format!(
@@ -177,6 +186,7 @@ fn negotiate<R: Read, W: Write>(
         };
         return Err(told(writer, why));
     };
+    let mut mechanism = started.map_err(|why| told(writer, format!("{name}: {why}")))?;
     for _ in 0..NEGOTIATION_STEPS_MAX {
         let (status, response) = read_frame(reader)?;
         match status {

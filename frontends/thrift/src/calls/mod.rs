@@ -10,6 +10,7 @@ pub mod compactor;
 pub mod connectors;
 pub mod constraints;
 pub mod databases;
+pub mod delegation_tokens;
 pub mod fb303;
 pub mod functions;
 pub mod locks;
