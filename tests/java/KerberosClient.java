@@ -1,3 +1,4 @@
+import java.security.PrivilegedExceptionAction;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -5,7 +6,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hive.conf.HiveConf;
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.Database;
+import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.security.token.TokenIdentifier;
 
 /**
  * Hive 2.3's Java client over SASL GSSAPI (Kerberos), logged in from a keytab as a Hadoop
@@ -17,6 +21,10 @@ import org.apache.hadoop.security.UserGroupInformation;
  * {@code _HOST} (the client puts HOST for it) and PROTECTION is {@code hadoop.rpc.protection}
  * (authentication, integrity or privacy). Prints one PASS or FAIL line per check and
  * {@code OWNER name}, the owner the server gave a database created without one.
+ *
+ * <p>Then the delegation-token round trip Spark and Oozie make: a token for the user, renewed,
+ * put in a second UGI that has no Kerberos credentials, which connects with it (SASL
+ * DIGEST-MD5, selected by {@code hive.metastore.token.signature}), and cancelled at the end.
  */
 public final class KerberosClient extends ClientSteps {
   private static final int SOCKET_TIMEOUT_MS = 20_000;
@@ -71,6 +79,36 @@ public final class KerberosClient extends ClientSteps {
       client[0].dropDatabase(database, true, false, false);
       require(!client[0].getAllDatabases().contains(database), "the database is still listed");
     });
+    String shortUser = userPrincipal.split("[/@]")[0];
+    String[] token = new String[1];
+    program.step("get_delegation_token", () -> {
+      token[0] = client[0].getDelegationToken(shortUser, userPrincipal);
+      require(token[0] != null && !token[0].isEmpty(), "no token");
+    });
+    program.step("renew_delegation_token", () -> {
+      long expiry = client[0].renewDelegationToken(token[0]);
+      require(expiry > System.currentTimeMillis(), "renewed until " + expiry);
+    });
+    program.step("token_login", () -> {
+      String signature = "hivestore-test-token";
+      Token<TokenIdentifier> held = new Token<>();
+      held.decodeFromUrlString(token[0]);
+      held.setService(new Text(signature));
+      UserGroupInformation holder = UserGroupInformation.createRemoteUser(shortUser);
+      holder.addToken(held);
+      HiveConf tokenConf = new HiveConf(conf);
+      tokenConf.setVar(HiveConf.ConfVars.METASTORE_TOKEN_SIGNATURE, signature);
+      List<String> names = holder.doAs((PrivilegedExceptionAction<List<String>>) () -> {
+        HiveMetaStoreClient byToken = new HiveMetaStoreClient(tokenConf);
+        try {
+          return byToken.getAllDatabases();
+        } finally {
+          byToken.close();
+        }
+      });
+      require(names.contains("default"), "databases over the token: " + names);
+    });
+    program.step("cancel_delegation_token", () -> client[0].cancelDelegationToken(token[0]));
     program.step("close", () -> client[0].close());
     program.finish("KerberosClient");
   }
