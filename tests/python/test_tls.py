@@ -340,3 +340,33 @@ def test_missing_or_mismatched_files_stop_the_start_with_a_reason(certs, tmp_pat
             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
         assert result.returncode != 0, flags
         assert expected in result.stderr, (flags, result.stderr)
+
+
+def test_sasl_plain_inside_tls_with_plain_refused(own_server, certs, tmp_path):
+    """TLS and SASL together (Hive's metastore.use.SSL with an authentication mode): the SASL
+    negotiation runs inside TLS, a password crosses only encrypted, and a SASL start in the
+    clear is refused."""
+    import socket
+    import struct
+    import subprocess
+    from conftest import hivestore_binary
+    from hms_helpers import open_sasl_client
+
+    hashed = subprocess.run([str(hivestore_binary()), "passwd", "dora"], input="dora-secret\n",
+                            capture_output=True, text=True, timeout=60, check=True)
+    passwords = tmp_path / "passwords"
+    passwords.write_text(hashed.stdout)
+    server = own_server(*tls_flags(certs), "--authentication", "CUSTOM",
+                        "--password-file", passwords)
+    sock = tls_socket(server, certs / "ca.pem")
+    client, trans = open_sasl_client(server, "PLAIN", sock=sock, username="dora",
+                                     password="dora-secret")
+    try:
+        from hive_metastore.ttypes import Database
+        client.create_database(Database(name="tls_sasl_db", description="", parameters={}))
+        assert client.get_database("tls_sasl_db").ownerName == "dora"
+    finally:
+        trans.close()
+    with socket.create_connection((server.host, server.port), timeout=SOCKET_TIMEOUT_S) as raw:
+        raw.sendall(b"\x01" + struct.pack(">I", 5) + b"PLAIN")
+        assert raw.recv(64) == b"", "a SASL start in the clear is closed unanswered"
