@@ -14,8 +14,8 @@ use thrift::protocol::{
 use thrift::ApplicationErrorKind;
 
 /// A call hivestore does not implement; change it here when it does.
-fn call_unimplemented(client: &mut hivestore_tests::Client) -> thrift::Result<String> {
-    client.get_delegation_token("owner".into(), "renewer".into())
+fn call_unimplemented(client: &mut hivestore_tests::Client) -> thrift::Result<Vec<String>> {
+    client.get_role_names()
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn an_unimplemented_method_answers_unknown_method_and_the_connection_stays_usabl
                     "{format:?}"
                 );
                 // Thrift's own text, as a server without the method answers.
-                assert_eq!(error.message, "Invalid method name: 'get_delegation_token'");
+                assert_eq!(error.message, "Invalid method name: 'get_role_names'");
             }
             other => panic!("expected UNKNOWN_METHOD, got {other:?}"),
         }
@@ -72,8 +72,8 @@ fn counters_count_calls_and_errors_per_method() {
     let counters = client.get_counters().unwrap();
     assert_eq!(counters.get("getName.calls"), Some(&2));
     assert_eq!(counters.get("getName.errors"), None);
-    assert_eq!(counters.get("get_delegation_token.calls"), Some(&1));
-    assert_eq!(counters.get("get_delegation_token.errors"), Some(&1));
+    assert_eq!(counters.get("get_role_names.calls"), Some(&1));
+    assert_eq!(counters.get("get_role_names.errors"), Some(&1));
     assert_eq!(client.get_counter("getName.calls".into()).unwrap(), 2);
     assert_eq!(client.get_counter("no.such.counter".into()).unwrap(), 0);
 }
