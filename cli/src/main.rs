@@ -220,9 +220,11 @@ fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
             );
             auth.sasl
                 .offer("GSSAPI", move |_| Ok(Box::new(kerberos.mechanism())));
-            // Delegation tokens log in by DIGEST-MD5, under Kerberos only (as Hive's bridge).
-            auth.sasl.offer("DIGEST-MD5", |state| {
-                Ok(Box::new(DigestMd5::for_tokens(Arc::clone(state))?))
+            // Delegation tokens log in by DIGEST-MD5, under Kerberos only (as Hive's bridge),
+            // with the same protections as Kerberos logins.
+            let qops = settings.qop.clone();
+            auth.sasl.offer("DIGEST-MD5", move |state| {
+                Ok(Box::new(DigestMd5::for_tokens(Arc::clone(state), &qops)?))
             });
         }
         (Authentication::Kerberos, None) => {

@@ -2,10 +2,11 @@
 //! delegation token: the SASL user name is the token's identifier and the password its
 //! password, both in standard base64 (Hadoop's `SaslRpcServer`), the realm `default`.
 //!
-//! Only quality of protection `auth` is offered, Hadoop's default protection
-//! ("authentication"): a client that asks for `auth-int` or `auth-conf` is refused. The
-//! client's response is parsed within [`RESPONSE_BYTES_MAX`] and [`DIRECTIVES_MAX`], each
-//! directive at most once; its hash is compared in constant time.
+//! The qualities of protection offered are the server's SASL QOP list (`--sasl-qop`, Hadoop's
+//! `hadoop.rpc.protection`): `auth`, and `auth-int` and `auth-conf` with the security layers
+//! of [`super::digest_layer`] (ciphers `3des` and `rc4`). The client's choice must be among
+//! them. The client's response is parsed within [`RESPONSE_BYTES_MAX`] and
+//! [`DIRECTIVES_MAX`], each directive at most once; its hash is compared in constant time.
 
 use std::sync::Arc;
 
@@ -13,6 +14,8 @@ use ring::rand::{SecureRandom, SystemRandom};
 use subtle::ConstantTimeEq;
 
 use super::delegation::now_millis;
+use super::digest_layer::{Cipher, Layer, Side};
+use super::gssapi::Qop;
 use super::hadoop_token::{decode_base64, standard_encode};
 use super::{Caller, SaslMechanism, SaslStep};
 use crate::service::ServerState;
@@ -44,11 +47,16 @@ pub struct DigestMd5 {
     nonce: String,
     credentials: Credentials,
     stage: Stage,
+    /// The QOPs offered, in the server's order.
+    qops: Vec<Qop>,
+    /// The security layer after a login with `auth-int` or `auth-conf`.
+    layer: Option<Layer>,
 }
 
 impl DigestMd5 {
-    /// A negotiation in `realm` whose user names `credentials` resolves, with a fresh nonce.
-    pub fn new(realm: &str, credentials: Credentials) -> Result<Self, String> {
+    /// A negotiation in `realm` offering `qops`, whose user names `credentials` resolves,
+    /// with a fresh nonce.
+    pub fn new(realm: &str, qops: &[Qop], credentials: Credentials) -> Result<Self, String> {
         let mut random = [0_u8; NONCE_BYTES];
         SystemRandom::new()
             .fill(&mut random)
@@ -56,22 +64,26 @@ impl DigestMd5 {
         Ok(Self::with_nonce(
             realm,
             &standard_encode(&random),
+            qops,
             credentials,
         ))
     }
 
     /// A negotiation with a given nonce (tests replay known exchanges with it).
-    pub fn with_nonce(realm: &str, nonce: &str, credentials: Credentials) -> Self {
+    pub fn with_nonce(realm: &str, nonce: &str, qops: &[Qop], credentials: Credentials) -> Self {
         DigestMd5 {
             realm: realm.to_owned(),
             nonce: nonce.to_owned(),
             credentials,
             stage: Stage::Start,
+            qops: qops.to_vec(),
+            layer: None,
         }
     }
 
-    /// A negotiation for a login with one of the server's delegation tokens.
-    pub fn for_tokens(state: Arc<ServerState>) -> Result<Self, String> {
+    /// A negotiation for a login with one of the server's delegation tokens, offering the
+    /// server's SASL QOPs.
+    pub fn for_tokens(state: Arc<ServerState>, qops: &[Qop]) -> Result<Self, String> {
         let credentials: Credentials = Box::new(move |user_name| {
             let identifier = decode_base64(user_name)
                 .map_err(|error| format!("the user name is not a token identifier: {error}"))?;
@@ -81,18 +93,27 @@ impl DigestMd5 {
                     .check(state.store(), &identifier, now_millis())?;
             Ok((caller, standard_encode(&password)))
         });
-        DigestMd5::new(DEFAULT_REALM, credentials)
+        DigestMd5::new(DEFAULT_REALM, qops, credentials)
     }
 
     fn challenge(&self) -> Vec<u8> {
+        let qops: Vec<&str> = self.qops.iter().map(|qop| qop.name()).collect();
+        let ciphers = if self.qops.contains(&Qop::AuthConf) {
+            let names: Vec<&str> = Cipher::ALL.iter().map(|cipher| cipher.name()).collect();
+            format!(",cipher=\"{}\"", names.join(","))
+        } else {
+            String::new()
+        };
         format!(
-            "realm=\"{}\",nonce=\"{}\",qop=\"auth\",charset=utf-8,algorithm=md5-sess",
-            self.realm, self.nonce
+            "realm=\"{}\",nonce=\"{}\",qop=\"{}\"{ciphers},charset=utf-8,algorithm=md5-sess",
+            self.realm,
+            self.nonce,
+            qops.join(",")
         )
         .into_bytes()
     }
 
-    fn verify(&self, response: &[u8]) -> Result<SaslStep, String> {
+    fn verify(&mut self, response: &[u8]) -> Result<SaslStep, String> {
         let directives = parse(response)?;
         let get = |name: &str| {
             directives
@@ -103,16 +124,29 @@ impl DigestMd5 {
         let required = |name: &'static str| {
             get(name).ok_or_else(|| format!("DIGEST-MD5: the response lacks {name}"))
         };
-        match get("qop").unwrap_or("auth") {
-            "auth" => {}
-            qop @ ("auth-int" | "auth-conf") => {
-                return Err(format!(
-                    "DIGEST-MD5: qop {qop} is not offered; this server offers only auth \
-                     (Hadoop's protection \"authentication\")"
-                ))
-            }
+        let qop = match get("qop").unwrap_or("auth") {
+            "auth" => Qop::Auth,
+            "auth-int" => Qop::AuthInt,
+            "auth-conf" => Qop::AuthConf,
             other => return Err(format!("DIGEST-MD5: unknown qop {other:?}")),
+        };
+        if !self.qops.contains(&qop) {
+            let offered: Vec<&str> = self.qops.iter().map(|qop| qop.name()).collect();
+            return Err(format!(
+                "DIGEST-MD5: qop {} is not offered; this server offers {} (its sasl_qop)",
+                qop.name(),
+                offered.join(",")
+            ));
         }
+        let cipher = match (qop, get("cipher")) {
+            (Qop::AuthConf, Some(name)) => Some(Cipher::parse(name).ok_or_else(|| {
+                format!("DIGEST-MD5: cipher {name:?} is not offered (3des, rc4 are)")
+            })?),
+            (Qop::AuthConf, None) => {
+                return Err("DIGEST-MD5: qop auth-conf without a cipher".to_string())
+            }
+            _ => None,
+        };
         if let Some(charset) = get("charset") {
             if !charset.eq_ignore_ascii_case("utf-8") {
                 return Err(format!("DIGEST-MD5: unknown charset {charset:?}"));
@@ -144,28 +178,33 @@ impl DigestMd5 {
         }
         let client_hash = required("response")?.to_ascii_lowercase();
         let (caller, password) = (self.credentials)(user_name)?;
-        let hash = |a2: &str| {
-            response_hash(
-                &Inputs {
-                    user_name,
-                    realm,
-                    password: &password,
-                    nonce: &self.nonce,
-                    cnonce,
-                    nc,
-                    authzid,
-                },
-                a2,
-            )
+        let inputs = Inputs {
+            user_name,
+            realm,
+            password: &password,
+            nonce: &self.nonce,
+            cnonce,
+            nc,
+            authzid,
+            qop,
         };
-        let expected = hash(&format!("AUTHENTICATE:{digest_uri}"));
+        // Under a security layer A2 ends in 32 zeros (RFC 2831 §2.1.2.1).
+        let layer_marker = if qop == Qop::Auth {
+            ""
+        } else {
+            ":00000000000000000000000000000000"
+        };
+        let expected = response_hash(&inputs, &format!("AUTHENTICATE:{digest_uri}{layer_marker}"));
         if !bool::from(expected.as_bytes().ct_eq(client_hash.as_bytes())) {
             return Err(format!(
                 "DIGEST-MD5: the response does not match the password of {}'s token",
                 caller.principal
             ));
         }
-        let rspauth = hash(&format!(":{digest_uri}"));
+        let rspauth = response_hash(&inputs, &format!(":{digest_uri}{layer_marker}"));
+        if qop != Qop::Auth {
+            self.layer = Some(Layer::new(&session_key(&inputs), Side::Server, cipher));
+        }
         Ok(SaslStep::Complete {
             caller,
             last: format!("rspauth={rspauth}").into_bytes(),
@@ -194,6 +233,20 @@ impl SaslMechanism for DigestMd5 {
             Stage::Done => Err("DIGEST-MD5: the negotiation is over".to_string()),
         }
     }
+
+    fn wrap(&mut self, payload: Vec<u8>) -> Result<Vec<u8>, String> {
+        match &mut self.layer {
+            Some(layer) => layer.wrap(payload),
+            None => Ok(payload),
+        }
+    }
+
+    fn unwrap(&mut self, payload: Vec<u8>) -> Result<Vec<u8>, String> {
+        match &mut self.layer {
+            Some(layer) => layer.unwrap(payload),
+            None => Ok(payload),
+        }
+    }
 }
 
 /// What a response hash is computed from.
@@ -212,11 +265,12 @@ pub struct Inputs<'a> {
     pub nc: &'a str,
     /// The authorization id, when sent.
     pub authzid: Option<&'a str>,
+    /// The QOP the client chose.
+    pub qop: Qop,
 }
 
-/// RFC 2831's response value for QOP `auth` and the `a2` given (`AUTHENTICATE:` and the digest
-/// URI for the client's response, `:` and the URI for the server's `rspauth`).
-pub fn response_hash(inputs: &Inputs<'_>, a2: &str) -> String {
+/// H(A1), the binary MD5 of A1: the session key the layers' keys derive from.
+pub fn session_key(inputs: &Inputs<'_>) -> [u8; 16] {
     let mut secret = Vec::new();
     secret.extend_from_slice(&latin1_if_possible(inputs.user_name));
     secret.push(b':');
@@ -228,11 +282,21 @@ pub fn response_hash(inputs: &Inputs<'_>, a2: &str) -> String {
     if let Some(authzid) = inputs.authzid {
         a1.extend_from_slice(format!(":{authzid}").as_bytes());
     }
-    let ha1 = md5::compute(&a1);
+    md5::compute(&a1).0
+}
+
+/// RFC 2831's response value for the `a2` given (`AUTHENTICATE:` and the digest URI for the
+/// client's response, `:` and the URI for the server's `rspauth`; under a layer, each ends in
+/// `:` and 32 zeros).
+pub fn response_hash(inputs: &Inputs<'_>, a2: &str) -> String {
+    let ha1 = md5::Digest(session_key(inputs));
     let ha2 = md5::compute(a2.as_bytes());
     let kd = format!(
-        "{ha1:x}:{}:{}:{}:auth:{ha2:x}",
-        inputs.nonce, inputs.nc, inputs.cnonce
+        "{ha1:x}:{}:{}:{}:{}:{ha2:x}",
+        inputs.nonce,
+        inputs.nc,
+        inputs.cnonce,
+        inputs.qop.name()
     );
     format!("{:x}", md5::compute(kd.as_bytes()))
 }
@@ -323,6 +387,10 @@ mod tests {
 
     /// RFC 2831 §4's example: chris, password "secret", in realm elwood.innosoft.com.
     fn rfc_example() -> DigestMd5 {
+        rfc_example_offering(&[Qop::Auth])
+    }
+
+    fn rfc_example_offering(qops: &[Qop]) -> DigestMd5 {
         let credentials: Credentials = Box::new(|user| {
             if user != "chris" {
                 return Err(format!("no user {user}"));
@@ -334,7 +402,7 @@ mod tests {
             };
             Ok((caller, "secret".into()))
         });
-        DigestMd5::with_nonce("elwood.innosoft.com", "OA6MG9tEQGm2hh", credentials)
+        DigestMd5::with_nonce("elwood.innosoft.com", "OA6MG9tEQGm2hh", qops, credentials)
     }
 
     fn rfc_response(response: &str) -> String {
@@ -404,9 +472,13 @@ mod tests {
         let cases: Vec<(String, &str)> = vec![
             (
                 good.replace("qop=auth", "qop=auth-conf"),
-                "offers only auth",
+                "auth-conf is not offered",
             ),
-            (good.replace("qop=auth", "qop=auth-int"), "offers only auth"),
+            (
+                good.replace("qop=auth", "qop=auth-int"),
+                "auth-int is not offered",
+            ),
+            (good.replace("qop=auth", "qop=secret"), "unknown qop"),
             (good.replace("OA6MG9tEQGm2hh", "other"), "nonce"),
             (good.replace("nc=00000001", "nc=00000002"), "nonce count"),
             (good.replace("\"chris\"", "\"eve\""), "no user eve"),
@@ -450,9 +522,149 @@ mod tests {
     #[test]
     fn nonces_are_fresh() {
         let none: fn() -> Credentials = || Box::new(|_| Err("none".to_string()));
-        let first = DigestMd5::new(DEFAULT_REALM, none()).unwrap().nonce;
-        let second = DigestMd5::new(DEFAULT_REALM, none()).unwrap().nonce;
+        let first = DigestMd5::new(DEFAULT_REALM, &[Qop::Auth], none())
+            .unwrap()
+            .nonce;
+        let second = DigestMd5::new(DEFAULT_REALM, &[Qop::Auth], none())
+            .unwrap()
+            .nonce;
         assert_ne!(first, second);
         assert_eq!(first.len(), NONCE_BYTES / 3 * 4);
+    }
+
+    /// The RFC example's client side under a layer, from RFC 2831's formulas over raw MD5:
+    /// its response, the rspauth it expects and H(A1).
+    fn layered_client(qop: &str) -> (String, String, [u8; 16]) {
+        let hex = |bytes: &[u8]| format!("{:x}", md5::compute(bytes));
+        let mut a1 = md5::compute(b"chris:elwood.innosoft.com:secret").0.to_vec();
+        a1.extend_from_slice(b":OA6MG9tEQGm2hh:OA6MHXh6VqTrRk");
+        let zeros = "00000000000000000000000000000000";
+        let kd = |a2: String| {
+            hex(format!(
+                "{}:OA6MG9tEQGm2hh:00000001:OA6MHXh6VqTrRk:{qop}:{}",
+                hex(&a1),
+                hex(a2.as_bytes())
+            )
+            .as_bytes())
+        };
+        let response = kd(format!("AUTHENTICATE:imap/elwood.innosoft.com:{zeros}"));
+        let rspauth = kd(format!(":imap/elwood.innosoft.com:{zeros}"));
+        (response, rspauth, md5::compute(&a1).0)
+    }
+
+    fn layered_response(qop: &str, response: &str, cipher: Option<&str>) -> String {
+        let cipher = cipher
+            .map(|name| format!(",cipher={name}"))
+            .unwrap_or_default();
+        rfc_response(response).replace("qop=auth", &format!("qop={qop}{cipher},maxbuf=65536"))
+    }
+
+    const ALL_QOPS: [Qop; 3] = [Qop::AuthConf, Qop::AuthInt, Qop::Auth];
+
+    #[test]
+    fn digest_the_challenge_offers_the_servers_qops_and_ciphers_for_auth_conf() {
+        let mut mechanism = rfc_example_offering(&ALL_QOPS);
+        let SaslStep::Challenge(challenge) = mechanism.step(b"").unwrap() else {
+            panic!("no challenge");
+        };
+        let challenge = String::from_utf8(challenge).unwrap();
+        assert!(
+            challenge.contains("qop=\"auth-conf,auth-int,auth\",cipher=\"3des,rc4\""),
+            "{challenge}"
+        );
+        let mut mechanism = rfc_example_offering(&[Qop::AuthInt, Qop::Auth]);
+        let SaslStep::Challenge(challenge) = mechanism.step(b"").unwrap() else {
+            panic!("no challenge");
+        };
+        let challenge = String::from_utf8(challenge).unwrap();
+        assert!(challenge.contains("qop=\"auth-int,auth\","), "{challenge}");
+        assert!(!challenge.contains("cipher"), "{challenge}");
+    }
+
+    #[test]
+    fn digest_an_auth_int_login_then_checks_every_frame() {
+        let (response, rspauth, ha1) = layered_client("auth-int");
+        let mut mechanism = rfc_example_offering(&ALL_QOPS);
+        mechanism.step(b"").unwrap();
+        match mechanism
+            .step(layered_response("auth-int", &response, None).as_bytes())
+            .unwrap()
+        {
+            SaslStep::Complete { last, .. } => {
+                assert_eq!(last, format!("rspauth={rspauth}").into_bytes())
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut client = Layer::new(&ha1, Side::Client, None);
+        let frame = client.wrap(b"get_all_databases".to_vec()).unwrap();
+        assert_eq!(frame.len(), 17 + 16);
+        assert_eq!(&frame[..17], b"get_all_databases");
+        assert_eq!(
+            mechanism.unwrap(frame.clone()).unwrap(),
+            b"get_all_databases"
+        );
+        assert!(mechanism.unwrap(frame).is_err(), "a replay is refused");
+        let reply = mechanism.wrap(b"[default]".to_vec()).unwrap();
+        assert_eq!(client.unwrap(reply).unwrap(), b"[default]");
+    }
+
+    #[test]
+    fn digest_an_auth_conf_login_encrypts_with_the_clients_cipher() {
+        let (response, _, ha1) = layered_client("auth-conf");
+        for cipher in Cipher::ALL {
+            let mut mechanism = rfc_example_offering(&ALL_QOPS);
+            mechanism.step(b"").unwrap();
+            let reply = layered_response("auth-conf", &response, Some(cipher.name()));
+            assert!(matches!(
+                mechanism.step(reply.as_bytes()),
+                Ok(SaslStep::Complete { .. })
+            ));
+            let mut client = Layer::new(&ha1, Side::Client, Some(cipher));
+            let frame = client.wrap(b"get_all_databases".to_vec()).unwrap();
+            assert!(!frame.windows(8).any(|window| window == b"get_all_"));
+            assert_eq!(mechanism.unwrap(frame).unwrap(), b"get_all_databases");
+            let reply = mechanism.wrap(b"[default]".to_vec()).unwrap();
+            assert_eq!(client.unwrap(reply).unwrap(), b"[default]");
+        }
+    }
+
+    #[test]
+    fn digest_layered_logins_need_an_offered_qop_and_cipher() {
+        let (response, _, _) = layered_client("auth-conf");
+        let cases = [
+            (&ALL_QOPS[..], None, "without a cipher"),
+            (&ALL_QOPS[..], Some("des"), "\"des\" is not offered"),
+            (&ALL_QOPS[..], Some("rc4-40"), "is not offered"),
+            (
+                &[Qop::AuthInt, Qop::Auth][..],
+                Some("rc4"),
+                "auth-conf is not offered",
+            ),
+        ];
+        for (qops, cipher, wanted) in cases {
+            let mut mechanism = rfc_example_offering(qops);
+            mechanism.step(b"").unwrap();
+            let reply = layered_response("auth-conf", &response, cipher);
+            let error = mechanism.step(reply.as_bytes()).unwrap_err();
+            assert!(error.contains(wanted), "{cipher:?}: {error}");
+        }
+        // The hash of a layered login covers the QOP: auth's hash does not pass as auth-int's.
+        let mut mechanism = rfc_example_offering(&ALL_QOPS);
+        mechanism.step(b"").unwrap();
+        let reply = layered_response("auth-int", "d388dad90d4bbd760a152321f2143af7", None);
+        assert!(mechanism.step(reply.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn digest_an_auth_login_leaves_frames_as_they_are() {
+        let mut mechanism = rfc_example_offering(&ALL_QOPS);
+        mechanism.step(b"").unwrap();
+        let reply = rfc_response("d388dad90d4bbd760a152321f2143af7");
+        assert!(matches!(
+            mechanism.step(reply.as_bytes()),
+            Ok(SaslStep::Complete { .. })
+        ));
+        assert_eq!(mechanism.wrap(b"x".to_vec()).unwrap(), b"x");
+        assert_eq!(mechanism.unwrap(b"y".to_vec()).unwrap(), b"y");
     }
 }

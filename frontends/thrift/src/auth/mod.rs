@@ -26,6 +26,7 @@ pub mod sasl;
 pub use sasl::SaslServers;
 
 pub mod delegation;
+pub mod digest_layer;
 pub mod digest_md5;
 pub mod hadoop_token;
 

@@ -6,6 +6,7 @@ use hivestore_engine as engine;
 use super::*;
 use crate::auth::delegation::TokenSettings;
 use crate::auth::digest_md5::DigestMd5;
+use crate::auth::gssapi::Qop;
 use crate::auth::hadoop_token::{standard_encode, Token};
 use crate::auth::{Caller, SaslMechanism, SaslStep};
 use crate::errors::declared_parts;
@@ -62,7 +63,7 @@ fn digest_login(state: &Arc<ServerState>, token: &str) -> Result<Caller, String>
     let (token, _) = Token::from_url_string(token).unwrap();
     let user = standard_encode(&token.identifier);
     let password = standard_encode(&token.password);
-    let mut mechanism = DigestMd5::for_tokens(Arc::clone(state)).unwrap();
+    let mut mechanism = DigestMd5::for_tokens(Arc::clone(state), &[Qop::Auth]).unwrap();
     let SaslStep::Challenge(challenge) = mechanism.step(b"")? else {
         panic!("no challenge");
     };
@@ -290,7 +291,7 @@ fn garbage_token_strings_get_a_clear_error() {
         );
     }
     for user in ["!!", "AAAA"] {
-        let mut mechanism = DigestMd5::for_tokens(Arc::clone(&state)).unwrap();
+        let mut mechanism = DigestMd5::for_tokens(Arc::clone(&state), &[Qop::Auth]).unwrap();
         let Ok(SaslStep::Challenge(challenge)) = mechanism.step(b"") else {
             panic!("no challenge");
         };
