@@ -215,8 +215,11 @@ fn issuer() -> Issuer {
         "kty": "EC", "crv": "P-256", "kid": "k1",
         "x": b64(&point[1..33]), "y": b64(&point[33..65]),
     }]});
+    // Tests run in parallel threads: each issuer gets a directory of its own.
+    static ISSUERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let issuer = ISSUERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "hivestore-http-jwt-{}-{}",
+        "hivestore-http-jwt-{}-{}-{issuer}",
         std::process::id(),
         now()
     ));
