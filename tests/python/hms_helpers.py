@@ -656,3 +656,15 @@ def open_sasl_client(server: Server, mechanism: str, sock=None, **properties):
         mechanism, sock)
     trans.open()
     return ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(trans)), trans
+
+
+def stop_process(process, timeout_s: float) -> None:
+    """SIGTERM a helper service (a KDC, slapd) still running; SIGKILL it after `timeout_s`."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout_s)

@@ -11,11 +11,12 @@ credential cache and returns the environment of a client using it.
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
+
+from hms_helpers import stop_process
 
 REALM = "HIVESTORE.TEST"
 SERVICE = "hive/localhost"
@@ -184,11 +185,5 @@ class Kdc:
         return env
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_TIMEOUT_S)
+        stop_process(self.process, STOP_TIMEOUT_S)
         self.process = None

@@ -14,6 +14,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from conftest import free_loopback_port
+from hms_helpers import stop_process
+
 SLAPD = "/usr/sbin/slapd"
 SLAPADD = "/usr/sbin/slapadd"
 SCHEMA_DIR = Path("/etc/ldap/schema")
@@ -22,12 +25,6 @@ STARTUP_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
 SUFFIX = "dc=example,dc=com"
 PEOPLE = f"ou=people,{SUFFIX}"
-
-
-def free_loopback_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def slapd_installed() -> bool:
@@ -111,12 +108,6 @@ class LdapServer:
         raise RuntimeError(f"slapd did not listen on {self.url} within {STARTUP_TIMEOUT_S} s")
 
     def __exit__(self, *exc):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_TIMEOUT_S)
+        stop_process(self.process, STOP_TIMEOUT_S)
         self.process = None
         return False
