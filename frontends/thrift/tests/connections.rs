@@ -3,7 +3,9 @@
 //! longest makes room for a newcomer. Every wait is bounded.
 
 mod common;
+mod running;
 use common::Shared;
+use running::{connect, Running, WAIT};
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::sync::Arc;
@@ -17,12 +19,9 @@ use hivestore_idl::hive_metastore::{
     Database, TThriftHiveMetastoreSyncClient, ThriftHiveMetastoreSyncClient,
 };
 use hivestore_thrift::limits::Limits;
-use hivestore_thrift::server::{serve_stream, Server, StopHandle};
+use hivestore_thrift::server::serve_stream;
 use hivestore_thrift::service::ServerState;
 use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
-
-/// Longest any read of a test waits.
-const WAIT: Duration = Duration::from_secs(10);
 
 fn state() -> Arc<ServerState> {
     let mut options = StoreOptions::new("s3a://bucket/warehouse".to_string());
@@ -104,40 +103,8 @@ fn an_fb303_shutdown_forgets_the_user_and_keeps_the_connection() {
     );
 }
 
-struct Running {
-    address: SocketAddr,
-    stop: StopHandle,
-    serving: Option<thread::JoinHandle<io::Result<()>>>,
-    state: Arc<ServerState>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.stop();
-        if let Some(serving) = self.serving.take() {
-            let _ = serving.join();
-        }
-    }
-}
-
 fn serve(limits: Limits) -> Running {
-    let state = state();
-    let server = Server::bind("127.0.0.1:0", limits, Arc::clone(&state)).unwrap();
-    let address = server.local_addr();
-    let stop = server.stop_handle();
-    let serving = Some(thread::spawn(move || server.run()));
-    Running {
-        address,
-        stop,
-        serving,
-        state,
-    }
-}
-
-fn connect(address: SocketAddr) -> TcpStream {
-    let stream = TcpStream::connect_timeout(&address, WAIT).unwrap();
-    stream.set_read_timeout(Some(WAIT)).unwrap();
-    stream
+    running::serve(state(), limits)
 }
 
 /// Bytes of a getStatus reply: header, name, sequence id, then the result struct (an i32).

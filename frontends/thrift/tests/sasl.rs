@@ -3,10 +3,12 @@
 //! refusals (unknown mechanism, wrong password, plain connections when authentication is
 //! required) and the handshake deadline. Every wait is bounded.
 
+mod running;
+use running::{connect, Running, WAIT};
+
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::sync::Arc;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use hivestore_engine::kv::MemoryBackend;
@@ -18,12 +20,9 @@ use hivestore_thrift::auth::{
     AuthMethod, AuthPolicy, Authentication, Caller, SaslMechanism, SaslServers, SaslStep,
 };
 use hivestore_thrift::limits::Limits;
-use hivestore_thrift::server::{Server, StopHandle};
 use hivestore_thrift::service::ServerState;
 use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
 
-/// Longest any read of a test waits.
-const WAIT: Duration = Duration::from_secs(10);
 /// The test mechanism's security layer: every byte flipped, behind a marker byte.
 const LAYER_MARK: u8 = 0xA5;
 
@@ -73,21 +72,6 @@ fn flip(payload: &[u8]) -> Vec<u8> {
     wrapped
 }
 
-struct Running {
-    address: SocketAddr,
-    stop: StopHandle,
-    serving: Option<thread::JoinHandle<io::Result<()>>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.stop();
-        if let Some(serving) = self.serving.take() {
-            let _ = serving.join();
-        }
-    }
-}
-
 fn serve(authentication: Authentication, limits: Limits) -> Running {
     let mut options = StoreOptions::new("s3a://bucket/warehouse".to_string());
     options.durability = Durability::Memory;
@@ -101,22 +85,7 @@ fn serve(authentication: Authentication, limits: Limits) -> Running {
         sasl,
         password_check: None,
     };
-    let state = Arc::new(ServerState::new(store).with_auth(policy));
-    let server = Server::bind("127.0.0.1:0", limits, state).unwrap();
-    let address = server.local_addr();
-    let stop = server.stop_handle();
-    let serving = Some(thread::spawn(move || server.run()));
-    Running {
-        address,
-        stop,
-        serving,
-    }
-}
-
-fn connect(address: SocketAddr) -> TcpStream {
-    let stream = TcpStream::connect_timeout(&address, WAIT).unwrap();
-    stream.set_read_timeout(Some(WAIT)).unwrap();
-    stream
+    running::serve(Arc::new(ServerState::new(store).with_auth(policy)), limits)
 }
 
 fn send_frame(stream: &mut TcpStream, status: u8, payload: &[u8]) {
@@ -231,6 +200,8 @@ fn a_wrong_password_is_told_in_a_bad_frame_and_closes_only_that_connection() {
     );
     let mut byte = [0u8; 1];
     assert!(matches!(stream.read(&mut byte), Ok(0) | Err(_)), "closed");
+    let counters = running.state.counters.snapshot();
+    assert_eq!(counters.get("connections.authentication_failed"), Some(&1));
     let mut again = connect(running.address);
     assert_eq!(negotiate(&mut again, "bob", "secret").0, 5);
 }
