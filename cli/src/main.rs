@@ -113,19 +113,6 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         delegation_tokens: config.delegation_tokens,
     };
     let auth = auth_policy(config)?;
-    match (config.authentication, &config.jwt) {
-        (Authentication::Jwt, None) => {
-            return Err(
-                "authentication JWT needs --jwks-file, the keys tokens are signed with".into(),
-            )
-        }
-        (mode, Some(_)) if mode != Authentication::Jwt => {
-            return Err(format!(
-                "--jwks-file needs --authentication JWT (it is {mode})"
-            ))
-        }
-        _ => {}
-    }
     let jwt = match &config.jwt {
         Some(settings) => Some(Arc::new(JwtVerifier::load(settings.clone())?)),
         None => None,
@@ -207,7 +194,8 @@ fn reload(tls: Option<&Tls>) {
     }
 }
 
-/// What clients must prove, with the SASL mechanisms the mode offers.
+/// What clients must prove, with the SASL mechanisms the mode offers; the flags of every mode
+/// are checked against the mode chosen here.
 fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
     let mut auth = AuthPolicy::new(config.authentication, &config.plain)?;
     match (config.authentication, &config.kerberos) {
@@ -239,6 +227,19 @@ fn auth_policy(config: &ServeConfig) -> Result<AuthPolicy, String> {
             ))
         }
         (_, None) => {}
+    }
+    match (config.authentication, &config.jwt) {
+        (Authentication::Jwt, None) => {
+            return Err(
+                "authentication JWT needs --jwks-file, the keys tokens are signed with".into(),
+            )
+        }
+        (mode, Some(_)) if mode != Authentication::Jwt => {
+            return Err(format!(
+                "--jwks-file needs --authentication JWT (it is {mode})"
+            ))
+        }
+        _ => {}
     }
     auth.check()?;
     if auth.authentication != Authentication::NoSasl {
