@@ -62,6 +62,12 @@ impl Authentication {
         }
     }
 
+    /// Whether clients must authenticate: plain Thrift connections, which name their user with
+    /// `set_ugi`, are served only under NOSASL.
+    pub fn required(self) -> bool {
+        self != Authentication::NoSasl
+    }
+
     /// Reads Hive's spelling, in any case.
     pub fn parse(text: &str) -> Result<Authentication, String> {
         let all = [
@@ -85,14 +91,6 @@ impl Authentication {
 impl fmt::Display for Authentication {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
-    }
-}
-
-impl Authentication {
-    /// Whether clients must authenticate: plain Thrift connections, which name their user with
-    /// `set_ugi`, are served only under NOSASL.
-    pub fn required(self) -> bool {
-        self != Authentication::NoSasl
     }
 }
 
