@@ -95,15 +95,6 @@ impl SaslServers {
     }
 }
 
-/// Why a negotiation failed: told to the client in a BAD frame, and logged.
-#[derive(Debug)]
-enum Refusal {
-    /// The client broke the negotiation or failed to authenticate: the client is told why.
-    Told(String),
-    /// The connection failed or the client gave up: nothing can be told.
-    Lost(String),
-}
-
 /// Serves a connection that opened with a SASL START frame: the negotiation within the
 /// handshake deadline, then the Thrift stream inside, as the authenticated caller. `Err`
 /// carries why the connection ended, when not the client's leaving.
@@ -120,7 +111,7 @@ pub(crate) fn serve<R: Read, W: Write>(
     activity.end_handshake();
     let (mechanism, caller) = match negotiated {
         Ok(negotiated) => negotiated,
-        Err(Refusal::Told(why) | Refusal::Lost(why)) => {
+        Err(why) => {
             state.counters.record_authentication_failed();
             return Err(format!("SASL authentication failed: {why}"));
         }
@@ -154,12 +145,13 @@ fn negotiate<R: Read, W: Write>(
     reader: &mut R,
     writer: &mut W,
     state: &Arc<ServerState>,
-) -> Result<(Box<dyn SaslMechanism>, crate::auth::Caller), Refusal> {
+) -> Result<(Box<dyn SaslMechanism>, crate::auth::Caller), String> {
     let servers = &state.auth().sasl;
-    let told = |writer: &mut W, why: String| -> Refusal {
+    // Refuses with a BAD frame that tells the client why; the reason, for the log.
+    let told = |writer: &mut W, why: String| -> String {
         match write_frame(writer, BAD, why.as_bytes()) {
-            Ok(()) => Refusal::Told(why),
-            Err(error) => Refusal::Lost(format!("{why} (telling the client failed: {error})")),
+            Ok(()) => why,
+            Err(error) => format!("{why} (telling the client failed: {error})"),
         }
     };
     let (status, name) = read_frame(reader)?;
@@ -192,10 +184,10 @@ fn negotiate<R: Read, W: Write>(
         match status {
             OK | COMPLETE => {}
             BAD | ERROR => {
-                return Err(Refusal::Lost(format!(
+                return Err(format!(
                     "the client gave up: {}",
                     String::from_utf8_lossy(&response)
-                )))
+                ))
             }
             other => {
                 return Err(told(
@@ -206,10 +198,10 @@ fn negotiate<R: Read, W: Write>(
         }
         match mechanism.step(&response) {
             Ok(SaslStep::Challenge(challenge)) => {
-                write_frame(writer, OK, &challenge).map_err(lost)?;
+                write_frame(writer, OK, &challenge).map_err(|error| error.to_string())?;
             }
             Ok(SaslStep::Complete { caller, last }) => {
-                write_frame(writer, COMPLETE, &last).map_err(lost)?;
+                write_frame(writer, COMPLETE, &last).map_err(|error| error.to_string())?;
                 return Ok((mechanism, caller));
             }
             Err(why) => {
@@ -225,7 +217,7 @@ fn negotiate<R: Read, W: Write>(
                 } else {
                     format!("{name}: {why}")
                 };
-                return Err(Refusal::Told(why));
+                return Err(why);
             }
         }
     }
@@ -235,33 +227,29 @@ fn negotiate<R: Read, W: Write>(
     ))
 }
 
-fn lost(error: io::Error) -> Refusal {
-    Refusal::Lost(error.to_string())
-}
-
 /// Reads one negotiation frame: its status and payload.
-fn read_frame<R: Read>(reader: &mut R) -> Result<(u8, Vec<u8>), Refusal> {
+fn read_frame<R: Read>(reader: &mut R) -> Result<(u8, Vec<u8>), String> {
     let mut header = [0u8; 5];
     reader
         .read_exact(&mut header)
-        .map_err(|error| Refusal::Lost(format!("reading a negotiation frame: {error}")))?;
+        .map_err(|error| format!("reading a negotiation frame: {error}"))?;
     let length = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
     if length > NEGOTIATION_PAYLOAD_BYTES_MAX {
-        return Err(Refusal::Lost(format!(
+        return Err(format!(
             "a negotiation frame of {length} bytes, over the limit of \
              {NEGOTIATION_PAYLOAD_BYTES_MAX}"
-        )));
+        ));
     }
     let mut payload = Vec::new();
     reader
         .take(length as u64)
         .read_to_end(&mut payload)
-        .map_err(|error| Refusal::Lost(format!("reading a negotiation frame: {error}")))?;
+        .map_err(|error| format!("reading a negotiation frame: {error}"))?;
     if payload.len() < length {
-        return Err(Refusal::Lost(format!(
+        return Err(format!(
             "closed after {} of a negotiation frame's {length} bytes",
             payload.len()
-        )));
+        ));
     }
     Ok((header[0], payload))
 }
