@@ -16,6 +16,7 @@ use hivestore_engine::{Durability, Store, StoreOptions};
 use hivestore_idl::hive_metastore::{
     Database, TThriftHiveMetastoreSyncClient, ThriftHiveMetastoreSyncClient,
 };
+use hivestore_thrift::auth::sasl::{NEGOTIATION_PAYLOAD_BYTES_MAX, NEGOTIATION_STEPS_MAX};
 use hivestore_thrift::auth::{
     AuthMethod, AuthPolicy, Authentication, Caller, SaslMechanism, SaslServers, SaslStep,
 };
@@ -66,6 +67,19 @@ impl SaslMechanism for Flip {
     }
 }
 
+/// A mechanism that challenges for ever.
+struct Endless;
+
+impl SaslMechanism for Endless {
+    fn name(&self) -> &'static str {
+        "X-ENDLESS"
+    }
+
+    fn step(&mut self, _response: &[u8]) -> Result<SaslStep, String> {
+        Ok(SaslStep::Challenge(b"more?".to_vec()))
+    }
+}
+
 fn flip(payload: &[u8]) -> Vec<u8> {
     let mut wrapped = vec![LAYER_MARK];
     wrapped.extend(payload.iter().map(|byte| !byte));
@@ -79,6 +93,7 @@ fn serve(authentication: Authentication, limits: Limits) -> Running {
     let mut sasl = SaslServers::default();
     if authentication.required() {
         sasl.offer("X-FLIP", |_| Ok(Box::new(Flip { user: None })));
+        sasl.offer("X-ENDLESS", |_| Ok(Box::new(Endless)));
     }
     let policy = AuthPolicy {
         authentication,
@@ -266,4 +281,38 @@ fn a_stalled_negotiation_is_closed_at_the_handshake_deadline() {
     );
     let mut again = connect(running.address);
     assert_eq!(negotiate(&mut again, "bob", "secret").0, 5);
+}
+
+#[test]
+fn a_negotiation_frame_over_its_limit_closes_the_connection_before_its_bytes_arrive() {
+    let running = serve(Authentication::Custom, Limits::default());
+    let mut stream = connect(running.address);
+    send_frame(&mut stream, 1, b"X-FLIP");
+    let mut header = vec![2];
+    header.extend_from_slice(&(NEGOTIATION_PAYLOAD_BYTES_MAX as u32 + 1).to_be_bytes());
+    stream.write_all(&header).unwrap();
+    let mut byte = [0u8; 1];
+    assert!(matches!(stream.read(&mut byte), Ok(0) | Err(_)), "closed");
+    let counters = running.state.counters.snapshot();
+    assert_eq!(counters.get("connections.authentication_failed"), Some(&1));
+}
+
+#[test]
+fn a_negotiation_without_end_is_refused_after_its_steps() {
+    let running = serve(Authentication::Custom, Limits::default());
+    let mut stream = connect(running.address);
+    send_frame(&mut stream, 1, b"X-ENDLESS");
+    for _ in 0..NEGOTIATION_STEPS_MAX {
+        send_frame(&mut stream, 2, b"again");
+        let (status, challenge) = read_frame(&mut stream).unwrap();
+        assert_eq!((status, challenge.as_slice()), (2, &b"more?"[..]));
+    }
+    // The last challenge is followed at once by the refusal.
+    let (status, why) = read_frame(&mut stream).unwrap();
+    let why = String::from_utf8_lossy(&why);
+    assert_eq!(status, 3, "{why}");
+    assert!(
+        why.contains(&format!("no end after {NEGOTIATION_STEPS_MAX} steps")),
+        "{why}"
+    );
 }
