@@ -25,6 +25,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod access;
 pub mod activity;
 pub mod auth;
 pub mod calls;
