@@ -89,6 +89,12 @@ pub enum Need {
     Owner,
     /// Admin: a configured admin user or group, or a holder of the `admin` role.
     Admin,
+    /// A superuser: an admin, or a configured proxy user (Hive 4 lets only these read the
+    /// notification log, `metastore.event.db.notification.api.auth`).
+    Superuser,
+    /// The right to grant or revoke the privilege on the target: its owner, an admin, or a
+    /// holder of the privilege with the grant option.
+    Grant(Privilege),
 }
 
 /// The object a call acts on, by name, as Hive's audit log and `HiveObjectRef` name them.
@@ -127,6 +133,8 @@ pub enum Target<'a> {
     Role(&'a str),
     /// A transaction, by id: its owner is the user that opened it.
     Transaction(i64),
+    /// A lock, by id: its owner is the user that took it.
+    Lock(i64),
 }
 
 /// The most objects one call's audit line names; the rest are counted.
@@ -174,6 +182,7 @@ impl fmt::Display for Target<'_> {
             ),
             Target::Role(role) => write!(formatter, "role={}", name(role)),
             Target::Transaction(id) => write!(formatter, "txnid={id}"),
+            Target::Lock(id) => write!(formatter, "lockid={id}"),
         }
     }
 }
