@@ -133,8 +133,16 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         ServerState::new(store)
             .with_settings(settings)
             .with_http(http)
-            .with_auth(auth),
+            .with_auth(auth)
+            .with_access(config.access.policy()),
     );
+    if config.access.enforce {
+        tracing::info!(
+            admin_users = config.access.admin_users.len(),
+            admin_groups = config.access.admin_groups.len(),
+            "authorization is enforced: each call is checked against ownership and grants"
+        );
+    }
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,

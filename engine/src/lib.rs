@@ -99,6 +99,7 @@ pub use catalog::functions::{
     FUNCTION_CLASS_NAME_LEN_MAX, FUNCTION_OWNER_LEN_MAX, RESOURCE_URI_LEN_MAX,
 };
 pub use catalog::listing::TableMeta;
+pub use catalog::owners::Owner;
 pub use catalog::pattern::{
     check_pattern_len, NamePattern, SqlLikePattern, PATTERN_COMPILED_BYTES_MAX, PATTERN_LEN_MAX,
     PATTERN_NEST_MAX,

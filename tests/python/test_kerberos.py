@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from conftest import REPO_ROOT, hivestore_binary, start_hivestore, stop_hivestore  # noqa: E402
 from kdc import PACKAGES, REALM, SERVICE, Kdc, missing_tools  # noqa: E402
+from hive_metastore.ttypes import MetaException  # noqa: E402
 
 CARGO_TEST_TIMEOUT_S = 600
 START_FAILURE_TIMEOUT_S = 30
@@ -215,7 +216,8 @@ def test_python_client_over_gssapi_with_each_qop_owns_what_it_creates(
     client, trans = gssapi_client(kerberized, qop)
     try:
         name = f"krb_py_{qop.replace('-', '_')}"
-        client.set_ugi("mallory", [])
+        with pytest.raises(MetaException, match="User: alice is not allowed to impersonate mallory"):
+            client.set_ugi("mallory", [])
         client.create_database(Database(name=name, description="over Kerberos"))
         assert client.get_database(name).ownerName == "alice"
         # A reply bigger than one wrap token's usual size crosses the layer whole.
@@ -322,7 +324,8 @@ def test_a_delegation_token_from_a_kerberos_login_logs_in_by_digest_md5(
     client, trans = open_sasl_client(kerberized, "DIGEST-MD5", host="localhost", service="hive",
                                      username=user, password=password)
     try:
-        client.set_ugi("mallory", [])
+        with pytest.raises(MetaException, match="User: alice is not allowed to impersonate mallory"):
+            client.set_ugi("mallory", [])
         from hive_metastore.ttypes import Database
         client.create_database(Database(name="krb_token_db", description="by a token"))
         assert client.get_database("krb_token_db").ownerName == "alice"

@@ -9,6 +9,7 @@ import subprocess
 import time
 
 import pytest
+from hive_metastore.ttypes import MetaException
 from thrift.transport.TTransport import TTransportException
 
 from conftest import hivestore_binary, start_hivestore, stop_hivestore
@@ -52,7 +53,8 @@ def logged(server, text, before=0):
 def assert_owner_is_the_login(server, user, password, database):
     client, trans = login(server, user, password)
     try:
-        client.set_ugi("mallory", [])
+        with pytest.raises(MetaException, match=f"User: {user} is not allowed to impersonate mallory"):
+            client.set_ugi("mallory", [])
         client.create_database(new_database(database))
         assert client.get_database(database).ownerName == user
     finally:

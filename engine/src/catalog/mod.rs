@@ -10,6 +10,7 @@ pub(crate) mod dir_users;
 pub(crate) mod functions;
 pub(crate) mod listing;
 pub(crate) mod lookup;
+pub(crate) mod owners;
 pub(crate) mod pattern;
 pub(crate) mod removal;
 pub(crate) mod sweeper;

@@ -629,6 +629,27 @@ impl Store {
         })
     }
 
+    /// The user that opened transaction `txn_id`, while it is not committed; `None` for a
+    /// transaction committed or never opened.
+    pub fn txn_user(&self, txn_id: u64) -> Result<Option<String>> {
+        let acid = self.acid()?;
+        Ok(acid
+            .txns
+            .txns
+            .get(&txn_id)
+            .map(|held| held.record.user.clone()))
+    }
+
+    /// The user that took lock `lock_id`, while it is held or waiting.
+    pub fn lock_user(&self, lock_id: u64) -> Result<Option<String>> {
+        let acid = self.acid()?;
+        Ok(acid
+            .locks
+            .locks
+            .get(&lock_id)
+            .map(|held| held.record.user.clone()))
+    }
+
     /// Hive's `get_open_txns_info`: every transaction not committed, by id, of any type but
     /// those in `exclude`.
     pub fn open_txns_info(&self, exclude: &[TxnType]) -> Result<OpenTxns> {

@@ -60,6 +60,9 @@ use serde::Deserialize;
 
 use std::time::Duration;
 
+use crate::access::groups::{GroupMapping, GROUPS_CACHE_SECS_DEFAULT};
+use crate::access::proxy::ProxyList;
+use crate::access::AccessSettings;
 use crate::auth::delegation::{self, TokenSettings};
 use crate::auth::gssapi::{KerberosSettings, Qop};
 use crate::auth::jwt::JwtSettings;
@@ -259,6 +262,37 @@ pub struct ServeArgs {
     /// [default: DEFAULT].
     #[arg(long, env = "HIVESTORE_AUTH_TO_LOCAL")]
     pub auth_to_local: Option<String>,
+    /// Whether each call is checked against the caller's ownership and grants: none or enforce
+    /// [default: none, as in Hive].
+    #[arg(long, env = "HIVESTORE_AUTHORIZATION")]
+    pub authorization: Option<String>,
+    /// Users that may do anything, a comma list (Hive's `hive.users.in.admin.role`).
+    #[arg(long, env = "HIVESTORE_ADMIN_USERS")]
+    pub admin_users: Option<String>,
+    /// Groups whose members may do anything, a comma list.
+    #[arg(long, env = "HIVESTORE_ADMIN_GROUPS")]
+    pub admin_groups: Option<String>,
+    /// A superuser that may act as these users through set_ugi, `SUPERUSER=USER,USER` or
+    /// `SUPERUSER=*` (Hadoop's `hadoop.proxyuser.SUPERUSER.users`); repeatable.
+    #[arg(long, env = "HIVESTORE_PROXY_USER_USERS", value_delimiter = ';')]
+    pub proxy_user_users: Vec<String>,
+    /// A superuser that may act as the members of these groups, `SUPERUSER=GROUP,GROUP`
+    /// (Hadoop's `hadoop.proxyuser.SUPERUSER.groups`); repeatable.
+    #[arg(long, env = "HIVESTORE_PROXY_USER_GROUPS", value_delimiter = ';')]
+    pub proxy_user_groups: Vec<String>,
+    /// The addresses a superuser may act from, `SUPERUSER=ADDRESS,NETWORK/BITS,HOST` or
+    /// `SUPERUSER=*` (Hadoop's `hadoop.proxyuser.SUPERUSER.hosts`; none: it may act as
+    /// nobody); repeatable.
+    #[arg(long, env = "HIVESTORE_PROXY_USER_HOSTS", value_delimiter = ';')]
+    pub proxy_user_hosts: Vec<String>,
+    /// Users' groups given rather than asked of the system, `USER=GROUP,GROUP;USER2=`
+    /// (Hadoop's `hadoop.user.group.static.mapping.overrides`).
+    #[arg(long, env = "HIVESTORE_GROUP_MAPPING_OVERRIDES")]
+    pub group_mapping_overrides: Option<String>,
+    /// How long a user's groups, as the system names them (`id -Gn`), are kept, in seconds
+    /// [default: 300].
+    #[arg(long, env = "HIVESTORE_GROUPS_CACHE_SECS")]
+    pub groups_cache_secs: Option<u64>,
 }
 
 /// The config file's settings; all optional.
@@ -312,6 +346,14 @@ struct FileSettings {
     kerberos_host: Option<String>,
     sasl_qop: Option<String>,
     auth_to_local: Option<String>,
+    authorization: Option<String>,
+    admin_users: Option<String>,
+    admin_groups: Option<String>,
+    proxy_user_users: Option<Vec<String>>,
+    proxy_user_groups: Option<Vec<String>>,
+    proxy_user_hosts: Option<Vec<String>>,
+    group_mapping_overrides: Option<String>,
+    groups_cache_secs: Option<u64>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -355,6 +397,8 @@ pub struct ServeConfig {
     pub plain: PlainSettings,
     /// Kerberos, when accepted.
     pub kerberos: Option<KerberosSettings>,
+    /// Authorization: enforcement, admins, proxy users, groups.
+    pub access: AccessSettings,
 }
 
 impl ServeArgs {
@@ -364,6 +408,7 @@ impl ServeArgs {
             Some(path) => read_file(path)?,
             None => FileSettings::default(),
         };
+        let access = self.access_settings(&file)?;
         let defaults = Limits::default();
         let limits = Limits {
             message_bytes_max: pick(
@@ -590,7 +635,73 @@ impl ServeArgs {
             )?,
             plain,
             kerberos,
+            access,
         })
+    }
+
+    /// The authorization settings of flags over the file's.
+    fn access_settings(&self, file: &FileSettings) -> Result<AccessSettings, String> {
+        let or_file = |flags: &Vec<String>, file: &Option<Vec<String>>| {
+            if flags.is_empty() {
+                file.clone().unwrap_or_default()
+            } else {
+                flags.clone()
+            }
+        };
+        let mut settings = AccessSettings {
+            enforce: match self.authorization.clone().or(file.authorization.clone()) {
+                Some(text) => AccessSettings::parse_mode(&text)?,
+                None => false,
+            },
+            admin_users: AccessSettings::parse_names(
+                &self
+                    .admin_users
+                    .clone()
+                    .or(file.admin_users.clone())
+                    .unwrap_or_default(),
+            ),
+            admin_groups: AccessSettings::parse_names(
+                &self
+                    .admin_groups
+                    .clone()
+                    .or(file.admin_groups.clone())
+                    .unwrap_or_default(),
+            ),
+            group_overrides: GroupMapping::parse_overrides(
+                &self
+                    .group_mapping_overrides
+                    .clone()
+                    .or(file.group_mapping_overrides.clone())
+                    .unwrap_or_default(),
+            )?,
+            groups_cache: at_least_a_second(
+                "groups cache",
+                pick(
+                    self.groups_cache_secs,
+                    file.groups_cache_secs,
+                    GROUPS_CACHE_SECS_DEFAULT,
+                ),
+            )?,
+            ..AccessSettings::default()
+        };
+        let lists = [
+            (
+                ProxyList::Users,
+                or_file(&self.proxy_user_users, &file.proxy_user_users),
+            ),
+            (
+                ProxyList::Groups,
+                or_file(&self.proxy_user_groups, &file.proxy_user_groups),
+            ),
+            (
+                ProxyList::Hosts,
+                or_file(&self.proxy_user_hosts, &file.proxy_user_hosts),
+            ),
+        ];
+        for (list, items) in lists {
+            settings.add_proxy_settings(list, &items)?;
+        }
+        Ok(settings)
     }
 }
 
@@ -1019,6 +1130,64 @@ mod tests {
         );
         assert_eq!(from_file.limits.handshake_timeout, Duration::from_secs(3));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn authorization_settings_come_from_flags_or_the_file() {
+        let defaults = ServeArgs::default().resolve().unwrap().access;
+        assert!(!defaults.enforce);
+        assert!(defaults.admin_users.is_empty());
+        assert_eq!(
+            defaults.groups_cache,
+            Duration::from_secs(GROUPS_CACHE_SECS_DEFAULT)
+        );
+        let dir =
+            std::env::temp_dir().join(format!("hivestore-config-access-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("access.toml");
+        std::fs::write(
+            &path,
+            "authorization = \"enforce\"\nadmin_users = \"root,hive\"\n\
+             proxy_user_users = [\"hive=*\"]\nproxy_user_hosts = [\"hive=127.0.0.1\"]\n\
+             group_mapping_overrides = \"alice=etl\"\ngroups_cache_secs = 60\n",
+        )
+        .unwrap();
+        let access = ServeArgs {
+            config: Some(path.clone()),
+            admin_groups: Some("wheel".into()),
+            proxy_user_hosts: vec!["hive=10.0.0.0/8".into()],
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap()
+        .access;
+        assert!(access.enforce);
+        assert_eq!(access.admin_users.len(), 2);
+        assert!(access.admin_groups.contains("wheel"));
+        assert_eq!(access.group_overrides["alice"], ["etl"]);
+        assert_eq!(access.groups_cache, Duration::from_secs(60));
+        let loopback = "127.0.0.1".parse().unwrap();
+        let inside = "10.2.3.4".parse().unwrap();
+        // The flag's hosts replace the file's.
+        assert!(access
+            .proxy_users
+            .authorize("hive", loopback, "bob", &[])
+            .is_err());
+        assert_eq!(
+            access.proxy_users.authorize("hive", inside, "bob", &[]),
+            Ok(())
+        );
+        let bad = ServeArgs {
+            authorization: Some("strict".into()),
+            ..ServeArgs::default()
+        };
+        assert!(bad.resolve().unwrap_err().contains("none, enforce"));
+        let bad = ServeArgs {
+            proxy_user_users: vec!["hive".into()],
+            ..ServeArgs::default()
+        };
+        assert!(bad.resolve().unwrap_err().contains("SUPERUSER=ITEM"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

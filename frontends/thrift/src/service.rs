@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hivestore_engine::Store;
 
+use crate::access::AccessPolicy;
 use crate::auth::delegation::{SecretManager, TokenSettings};
 use crate::auth::{AuthPolicy, Caller};
 use crate::counters::Counters;
@@ -44,6 +45,8 @@ pub struct ServerState {
     http: crate::http::HttpSettings,
     /// The delegation tokens' secret manager.
     secret_manager: SecretManager,
+    /// What the server checks of its callers.
+    access: AccessPolicy,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -108,6 +111,7 @@ impl ServerState {
             auth: AuthPolicy::default(),
             http: crate::http::HttpSettings::default(),
             secret_manager: SecretManager::new(TokenSettings::default()),
+            access: AccessPolicy::default(),
         }
     }
 
@@ -153,6 +157,17 @@ impl ServerState {
     /// The delegation tokens' secret manager.
     pub fn secret_manager(&self) -> &SecretManager {
         &self.secret_manager
+    }
+
+    /// The same state, checking callers as `access` says.
+    pub fn with_access(mut self, access: AccessPolicy) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// What the server checks of its callers.
+    pub fn access(&self) -> &AccessPolicy {
+        &self.access
     }
 }
 
@@ -260,25 +275,48 @@ impl Session {
         &self.state.encoded_tables
     }
 
-    /// The caller's user: the authenticated one, else the one the client named with `set_ugi`,
-    /// if any.
+    /// The caller's user: on an authenticated connection the user a proxy user acts as
+    /// (`set_ugi`), else the authenticated one; otherwise the one the client named with
+    /// `set_ugi`, if any.
     pub fn user(&self) -> Option<String> {
-        if let Some(caller) = &self.caller {
-            return Some(caller.user.clone());
-        }
-        self.user
+        let named = self
+            .user
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .clone();
+        named.or_else(|| self.caller.as_ref().map(|caller| caller.user.clone()))
     }
 
     /// Records that `user` (or nobody) is the caller of this connection's next calls; an
-    /// authenticated connection keeps its caller, as Hive's SASL server does.
+    /// authenticated connection keeps its caller, as Hive's SASL server does, and `None`
+    /// ends whatever user it acted as.
     pub(crate) fn set_user(&self, user: Option<String>) {
-        if self.caller.is_some() {
+        if self.caller.is_some() && user.is_some() {
             return;
         }
         *self.user.lock().unwrap_or_else(PoisonError::into_inner) = user;
+    }
+
+    /// `set_ugi`'s user: on a connection that did not authenticate, the caller from now on, as
+    /// Hive takes it; on one that did, the user the caller acts as from now on, when the
+    /// proxy-user rules let it (`--proxy-user-*`), else refused with why. Naming the
+    /// authenticated user itself ends the acting.
+    pub(crate) fn act_as(&self, user: String) -> Result<(), String> {
+        let Some(caller) = &self.caller else {
+            *self.user.lock().unwrap_or_else(PoisonError::into_inner) = Some(user);
+            return Ok(());
+        };
+        if user == caller.user {
+            *self.user.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            return Ok(());
+        }
+        let policy = self.access_policy();
+        let groups = policy.groups.groups(&user);
+        policy
+            .proxy_users
+            .authorize(&caller.user, self.peer.ip(), &user, &groups)?;
+        *self.user.lock().unwrap_or_else(PoisonError::into_inner) = Some(user);
+        Ok(())
     }
 
     /// The client's address.
@@ -319,13 +357,8 @@ impl Session {
         std::mem::take(&mut *self.targets.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Whether the caller may do `need` to `target`: always, while the server does not
-    /// enforce authorization.
-    pub(crate) fn check_access(
-        &self,
-        _need: crate::access::Need,
-        _target: crate::access::Target<'_>,
-    ) -> thrift::Result<()> {
-        Ok(())
+    /// What the server checks of its callers.
+    pub(crate) fn access_policy(&self) -> &AccessPolicy {
+        &self.state.access
     }
 }

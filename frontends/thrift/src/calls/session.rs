@@ -26,15 +26,19 @@ const HIVE_CONF_ANSWERS: &[(&str, &str)] = &[
     ("hive.metastore.alter.notifications.basic", "false"),
 ];
 
-/// `set_ugi`: records the caller for this connection; like Hive, answers the groups it was
-/// given.
+/// `set_ugi`: names the caller of the connection's next calls (see `Session::act_as`: an
+/// authenticated caller may act as another user only as a proxy user); like Hive, answers
+/// the groups it was given.
 pub fn set_ugi(
     session: &Session,
     user_name: String,
     group_names: Vec<String>,
 ) -> thrift::Result<Vec<String>> {
     tracing::debug!(peer = %session.peer(), user = %user_name, "set_ugi");
-    session.set_user(Some(user_name));
+    if let Err(reason) = session.act_as(user_name) {
+        tracing::warn!(peer = %session.peer(), %reason, "set_ugi refused");
+        return Err(exception(Declared::Meta, reason));
+    }
     Ok(group_names)
 }
 

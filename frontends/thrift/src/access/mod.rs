@@ -2,7 +2,14 @@
 //! with [`Session::authorize`]: the enforcement (`--authorization`) checks it against the
 //! caller's ownership and grants, and the audit log records the objects named.
 
+mod check;
+pub mod groups;
+pub mod policy;
+pub mod proxy;
+
 use std::fmt;
+
+pub use policy::{AccessPolicy, AccessSettings};
 
 use crate::service::Session;
 
@@ -183,6 +190,30 @@ impl fmt::Display for Target<'_> {
             Target::Role(role) => write!(formatter, "role={}", name(role)),
             Target::Transaction(id) => write!(formatter, "txnid={id}"),
             Target::Lock(id) => write!(formatter, "lockid={id}"),
+        }
+    }
+}
+
+impl Target<'_> {
+    /// The target as a refusal names it: `table hive.default.t`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Target::Server => "the server".to_string(),
+            Target::Catalog(catalog) => format!("catalog {catalog}"),
+            Target::Database { catalog, database } => format!("database {catalog}.{database}"),
+            Target::Table {
+                catalog,
+                database,
+                table,
+            } => format!("table {catalog}.{database}.{table}"),
+            Target::Function {
+                catalog,
+                database,
+                function,
+            } => format!("function {catalog}.{database}.{function}"),
+            Target::Role(role) => format!("role {role}"),
+            Target::Transaction(id) => format!("transaction {id}"),
+            Target::Lock(id) => format!("lock {id}"),
         }
     }
 }
