@@ -51,12 +51,12 @@ impl Session {
             Need::Anyone => true,
             Need::Admin => false,
             Need::Superuser => policy.proxy_users.is_superuser(&who.user),
-            Need::Owner => self.owns(&who, target, false)?,
+            Need::Owner => self.owns(&who, target)?,
             Need::Privilege(privilege) => {
-                self.granted(&who, target, privilege, false)? || self.owns(&who, target, true)?
+                self.granted(&who, target, privilege, false)? || self.owns(&who, target)?
             }
             Need::Grant(privilege) => {
-                self.owns(&who, target, false)? || self.granted(&who, target, privilege, true)?
+                self.owns(&who, target)? || self.granted(&who, target, privilege, true)?
             }
         };
         if allowed {
@@ -94,39 +94,32 @@ impl Session {
         })
     }
 
-    /// Whether `who` owns `target` (or, with `containers`, what holds it: a table's or
-    /// function's database). A target that does not exist passes: the call itself then
-    /// reports it missing, which tells the caller nothing a listing would not.
-    fn owns(&self, who: &Who, target: Target<'_>, containers: bool) -> thrift::Result<bool> {
+    /// Whether `who` owns `target`. Owning a database is not owning its tables (Hive's
+    /// `default` is owned by the role `public`, which every user holds). A target that does
+    /// not exist passes: the call itself then reports it missing, which tells the caller
+    /// nothing a listing would not.
+    fn owns(&self, who: &Who, target: Target<'_>) -> thrift::Result<bool> {
         let store = self.store();
         let owned = |found: hivestore_engine::Result<Option<Owner>>| match found {
             Ok(owner) => Ok(Some(owner.is_some_and(|owner| who.is(&owner)))),
             Err(EngineError::NoSuchObject(_)) => Ok(None),
             Err(error) => Err(crate::errors::to_thrift(error, &[Declared::Meta])),
         };
-        let database = |catalog, database| owned(store.database_owner(catalog, database));
         let verdict = match target {
             Target::Server | Target::Catalog(_) | Target::Role(_) => Some(false),
-            Target::Database {
-                catalog,
-                database: name,
-            } => database(catalog, name)?,
+            Target::Database { catalog, database } => {
+                owned(store.database_owner(catalog, database))?
+            }
             Target::Table {
                 catalog,
                 database: name,
                 table,
-            } => match owned(store.table_owner(catalog, name, table))? {
-                Some(false) if containers => database(catalog, name)?,
-                verdict => verdict,
-            },
+            } => owned(store.table_owner(catalog, name, table))?,
             Target::Function {
                 catalog,
                 database: name,
                 function,
-            } => match owned(store.function_owner(catalog, name, function))? {
-                Some(false) if containers => database(catalog, name)?,
-                verdict => verdict,
-            },
+            } => owned(store.function_owner(catalog, name, function))?,
             Target::Transaction(id) => {
                 let user = u64::try_from(id).ok().map(|id| store.txn_user(id));
                 match user.transpose() {

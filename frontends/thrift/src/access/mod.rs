@@ -89,8 +89,8 @@ pub enum Need {
     /// Nothing: the call is recorded, never refused (the server's settings, opening a
     /// transaction, reading the notification log's id).
     Anyone,
-    /// The privilege on the target or on what holds it (its table, database, the server), or
-    /// ownership of the target or of what holds it.
+    /// The privilege, granted on the target or on what holds it (its database, the server),
+    /// or ownership of the target.
     Privilege(Privilege),
     /// Ownership of the target (its owner user, a group or role it belongs to), or admin.
     Owner,
