@@ -146,6 +146,10 @@ pub struct BenchArgs {
     /// answers.
     #[arg(long, default_value_t = 0)]
     pub pause_ms: u64,
+    /// Announce this user with `set_ugi` on every connection, as Hive's client does without
+    /// SASL (a server enforcing authorization needs a user; the bench's objects are its).
+    #[arg(long)]
+    pub user: Option<String>,
 }
 
 /// One measurement to make on every endpoint.
@@ -231,7 +235,9 @@ impl Plan {
         )?);
         let endpoint = |uri: &str, tls_ca: &Option<PathBuf>| {
             Endpoint::parse(uri, args.framed, args.compact).map(|endpoint| {
-                let endpoint = endpoint.with_call_timeout(call_timeout);
+                let endpoint = endpoint
+                    .with_call_timeout(call_timeout)
+                    .with_user(args.user.clone());
                 match tls_ca {
                     Some(ca) => endpoint.with_tls(ca.clone()),
                     None => endpoint,

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncClient;
+use hivestore_idl::hive_metastore::{
+    TThriftHiveMetastoreSyncClient, ThriftHiveMetastoreSyncClient,
+};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName};
@@ -55,6 +57,8 @@ pub struct Endpoint {
     pub call_timeout: Duration,
     /// TLS, trusting the CA certificates of this PEM file; `None`: plain TCP.
     pub tls_ca: Option<PathBuf>,
+    /// The user every connection announces with `set_ugi` before its first call, if any.
+    pub user: Option<String>,
 }
 
 impl Endpoint {
@@ -86,6 +90,7 @@ impl Endpoint {
             compact,
             call_timeout: CALL_TIMEOUT,
             tls_ca: None,
+            user: None,
         })
     }
 
@@ -105,6 +110,11 @@ impl Endpoint {
             call_timeout,
             ..self
         }
+    }
+
+    /// The same endpoint, every connection announcing `user` with `set_ugi`.
+    pub fn with_user(self, user: Option<String>) -> Endpoint {
+        Endpoint { user, ..self }
     }
 
     fn address(&self) -> Result<SocketAddr, Error> {
@@ -156,6 +166,27 @@ impl Endpoint {
     }
 
     fn open_stream_with(&self, call_timeout: Duration) -> Result<(Socket, Socket), Error> {
+        let (write, read) = self.connect_stream(call_timeout)?;
+        if let Some(user) = &self.user {
+            // A client of its own over the same handles: its reply is read whole, so nothing
+            // of it is left for the connection's own reader.
+            let (input, output) = protocols(
+                CountingRead::new(read.try_clone()?, ReplyBytes::default(), call_timeout),
+                write.try_clone()?,
+                self.framed,
+                self.compact,
+            );
+            ThriftHiveMetastoreSyncClient::new(input, output)
+                .set_ugi(user.clone(), Vec::new())
+                .map_err(|error| Error::Connect {
+                    endpoint: self.uri.clone(),
+                    source: std::io::Error::other(format!("set_ugi({user}) failed: {error}")),
+                })?;
+        }
+        Ok((write, read))
+    }
+
+    fn connect_stream(&self, call_timeout: Duration) -> Result<(Socket, Socket), Error> {
         let connect_error = |source| Error::Connect {
             endpoint: self.uri.clone(),
             source,
@@ -247,6 +278,24 @@ fn tls_lock(
 ) -> std::sync::MutexGuard<'_, StreamOwned<ClientConnection, TcpStream>> {
     tls.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Socket {
+    /// Another handle of the same connection.
+    fn try_clone(&self) -> Result<Socket, Error> {
+        match self {
+            Socket::Plain(stream) => {
+                stream
+                    .try_clone()
+                    .map(Socket::Plain)
+                    .map_err(|source| Error::Connect {
+                        endpoint: "a connection's second handle".into(),
+                        source,
+                    })
+            }
+            Socket::Tls(tls) => Ok(Socket::Tls(Arc::clone(tls))),
+        }
+    }
 }
 
 impl Read for Socket {
@@ -456,7 +505,6 @@ mod tests {
     /// error says that it was the bench's timeout.
     #[test]
     fn a_call_without_reply_fails_naming_the_call_timeout() {
-        use hivestore_idl::hive_metastore::TThriftHiveMetastoreSyncClient;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let uri = format!("thrift://{}", listener.local_addr().unwrap());
         let endpoint = Endpoint::parse(&uri, false, false)
