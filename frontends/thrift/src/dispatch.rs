@@ -219,6 +219,12 @@ impl Dispatcher {
         )
     }
 
+    /// The session its calls go to, for the tests that read what a call named.
+    #[cfg(test)]
+    pub(crate) fn session(&self) -> &Session {
+        &self.session
+    }
+
     /// Limits for decoding one message: nothing in it can be longer than the message itself.
     fn decode_config(&self, message_bytes: usize) -> Result<TConfiguration, DispatchError> {
         let limits = &self.limits;

@@ -42,6 +42,8 @@ pub mod dispatch;
 pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
+#[cfg(test)]
+mod hot_family_targets;
 pub mod http;
 pub mod inflight;
 pub mod limits;

@@ -9,8 +9,15 @@ use hivestore_engine::txns::{
 };
 use hivestore_idl::hive_metastore as idl;
 
+use super::partitions::{authorize_table, ALTER};
+use crate::access::{Need, Target};
 use crate::errors::{throws, to_thrift, undeclared};
 use crate::service::Session;
+
+/// Names the server for an admin: the compaction queue's administration.
+fn admin(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)
+}
 
 fn compaction_from_idl(request: idl::CompactionRequest) -> thrift::Result<Compaction> {
     Ok(Compaction {
@@ -43,6 +50,12 @@ pub fn compact2(
         order_by: request.order_by_clause.clone(),
     };
     let compaction = compaction_from_idl(request)?;
+    let table = (
+        hivestore_engine::DEFAULT_CATALOG_NAME,
+        compaction.database.as_str(),
+        compaction.table.as_str(),
+    );
+    authorize_table(session, ALTER, table)?;
     let response = session
         .store()
         .compact(compaction, layout)
@@ -63,6 +76,7 @@ pub fn show(
     session: &Session,
     request: idl::ShowCompactRequest,
 ) -> thrift::Result<idl::ShowCompactResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let filter = ShowCompactFilter {
         id: request.id.and_then(|id| u64::try_from(id).ok()),
         database: request.db_name.filter(|name| !name.is_empty()),
@@ -92,6 +106,7 @@ pub fn submit_for_cleanup(
     highest_write_id: i64,
     txn_id: i64,
 ) -> thrift::Result<bool> {
+    admin(session)?;
     let compaction = compaction_from_idl(request)?;
     session
         .store()
@@ -104,6 +119,7 @@ pub fn latest_committed(
     session: &Session,
     request: idl::GetLatestCommittedCompactionInfoRequest,
 ) -> thrift::Result<idl::GetLatestCommittedCompactionInfoResponse> {
+    admin(session)?;
     let partitions = request.partitionnames.unwrap_or_default();
     let latest = session
         .store()
@@ -147,6 +163,7 @@ pub fn abort(
     session: &Session,
     request: idl::AbortCompactionRequest,
 ) -> thrift::Result<idl::AbortCompactResponse> {
+    admin(session)?;
     let outcomes = session
         .store()
         .abort_compactions(&request.compaction_ids)

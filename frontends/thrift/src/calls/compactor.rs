@@ -14,8 +14,14 @@ use hivestore_idl::hive_metastore as idl;
 
 use super::compaction_properties;
 use super::compactions::{compaction_type_from_idl, compaction_type_to_idl};
+use crate::access::{Need, Target};
 use crate::errors::{throws, to_thrift, undeclared};
 use crate::service::Session;
+
+/// Names the server for an admin: every call of the compactor's.
+fn admin(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)
+}
 
 /// What Hive's `CompactionInfoStruct` says of `state` in `find_next_compact`'s answer: the
 /// request is read before it is marked working, and Hive's `CompactionInfo` leaves its
@@ -108,6 +114,7 @@ pub fn find_next2(
     session: &Session,
     rqst: idl::FindNextCompactRequest,
 ) -> thrift::Result<idl::OptionalCompactionInfoStruct> {
+    admin(session)?;
     let request = NextCompactionRequest {
         worker_id: rqst.worker_id,
         worker_version: rqst.worker_version,
@@ -127,6 +134,7 @@ pub fn update_state(
     cr: idl::CompactionInfoStruct,
     txn_id: i64,
 ) -> thrift::Result<()> {
+    admin(session)?;
     let report = report_from_idl(cr)?;
     session
         .store()
@@ -139,6 +147,7 @@ pub fn columns_with_stats(
     session: &Session,
     cr: idl::CompactionInfoStruct,
 ) -> thrift::Result<Vec<String>> {
+    admin(session)?;
     let report = report_from_idl(cr)?;
     session
         .store()
@@ -148,6 +157,7 @@ pub fn columns_with_stats(
 
 /// `set_hadoop_jobid`.
 pub fn set_job_id(session: &Session, job_id: String, cq_id: i64) -> thrift::Result<()> {
+    admin(session)?;
     session
         .store()
         .set_compaction_job_id(&job_id, cq_id)
@@ -156,6 +166,7 @@ pub fn set_job_id(session: &Session, job_id: String, cq_id: i64) -> thrift::Resu
 
 /// `mark_compacted`.
 pub fn mark_compacted(session: &Session, cr: idl::CompactionInfoStruct) -> thrift::Result<()> {
+    admin(session)?;
     session
         .store()
         .mark_compacted(cr.id)
@@ -164,6 +175,7 @@ pub fn mark_compacted(session: &Session, cr: idl::CompactionInfoStruct) -> thrif
 
 /// `mark_cleaned`.
 pub fn mark_cleaned(session: &Session, cr: idl::CompactionInfoStruct) -> thrift::Result<()> {
+    admin(session)?;
     let report = report_from_idl(cr)?;
     session
         .store()
@@ -181,6 +193,7 @@ fn completion_error(error: EngineError) -> thrift::Error {
 
 /// `mark_failed`.
 pub fn mark_failed(session: &Session, cr: idl::CompactionInfoStruct) -> thrift::Result<()> {
+    admin(session)?;
     let report = report_from_idl(cr)?;
     session
         .store()
@@ -190,6 +203,7 @@ pub fn mark_failed(session: &Session, cr: idl::CompactionInfoStruct) -> thrift::
 
 /// `mark_refused`.
 pub fn mark_refused(session: &Session, cr: idl::CompactionInfoStruct) -> thrift::Result<()> {
+    admin(session)?;
     let report = report_from_idl(cr)?;
     session
         .store()
@@ -216,6 +230,7 @@ pub fn update_metrics(
     session: &Session,
     data: idl::CompactionMetricsDataStruct,
 ) -> thrift::Result<bool> {
+    admin(session)?;
     let metric = CompactionMetric {
         database: data.dbname,
         table: data.tblname,
@@ -235,6 +250,7 @@ pub fn remove_metrics(
     session: &Session,
     request: idl::CompactionMetricsDataRequest,
 ) -> thrift::Result<()> {
+    admin(session)?;
     let metric_type = metric_type_from_idl(request.type_)?;
     session
         .store()

@@ -10,12 +10,16 @@ use hivestore_engine::locks::{
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
 
+use super::partitions::authorize_table;
+use super::txns::authorize_txn;
+use crate::access::{Need, Privilege, Target};
 use crate::errors::{throws, to_thrift, undeclared};
 use crate::service::Session;
 
 /// `lock`.
 pub fn lock(session: &Session, request: idl::LockRequest) -> thrift::Result<idl::LockResponse> {
     let request = lock_request_from_idl(request)?;
+    authorize_lock(session, &request)?;
     let response = session
         .store()
         .lock(request)
@@ -23,11 +27,43 @@ pub fn lock(session: &Session, request: idl::LockRequest) -> thrift::Result<idl:
     Ok(lock_response_to_idl(response))
 }
 
+/// Names what a lock request locks: each component's table (its database for a database
+/// lock) once per privilege its lock type needs, and the transaction it joins.
+fn authorize_lock(session: &Session, request: &LockRequest) -> thrift::Result<()> {
+    let mut named = std::collections::BTreeSet::new();
+    for component in &request.components {
+        let privilege = match component.lock_type {
+            LockType::SharedRead => Privilege::Select,
+            LockType::SharedWrite | LockType::ExclusiveWrite => Privilege::Insert,
+            LockType::Exclusive => Privilege::Lock,
+        };
+        let table = component.table.as_deref();
+        // The components of one table (its partitions) name it once.
+        if !named.insert((privilege, component.database.as_str(), table)) {
+            continue;
+        }
+        let need = Need::Privilege(privilege);
+        let catalog = hivestore_engine::DEFAULT_CATALOG_NAME;
+        match table {
+            Some(table) => authorize_table(session, need, (catalog, &component.database, table))?,
+            None => {
+                let database = &component.database;
+                session.authorize(need, Target::Database { catalog, database })?;
+            }
+        }
+    }
+    match request.txn_id {
+        Some(txn_id) => authorize_txn(session, wire_id(txn_id)),
+        None => Ok(()),
+    }
+}
+
 /// `check_lock`: also the lock's heartbeat.
 pub fn check(
     session: &Session,
     request: idl::CheckLockRequest,
 ) -> thrift::Result<idl::LockResponse> {
+    session.authorize(Need::Owner, Target::Lock(request.lockid))?;
     let lock_id = existing_lock_id(request.lockid)?;
     let response = session
         .store()
@@ -38,6 +74,7 @@ pub fn check(
 
 /// `unlock`: a lock that is already gone is not an error (Hive 4).
 pub fn unlock(session: &Session, request: idl::UnlockRequest) -> thrift::Result<()> {
+    session.authorize(Need::Owner, Target::Lock(request.lockid))?;
     let Ok(lock_id) = u64::try_from(request.lockid) else {
         return Ok(());
     };
@@ -52,6 +89,7 @@ pub fn show(
     session: &Session,
     request: idl::ShowLocksRequest,
 ) -> thrift::Result<idl::ShowLocksResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let filter = ShowLocksFilter {
         database: request.dbname,
         table: request.tablename,
@@ -71,13 +109,19 @@ pub fn show(
 /// of 0 names nothing).
 pub fn heartbeat(session: &Session, request: idl::HeartbeatRequest) -> thrift::Result<()> {
     let lock_id = request.lockid.unwrap_or(0);
+    let txn_id = request.txnid.unwrap_or(0);
+    if lock_id != 0 {
+        session.authorize(Need::Owner, Target::Lock(lock_id))?;
+    }
+    if txn_id != 0 {
+        authorize_txn(session, txn_id)?;
+    }
     if lock_id != 0 {
         session
             .store()
             .heartbeat_lock(existing_lock_id(lock_id)?)
             .map_err(|error| to_thrift(error, throws::HEARTBEAT))?;
     }
-    let txn_id = request.txnid.unwrap_or(0);
     if txn_id != 0 {
         let txn_id = crate::calls::txns::txn_id_from_wire(txn_id, throws::HEARTBEAT)?;
         session

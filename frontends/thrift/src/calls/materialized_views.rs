@@ -14,6 +14,9 @@ use hivestore_idl::hive_metastore::{CreationMetadata, LockResponse, LockState, M
 use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::parse_database_name;
+use super::partitions::{authorize_table, SELECT};
+use super::txns::authorize_txn;
+use crate::access::{Need, Privilege, Target};
 use crate::convert::table_to_idl;
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
@@ -25,7 +28,10 @@ const NOTHING: &[Declared] = &[];
 
 /// `get_all_materialized_view_objects_for_rewriting`: every materialized view of the default
 /// catalog with rewriting enabled, whole, by database and name.
+/// Its views are not known before they are read, so the server is the object named, as for
+/// the listings of names across databases.
 pub fn all_for_rewriting(session: &Session) -> thrift::Result<Vec<Table>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let views = session
         .store()
         .materialized_views_for_rewriting(DEFAULT_CATALOG_NAME, None, true)
@@ -38,6 +44,16 @@ pub fn all_for_rewriting(session: &Session) -> thrift::Result<Vec<Table>> {
 /// carry its catalog; `@cat#` names every database of it (Hive 4's null database).
 pub fn names_for_rewriting(session: &Session, database: String) -> thrift::Result<Vec<String>> {
     let (catalog, database) = parse_database_name(&database)?;
+    match database.as_deref() {
+        Some(database) => session.authorize(
+            Need::Anyone,
+            Target::Database {
+                catalog: &catalog,
+                database,
+            },
+        )?,
+        None => session.authorize(Need::Anyone, Target::Catalog(&catalog))?,
+    }
     let views = session
         .store()
         .materialized_views_for_rewriting(&catalog, database.as_deref(), false)
@@ -54,6 +70,12 @@ pub fn invalidation_info(
     valid_txn_list: String,
 ) -> thrift::Result<Materialization> {
     let tables_used: Vec<String> = metadata.tables_used.into_iter().collect();
+    // Each source table, by its full name `db.table` (a name without a database names none).
+    for full_name in &tables_used {
+        if let Some((database, table)) = full_name.split_once('.') {
+            authorize_table(session, SELECT, (DEFAULT_CATALOG_NAME, database, table))?;
+        }
+    }
     let answer = session
         .store()
         .materialization_invalidation_info(
@@ -83,6 +105,9 @@ pub fn lock_rebuild(
     view: String,
     txn_id: i64,
 ) -> thrift::Result<LockResponse> {
+    let lock = Need::Privilege(Privilege::Lock);
+    authorize_table(session, lock, (DEFAULT_CATALOG_NAME, &database, &view))?;
+    authorize_txn(session, txn_id)?;
     let acquired = session
         .store()
         .lock_materialization_rebuild(&database, &view, txn_id)
@@ -106,6 +131,7 @@ pub fn heartbeat_rebuild(
     view: String,
     txn_id: i64,
 ) -> thrift::Result<bool> {
+    authorize_txn(session, txn_id)?;
     session
         .store()
         .heartbeat_materialization_rebuild_lock(&database, &view, txn_id)

@@ -7,11 +7,19 @@ use hivestore_engine::events::{
 };
 use hivestore_idl::hive_metastore as idl;
 
+use super::partitions::{authorize_table, UPDATE};
+use crate::access::{Need, Target};
 use crate::calls::catalog_or_default;
 use crate::errors::{throws, to_thrift, undeclared};
 use crate::event_messages;
 use crate::service::Session;
 use crate::tjson::to_tjson;
+
+/// Names the server for a superuser: reading the notification log, as Hive 4 allows only
+/// them (`metastore.event.db.notification.api.auth`).
+fn superuser(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Superuser, Target::Server)
+}
 
 /// `get_next_notification`: events after `lastEvent`, at most `maxEvents` (every one when
 /// unset or not positive, up to the engine's cap), with Hive 4's filters.
@@ -19,6 +27,7 @@ pub fn next(
     session: &Session,
     request: idl::NotificationEventRequest,
 ) -> thrift::Result<idl::NotificationEventResponse> {
+    superuser(session)?;
     let last_event = u64::try_from(request.last_event).unwrap_or(0);
     let max_count = match request.max_events {
         Some(max) if max > 0 => usize::try_from(max).unwrap_or(EVENT_READ_COUNT_MAX),
@@ -44,6 +53,7 @@ pub fn next(
 
 /// `get_current_notificationEventId`.
 pub fn current(session: &Session) -> thrift::Result<idl::CurrentNotificationEventId> {
+    superuser(session)?;
     let event_id = session
         .store()
         .current_event_id()
@@ -59,6 +69,7 @@ pub fn count(
     session: &Session,
     request: idl::NotificationEventsCountRequest,
 ) -> thrift::Result<idl::NotificationEventsCountResponse> {
+    superuser(session)?;
     let from_event_id = u64::try_from(request.from_event_id).unwrap_or(0);
     let filter = EventFilter {
         skip_types: Vec::new(),
@@ -96,6 +107,8 @@ pub fn fire(
     let (Some(database), Some(table)) = (request.db_name, request.table_name) else {
         return Err(undeclared("fire_listener_event needs dbName and tableName"));
     };
+    let catalog = catalog_or_default(request.cat_name);
+    authorize_table(session, UPDATE, (&catalog, &database, &table))?;
     let datas = match request.data {
         idl::FireEventRequestData::InsertData(data) => vec![data],
         idl::FireEventRequestData::InsertDatas(datas) => datas,
@@ -114,7 +127,7 @@ pub fn fire(
         })
         .collect();
     let event = InsertEvent {
-        catalog: catalog_or_default(request.cat_name),
+        catalog,
         database,
         table,
         inserts,
@@ -153,7 +166,9 @@ pub fn add_write(
     session: &Session,
     request: idl::WriteNotificationLogRequest,
 ) -> thrift::Result<idl::WriteNotificationLogResponse> {
-    let write = write_notification(hivestore_engine::DEFAULT_CATALOG_NAME, request)?;
+    let catalog = hivestore_engine::DEFAULT_CATALOG_NAME;
+    authorize_table(session, UPDATE, (catalog, &request.db, &request.table))?;
+    let write = write_notification(catalog, request)?;
     session
         .store()
         .record_writes(vec![write])
@@ -167,6 +182,7 @@ pub fn add_writes(
     request: idl::WriteNotificationLogBatchRequest,
 ) -> thrift::Result<idl::WriteNotificationLogBatchResponse> {
     let catalog = catalog_or_default(Some(request.catalog));
+    authorize_table(session, UPDATE, (&catalog, &request.db, &request.table))?;
     let writes = request
         .request_list
         .into_iter()
@@ -188,6 +204,8 @@ pub fn write_infos(
     session: &Session,
     request: idl::GetAllWriteEventInfoRequest,
 ) -> thrift::Result<Vec<idl::WriteEventInfo>> {
+    // Replication's read of a transaction's write events: the notification log's rule.
+    superuser(session)?;
     let txn_id = u64::try_from(request.txn_id).unwrap_or(0);
     let writes = session
         .store()

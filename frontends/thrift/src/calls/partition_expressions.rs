@@ -15,7 +15,7 @@ use hivestore_idl::hive_metastore::{
 
 use super::partition_listings::{borrowed, Listing};
 use super::partition_specs::SpecTable;
-use super::partitions::{limit, throws, TableName};
+use super::partitions::{limit, throws, TableName, SELECT};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
@@ -203,12 +203,14 @@ fn prune(
     Ok(Selected::Names { names, has_unknown })
 }
 
-/// The table a request names, and what its expression keeps of it.
+/// The table a request names (`SELECT`, for both paths of `get_partitions_by_expr`), and what
+/// its expression keeps of it.
 fn select_request(
     session: &Session,
     request: &PartitionsByExprRequest,
 ) -> thrift::Result<(TableName, Selected)> {
     let table = request_table(request);
+    table.authorize(session, SELECT)?;
     let selected = select(
         session,
         &table,
@@ -264,7 +266,9 @@ pub fn names_by_expr(
 ) -> thrift::Result<Vec<String>> {
     let max_parts = limit(request.max_parts);
     if request.expr.is_empty() || request.expr == EMPTY_EXPRESSION {
-        let listing = Listing::of(request_table(&request), PartitionSelection::All, max_parts);
+        let table = request_table(&request);
+        table.authorize(session, SELECT)?;
+        let listing = Listing::of(table, PartitionSelection::All, max_parts);
         return Ok(listing.names(session)?.to_vec());
     }
     let (table, selected) = select_request(session, &request)?;

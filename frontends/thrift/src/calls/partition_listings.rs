@@ -13,7 +13,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use super::partition_specs::SpecTable;
-use super::partitions::{limit, throws, to_idl_list, TableName};
+use super::partitions::{limit, throws, to_idl_list, TableName, SELECT};
 use super::require_database_name;
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -162,15 +162,18 @@ fn names_limit(max_parts: i32) -> i32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The listings of the calls with a fast path: each call's arguments read once, here.
+// The listings of the calls with a fast path: each call's arguments read once, here, and its
+// table named (`SELECT`) for both paths.
 
 /// `get_partitions(db_name, tbl_name, max_parts)`.
 pub(crate) fn all_listing(
+    session: &Session,
     database: &str,
     name: String,
     max_parts: i16,
 ) -> thrift::Result<Listing<'static>> {
     let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
     Ok(Listing::of(
         table,
         PartitionSelection::All,
@@ -179,23 +182,33 @@ pub(crate) fn all_listing(
 }
 
 /// `get_partitions_req`.
-pub(crate) fn all_req_listing(request: &PartitionsRequest) -> Listing<'static> {
+pub(crate) fn all_req_listing(
+    session: &Session,
+    request: &PartitionsRequest,
+) -> thrift::Result<Listing<'static>> {
     let table = TableName::request(
         request.cat_name.clone(),
         request.db_name.clone(),
         request.tbl_name.clone(),
     );
-    Listing::of(table, PartitionSelection::All, limit(request.max_parts))
+    table.authorize(session, SELECT)?;
+    Ok(Listing::of(
+        table,
+        PartitionSelection::All,
+        limit(request.max_parts),
+    ))
 }
 
 /// `get_partitions_ps` and `get_partition_names_ps(db_name, tbl_name, part_vals, max_parts)`.
 pub(crate) fn ps_listing<'a>(
+    session: &Session,
     database: &str,
     name: String,
     values: &'a [String],
     max_parts: i16,
 ) -> thrift::Result<Listing<'a>> {
     let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
     require_values(values)?;
     let selection = PartitionSelection::PartialValues(values);
     Ok(Listing::of(table, selection, i32::from(max_parts)))
@@ -203,23 +216,27 @@ pub(crate) fn ps_listing<'a>(
 
 /// `get_partitions_by_filter(db_name, tbl_name, filter, max_parts)`.
 pub(crate) fn by_filter_listing<'a>(
+    session: &Session,
     database: &str,
     name: String,
     filter: &'a str,
     max_parts: i16,
 ) -> thrift::Result<Listing<'a>> {
     let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
     let selection = PartitionSelection::Filter(filter);
     Ok(Listing::of(table, selection, i32::from(max_parts)))
 }
 
 /// `get_partitions_by_names(db_name, tbl_name, names)`.
 pub(crate) fn by_names_listing<'a>(
+    session: &Session,
     database: &str,
     name: String,
     names: &'a [&'a str],
 ) -> thrift::Result<Listing<'a>> {
     let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
     Ok(Listing {
         declared: throws::BY_NAMES,
         ..Listing::of(table, PartitionSelection::Names(names), -1)
@@ -229,6 +246,7 @@ pub(crate) fn by_names_listing<'a>(
 /// `get_partitions_by_names_req`, its partitions only: the request's column statistics and
 /// file metadata are not answered.
 pub(crate) fn by_names_req_listing<'a>(
+    session: &Session,
     request: &GetPartitionsByNamesRequest,
     names: &'a [&'a str],
 ) -> thrift::Result<Listing<'a>> {
@@ -238,6 +256,7 @@ pub(crate) fn by_names_req_listing<'a>(
         database,
         name: request.tbl_name.clone(),
     };
+    table.authorize(session, SELECT)?;
     Ok(Listing {
         declared: throws::BY_NAMES,
         ..Listing::of(table, PartitionSelection::Names(names), -1)
@@ -246,11 +265,13 @@ pub(crate) fn by_names_req_listing<'a>(
 
 /// `get_partition_names(db_name, tbl_name, max_parts)`.
 pub(crate) fn names_listing(
+    session: &Session,
     database: &str,
     name: String,
     max_parts: i16,
 ) -> thrift::Result<Listing<'static>> {
     let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
     let max_parts = names_limit(i32::from(max_parts));
     Ok(Listing::of(table, PartitionSelection::All, max_parts))
 }
@@ -265,7 +286,7 @@ pub fn get_all(
     name: String,
     max_parts: i16,
 ) -> thrift::Result<Vec<Partition>> {
-    all_listing(&database, name, max_parts)?.list(session)
+    all_listing(session, &database, name, max_parts)?.list(session)
 }
 
 /// `get_partitions_with_auth`: privileges are not evaluated.
@@ -285,7 +306,7 @@ pub fn get_all_req(
     session: &Session,
     request: PartitionsRequest,
 ) -> thrift::Result<PartitionsResponse> {
-    let partitions = all_req_listing(&request).list(session)?;
+    let partitions = all_req_listing(session, &request)?.list(session)?;
     Ok(PartitionsResponse { partitions })
 }
 
@@ -297,6 +318,7 @@ pub fn get_all_pspec(
     max_parts: i32,
 ) -> thrift::Result<Vec<PartitionSpec>> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
     let listing = Listing::of(table, PartitionSelection::All, max_parts);
     let partitions = listing.list(session)?;
     Ok(SpecTable::load(session, listing.table, throws::GET)?.specs(partitions))
@@ -309,7 +331,7 @@ pub fn names(
     name: String,
     max_parts: i16,
 ) -> thrift::Result<Vec<String>> {
-    Ok(names_listing(&database, name, max_parts)?
+    Ok(names_listing(session, &database, name, max_parts)?
         .names(session)?
         .to_vec())
 }
@@ -317,6 +339,7 @@ pub fn names(
 /// `fetch_partition_names_req`.
 pub fn names_req(session: &Session, request: PartitionsRequest) -> thrift::Result<Vec<String>> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, SELECT)?;
     let max_parts = names_limit(limit(request.max_parts));
     let listing = Listing::of(table, PartitionSelection::All, max_parts);
     Ok(listing.names(session)?.to_vec())
@@ -330,7 +353,7 @@ pub fn get_ps(
     values: Vec<String>,
     max_parts: i16,
 ) -> thrift::Result<Vec<Partition>> {
-    ps_listing(&database, name, &values, max_parts)?.list(session)
+    ps_listing(session, &database, name, &values, max_parts)?.list(session)
 }
 
 /// `get_partitions_ps_with_auth`: privileges are not evaluated.
@@ -352,6 +375,7 @@ pub fn get_ps_req(
     request: GetPartitionsPsWithAuthRequest,
 ) -> thrift::Result<GetPartitionsPsWithAuthResponse> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, SELECT)?;
     let max_parts = limit(request.max_parts);
     let partitions = match (request.part_names, request.part_vals) {
         (Some(names), _) if !names.is_empty() => {
@@ -375,7 +399,7 @@ pub fn names_ps(
     values: Vec<String>,
     max_parts: i16,
 ) -> thrift::Result<Vec<String>> {
-    let listing = ps_listing(&database, name, &values, max_parts)?;
+    let listing = ps_listing(session, &database, name, &values, max_parts)?;
     Ok(listing.names(session)?.to_vec())
 }
 
@@ -385,6 +409,7 @@ pub fn names_ps_req(
     request: GetPartitionNamesPsRequest,
 ) -> thrift::Result<GetPartitionNamesPsResponse> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, SELECT)?;
     let values = request.part_values.unwrap_or_default();
     let selection = PartitionSelection::PartialValues(&values);
     let listing = Listing::of(table, selection, limit(request.max_parts));
@@ -400,7 +425,7 @@ pub fn by_filter(
     filter: String,
     max_parts: i16,
 ) -> thrift::Result<Vec<Partition>> {
-    by_filter_listing(&database, name, &filter, max_parts)?.list(session)
+    by_filter_listing(session, &database, name, &filter, max_parts)?.list(session)
 }
 
 /// `get_partitions_by_filter_req`.
@@ -413,6 +438,7 @@ pub fn by_filter_req(
         request.db_name.unwrap_or_default(),
         request.tbl_name.unwrap_or_default(),
     );
+    table.authorize(session, SELECT)?;
     let filter = request.filter.unwrap_or_default();
     let selection = PartitionSelection::Filter(&filter);
     Listing::of(table, selection, limit(request.max_parts)).list(session)
@@ -427,6 +453,7 @@ pub fn specs_by_filter(
     max_parts: i32,
 ) -> thrift::Result<Vec<PartitionSpec>> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
     let listing = Listing::of(table, PartitionSelection::Filter(&filter), max_parts);
     let partitions = listing.list(session)?;
     Ok(SpecTable::load(session, listing.table, throws::GET)?.specs(partitions))
@@ -440,6 +467,7 @@ pub fn count_by_filter(
     filter: String,
 ) -> thrift::Result<i32> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
     let count = session
         .store()
         .count_partitions_selected(
@@ -469,7 +497,7 @@ pub fn by_names(
     names: Vec<String>,
 ) -> thrift::Result<Vec<Partition>> {
     let names = borrowed(&names);
-    by_names_listing(&database, name, &names)?.list(session)
+    by_names_listing(session, &database, name, &names)?.list(session)
 }
 
 /// `get_partitions_by_names_req`.
@@ -478,7 +506,7 @@ pub fn by_names_req(
     request: GetPartitionsByNamesRequest,
 ) -> thrift::Result<GetPartitionsByNamesResult> {
     let names = request.names.as_deref().map(borrowed).unwrap_or_default();
-    let partitions = by_names_req_listing(&request, &names)?.list(session)?;
+    let partitions = by_names_req_listing(session, &request, &names)?.list(session)?;
     Ok(GetPartitionsByNamesResult {
         partitions,
         dictionary: None,

@@ -19,7 +19,7 @@ use hivestore_idl::hive_metastore::{
 };
 
 use super::partition_listings::{borrowed, Listing};
-use super::partitions::TableName;
+use super::partitions::{TableName, SELECT};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
 
@@ -298,6 +298,7 @@ pub fn with_specs(
         request.db_name.unwrap_or_default(),
         request.tbl_name.unwrap_or_default(),
     );
+    name.authorize(session, SELECT)?;
     let table = SpecTable::load(session, name, &[Declared::Meta])?;
     let projection = Projection::new(request.projection_spec.unwrap_or_default(), table.is_view)?;
     let filter_spec = request.filter_spec.unwrap_or_default();

@@ -23,9 +23,35 @@ use hivestore_idl::hive_metastore::{
 
 use super::partition_expressions;
 use super::{catalog_or_default, context_properties, require_database_name, spec_partitions};
+use crate::access::{Need, Privilege, Target};
 use crate::convert::{partition_from_idl, partition_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
+
+/// What reading a table's metadata, partitions or statistics needs.
+pub(crate) const SELECT: Need = Need::Privilege(Privilege::Select);
+/// What adding partitions (or write ids) to a table needs.
+pub(crate) const INSERT: Need = Need::Privilege(Privilege::Insert);
+/// What dropping a table's partitions needs.
+pub(crate) const DELETE: Need = Need::Privilege(Privilege::Delete);
+/// What changing a table's metadata or its partitions' needs.
+pub(crate) const ALTER: Need = Need::Privilege(Privilege::Alter);
+/// What writing a table's statistics or write notifications needs.
+pub(crate) const UPDATE: Need = Need::Privilege(Privilege::Update);
+
+/// Names `need` on the table `catalog.database.table` ([`Session::authorize`]).
+pub(crate) fn authorize_table(
+    session: &Session,
+    need: Need,
+    (catalog, database, table): (&str, &str, &str),
+) -> thrift::Result<()> {
+    let target = Target::Table {
+        catalog,
+        database,
+        table,
+    };
+    session.authorize(need, target)
+}
 
 /// The exceptions the partition calls declare, by family.
 pub(crate) mod throws {
@@ -70,6 +96,11 @@ impl TableName {
             name,
         }
     }
+
+    /// Names `need` on this table ([`Session::authorize`]).
+    pub(crate) fn authorize(&self, session: &Session, need: Need) -> thrift::Result<()> {
+        authorize_table(session, need, (&self.catalog, &self.database, &self.name))
+    }
 }
 
 pub(super) fn to_idl_list(partitions: Vec<hivestore_engine::Partition>) -> Vec<Partition> {
@@ -105,6 +136,12 @@ fn add_in_context(
     context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
     let partition = partition_from_idl(partition, &catalog_or_default(None));
+    let table = (
+        partition.cat_name.as_str(),
+        partition.db_name.as_str(),
+        partition.table_name.as_str(),
+    );
+    authorize_table(session, INSERT, table)?;
     add_one(session, partition, context)
 }
 
@@ -157,16 +194,20 @@ pub(crate) fn add_decoded(
     batch: PartitionsToAdd,
 ) -> thrift::Result<AddedPartitions> {
     let mut partitions = batch.partitions;
-    let Some(first) = partitions.first() else {
-        return Ok(AddedPartitions::default());
-    };
-    let table = batch.table.unwrap_or_else(|| {
-        TableName::request(
+    let table = match (batch.table, partitions.first()) {
+        (Some(table), _) => table,
+        (None, Some(first)) => TableName::request(
             Some(first.cat_name.clone()),
             first.db_name.clone(),
             first.table_name.clone(),
-        )
-    });
+        ),
+        // No table named, and no partition to name one: nothing to add.
+        (None, None) => return Ok(AddedPartitions::default()),
+    };
+    table.authorize(session, INSERT)?;
+    if partitions.is_empty() {
+        return Ok(AddedPartitions::default());
+    }
     for partition in &mut partitions {
         if partition.cat_name.trim().is_empty() {
             partition.cat_name.clone_from(&table.catalog);
@@ -310,12 +351,9 @@ fn append_in_context(
     values: Vec<String>,
     context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
-    append_values(
-        session,
-        TableName::old_style(&database, name)?,
-        values,
-        context,
-    )
+    let table = TableName::old_style(&database, name)?;
+    table.authorize(session, INSERT)?;
+    append_values(session, table, values, context)
 }
 
 /// `append_partition_by_name`.
@@ -348,6 +386,7 @@ fn append_by_name_in_context(
     context: Option<EnvironmentContext>,
 ) -> thrift::Result<Partition> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, INSERT)?;
     let values = values_of_name(session, &table, &partition_name, Declared::InvalidObject)?;
     append_values(session, table, values, context)
 }
@@ -358,6 +397,7 @@ pub fn append_req(
     request: AppendPartitionsRequest,
 ) -> thrift::Result<Partition> {
     let table = TableName::request(request.catalog_name, request.db_name, request.table_name);
+    table.authorize(session, INSERT)?;
     let context = request.environment_context;
     match (request.part_vals, request.name) {
         (Some(values), _) if !values.is_empty() => append_values(session, table, values, context),
@@ -394,7 +434,9 @@ pub fn get(
     name: String,
     values: Vec<String>,
 ) -> thrift::Result<Partition> {
-    get_values(session, &TableName::old_style(&database, name)?, &values)
+    let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
+    get_values(session, &table, &values)
 }
 
 /// `get_partition_with_auth`: privileges are not evaluated.
@@ -415,6 +457,7 @@ pub fn get_req(
     request: GetPartitionRequest,
 ) -> thrift::Result<GetPartitionResponse> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, SELECT)?;
     let partition = get_values(session, &table, &request.part_vals)?;
     Ok(GetPartitionResponse { partition })
 }
@@ -427,6 +470,7 @@ pub fn get_by_name(
     partition_name: String,
 ) -> thrift::Result<Partition> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
     let values = values_of_name(session, &table, &partition_name, Declared::NoSuchObject)?;
     get_values(session, &table, &values)
 }
@@ -442,6 +486,7 @@ pub fn values(
     request: PartitionValuesRequest,
 ) -> thrift::Result<PartitionValuesResponse> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, SELECT)?;
     let store = session.store();
     let keys = store
         .get_table(&table.catalog, &table.database, &table.name)
@@ -528,6 +573,7 @@ fn alter_batch(
     partitions: Vec<Partition>,
     context: Option<EnvironmentContext>,
 ) -> thrift::Result<()> {
+    table.authorize(session, ALTER)?;
     let partitions = partitions
         .into_iter()
         .map(|partition| partition_from_idl(partition, &table.catalog))
@@ -576,6 +622,7 @@ fn alter_in_context(
     context: Option<EnvironmentContext>,
 ) -> thrift::Result<()> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, ALTER)?;
     let partition = partition_from_idl(partition, &table.catalog);
     let stats = stats_context(context);
     session
@@ -645,6 +692,7 @@ fn rename_values(
     old_values: Vec<String>,
     partition: Partition,
 ) -> thrift::Result<()> {
+    table.authorize(session, ALTER)?;
     let partition = partition_from_idl(partition, &table.catalog);
     let store = session.store();
     let renamed = if old_values.is_empty() {
@@ -703,6 +751,7 @@ pub fn drop_values(
     delete_data: bool,
 ) -> thrift::Result<bool> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, DELETE)?;
     session
         .store()
         .drop_partition(
@@ -737,6 +786,7 @@ pub fn drop_by_name(
     delete_data: bool,
 ) -> thrift::Result<bool> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, DELETE)?;
     let values = values_of_name(session, &table, &partition_name, Declared::NoSuchObject)?;
     session
         .store()
@@ -789,6 +839,7 @@ pub fn drop_many_req(
     request: DropPartitionsRequest,
 ) -> thrift::Result<DropPartitionsResult> {
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    table.authorize(session, DELETE)?;
     let if_exists = request.if_exists.unwrap_or(true);
     let names = match request.parts {
         RequestPartsSpec::Names(names) => names,
@@ -842,21 +893,25 @@ pub fn drop_many_req(
 // Names
 
 /// `partition_name_to_vals`: parts that are not `key=value` are skipped, as Hive skips them.
-pub fn name_to_values(_session: &Session, name: String) -> thrift::Result<Vec<String>> {
+/// The name helpers read nothing stored: anyone may, and the server is their object.
+pub fn name_to_values(session: &Session, name: String) -> thrift::Result<Vec<String>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     Ok(partition_name_to_values(&name))
 }
 
 /// `partition_name_to_spec`.
-pub fn name_to_spec(_session: &Session, name: String) -> thrift::Result<BTreeMap<String, String>> {
+pub fn name_to_spec(session: &Session, name: String) -> thrift::Result<BTreeMap<String, String>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     Ok(partition_name_to_spec(&name).into_iter().collect())
 }
 
 /// `partition_name_has_valid_characters`: with no whitelist configured, every value is valid.
 pub fn has_valid_characters(
-    _session: &Session,
+    session: &Session,
     values: Vec<String>,
     throw: bool,
 ) -> thrift::Result<bool> {
+    session.authorize(Need::Anyone, Target::Server)?;
     hivestore_engine::partition_name_has_valid_characters(&values, None, throw)
         .map_err(|error| to_thrift(error, throws::META))
 }
@@ -886,6 +941,8 @@ pub fn exchange_many(
             "You cannot move a partition across catalogs".to_string(),
         ));
     }
+    source.authorize(session, DELETE)?;
+    dest.authorize(session, INSERT)?;
     let exchange = PartitionExchange {
         catalog: &source.catalog,
         source_database: &source.database,
@@ -958,6 +1015,7 @@ pub fn mark_for_event(
     event_type: PartitionEventType,
 ) -> thrift::Result<()> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, ALTER)?;
     session
         .store()
         .mark_partition_for_event(
@@ -979,6 +1037,7 @@ pub fn is_marked_for_event(
     event_type: PartitionEventType,
 ) -> thrift::Result<bool> {
     let table = TableName::old_style(&database, name)?;
+    table.authorize(session, SELECT)?;
     session
         .store()
         .is_partition_marked_for_event(

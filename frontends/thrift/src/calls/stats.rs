@@ -22,7 +22,9 @@ use hivestore_idl::hive_metastore::{
     TableStatsRequest, TableStatsResult, UpdateTransactionalStatsRequest,
 };
 
+use super::partitions::{authorize_table, SELECT, UPDATE};
 use super::{catalog_or_default, require_database_name};
+use crate::access::{self, Need};
 use crate::convert_stats::{column_stats_from_idl, column_stats_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -78,6 +80,11 @@ impl Target {
         }
     }
 
+    /// Names `need` on the table ([`Session::authorize`]).
+    fn authorize(&self, session: &Session, need: Need) -> thrift::Result<()> {
+        authorize_table(session, need, (&self.catalog, &self.database, &self.table))
+    }
+
     fn same_table(&self, other: &Target) -> bool {
         (&self.catalog, &self.database, &self.table)
             == (&other.catalog, &other.database, &other.table)
@@ -125,6 +132,7 @@ fn write_table(
     options: &StatsWriteOptions,
 ) -> thrift::Result<()> {
     let target = Target::of(&stats.stats_desc);
+    target.authorize(session, UPDATE)?;
     let objects = stats
         .stats_obj
         .into_iter()
@@ -152,6 +160,7 @@ fn write_partitions(
         return Ok(());
     };
     let target = Target::of(&first.stats_desc);
+    target.authorize(session, UPDATE)?;
     let mut partitions = Vec::with_capacity(list.len());
     for stats in list {
         if !target.same_table(&Target::of(&stats.stats_desc)) {
@@ -302,6 +311,7 @@ pub fn get_table_column(
     column: String,
 ) -> thrift::Result<ColumnStatistics> {
     let target = Target::old_style(&database, &table)?;
+    target.authorize(session, SELECT)?;
     let column = column.trim().to_lowercase();
     let found = session
         .store()
@@ -337,6 +347,7 @@ pub fn get_partition_column(
     column: String,
 ) -> thrift::Result<ColumnStatistics> {
     let target = Target::old_style(&database, &table)?;
+    target.authorize(session, SELECT)?;
     let column = column.trim().to_lowercase();
     let found = session
         .store()
@@ -378,6 +389,7 @@ pub fn get_table_req(
     request: TableStatsRequest,
 ) -> thrift::Result<TableStatsResult> {
     let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    target.authorize(session, SELECT)?;
     let engine = engine_or_default(request.engine.as_deref());
     let found = session
         .store()
@@ -419,7 +431,8 @@ pub(crate) struct PartitionsStatistics {
     pub is_stats_compliant: Option<bool>,
 }
 
-/// The engine part of `get_partitions_statistics_req`.
+/// The engine part of `get_partitions_statistics_req`; its table is named (`SELECT`) here for
+/// both of its paths.
 pub(crate) fn partitions_statistics(
     session: &Session,
     request: &PartitionsStatsRequest,
@@ -429,6 +442,7 @@ pub(crate) fn partitions_statistics(
         &request.db_name,
         &request.tbl_name,
     );
+    target.authorize(session, SELECT)?;
     let engine = engine_or_default(request.engine.as_deref());
     let found = session
         .store()
@@ -506,6 +520,7 @@ fn hidden_partitions(
 /// `get_aggr_stats_for`.
 pub fn get_aggr(session: &Session, request: PartitionsStatsRequest) -> thrift::Result<AggrStats> {
     let target = Target::request(request.cat_name, &request.db_name, &request.tbl_name);
+    target.authorize(session, SELECT)?;
     let engine = engine_or_default(request.engine.as_deref());
     // Given a snapshot, Hive aggregates only when it sees the statistics of every partition
     // named (and of some partition), else answers none.
@@ -557,6 +572,7 @@ pub fn delete_table(
     engine: String,
 ) -> thrift::Result<bool> {
     let target = Target::old_style(&database, &table)?;
+    target.authorize(session, UPDATE)?;
     let column = column_argument(&column);
     session
         .store()
@@ -581,6 +597,7 @@ pub fn delete_partition(
     engine: String,
 ) -> thrift::Result<bool> {
     let target = Target::old_style(&database, &table)?;
+    target.authorize(session, UPDATE)?;
     let column = column_argument(&column);
     let partition_name = normalize_partition_name(&partition_name);
     session
@@ -599,11 +616,13 @@ pub fn delete_partition(
 
 /// `update_transaction_statistics` (Hive 4): the rows a transaction inserted, updated and
 /// deleted in the table of id `tableId`, added to its totals. An id of no table changes
-/// nothing, as in Hive.
+/// nothing, as in Hive. The request names its table by id alone, so the server, which holds
+/// every table, is the object named.
 pub fn update_transaction(
     session: &Session,
     request: UpdateTransactionalStatsRequest,
 ) -> thrift::Result<()> {
+    session.authorize(UPDATE, access::Target::Server)?;
     let change = TransactionStatistics {
         inserted_count: request.insert_count,
         updated_count: request.updated_count,

@@ -15,6 +15,7 @@ use hivestore_engine::{
 };
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Privilege, Target};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
@@ -67,6 +68,15 @@ pub fn translate(
         .cat_name
         .get_or_insert_with(|| DEFAULT_CATALOG_NAME.to_string())
         .clone();
+    // A dry run of a create: what the create itself needs.
+    let database = table.db_name.as_deref().unwrap_or_default();
+    session.authorize(
+        Need::Privilege(Privilege::Create),
+        Target::Database {
+            catalog: &catalog,
+            database,
+        },
+    )?;
     if !catalog.eq_ignore_ascii_case(DEFAULT_CATALOG_NAME) {
         return Ok(table);
     }

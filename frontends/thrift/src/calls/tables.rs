@@ -1,8 +1,8 @@
 //! Tables: create, get (singly and in batches), fields and schema, alter, drop, listings.
 
 use hivestore_engine::{
-    is_transactional, AlterTableOptions, DropTableOptions, Error as EngineError, ExpectedParameter,
-    StatsContext, COLUMN_STATS_ACCURATE,
+    is_transactional, normalize, AlterTableOptions, DropTableOptions, Error as EngineError,
+    ExpectedParameter, StatsContext, COLUMN_STATS_ACCURATE,
 };
 use hivestore_idl::hive_metastore::{
     AlterTableRequest, AlterTableResponse, CreateTableRequest, CreationMetadata, DropTableRequest,
@@ -12,11 +12,12 @@ use hivestore_idl::hive_metastore::{
     TruncateTableResponse,
 };
 
-use super::partitions::TableName;
+use super::partitions::{authorize_table, TableName, ALTER, DELETE, SELECT};
 use super::session::meta_conf_bool;
 use super::{
     catalog_or_default, context_properties, is_true, parse_database_name, require_database_name,
 };
+use crate::access::{Need, Privilege, Target};
 use crate::convert::{
     creation_metadata_from_idl, fields_to_idl, principal_type_to_idl, table_from_idl, table_to_idl,
 };
@@ -37,6 +38,13 @@ pub fn create_with_context(
 ) -> thrift::Result<()> {
     let catalog = catalog_or_default(table.cat_name.clone());
     let mut table = table_from_idl(table, &catalog);
+    session.authorize(
+        Need::Privilege(Privilege::Create),
+        Target::Database {
+            catalog: &table.cat_name,
+            database: &table.db_name,
+        },
+    )?;
     if table.owner.is_none() {
         table.owner = session.user();
     }
@@ -81,19 +89,42 @@ fn get_table(
         .map_err(|error| to_thrift(error, throws::GET))
 }
 
-/// `get_table`: the database name may carry its catalog.
+/// The table `get_table` names (the database name may carry its catalog), named (`SELECT`)
+/// for both of its paths.
+pub(crate) fn get_table_name(
+    session: &Session,
+    database: &str,
+    name: String,
+) -> thrift::Result<TableName> {
+    let table = TableName::old_style(database, name)?;
+    table.authorize(session, SELECT)?;
+    Ok(table)
+}
+
+/// The table `get_table_req` names, named (`SELECT`) for both of its paths.
+pub(crate) fn get_req_table_name(
+    session: &Session,
+    (catalog, database, name): (Option<String>, String, String),
+) -> thrift::Result<TableName> {
+    let table = TableName::request(catalog, database, name);
+    table.authorize(session, SELECT)?;
+    Ok(table)
+}
+
+/// `get_table`.
 pub fn get(session: &Session, database: String, name: String) -> thrift::Result<Table> {
-    let table = TableName::old_style(&database, name)?;
+    let table = get_table_name(session, &database, name)?;
     get_table(session, &table.catalog, &table.database, &table.name)
 }
 
 /// `get_table_req`.
 pub fn get_req(session: &Session, request: GetTableRequest) -> thrift::Result<GetTableResult> {
+    let names = (request.cat_name, request.db_name, request.tbl_name);
     let TableName {
         catalog,
         database,
         name,
-    } = &TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    } = &get_req_table_name(session, names)?;
     let mut table = get_table(session, catalog, database, name)?;
     // Hive 4 checks an unpartitioned transactional table's statistics against the reader's
     // snapshot, and hides their accurate state from a reader that cannot see them.
@@ -131,6 +162,15 @@ fn tables_by_name(
     if database.is_empty() {
         return Err(exception(Declared::UnknownDb, "DB name is null or empty"));
     }
+    // Hive's store answers each table once, however often the request names it.
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let names: Vec<String> = names
+        .into_iter()
+        .filter(|name| seen.insert(name.trim().to_lowercase()))
+        .collect();
+    for name in &names {
+        authorize_table(session, SELECT, (catalog, database, name))?;
+    }
     let store = session.store();
     if let Err(error) = store.get_database_view(catalog, database) {
         return Err(match error {
@@ -142,12 +182,7 @@ fn tables_by_name(
         });
     }
     let mut tables = Vec::with_capacity(names.len());
-    // Hive's store answers each table once, however often the request names it.
-    let mut seen = std::collections::HashSet::with_capacity(names.len());
     for name in names {
-        if !seen.insert(name.trim().to_lowercase()) {
-            continue;
-        }
         match store.get_table(catalog, database, &name) {
             Ok(table) => tables.push(table_to_idl(table)),
             Err(EngineError::NoSuchObject(_)) => {}
@@ -186,15 +221,18 @@ pub fn get_by_names_req(
     let catalog = catalog_or_default(request.cat_name);
     let names = match request.tbl_names {
         Some(names) => names,
-        None => session
-            .store()
-            .list_tables_matching(
-                &catalog,
-                &request.db_name,
-                request.tables_pattern.as_deref(),
-                None,
-            )
-            .map_err(|error| to_thrift(error, throws::LIST_TABLES))?,
+        None => {
+            authorize_database(session, Need::Anyone, &catalog, &request.db_name)?;
+            session
+                .store()
+                .list_tables_matching(
+                    &catalog,
+                    &request.db_name,
+                    request.tables_pattern.as_deref(),
+                    None,
+                )
+                .map_err(|error| to_thrift(error, throws::LIST_TABLES))?
+        }
     };
     let tables = tables_by_name(session, &catalog, &request.db_name, names)?;
     Ok(GetTablesResult { tables })
@@ -209,6 +247,7 @@ fn columns(
     name: &str,
     with_partition_keys: bool,
 ) -> thrift::Result<Vec<FieldSchema>> {
+    authorize_table(session, SELECT, (catalog, database, name))?;
     let table =
         session
             .store()
@@ -293,6 +332,7 @@ pub fn schema_req(
 /// `get_all_tables`: every table name of the database, sorted.
 pub fn list_all(session: &Session, database: String) -> thrift::Result<Vec<String>> {
     let (catalog, database) = require_database_name(&database)?;
+    authorize_database(session, Need::Anyone, &catalog, &database)?;
     session
         .store()
         .list_tables(&catalog, &database)
@@ -342,6 +382,7 @@ fn list_matching_type(
         ));
     }
     let (catalog, database) = require_database_name(&database)?;
+    authorize_database(session, Need::Anyone, &catalog, &database)?;
     session
         .store()
         .list_tables_matching(&catalog, &database, Some(&pattern), table_type.as_deref())
@@ -357,6 +398,8 @@ pub fn meta(
     table_types: Vec<String>,
 ) -> thrift::Result<Vec<TableMeta>> {
     let (catalog, database_pattern) = parse_database_name(&database_pattern)?;
+    // The databases are a pattern: the server is the object listed.
+    session.authorize(Need::Anyone, Target::Server)?;
     let metas = session
         .store()
         .get_table_meta(
@@ -390,6 +433,7 @@ pub fn list_ext(
     session: &Session,
     request: GetTablesExtRequest,
 ) -> thrift::Result<Vec<ExtendedTableInfo>> {
+    authorize_database(session, Need::Anyone, &request.catalog, &request.database)?;
     let store = session.store();
     let names = store
         .list_tables_matching(
@@ -432,6 +476,7 @@ pub fn names_by_filter(
     max_tables: i16,
 ) -> thrift::Result<Vec<String>> {
     let (catalog, database) = require_database_name(&database)?;
+    authorize_database(session, Need::Anyone, &catalog, &database)?;
     let max = usize::try_from(max_tables).ok();
     session
         .store()
@@ -546,6 +591,16 @@ pub fn alter_with_cascade(
 /// Every form of alter, once read.
 fn alter_as(session: &Session, alter: AlterTable) -> thrift::Result<()> {
     let table = table_from_idl(alter.table, &alter.catalog);
+    let altered = (
+        alter.catalog.as_str(),
+        alter.database.as_str(),
+        alter.name.as_str(),
+    );
+    authorize_table(session, ALTER, altered)?;
+    if let Some(destination) = renamed_to(&alter.database, &alter.name, &table) {
+        let create = Need::Privilege(Privilege::Create);
+        authorize_database(session, create, &alter.catalog, &destination)?;
+    }
     let options = AlterTableOptions {
         cascade: alter.cascade,
         expected_parameter: alter
@@ -635,6 +690,8 @@ fn drop_table(
     name: &str,
     delete_data: bool,
 ) -> thrift::Result<()> {
+    let drop = Need::Privilege(Privilege::Drop);
+    authorize_table(session, drop, (catalog, database, name))?;
     let options = DropTableOptions { delete_data };
     let dropped = session
         .store()
@@ -654,6 +711,7 @@ pub fn truncate(
     partitions: Vec<String>,
 ) -> thrift::Result<()> {
     let (catalog, database) = require_database_name(&database)?;
+    authorize_table(session, DELETE, (&catalog, &database, &name))?;
     session
         .store()
         .truncate_partitions(&catalog, &database, &name, &partitions)
@@ -686,6 +744,7 @@ pub fn update_creation_metadata(
     metadata: CreationMetadata,
 ) -> thrift::Result<()> {
     let catalog = catalog_or_default(Some(catalog));
+    authorize_table(session, ALTER, (&catalog, &database, &name))?;
     session
         .store()
         .update_creation_metadata(
@@ -695,4 +754,29 @@ pub fn update_creation_metadata(
             creation_metadata_from_idl(metadata),
         )
         .map_err(|error| to_thrift(error, throws::CREATION_METADATA))
+}
+
+/// Names `need` on the database `catalog.database` ([`Session::authorize`]).
+fn authorize_database(
+    session: &Session,
+    need: Need,
+    catalog: &str,
+    database: &str,
+) -> thrift::Result<()> {
+    session.authorize(need, Target::Database { catalog, database })
+}
+
+/// The database an alter of `database.name` into `table` moves the table to, when it renames
+/// it (a new database or name, as the engine tells a rename).
+fn renamed_to(database: &str, name: &str, table: &hivestore_engine::Table) -> Option<String> {
+    let new_database = normalize(&table.db_name);
+    let new_database = if new_database.is_empty() {
+        normalize(database)
+    } else {
+        new_database
+    };
+    let new_name = normalize(&table.table_name);
+    let renamed = new_database != normalize(database)
+        || (!new_name.is_empty() && new_name != normalize(name));
+    renamed.then_some(new_database)
 }

@@ -15,8 +15,37 @@ use hivestore_engine::txns::{
 use hivestore_engine::Error as EngineError;
 use hivestore_idl::hive_metastore as idl;
 
+use super::partitions::{authorize_table, INSERT, SELECT};
+use crate::access::{Need, Target};
 use crate::errors::{throws, to_thrift, undeclared, Declared};
 use crate::service::Session;
+
+/// Names the server for anyone: opening and listing transactions.
+fn anyone(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Anyone, Target::Server)
+}
+
+/// Names the server for an admin: replication's calls.
+fn admin(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)
+}
+
+/// Names transaction `txn_id` for its owner.
+pub(crate) fn authorize_txn(session: &Session, txn_id: i64) -> thrift::Result<()> {
+    session.authorize(Need::Owner, Target::Transaction(txn_id))
+}
+
+/// Names a table of the default catalog, as the transaction calls name tables (`db.table`
+/// without a catalog).
+fn authorize_default_table(
+    session: &Session,
+    need: Need,
+    database: &str,
+    table: &str,
+) -> thrift::Result<()> {
+    let catalog = hivestore_engine::DEFAULT_CATALOG_NAME;
+    authorize_table(session, need, (catalog, database, table))
+}
 
 /// `open_txns`; with `replPolicy`, for replication: `REPL_CREATED` transactions replay the
 /// source's `replSrcTxnIds` (see `Store::open_txns_for`).
@@ -24,6 +53,10 @@ pub fn open(
     session: &Session,
     request: idl::OpenTxnRequest,
 ) -> thrift::Result<idl::OpenTxnsResponse> {
+    match request.repl_policy {
+        Some(_) => admin(session)?,
+        None => anyone(session)?,
+    }
     let repl = match request.repl_policy {
         Some(policy) => {
             let sources = request
@@ -94,6 +127,7 @@ fn repl_role(
 pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Result<()> {
     let role = repl_role("commit_txn", request.repl_policy, request.txn_type)?;
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    authorize_ending(session, &role, request.txnid)?;
     let writes = request
         .write_event_infos
         .unwrap_or_default()
@@ -121,6 +155,15 @@ pub fn commit(session: &Session, request: idl::CommitTxnRequest) -> thrift::Resu
         .store()
         .commit_txn_as(txn_id, extras, &role)
         .map_err(|error| to_thrift(error, throws::COMMIT_TXN))
+}
+
+/// Names what a commit or abort of `txn_id` ends: the transaction, for its owner; replaying
+/// a source's transaction is replication's, for an admin.
+fn authorize_ending(session: &Session, role: &ReplRole, txn_id: i64) -> thrift::Result<()> {
+    match role {
+        ReplRole::Replayed { .. } => admin(session),
+        _ => authorize_txn(session, txn_id),
+    }
 }
 
 /// A `WriteEventInfo` of a commit as the write it reports: `files` is comma separated, as
@@ -152,6 +195,7 @@ fn commit_write(txn_id: u64, info: idl::WriteEventInfo) -> WriteNotification {
 
 /// `get_latest_txnid_in_conflict`: 0 when nothing conflicts, as Hive answers.
 pub fn latest_in_conflict(session: &Session, txn_id: i64) -> thrift::Result<i64> {
+    anyone(session)?;
     let Ok(txn_id) = u64::try_from(txn_id) else {
         return Ok(0);
     };
@@ -167,6 +211,7 @@ pub fn latest_in_conflict(session: &Session, txn_id: i64) -> thrift::Result<i64>
 pub fn abort(session: &Session, request: idl::AbortTxnRequest) -> thrift::Result<()> {
     let role = repl_role("abort_txn", request.repl_policy, request.txn_type)?;
     let txn_id = txn_id_from_wire(request.txnid, throws::ABORT_TXN)?;
+    authorize_ending(session, &role, request.txnid)?;
     session
         .store()
         .abort_txn_as(txn_id, &role)
@@ -175,6 +220,9 @@ pub fn abort(session: &Session, request: idl::AbortTxnRequest) -> thrift::Result
 
 /// `abort_txns`: ids that name no open transaction are skipped, as Hive does.
 pub fn abort_many(session: &Session, request: idl::AbortTxnsRequest) -> thrift::Result<()> {
+    for txn_id in request.txn_ids.iter().filter(|txn_id| **txn_id > 0) {
+        authorize_txn(session, *txn_id)?;
+    }
     let txn_ids: Vec<u64> = request
         .txn_ids
         .into_iter()
@@ -188,6 +236,7 @@ pub fn abort_many(session: &Session, request: idl::AbortTxnsRequest) -> thrift::
 
 /// `get_open_txns`: every open and aborted transaction, aborted ones flagged in a bit set.
 pub fn list_open(session: &Session) -> thrift::Result<idl::GetOpenTxnsResponse> {
+    anyone(session)?;
     list_open_excluding(session, &[])
 }
 
@@ -196,6 +245,7 @@ pub fn list_open_req(
     session: &Session,
     request: idl::GetOpenTxnsRequest,
 ) -> thrift::Result<idl::GetOpenTxnsResponse> {
+    anyone(session)?;
     let exclude = request
         .exclude_txn_types
         .unwrap_or_default()
@@ -230,6 +280,7 @@ fn list_open_excluding(
 
 /// `get_open_txns_info`.
 pub fn list_open_info(session: &Session) -> thrift::Result<idl::GetOpenTxnsInfoResponse> {
+    anyone(session)?;
     let listed = open_txns(session, &[])?;
     let open_txns = listed
         .txns
@@ -267,6 +318,14 @@ pub fn heartbeat_range(
     session: &Session,
     request: idl::HeartbeatTxnRangeRequest,
 ) -> thrift::Result<idl::HeartbeatTxnRangeResponse> {
+    // Each transaction of the range, when the range is one the engine heartbeats (it refuses
+    // a longer one, having done nothing).
+    let span = request.max.saturating_sub(request.min.max(1));
+    if (0..TXN_ID_LIST_LEN_MAX_I64).contains(&span) {
+        for txn_id in request.min.max(1)..=request.max {
+            authorize_txn(session, txn_id)?;
+        }
+    }
     let min = u64::try_from(request.min.max(1)).unwrap_or(1);
     let Ok(max) = u64::try_from(request.max) else {
         return Ok(idl::HeartbeatTxnRangeResponse {
@@ -291,6 +350,14 @@ pub fn allocate_write_ids(
     session: &Session,
     request: idl::AllocateTableWriteIdsRequest,
 ) -> thrift::Result<idl::AllocateTableWriteIdsResponse> {
+    if request.repl_policy.is_some() {
+        admin(session)?;
+    } else {
+        authorize_default_table(session, INSERT, &request.db_name, &request.table_name)?;
+        for txn_id in request.txn_ids.iter().flatten() {
+            authorize_txn(session, *txn_id)?;
+        }
+    }
     if let Some(policy) = request.repl_policy {
         let sources = request
             .src_txn_to_write_id_list
@@ -345,6 +412,13 @@ pub fn valid_write_ids(
     session: &Session,
     request: idl::GetValidWriteIdsRequest,
 ) -> thrift::Result<idl::GetValidWriteIdsResponse> {
+    // Each table by its full name, `db.table`; a name without its database names no table
+    // (the engine refuses it, having read nothing).
+    for full_name in &request.full_table_names {
+        if let Some((database, table)) = full_name.split_once('.') {
+            authorize_default_table(session, SELECT, database, table)?;
+        }
+    }
     let tables = session
         .store()
         .valid_write_ids(&request.full_table_names, request.valid_txn_list.as_deref())
@@ -368,6 +442,7 @@ pub fn max_allocated_write_id(
     session: &Session,
     request: idl::MaxAllocatedTableWriteIdRequest,
 ) -> thrift::Result<idl::MaxAllocatedTableWriteIdResponse> {
+    authorize_default_table(session, SELECT, &request.db_name, &request.table_name)?;
     let max = session
         .store()
         .max_allocated_table_write_id(&request.db_name, &request.table_name)
@@ -383,6 +458,8 @@ pub fn add_dynamic_partitions(
     request: idl::AddDynamicPartitions,
 ) -> thrift::Result<()> {
     let txn_id = txn_id_from_wire(request.txnid, throws::COMMIT_TXN)?;
+    authorize_default_table(session, INSERT, &request.dbname, &request.tablename)?;
+    authorize_txn(session, request.txnid)?;
     let operation = match request.operation_type {
         Some(operation) => crate::calls::locks::data_operation_from_idl(operation)?,
         None => DataOperation::Unset,
@@ -401,6 +478,7 @@ pub fn add_dynamic_partitions(
 
 /// `seed_txn_id`: the next transaction id, above every one handed out.
 pub fn seed_txn_id(session: &Session, request: idl::SeedTxnIdRequest) -> thrift::Result<()> {
+    admin(session)?;
     let seed = u64::try_from(request.seed_txn_id)
         .ok()
         .filter(|seed| *seed > 0)
@@ -421,6 +499,7 @@ pub fn seed_write_id(
     session: &Session,
     request: idl::SeedTableWriteIdsRequest,
 ) -> thrift::Result<()> {
+    admin(session)?;
     session
         .store()
         .seed_write_id(&request.db_name, &request.table_name, request.seed_write_id)
@@ -432,6 +511,7 @@ pub fn repl_write_id_state(
     session: &Session,
     request: idl::ReplTblWriteIdStateRequest,
 ) -> thrift::Result<()> {
+    admin(session)?;
     let state = ReplWriteIdState {
         valid_write_id_list: request.valid_write_idlist,
         user: request.user,
@@ -452,6 +532,7 @@ pub fn add_min_history(
     txn_id: i64,
     write_ids: std::collections::BTreeMap<String, i64>,
 ) -> thrift::Result<()> {
+    let wire_txn_id = txn_id;
     let txn_id = u64::try_from(txn_id)
         .ok()
         .filter(|id| *id > 0)
@@ -461,12 +542,16 @@ pub fn add_min_history(
                 format!("add_write_ids_to_min_history: no such transaction txnid:{txn_id}"),
             )
         })?;
+    authorize_txn(session, wire_txn_id)?;
     let write_ids: Vec<(String, i64)> = write_ids.into_iter().collect();
     session
         .store()
         .add_write_ids_to_min_history(txn_id, &write_ids)
         .map_err(|error| to_thrift(error, throws::LIST))
 }
+
+/// The engine's limit on the transactions of one range, as the wire's ids count them.
+const TXN_ID_LIST_LEN_MAX_I64: i64 = hivestore_engine::txns::TXN_ID_LIST_LEN_MAX as i64;
 
 /// A transaction id from the wire; zero or negative names none.
 pub fn txn_id_from_wire(txn_id: i64, declared: &[Declared]) -> thrift::Result<u64> {

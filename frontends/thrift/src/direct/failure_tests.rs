@@ -531,3 +531,73 @@ fn by_expr_replies_are_the_generated_processors() {
     }
     assert!(written >= 20, "{written} replies written");
 }
+
+/// The field of each fast method's result struct that holds its `MetaException`, as
+/// `hive_metastore.thrift` declares it.
+const META_EXCEPTION_FIELDS: [(&str, i16); 14] = [
+    ("add_partitions", 3),
+    ("add_partitions_req", 3),
+    ("get_partition_names", 2),
+    ("get_partition_names_ps", 1),
+    ("get_partitions", 2),
+    ("get_partitions_by_expr", 1),
+    ("get_partitions_by_filter", 1),
+    ("get_partitions_by_names", 1),
+    ("get_partitions_by_names_req", 1),
+    ("get_partitions_ps", 1),
+    ("get_partitions_req", 2),
+    ("get_partitions_statistics_req", 2),
+    ("get_table", 1),
+    ("get_table_req", 1),
+];
+
+/// Goal: a refusal (the `MetaException` `Session::authorize` returns) on a fast path is
+/// answered as the generated processor answers it, the method's declared `MetaException`.
+/// Method: every fast method's refusal is written as its fast path writes a call's error
+/// (`write_failure`, or `write_failure_after_acting` for the calls read as they arrive), and
+/// the reply is read back field by field against the IDL's declaration, in both protocols.
+#[test]
+fn a_refusal_is_answered_as_the_declared_meta_exception() {
+    let mut fast: Vec<&str> = crate::methods::IMPLEMENTED
+        .iter()
+        .filter(|method| method.has_fast_path())
+        .map(|method| method.name)
+        .collect();
+    fast.sort_unstable();
+    let listed: Vec<&str> = META_EXCEPTION_FIELDS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    assert_eq!(listed, fast, "every fast method, and only they, sorted");
+    let refusal = "alice may not SELECT tbl=hive.db.t";
+    for protocol in PROTOCOLS {
+        for (method, field) in META_EXCEPTION_FIELDS {
+            let error = crate::errors::exception(crate::errors::Declared::Meta, refusal);
+            let mut reply = Vec::new();
+            let o = &mut super::wire::Encoder::new(&mut reply, protocol);
+            if implemented(method).unwrap().is_read_arriving() {
+                super::write_failure_after_acting(o, method, 5, error).unwrap();
+            } else {
+                let answer = super::write_failure(o, method, 5, &error).unwrap();
+                assert_eq!(answer, Answer::Failed, "{method}");
+            }
+            let case = format!("{protocol:?} {method}");
+            let mut read = input(protocol, &reply);
+            let header = read.read_message_begin().unwrap();
+            assert_eq!(header.name, method, "{case}");
+            assert_eq!(header.message_type, TMessageType::Reply, "{case}");
+            assert_eq!(header.sequence_number, 5, "{case}");
+            read.read_struct_begin().unwrap();
+            let exception_field = read.read_field_begin().unwrap();
+            assert_eq!(exception_field.field_type, TType::Struct, "{case}");
+            assert_eq!(exception_field.id, Some(field), "{case}");
+            let exception = idl::MetaException::read_from_in_protocol(&mut *read).unwrap();
+            assert_eq!(exception.message.as_deref(), Some(refusal), "{case}");
+            read.read_field_end().unwrap();
+            let end = read.read_field_begin().unwrap();
+            assert_eq!(end.field_type, TType::Stop, "{case}");
+            read.read_struct_end().unwrap();
+            read.read_message_end().unwrap();
+        }
+    }
+}

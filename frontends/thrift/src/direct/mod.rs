@@ -6,10 +6,12 @@
 //!
 //! Each call's arguments are read with the generated processor's own reader, and handed to the
 //! function of `calls/` that the generic path calls with them (the table a call names, a
-//! partition listing, the statistics found); only the reply is written here. A call's error —
-//! a missing table, a bad filter, a bad argument — is answered here, as the generated processor
-//! would write it ([`write_failure`]; `failure_tests.rs` and `stats_tests.rs` hold the two
-//! together). What is declined — arguments the generated reader refuses, internal errors — is
+//! partition listing, the statistics found), which also names what the call does
+//! (`Session::authorize`); only the reply is written here. A call's error — a missing table, a
+//! bad filter, a bad argument, a refusal — is answered here, as the generated processor would
+//! write it ([`write_failure`]; `failure_tests.rs` and `stats_tests.rs` hold the two
+//! together). A call declined after it named its objects forgets them: the generic path names
+//! them again. What is declined — arguments the generated reader refuses, internal errors — is
 //! left to the generated processor and `calls/`; `add_partitions(_req)`, which acts before it
 //! replies, answers every outcome itself ([`write_failure_after_acting`]). `encode.rs` writes the same bytes the generated code writes for what
 //! `convert.rs` builds; its tests hold the two together.
@@ -43,7 +45,7 @@ use wire::Encoder;
 
 /// An in-memory store holding the empty database `db`, for the tests of direct answers.
 #[cfg(test)]
-fn memory_store_with_db() -> hivestore_engine::Store {
+pub(crate) fn memory_store_with_db() -> hivestore_engine::Store {
     use hivestore_engine as engine;
     let mut options = engine::StoreOptions::new("memory:/warehouse");
     options.durability = engine::Durability::Memory;
@@ -140,7 +142,9 @@ pub fn answer(
             )))
         }
     };
-    if answer != Answer::Declined {
+    if answer == Answer::Declined {
+        drop(session.take_targets());
+    } else {
         hivestore_idl::handler::Handler::observe(session, method, answer == Answer::Failed);
     }
     Ok(answer)

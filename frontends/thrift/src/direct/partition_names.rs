@@ -27,7 +27,7 @@ pub(super) fn get_partition_names(
     let Ok(args) = ThriftHiveMetastoreGetPartitionNamesArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let listing = names_listing(&args.db_name, args.tbl_name, args.max_parts);
+    let listing = names_listing(session, &args.db_name, args.tbl_name, args.max_parts);
     answer_names(("get_partition_names", sequence), output, session, listing)
 }
 
@@ -42,6 +42,7 @@ pub(super) fn get_partition_names_ps(
         return Ok(Answer::Declined);
     };
     let listing = ps_listing(
+        session,
         &args.db_name,
         args.tbl_name,
         &args.part_vals,

@@ -167,7 +167,7 @@ pub(super) fn get_partitions(
     let Ok(args) = ThriftHiveMetastoreGetPartitionsArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let listing = all_listing(&args.db_name, args.tbl_name, args.max_parts);
+    let listing = all_listing(session, &args.db_name, args.tbl_name, args.max_parts);
     let call = ("get_partitions", sequence);
     answer_list(call, output, protocol, session, listing)
 }
@@ -184,7 +184,13 @@ pub(super) fn get_partitions_by_filter(
     else {
         return Ok(Answer::Declined);
     };
-    let listing = by_filter_listing(&args.db_name, args.tbl_name, &args.filter, args.max_parts);
+    let listing = by_filter_listing(
+        session,
+        &args.db_name,
+        args.tbl_name,
+        &args.filter,
+        args.max_parts,
+    );
     let call = ("get_partitions_by_filter", sequence);
     answer_list(call, output, protocol, session, listing)
 }
@@ -202,14 +208,14 @@ pub(super) fn get_partitions_by_names(
 ) -> thrift::Result<Answer> {
     let call = ("get_partitions_by_names", sequence);
     if let Ok(([database, name], names)) = by_names_in_place(protocol, message) {
-        let listing = by_names_listing(database, name.to_string(), &names);
+        let listing = by_names_listing(session, database, name.to_string(), &names);
         return answer_list(call, output, protocol, session, listing);
     }
     let Ok(args) = ThriftHiveMetastoreGetPartitionsByNamesArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
     let names = borrowed(&args.names);
-    let listing = by_names_listing(&args.db_name, args.tbl_name, &names);
+    let listing = by_names_listing(session, &args.db_name, args.tbl_name, &names);
     answer_list(call, output, protocol, session, listing)
 }
 
@@ -252,6 +258,7 @@ pub(super) fn get_partitions_ps(
         return Ok(Answer::Declined);
     };
     let listing = ps_listing(
+        session,
         &args.db_name,
         args.tbl_name,
         &args.part_vals,
@@ -332,7 +339,7 @@ pub(super) fn get_partitions_req(
     if !asks_whole_partitions(projection) {
         return Ok(Answer::Declined);
     }
-    let listing = Ok(all_req_listing(&request));
+    let listing = all_req_listing(session, &request);
     let call = ("get_partitions_req", sequence);
     answer_response(call, output, protocol, session, listing)
 }
@@ -363,7 +370,7 @@ pub(super) fn get_partitions_by_names_req(
         return Ok(Answer::Declined);
     }
     let names = request.names.as_deref().map(borrowed).unwrap_or_default();
-    let listing = by_names_req_listing(&request, &names);
+    let listing = by_names_req_listing(session, &request, &names);
     let call = ("get_partitions_by_names_req", sequence);
     answer_response(call, output, protocol, session, listing)
 }

@@ -11,7 +11,7 @@ use thrift::protocol::{TInputProtocol, TType};
 
 use super::wire::Encoder;
 use super::{encode, write_failure, write_store_failure, write_success, Answer};
-use crate::calls::partitions::TableName;
+use crate::calls::tables::{get_req_table_name, get_table_name};
 use crate::detect::Protocol;
 use crate::errors::throws;
 use crate::service::Session;
@@ -27,7 +27,7 @@ pub(super) fn get_table(
     let Ok(args) = ThriftHiveMetastoreGetTableArgs::read_from_in_protocol(input) else {
         return Ok(Answer::Declined);
     };
-    let table = match TableName::old_style(&args.dbname, args.tbl_name) {
+    let table = match get_table_name(session, &args.dbname, args.tbl_name) {
         Ok(table) => table,
         Err(error) => return write_failure(output, "get_table", sequence, &error),
     };
@@ -67,7 +67,11 @@ pub(super) fn get_table_req(
     if request.valid_write_id_list.is_some() {
         return Ok(Answer::Declined);
     }
-    let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
+    let names = (request.cat_name, request.db_name, request.tbl_name);
+    let table = match get_req_table_name(session, names) {
+        Ok(table) => table,
+        Err(error) => return write_failure(output, "get_table_req", sequence, &error),
+    };
     let view = session
         .store()
         .get_table_view(&table.catalog, &table.database, &table.name);
