@@ -42,6 +42,7 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         compare_tls_ca: None,
         call_timeout: 60,
         pause_ms: 0,
+        keep_database: false,
     }
 }
 

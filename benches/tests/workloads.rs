@@ -58,6 +58,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         compare_tls_ca: None,
         call_timeout: 60,
         pause_ms: 0,
+        keep_database: false,
     }
 }
 

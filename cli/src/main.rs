@@ -1,6 +1,8 @@
 //! The `hivestore` command.
 #![forbid(unsafe_code)]
 
+mod store_stats;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -39,6 +41,9 @@ enum Command {
         /// The user the password is for.
         user: String,
     },
+    /// Print a stopped store's live data per keyspace (keys, key and value bytes) and the
+    /// bytes its files take on disk.
+    Stats(store_stats::StatsArgs),
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => args.resolve().and_then(|config| serve(&config)),
         Command::Bench(args) => bench(&args),
         Command::Passwd { user } => passwd(&user),
+        Command::Stats(args) => store_stats::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -149,6 +155,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         config.event_clean_interval,
     );
     hivestore_thrift::prewarm::spawn(state.clone(), config.prewarm_bytes);
+    hivestore_thrift::store_size::spawn(state.clone(), config.size_count_interval);
     let tls = match &config.tls {
         Some(settings) => Some(Arc::new(Tls::load(settings.clone())?)),
         None => None,

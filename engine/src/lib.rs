@@ -90,7 +90,7 @@ pub mod warehouse;
 mod workload;
 
 pub use model::partition_name;
-pub use storage::{keys, kv, values};
+pub use storage::{keys, kv, size, values};
 pub use txns::locks;
 
 pub use catalog::column_type::{is_valid_type, TYPE_FROM_DESERIALIZER};

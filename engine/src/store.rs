@@ -70,6 +70,9 @@ pub struct StoreOptions {
     /// Room the sled backend keeps free on its disk, so that it can go back to its durable
     /// state when the disk runs full (see [`kv::SledBackend::open_with_reserve`]).
     pub disk_reserve_bytes: u64,
+    /// Whether a store created by [`Store::open`] compresses sled's log (zstd); a store that
+    /// exists keeps the setting it was created with.
+    pub compress_new_store: bool,
     /// How long parameter values, comments and type names may be (`value_limits.rs`).
     pub value_limits: crate::model::value_limits::ValueLimits,
 }
@@ -86,6 +89,7 @@ impl StoreOptions {
             txn_timeout: TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
             disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
+            compress_new_store: true,
             value_limits: crate::model::value_limits::ValueLimits::default(),
         }
     }
@@ -134,6 +138,7 @@ impl Store {
             data_dir,
             options.page_cache_bytes,
             options.disk_reserve_bytes,
+            options.compress_new_store,
         )?;
         Store::open_with_backend(backend, options)
     }

@@ -124,6 +124,8 @@ pub fn build_store(
 ) -> Store {
     let mut options = StoreOptions::new("s3a://bucket/warehouse").metadata_only();
     options.durability = Durability::Memory;
+    // The figures of a store made before sled's log was compressed, for a before/after.
+    options.compress_new_store = std::env::var_os("HIVESTORE_BENCH_UNCOMPRESSED").is_none();
     let store = Store::open(directory, options).expect("open the store");
     let database = Database {
         name: "bench".into(),

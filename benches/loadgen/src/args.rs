@@ -150,6 +150,10 @@ pub struct BenchArgs {
     /// SASL (a server enforcing authorization needs a user; the bench's objects are its).
     #[arg(long)]
     pub user: Option<String>,
+    /// Leave the bench database in place after the run (the next run drops it), so that
+    /// what the run left in the store can be measured (`hivestore stats`).
+    #[arg(long)]
+    pub keep_database: bool,
 }
 
 /// One measurement to make on every endpoint.
@@ -187,6 +191,8 @@ pub struct Plan {
     pub format: Format,
     /// Where a CSV copy goes.
     pub csv_out: Option<PathBuf>,
+    /// Whether the bench database stays after the run.
+    pub keep_database: bool,
 }
 
 fn check<T: PartialOrd + std::fmt::Display>(
@@ -309,6 +315,7 @@ impl Plan {
             steps,
             format: args.format,
             csv_out: args.csv_out.clone(),
+            keep_database: args.keep_database,
         })
     }
 

@@ -113,6 +113,10 @@ fn run_endpoint(
     };
     let mut fixture = Fixture::set_up(&mut admin, endpoint, &plan.database, shape)?;
     let rows = measure_all(plan, endpoint_index, endpoint, &mut fixture, &server);
+    if plan.keep_database {
+        tracing::info!(endpoint = %endpoint.uri, database = %plan.database, "keeping the bench database (--keep-database)");
+        return Ok(rows);
+    }
     tracing::info!(
         endpoint = %endpoint.uri,
         database = %plan.database,

@@ -25,6 +25,9 @@ use crate::partition_table::{
     STATS_TABLE_COLUMN_COUNT, TRINO_BATCH_PARTITION_COUNT,
 };
 
+/// Columns whose statistics one `stats_update` sample writes.
+pub const STATS_UPDATE_COLUMN_COUNT: usize = 4;
+
 /// What a sample does. Every workload touches only the bench database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Workload {
@@ -98,6 +101,11 @@ pub enum Workload {
     /// the setup wrote, the next 1,000 each sample.
     #[value(name = "stats_write")]
     StatsWrite,
+    /// `update_partition_column_statistics` of one partition's statistics for
+    /// [`STATS_UPDATE_COLUMN_COUNT`] columns, as `ANALYZE ... PARTITION` writes them, the next
+    /// partition of the partitioned table each sample (issue 30's write pattern).
+    #[value(name = "stats_update")]
+    StatsUpdate,
     /// hmsbench `getNid`: `get_current_notificationEventId`.
     #[value(name = "getNid")]
     GetNid,
@@ -194,7 +202,7 @@ pub enum Workload {
 }
 
 /// bench's own workloads (hmsbench's are [`HMSBENCH_WORKLOADS`]), in report order.
-pub const ALL_WORKLOADS: [Workload; 19] = [
+pub const ALL_WORKLOADS: [Workload; 20] = [
     Workload::GetTable,
     Workload::GetTableReq,
     Workload::GetAllDatabases,
@@ -214,6 +222,7 @@ pub const ALL_WORKLOADS: [Workload; 19] = [
     Workload::StatsAggregate,
     Workload::StatsPartitions,
     Workload::StatsWrite,
+    Workload::StatsUpdate,
 ];
 
 /// hmsbench's benchmarks (and its ACID ones), by its names: those with a size run at each
@@ -282,7 +291,7 @@ pub const SIZED_HMSBENCH_WORKLOADS: [Workload; 25] = [
 ];
 
 /// The workloads measured at each `--partitions` size.
-pub const PARTITION_WORKLOADS: [Workload; 13] = [
+pub const PARTITION_WORKLOADS: [Workload; 14] = [
     Workload::AddPartitions,
     Workload::GetPartitionNames,
     Workload::GetPartitions,
@@ -296,6 +305,7 @@ pub const PARTITION_WORKLOADS: [Workload; 13] = [
     Workload::StatsAggregate,
     Workload::StatsPartitions,
     Workload::StatsWrite,
+    Workload::StatsUpdate,
 ];
 
 /// The statistics workloads (part of [`PARTITION_WORKLOADS`]): issue 5's side by side.
@@ -328,6 +338,7 @@ impl Workload {
             Workload::StatsAggregate => "stats_aggregate",
             Workload::StatsPartitions => "stats_partitions",
             Workload::StatsWrite => "stats_write",
+            Workload::StatsUpdate => "stats_update",
             Workload::GetNid => "getNid",
             Workload::ListDatabases => "listDatabases",
             Workload::HmsbenchGetTable => "getTable",
@@ -378,7 +389,11 @@ impl Workload {
     /// Whether it reads the partitioned table (which must then hold N partitions first). Its
     /// replies are what the loopback limit is measured for.
     pub fn lists_partitions(self) -> bool {
-        self.is_partitioned() && !matches!(self, Workload::AddPartitions | Workload::StatsWrite)
+        self.is_partitioned()
+            && !matches!(
+                self,
+                Workload::AddPartitions | Workload::StatsWrite | Workload::StatsUpdate
+            )
     }
 
     /// Whether it is one of hmsbench's benchmarks.
@@ -396,6 +411,7 @@ impl Workload {
     pub fn shared_table(self) -> Option<(SharedTable, bool)> {
         match self {
             Workload::TrinoPlan | Workload::HivePlan => Some((SharedTable::Bench, true)),
+            Workload::StatsUpdate => Some((SharedTable::Bench, false)),
             _ if STATS_WORKLOADS.contains(&self) => Some((SharedTable::Stats, true)),
             _ if self.lists_partitions() => Some((SharedTable::Bench, false)),
             Workload::GetPartitionsStat => Some((SharedTable::Hmsbench, true)),
@@ -704,6 +720,19 @@ impl Caller {
         if let Some(hmsbench) = &mut self.hmsbench {
             return hmsbench.prepare(client);
         }
+        if self.workload == Workload::StatsUpdate {
+            let database = &self.target.database;
+            self.queries.all_stats = (0..self.queries.partition_count)
+                .map(|index| {
+                    partition_column_stats_of(
+                        database,
+                        PARTITIONED_TABLE,
+                        index,
+                        STATS_UPDATE_COLUMN_COUNT,
+                    )
+                })
+                .collect();
+        }
         if self.workload == Workload::StatsWrite {
             // Built before the samples, so that they time the calls, not the making of them.
             let database = &self.target.database;
@@ -840,6 +869,7 @@ impl Caller {
             Workload::StatsAggregate => self.stats_aggregate(client, database),
             Workload::StatsPartitions => self.stats_partitions(client, database),
             Workload::StatsWrite => self.stats_write(client),
+            Workload::StatsUpdate => self.stats_update(client),
             other => unreachable!("{} is not a partition workload", other.name()),
         }
     }
@@ -995,6 +1025,25 @@ impl Caller {
             ));
         }
         Ok(SampleCount::counted(1, batch as u64))
+    }
+
+    /// One partition's statistics, the next partition each sample (each connection from its
+    /// own place).
+    fn stats_update(&self, client: &mut Client) -> thrift::Result<SampleCount> {
+        let stats = &self.queries.all_stats;
+        let index =
+            (self.sample as usize - 1).wrapping_add(self.connection * 7919) % stats.len().max(1);
+        let Some(partition) = stats.get(index) else {
+            return Err(failed_sample(
+                "no partition to write statistics of".to_string(),
+            ));
+        };
+        if !client.update_partition_column_statistics(partition.clone())? {
+            return Err(failed_sample(
+                "update_partition_column_statistics answered false".to_string(),
+            ));
+        }
+        Ok(SampleCount::counted(1, 1))
     }
 
     /// Round robin over the read tables, each connection starting at its own.

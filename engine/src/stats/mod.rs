@@ -52,6 +52,8 @@ mod ndv;
 mod packed;
 mod prewarm;
 mod read;
+#[cfg(test)]
+mod size_tests;
 mod sketch_chunk;
 mod slot_changes;
 mod slot_index;

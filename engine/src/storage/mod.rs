@@ -5,6 +5,7 @@
 //!   own types: the store is opened through [`open_disk_backend`].
 //! - [`keys`] and [`values`]: the byte layout (`docs/storage-format.md`): order-preserving
 //!   keys, and values as rkyv archives read in place.
+//! - [`size`]: the live data per keyspace and the bytes on disk.
 //! - `commit`: group commit, many writers sharing one flush.
 //! - `visibility`: read marks, so that an answer shows only durable state.
 //! - `consistent`: per-table versions that let partition listings see whole batches.
@@ -13,6 +14,7 @@ pub(crate) mod commit;
 pub(crate) mod consistent;
 pub mod keys;
 pub mod kv;
+pub mod size;
 pub mod values;
 pub(crate) mod visibility;
 
@@ -22,13 +24,15 @@ use std::sync::Arc;
 use crate::error::Result;
 
 /// The on-disk backend a [`crate::Store`] is opened over, in `data_dir`, with its page cache
-/// and the room it keeps free on its disk (see [`kv::SledBackend::open_with_reserve`]).
+/// the room it keeps free on its disk (see [`kv::SledBackend::open_with_reserve`]), and whether
+/// a store it creates compresses its log.
 pub(crate) fn open_disk_backend(
     data_dir: &Path,
     page_cache_bytes: u64,
     disk_reserve_bytes: u64,
+    compress_new: bool,
 ) -> Result<Arc<dyn kv::KvBackend>> {
     let backend =
-        kv::SledBackend::open_with_reserve(data_dir, page_cache_bytes, disk_reserve_bytes)?;
+        kv::SledBackend::open_with(data_dir, page_cache_bytes, disk_reserve_bytes, compress_new)?;
     Ok(Arc::new(backend))
 }

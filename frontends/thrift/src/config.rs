@@ -17,6 +17,7 @@
 //! txn_timeout_ms = 300000
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
+//! size_count_interval_secs = 3600
 //! delegation_token_renew_interval_secs = 86400
 //! delegation_token_max_lifetime_secs = 604800
 //! delegation_key_update_interval_secs = 86400
@@ -135,6 +136,10 @@ pub struct ServeArgs {
     /// How often the cleaner looks for expired notification events, in seconds [default: 60].
     #[arg(long, env = "HIVESTORE_EVENT_CLEAN_INTERVAL_SECS")]
     pub event_clean_interval_secs: Option<u64>,
+    /// How often the store's live data is counted for the fb303 counters `store.live_*`, in
+    /// seconds (a count reads every key) [default: 3600].
+    #[arg(long, env = "HIVESTORE_SIZE_COUNT_INTERVAL_SECS")]
+    pub size_count_interval_secs: Option<u64>,
     /// Hive's `metastore.cluster.delegation.token.renew-interval`: a delegation token expires
     /// this long after its issue or last renewal, in seconds [default: 86400].
     #[arg(long, env = "HIVESTORE_DELEGATION_TOKEN_RENEW_INTERVAL_SECS")]
@@ -313,6 +318,7 @@ struct FileSettings {
     txn_timeout_ms: Option<u64>,
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
+    size_count_interval_secs: Option<u64>,
     delegation_token_renew_interval_secs: Option<u64>,
     delegation_token_max_lifetime_secs: Option<u64>,
     delegation_key_update_interval_secs: Option<u64>,
@@ -373,6 +379,8 @@ pub struct ServeConfig {
     pub event_ttl: std::time::Duration,
     /// How often expired notification events are looked for.
     pub event_clean_interval: std::time::Duration,
+    /// How often the store's live data is counted.
+    pub size_count_interval: std::time::Duration,
     /// How long delegation tokens and their master keys live.
     pub delegation_tokens: TokenSettings,
     /// The most partitions one call may fetch whole (`None`: no limit).
@@ -565,6 +573,14 @@ impl ServeArgs {
                     self.event_clean_interval_secs,
                     file.event_clean_interval_secs,
                     EVENT_CLEAN_INTERVAL_SECS_DEFAULT,
+                ),
+            )?,
+            size_count_interval: at_least_a_second(
+                "size_count_interval_secs",
+                pick(
+                    self.size_count_interval_secs,
+                    file.size_count_interval_secs,
+                    crate::store_size::SIZE_COUNT_INTERVAL_SECS_DEFAULT,
                 ),
             )?,
             delegation_tokens: TokenSettings {

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use hivestore_engine::size::LiveSize;
 use hivestore_engine::PrewarmReport;
 use hivestore_idl::handler::METHODS;
 
@@ -29,6 +30,8 @@ pub struct Counters {
     requests_over_budget: AtomicU64,
     /// The statistics prewarm, once it is over, and how long it took (`statistics_prewarm.*`).
     prewarm: Mutex<Option<(PrewarmReport, Duration)>>,
+    /// The store's live data as last counted (`store.live_*`), by `store_size.rs`.
+    live_size: Mutex<Option<(LiveSize, Duration)>>,
 }
 
 impl Default for Counters {
@@ -45,6 +48,7 @@ impl Default for Counters {
             authentications_failed: AtomicU64::new(0),
             requests_over_budget: AtomicU64::new(0),
             prewarm: Mutex::new(None),
+            live_size: Mutex::new(None),
         }
     }
 }
@@ -107,11 +111,20 @@ impl Counters {
         }
     }
 
+    /// Records the store's live data as counted, in `took`.
+    pub fn record_live_size(&self, live: LiveSize, took: Duration) {
+        if let Ok(mut last) = self.live_size.lock() {
+            *last = Some((live, took));
+        }
+    }
+
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
     /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`,
     /// `connections.evicted`, `connections.timed_out`, `requests.over_inflight_budget`;
     /// once the statistics prewarm is over, `statistics_prewarm.done` (1), `.columns`,
-    /// `.bytes`, `.ms` and `.complete` (1 when every table's statistics fitted).
+    /// `.bytes`, `.ms` and `.complete` (1 when every table's statistics fitted); once the
+    /// store's live data was counted, `store.live_bytes`, `store.live_keys`,
+    /// `store.live_count_ms` and `store.live_bytes.<KEYSPACE>` (keys and values of each).
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
         let mut counters = BTreeMap::new();
         let mut put = |name: String, value: u64| {
@@ -169,6 +182,17 @@ impl Counters {
                 "statistics_prewarm.complete".into(),
                 u64::from(report.complete),
             );
+        }
+        let live = self.live_size.lock().ok().and_then(|live| live.clone());
+        if let Some((live, took)) = live {
+            put("store.live_bytes".into(), live.live_bytes());
+            put("store.live_keys".into(), live.keys());
+            let millis = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+            put("store.live_count_ms".into(), millis.max(1));
+            for keyspace in &live.keyspaces {
+                let name = format!("store.live_bytes.{}", keyspace.name());
+                put(name, keyspace.live_bytes());
+            }
         }
         counters
     }

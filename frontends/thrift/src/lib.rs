@@ -54,5 +54,6 @@ pub mod prewarm;
 mod reply_buffers;
 pub mod server;
 pub mod service;
+pub mod store_size;
 pub mod tjson;
 pub mod tls;

@@ -260,6 +260,14 @@ impl Session {
     /// to its durable state after a write failed to reach the disk.
     pub(crate) fn counters(&self) -> BTreeMap<String, i64> {
         let mut counters = self.state.counters.snapshot();
+        match self.store().backend().size_on_disk() {
+            Ok(Some(bytes)) => {
+                let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+                counters.insert("store.size_on_disk_bytes".to_string(), bytes);
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "cannot read the store's size on disk"),
+        }
         let reopens = self.store().reopen_count();
         if reopens > 0 {
             counters.insert(

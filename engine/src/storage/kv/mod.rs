@@ -19,7 +19,10 @@ use crate::error::Result;
 
 pub use memory::MemoryBackend;
 pub use simulated::SimulatedDisk;
-pub use sled_backend::{SledBackend, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES_DEFAULT};
+pub use sled_backend::{
+    SledBackend, COMPRESSION_LEVEL, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES_DEFAULT,
+    RESERVE_FILE_NAME,
+};
 
 /// The most entries one call to [`KvBackend::scan`] may be asked for.
 pub const SCAN_PAGE_ENTRY_COUNT_MAX: usize = 4096;
@@ -274,6 +277,12 @@ pub trait KvBackend: Send + Sync + 'static {
     /// and has not yet got back the room a write needs. Checked before every write.
     fn writable(&self) -> Result<()> {
         Ok(())
+    }
+
+    /// The bytes the backend's files take on disk, by its own count; `None` for a backend
+    /// without files.
+    fn size_on_disk(&self) -> Result<Option<u64>> {
+        Ok(None)
     }
 }
 

@@ -23,7 +23,7 @@ pub const PAGE_CACHE_BYTES_DEFAULT: u64 = 128 * 1024 * 1024;
 pub const DISK_RESERVE_BYTES_DEFAULT: u64 = 64 * 1024 * 1024;
 
 /// The reserve file's name in the data directory.
-const RESERVE_FILE_NAME: &str = "hivestore.reserve";
+pub const RESERVE_FILE_NAME: &str = "hivestore.reserve";
 
 /// A sled database in a directory; everything lives in its default tree.
 ///
@@ -38,6 +38,8 @@ pub struct SledBackend {
     db: RwLock<Option<sled::Db>>,
     path: PathBuf,
     cache_bytes: u64,
+    /// Whether a store created here compresses its log.
+    compress_new: bool,
     reserve: Reserve,
 }
 
@@ -51,7 +53,18 @@ impl SledBackend {
     /// [`SledBackend::open`] keeping `reserve_bytes` free on the disk (0: none; a full disk
     /// then needs room made by hand before the store can drop a failed write).
     pub fn open_with_reserve(path: &Path, cache_bytes: u64, reserve_bytes: u64) -> Result<Self> {
-        let db = open_db(path, cache_bytes)?;
+        SledBackend::open_with(path, cache_bytes, reserve_bytes, true)
+    }
+
+    /// [`SledBackend::open_with_reserve`], compressing the log of a store it creates when
+    /// `compress_new` is set (a store that exists keeps its setting).
+    pub fn open_with(
+        path: &Path,
+        cache_bytes: u64,
+        reserve_bytes: u64,
+        compress_new: bool,
+    ) -> Result<Self> {
+        let db = open_db(path, cache_bytes, compress_new)?;
         let reserve = Reserve {
             path: path.join(RESERVE_FILE_NAME),
             bytes: reserve_bytes,
@@ -62,6 +75,7 @@ impl SledBackend {
             db: RwLock::new(Some(db)),
             path: path.to_path_buf(),
             cache_bytes,
+            compress_new,
             reserve,
         })
     }
@@ -99,10 +113,14 @@ impl std::ops::Deref for MappedDb<'_> {
 }
 
 /// Opens sled in `path`, waiting a while for a handle of this process that is closing.
-fn open_db(path: &Path, cache_bytes: u64) -> Result<sled::Db> {
+fn open_db(path: &Path, cache_bytes: u64, compress_new: bool) -> Result<sled::Db> {
     // sled also flushes on its own every 500 ms; acknowledged writes do
     // not depend on it, since the engine flushes before acknowledging.
-    let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
+    let config = sled::Config::new()
+        .path(path)
+        .cache_capacity(cache_bytes)
+        .use_compression(compresses(path, compress_new))
+        .compression_factor(COMPRESSION_LEVEL);
     // A database just dropped in this process keeps its file lock until sled's flusher
     // thread has ended, some milliseconds later: reopening waits for it, for a while.
     let mut waited = std::time::Duration::ZERO;
@@ -116,6 +134,37 @@ fn open_db(path: &Path, cache_bytes: u64) -> Result<sled::Db> {
             Err(error) => return Err(storage_error(error, &format!("opening {}", path.display()))),
         }
     }
+}
+
+/// The zstd level of sled's log in stores that compress it: statistics chunks (arrays of
+/// small numbers), partitions and events shrink to a fraction, and a write compresses only
+/// what it logs. Reads of kept pages do not decompress (sled's cache holds them decoded).
+pub const COMPRESSION_LEVEL: i32 = 3;
+
+/// The file sled records its storage parameters in, in the data directory.
+const SLED_CONF_FILE_NAME: &str = "conf";
+
+/// Whether the store in `path` compresses its log. sled refuses to open a store with another
+/// setting than it was created with, so a store created before compression keeps its
+/// uncompressed log (until copied into a new one), and new stores compress when
+/// `compress_new` says so.
+fn compresses(path: &Path, compress_new: bool) -> bool {
+    match std::fs::read(path.join(SLED_CONF_FILE_NAME)) {
+        Ok(conf) => recorded_compression(&conf).unwrap_or(compress_new),
+        Err(_) => compress_new,
+    }
+}
+
+/// The `use_compression` line of sled's conf file, if it has one.
+fn recorded_compression(conf: &[u8]) -> Option<bool> {
+    conf.split(|byte| *byte == b'\n').find_map(|line| {
+        let value = line.strip_prefix(b"use_compression: ")?;
+        match value {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    })
 }
 
 /// The file that keeps room on the disk for reopening the database after it ran full.
@@ -263,10 +312,10 @@ impl KvBackend for SledBackend {
         let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
         // sled holds its file lock until the old handle is gone.
         drop(db.take());
-        let reopened = match open_db(&self.path, self.cache_bytes) {
+        let reopened = match open_db(&self.path, self.cache_bytes, self.compress_new) {
             Err(Error::DiskFull(first)) if self.reserve.release() => {
                 tracing::warn!(error = %first, "the disk is full: gave up the disk reserve to reopen the store");
-                open_db(&self.path, self.cache_bytes)
+                open_db(&self.path, self.cache_bytes, self.compress_new)
             }
             other => other,
         };
@@ -277,11 +326,49 @@ impl KvBackend for SledBackend {
     fn writable(&self) -> Result<()> {
         self.reserve.check(&self.path)
     }
+
+    fn size_on_disk(&self) -> Result<Option<u64>> {
+        let bytes = self
+            .db()?
+            .size_on_disk()
+            .map_err(|error| storage_error(error, "measuring its files"))?;
+        Ok(Some(bytes))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_store_compresses_and_an_old_one_keeps_its_setting() {
+        // Goal: sled refuses a compression setting other than the one a store was created
+        // with, so stores made before compression must still open, uncompressed.
+        let new = tempfile::tempdir().unwrap();
+        let backend = SledBackend::open_with_reserve(new.path(), 1 << 20, 0).unwrap();
+        drop(backend);
+        assert!(compresses(new.path(), false));
+        let plain = tempfile::tempdir().unwrap();
+        drop(SledBackend::open_with(plain.path(), 1 << 20, 0, false).unwrap());
+        assert!(!compresses(plain.path(), true));
+        let old = tempfile::tempdir().unwrap();
+        let db = sled::Config::new().path(old.path()).open().unwrap();
+        db.insert(b"k", b"v").unwrap();
+        db.flush().unwrap();
+        drop(db);
+        assert!(!compresses(old.path(), true));
+        let backend = SledBackend::open_with_reserve(old.path(), 1 << 20, 0).unwrap();
+        assert_eq!(backend.get(b"k").unwrap().as_deref(), Some(&b"v"[..]));
+        assert!(backend.size_on_disk().unwrap().unwrap() > 0);
+    }
+
+    #[test]
+    fn the_conf_file_names_the_setting() {
+        let conf = b"segment_size: 524288\nuse_compression: false\nversion: 0.34\n\x01\x02";
+        assert_eq!(recorded_compression(conf), Some(false));
+        assert_eq!(recorded_compression(b"use_compression: true\n"), Some(true));
+        assert_eq!(recorded_compression(b"segment_size: 1\n"), None);
+    }
 
     #[test]
     fn an_open_waits_for_a_handle_dropped_meanwhile() {
