@@ -162,3 +162,44 @@ impl Session {
         Ok(false)
     }
 }
+
+impl Session {
+    /// A change of `target`'s owner (a table's or database's) to `owner` of `kind` needs the
+    /// target's ownership, whatever else the call needs: ALTER on a table does not let one
+    /// give it away or take it. Checked only when authorization is enforced.
+    pub(crate) fn authorize_owner_change(
+        &self,
+        target: Target<'_>,
+        owner: Option<&str>,
+        kind: Option<PrincipalType>,
+    ) -> thrift::Result<()> {
+        let Some(owner) = owner else {
+            return Ok(());
+        };
+        if !self.access_policy().enforce {
+            return Ok(());
+        }
+        let store = self.store();
+        let stored = match target {
+            Target::Table {
+                catalog,
+                database,
+                table,
+            } => store.table_owner(catalog, database, table),
+            Target::Database { catalog, database } => store.database_owner(catalog, database),
+            _ => return Ok(()),
+        };
+        // A missing object is the call's to report.
+        let Ok(stored) = stored else {
+            return Ok(());
+        };
+        let wanted = Owner {
+            name: owner.to_string(),
+            kind: kind.unwrap_or_default(),
+        };
+        if stored.as_ref() == Some(&wanted) {
+            return Ok(());
+        }
+        self.check_access(Need::Owner, target)
+    }
+}

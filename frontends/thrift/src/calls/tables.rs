@@ -597,6 +597,16 @@ fn alter_as(session: &Session, alter: AlterTable) -> thrift::Result<()> {
         alter.name.as_str(),
     );
     authorize_table(session, ALTER, altered)?;
+    let (catalog, database, name) = altered;
+    session.authorize_owner_change(
+        Target::Table {
+            catalog,
+            database,
+            table: name,
+        },
+        table.owner.as_deref(),
+        table.owner_type,
+    )?;
     if let Some(destination) = renamed_to(&alter.database, &alter.name, &table) {
         let create = Need::Privilege(Privilege::Create);
         authorize_database(session, create, &alter.catalog, &destination)?;
