@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::audit::AuditLog;
 use hivestore_thrift::auth::digest_md5::DigestMd5;
 use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
@@ -129,12 +130,18 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         path: config.http_path.clone(),
         jwt: jwt.clone(),
     };
-    let state = Arc::new(
-        ServerState::new(store)
-            .with_settings(settings)
-            .with_http(http)
-            .with_auth(auth),
-    );
+    let audit = AuditLog::start(&config.audit)
+        .map_err(|error| error.to_string())?
+        .map(Arc::new);
+    let mut state = ServerState::new(store)
+        .with_settings(settings)
+        .with_http(http)
+        .with_auth(auth);
+    if let Some(audit) = &audit {
+        tracing::info!(destination = ?config.audit.destination, "writing the audit log");
+        state = state.with_audit(Arc::clone(audit));
+    }
+    let state = Arc::new(state);
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,
@@ -158,12 +165,16 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     let stop = server.stop_handle();
     let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
+    let signal_audit = audit.clone();
     std::thread::spawn(move || {
         for signal in signals.forever() {
             if signal == SIGHUP {
                 reload(tls.as_deref());
                 reload_jwks(jwt.as_deref());
                 reload_passwords(&state);
+                if let Some(audit) = &signal_audit {
+                    audit.reopen();
+                }
                 continue;
             }
             tracing::info!(signal, "stop requested");
@@ -171,9 +182,14 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             return;
         }
     });
-    server
+    let served = server
         .run()
-        .map_err(|error| format!("server failed: {error}"))
+        .map_err(|error| format!("server failed: {error}"));
+    // The last calls' lines reach the file before the process ends.
+    if let Some(audit) = &audit {
+        audit.flush();
+    }
+    served
 }
 
 /// SIGHUP: reads the TLS certificate and key again; on an error the ones in use are kept.
