@@ -163,6 +163,9 @@ def main(argv: list[str]) -> int:
     w("    /// Called after every call with its wire name and whether it failed (declared exception")
     w("    /// or application error).")
     w("    fn observe(&self, _method: &'static str, _failed: bool) {}")
+    w("    /// Called before `observe` when a call failed, with its error (a declared exception or an")
+    w("    /// application error), before the processor writes it as the reply.")
+    w("    fn failed(&self, _method: &'static str, _error: &thrift::Error) {}")
     w("}")
     w("")
     w("/// Builds the UNKNOWN_METHOD application error for a wire method name, with Thrift's own text.")
@@ -186,6 +189,9 @@ def main(argv: list[str]) -> int:
             call = ", ".join(arg_names(args))
             w(f"    fn handle_{name}(&self{sep}{args}) -> thrift::Result<{ret}> {{")
             w(f"        let result = self.0.{name}({call});")
+            w("        if let Err(error) = &result {")
+            w(f"            self.0.failed(\"{wire}\", error);")
+            w("        }")
             w(f"        self.0.observe(\"{wire}\", result.is_err());")
             if wire in oneway:
                 # The generated processor answers a handler error with an exception message,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::audit::AuditLog;
 use hivestore_thrift::auth::digest_md5::DigestMd5;
 use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
@@ -135,13 +136,18 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         path: config.http_path.clone(),
         jwt: jwt.clone(),
     };
-    let state = Arc::new(
-        ServerState::new(store)
-            .with_settings(settings)
-            .with_http(http)
-            .with_auth(auth)
-            .with_access(config.access.policy()),
-    );
+    let audit = AuditLog::start(&config.audit)
+        .map_err(|error| error.to_string())?
+        .map(Arc::new);
+    let mut state = ServerState::new(store)
+        .with_settings(settings)
+        .with_http(http)
+        .with_auth(auth)
+        .with_access(config.access.policy());
+    if let Some(audit) = &audit {
+        tracing::info!(destination = ?config.audit.destination, "writing the audit log");
+        state = state.with_audit(Arc::clone(audit));
+    }
     if config.access.enforce {
         tracing::info!(
             admin_users = config.access.admin_users.len(),
@@ -149,6 +155,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             "authorization is enforced: each call is checked against ownership and grants"
         );
     }
+    let state = Arc::new(state);
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,
@@ -173,12 +180,16 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     let stop = server.stop_handle();
     let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
+    let signal_audit = audit.clone();
     std::thread::spawn(move || {
         for signal in signals.forever() {
             if signal == SIGHUP {
                 reload(tls.as_deref());
                 reload_jwks(jwt.as_deref());
                 reload_passwords(&state);
+                if let Some(audit) = &signal_audit {
+                    audit.reopen();
+                }
                 continue;
             }
             tracing::info!(signal, "stop requested");
@@ -186,9 +197,14 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
             return;
         }
     });
-    server
+    let served = server
         .run()
-        .map_err(|error| format!("server failed: {error}"))
+        .map_err(|error| format!("server failed: {error}"));
+    // The last calls' lines reach the file before the process ends.
+    if let Some(audit) = &audit {
+        audit.flush();
+    }
+    served
 }
 
 /// SIGHUP: reads the TLS certificate and key again; on an error the ones in use are kept.

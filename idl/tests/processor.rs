@@ -22,6 +22,8 @@ type Dropped = Arc<Mutex<Vec<(String, bool, bool)>>>;
 struct Fake {
     observed: Log,
     dropped: Dropped,
+    /// Each failed call, and whether its error was a `NoSuchObjectException`.
+    failures: Log,
 }
 
 impl Handler for Fake {
@@ -53,6 +55,12 @@ impl Handler for Fake {
     fn observe(&self, method: &'static str, failed: bool) {
         self.observed.lock().unwrap().push((method, failed));
     }
+
+    fn failed(&self, method: &'static str, error: &thrift::Error) {
+        let declared = matches!(error, thrift::Error::User(error)
+            if error.downcast_ref::<NoSuchObjectException>().is_some());
+        self.failures.lock().unwrap().push((method, declared));
+    }
 }
 
 fn processor() -> (
@@ -60,16 +68,29 @@ fn processor() -> (
     Log,
     Dropped,
 ) {
+    let (processor, observed, dropped, _) = processor_with_failures();
+    (processor, observed, dropped)
+}
+
+fn processor_with_failures() -> (
+    ThriftHiveMetastoreSyncProcessor<Adapter<Fake>>,
+    Log,
+    Dropped,
+    Log,
+) {
     let observed = Log::default();
     let dropped = Dropped::default();
+    let failures = Log::default();
     let fake = Fake {
         observed: Arc::clone(&observed),
         dropped: Arc::clone(&dropped),
+        failures: Arc::clone(&failures),
     };
     (
         ThriftHiveMetastoreSyncProcessor::new(Adapter(Arc::new(fake))),
         observed,
         dropped,
+        failures,
     )
 }
 
@@ -153,7 +174,7 @@ fn implemented_method_replies() {
 
 #[test]
 fn declared_exception_is_a_reply_and_counts_as_failed() {
-    let (p, observed, _) = processor();
+    let (p, observed, _, failures) = processor_with_failures();
     let request = call("get_table", |o| {
         string_field(o, 1, "db1");
         string_field(o, 2, "missing");
@@ -174,6 +195,8 @@ fn declared_exception_is_a_reply_and_counts_as_failed() {
         Some("table db1.missing does not exist")
     );
     assert_eq!(*observed.lock().unwrap(), vec![("get_table", true)]);
+    // The handler is told the error itself, before the processor writes it.
+    assert_eq!(*failures.lock().unwrap(), vec![("get_table", true)]);
 }
 
 #[test]

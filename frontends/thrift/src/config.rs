@@ -51,6 +51,8 @@
 //! kerberos_host = "db1.example.com"
 //! sasl_qop = "auth-conf,auth"
 //! auth_to_local = "DEFAULT"
+//! audit_log = "/var/log/hivestore/audit.log"
+//! audit_format = "text"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -64,6 +66,7 @@ use std::time::Duration;
 use crate::access::groups::{GroupMapping, GROUPS_CACHE_SECS_DEFAULT};
 use crate::access::proxy::ProxyList;
 use crate::access::AccessSettings;
+use crate::audit::{AuditDestination, AuditFormat, AuditSettings};
 use crate::auth::delegation::{self, TokenSettings};
 use crate::auth::gssapi::{KerberosSettings, Qop};
 use crate::auth::jwt::JwtSettings;
@@ -298,6 +301,14 @@ pub struct ServeArgs {
     /// [default: 300].
     #[arg(long, env = "HIVESTORE_GROUPS_CACHE_SECS")]
     pub groups_cache_secs: Option<u64>,
+    /// Where the audit log goes, one line per call: off, stderr or a file (appended to,
+    /// created 0600, reopened on SIGHUP) [default: off].
+    #[arg(long, env = "HIVESTORE_AUDIT_LOG")]
+    pub audit_log: Option<String>,
+    /// How audit lines are written: text (Hive's tab-separated fields) or json
+    /// [default: text].
+    #[arg(long, env = "HIVESTORE_AUDIT_FORMAT")]
+    pub audit_format: Option<String>,
 }
 
 /// The config file's settings; all optional.
@@ -360,6 +371,8 @@ struct FileSettings {
     proxy_user_hosts: Option<Vec<String>>,
     group_mapping_overrides: Option<String>,
     groups_cache_secs: Option<u64>,
+    audit_log: Option<String>,
+    audit_format: Option<String>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -407,6 +420,8 @@ pub struct ServeConfig {
     pub kerberos: Option<KerberosSettings>,
     /// Authorization: enforcement, admins, proxy users, groups.
     pub access: AccessSettings,
+    /// The audit log.
+    pub audit: AuditSettings,
 }
 
 impl ServeArgs {
@@ -652,6 +667,16 @@ impl ServeArgs {
             plain,
             kerberos,
             access,
+            audit: AuditSettings {
+                destination: match self.audit_log.clone().or(file.audit_log) {
+                    Some(text) => AuditDestination::parse(&text)?,
+                    None => AuditDestination::Off,
+                },
+                format: match self.audit_format.clone().or(file.audit_format) {
+                    Some(text) => AuditFormat::parse(&text)?,
+                    None => AuditFormat::Text,
+                },
+            },
         })
     }
 
@@ -1047,6 +1072,53 @@ mod tests {
                 audience: Some("hms".into()),
             })
         );
+    }
+
+    #[test]
+    fn the_audit_log_is_off_unless_named_and_comes_from_flags_or_the_file() {
+        assert_eq!(
+            ServeArgs::default().resolve().unwrap().audit,
+            AuditSettings::default()
+        );
+        let dir =
+            std::env::temp_dir().join(format!("hivestore-config-audit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("audit.toml");
+        std::fs::write(
+            &path,
+            "audit_log = \"/var/log/a.log\"\naudit_format = \"json\"\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path.clone()),
+            ..ServeArgs::default()
+        };
+        assert_eq!(
+            from_file.resolve().unwrap().audit,
+            AuditSettings {
+                destination: AuditDestination::File("/var/log/a.log".into()),
+                format: AuditFormat::Json,
+            }
+        );
+        let flags_win = ServeArgs {
+            config: Some(path),
+            audit_log: Some("stderr".to_string()),
+            audit_format: Some("text".to_string()),
+            ..ServeArgs::default()
+        };
+        assert_eq!(
+            flags_win.resolve().unwrap().audit,
+            AuditSettings {
+                destination: AuditDestination::Stderr,
+                format: AuditFormat::Text,
+            }
+        );
+        let bad_format = ServeArgs {
+            audit_format: Some("xml".to_string()),
+            ..ServeArgs::default()
+        };
+        assert!(bad_format.resolve().unwrap_err().contains("audit_format"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -6,9 +6,9 @@
 //! get no reply. Every reply is settled before it goes out: it waits until what the call read
 //! is durable, or becomes an `INTERNAL_ERROR` when that cannot be (engine `visibility.rs`).
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use hivestore_idl::handler::Adapter;
+use hivestore_idl::handler::{Adapter, Method};
 use hivestore_idl::hive_metastore::ThriftHiveMetastoreSyncProcessor;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
@@ -19,13 +19,17 @@ use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 
 use std::sync::Arc;
 
+use crate::audit::{
+    self, AuditLog, AuditRecord, CallOutcome, Quoted, AUDIT_COMMAND_CHARS_MAX,
+    AUDIT_MESSAGE_CHARS_MAX,
+};
 use crate::detect::Protocol;
 pub use crate::direct::Arrived;
 use crate::direct::{self, Answer};
 use crate::limits::Limits;
 use crate::message::Arriving;
 use crate::methods;
-use crate::service::{ServerState, Session};
+use crate::service::{CallTargets, ServerState, Session};
 
 /// What became of a request.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,6 +38,111 @@ pub enum Outcome {
     Reply,
     /// A one-way call: nothing to send back.
     NoReply,
+}
+
+/// The audit outcome of a call that ended its connection: unreadable, or its reply unwritable.
+const CONNECTION_CLOSED: &str = "ConnectionClosed";
+/// The most fields of an exception in a reply read for its message.
+const EXCEPTION_FIELDS_MAX: usize = 16;
+
+/// How a call was answered, as its audit line needs it.
+#[derive(Default)]
+enum Answered {
+    /// By the generated processor.
+    #[default]
+    Generic,
+    /// By a fast path.
+    Fast(Answer),
+    /// `UNKNOWN_METHOD`, for the method named (cut).
+    Unknown(Quoted),
+}
+
+/// What the dispatcher learned of one call.
+#[derive(Default)]
+struct Call {
+    /// The IDL's method, when the name is one.
+    method: Option<&'static Method>,
+    /// How it was answered.
+    answer: Answered,
+}
+
+impl Call {
+    /// The audit line's command: the method's wire name, or the unknown name cut; `None` when
+    /// the message was unreadable before its name.
+    fn command(&self) -> Option<std::borrow::Cow<'static, str>> {
+        match (&self.answer, self.method) {
+            (Answered::Unknown(name), _) if name.is_cut() => {
+                Some(format!("{}...({} chars)", name.prefix, name.chars).into())
+            }
+            (Answered::Unknown(name), _) => Some(name.prefix.clone().into()),
+            (_, Some(method)) => Some(method.name.into()),
+            (_, None) => None,
+        }
+    }
+
+    /// The outcome its reply (`reply`, empty for a one-way call) tells, when the handler
+    /// reported no failure: a fast path's declared exception, or the generated processor's
+    /// application error for arguments it could not read.
+    fn outcome_of_reply(&self, protocol: Protocol, reply: &[u8]) -> CallOutcome {
+        match &self.answer {
+            Answered::Unknown(name) => {
+                let message = format!("Invalid method name: '{}'", name.prefix);
+                CallOutcome::failed(
+                    audit::application_kind(ApplicationErrorKind::UnknownMethod),
+                    &message,
+                )
+            }
+            Answered::Fast(Answer::Written) => CallOutcome::Ok,
+            _ if reply.is_empty() => CallOutcome::Ok,
+            _ => read_reply_outcome(self.method, protocol, reply).unwrap_or_else(|error| {
+                CallOutcome::failed("TProtocolException", &format!("unreadable reply: {error}"))
+            }),
+        }
+    }
+}
+
+/// Reads a reply's outcome: its application error, or the declared exception its result
+/// holds (type by field id, as `method` declares it), or `Ok`.
+fn read_reply_outcome(
+    method: Option<&'static Method>,
+    protocol: Protocol,
+    reply: &[u8],
+) -> thrift::Result<CallOutcome> {
+    let config = TConfiguration::default();
+    let mut input = input_protocol(protocol, reply, config);
+    let header = input.read_message_begin()?;
+    if header.message_type == TMessageType::Exception {
+        let error = thrift::Error::read_application_error_from_in_protocol(&mut *input)?;
+        return Ok(CallOutcome::failed(
+            audit::application_kind(error.kind),
+            &error.message,
+        ));
+    }
+    input.read_struct_begin()?;
+    let field = input.read_field_begin()?;
+    let Some(id) = field.id.filter(|id| *id != 0) else {
+        return Ok(CallOutcome::Ok);
+    };
+    let kind = method
+        .and_then(|method| method.throws.iter().find(|(_, field_id)| *field_id == id))
+        .map_or("TException", |(kind, _)| *kind);
+    input.read_struct_begin()?;
+    for _ in 0..EXCEPTION_FIELDS_MAX {
+        let field = input.read_field_begin()?;
+        if field.field_type == TType::Stop {
+            break;
+        }
+        if field.id == Some(1) && field.field_type == TType::String {
+            let message = input.read_string()?;
+            return Ok(CallOutcome::Failed {
+                kind,
+                message: Quoted::of(&message, AUDIT_MESSAGE_CHARS_MAX),
+            });
+        }
+        input.skip(field.field_type)?;
+        input.read_field_end()?;
+    }
+    Ok(CallOutcome::failed(kind, ""))
 }
 
 /// A request that cannot be answered; the connection must close.
@@ -61,8 +170,8 @@ impl Dispatcher {
         }
     }
 
-    /// Answers `message` (one whole request), appending the reply to `reply`, and counts the
-    /// time it took against the method called.
+    /// Answers `message` (one whole request), appending the reply to `reply`, counts the
+    /// time it took against the method called, and writes its audit line.
     pub fn dispatch(
         &self,
         message: &[u8],
@@ -72,17 +181,61 @@ impl Dispatcher {
         let started = Instant::now();
         let mark = self.state.store().read_mark();
         let reply_start = reply.len();
-        let mut method_called = None;
-        let outcome = self.answer(message, protocol, reply, &mut method_called);
+        let mut call = Call::default();
+        let mut outcome = self.answer(message, protocol, reply, &mut call);
+        let mut replaced = None;
         if let Ok(Outcome::Reply) = outcome {
-            self.settle(mark, protocol, reply, reply_start)?;
+            match self.settle(mark, protocol, reply, reply_start) {
+                Ok(reason) => replaced = reason,
+                Err(error) => outcome = Err(error),
+            }
         }
-        if let Some(method) = method_called {
+        if let Some(method) = call.method {
             self.state
                 .counters
-                .record_server_time(method, started.elapsed());
+                .record_server_time(method.name, started.elapsed());
+        }
+        let targets = self.session.take_targets();
+        let failure = self.session.take_failure();
+        if let (Some(audit), Some(command)) = (self.session.audit(), call.command()) {
+            let result = match (&outcome, replaced) {
+                (Err(error), _) => CallOutcome::failed(CONNECTION_CLOSED, &error.0),
+                (Ok(_), Some(reason)) => CallOutcome::failed(
+                    audit::application_kind(ApplicationErrorKind::InternalError),
+                    &reason,
+                ),
+                (Ok(_), None) => failure.unwrap_or_else(|| {
+                    call.outcome_of_reply(protocol, &reply[reply_start.min(reply.len())..])
+                }),
+            };
+            self.write_audit(audit, started, &command, &targets, &result);
         }
         outcome
+    }
+
+    /// Writes the audit line of a call that began at `started`.
+    fn write_audit(
+        &self,
+        audit: &AuditLog,
+        started: Instant,
+        command: &str,
+        targets: &CallTargets,
+        outcome: &CallOutcome,
+    ) {
+        let duration = started.elapsed();
+        let user = self.session.user();
+        audit.write(&AuditRecord {
+            time: SystemTime::now()
+                .checked_sub(duration)
+                .unwrap_or(UNIX_EPOCH),
+            user: user.as_deref(),
+            caller: self.session.caller(),
+            ip: self.session.peer().ip(),
+            command,
+            targets,
+            outcome,
+            duration,
+        });
     }
 
     fn answer(
@@ -90,7 +243,7 @@ impl Dispatcher {
         message: &[u8],
         protocol: Protocol,
         reply: &mut Vec<u8>,
-        method_called: &mut Option<&'static str>,
+        call: &mut Call,
     ) -> Result<Outcome, DispatchError> {
         let config = self.decode_config(message.len())?;
         let mut input = input_protocol(protocol, message, config.clone());
@@ -109,8 +262,9 @@ impl Dispatcher {
         let one_way = header.message_type == TMessageType::OneWay;
         let found = methods::lookup(&header.name);
         let method = found.map(|(method, _)| method);
-        *method_called = method.map(|method| method.name);
+        call.method = method;
         let (Some(method), Some(row)) = (method, found.and_then(|(_, row)| row)) else {
+            call.answer = Answered::Unknown(Quoted::of(&header.name, AUDIT_COMMAND_CHARS_MAX));
             tracing::debug!(method = %header.name, "call of a method hivestore does not implement");
             input
                 .skip(TType::Struct)
@@ -125,7 +279,11 @@ impl Dispatcher {
             write_unknown_method(&header, protocol, reply)?;
             return Ok(Outcome::Reply);
         };
-        tracing::debug!(method = method.name, "call");
+        tracing::debug!(
+            method = method.name,
+            user = self.session.user().as_deref().unwrap_or("-"),
+            "call"
+        );
         let reply_start = reply.len();
         if !one_way && row.has_fast_path() {
             let sequence = header.sequence_number;
@@ -139,8 +297,15 @@ impl Dispatcher {
                 &self.session,
             );
             match answer {
-                Ok(Answer::Written | Answer::Failed) => return Ok(Outcome::Reply),
-                Ok(Answer::Declined) => reply.truncate(reply_start),
+                Ok(answer @ (Answer::Written | Answer::Failed)) => {
+                    call.answer = Answered::Fast(answer);
+                    return Ok(Outcome::Reply);
+                }
+                Ok(Answer::Declined) => {
+                    reply.truncate(reply_start);
+                    // The generic path names the call's objects again.
+                    self.session.take_targets();
+                }
                 Err(error) => return Err(DispatchError(format!("{}: {error}", method.name))),
             }
         }
@@ -178,45 +343,79 @@ impl Dispatcher {
         let started = Instant::now();
         let mark = self.state.store().read_mark();
         let reply_start = reply.len();
+        let call = Call {
+            method: methods::lookup(method).map(|(method, _)| method),
+            answer: Answered::Generic,
+        };
         let arrived = direct::answer_arriving(method, message, &self.limits, reply, &self.session)
-            .map_err(|error| DispatchError(format!("{method}: {error}")))?;
-        match &arrived {
-            Arrived::Answered(_) => {
-                self.settle(mark, Protocol::Binary, reply, reply_start)?;
-                tracing::debug!(method, "call");
+            .map_err(|error| DispatchError(format!("{method}: {error}")));
+        let result = match &arrived {
+            Ok(Arrived::Answered(_)) => {
+                let settled = self.settle(mark, Protocol::Binary, reply, reply_start);
+                tracing::debug!(
+                    method,
+                    user = self.session.user().as_deref().unwrap_or("-"),
+                    "call"
+                );
                 self.state
                     .counters
                     .record_server_time(method, started.elapsed());
+                match settled {
+                    Ok(None) => call.outcome_of_reply(Protocol::Binary, &reply[reply_start..]),
+                    Ok(Some(reason)) => CallOutcome::failed(
+                        audit::application_kind(ApplicationErrorKind::InternalError),
+                        &reason,
+                    ),
+                    Err(error) => CallOutcome::failed(CONNECTION_CLOSED, &error.0),
+                }
             }
-            Arrived::Declined | Arrived::Broken(_) => reply.truncate(reply_start),
+            Ok(Arrived::Declined) => {
+                reply.truncate(reply_start);
+                // Read whole and dispatched next: that call names its objects again.
+                self.session.take_targets();
+                return arrived;
+            }
+            Ok(Arrived::Broken(error)) => {
+                reply.truncate(reply_start);
+                CallOutcome::failed(CONNECTION_CLOSED, &error.to_string())
+            }
+            Err(error) => CallOutcome::failed(CONNECTION_CLOSED, &error.0),
+        };
+        let targets = self.session.take_targets();
+        self.session.take_failure();
+        if let Some(audit) = self.session.audit() {
+            self.write_audit(audit, started, method, &targets, &result);
         }
-        Ok(arrived)
+        arrived
     }
 
     /// Lets the reply from `reply_start` on go out only once what its call read is durable;
-    /// otherwise replaces it with an `INTERNAL_ERROR` saying why (the client may retry).
+    /// otherwise replaces it with an `INTERNAL_ERROR` saying why (the client may retry), and
+    /// returns the reason.
     fn settle(
         &self,
         mark: hivestore_engine::ReadMark,
         protocol: Protocol,
         reply: &mut Vec<u8>,
         reply_start: usize,
-    ) -> Result<(), DispatchError> {
+    ) -> Result<Option<String>, DispatchError> {
         let Err(error) = self.state.store().settle(mark) else {
-            return Ok(());
+            return Ok(None);
         };
         let header = input_protocol(protocol, &reply[reply_start..], TConfiguration::default())
             .read_message_begin()
             .map_err(|error| DispatchError(format!("rereading a reply's header: {error}")))?;
         tracing::warn!(method = %header.name, %error, "an answer did not settle; sent as an error");
         reply.truncate(reply_start);
+        let reason = error.to_string();
         write_application_error(
             &header,
             ApplicationErrorKind::InternalError,
-            error.to_string(),
+            reason.clone(),
             protocol,
             reply,
-        )
+        )?;
+        Ok(Some(reason))
     }
 
     /// The session its calls go to, for the tests that read what a call named.

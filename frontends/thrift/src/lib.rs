@@ -27,6 +27,7 @@
 
 pub mod access;
 pub mod activity;
+pub mod audit;
 pub mod auth;
 pub mod calls;
 pub mod config;

@@ -198,6 +198,10 @@ macro_rules! methods {
             fn observe(&self, method: &'static str, failed: bool) {
                 self.record_call(method, failed);
             }
+
+            fn failed(&self, _method: &'static str, error: &thrift::Error) {
+                self.keep_failure(error);
+            }
         }
     };
 }

@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hivestore_engine::Store;
 
 use crate::access::AccessPolicy;
+use crate::audit::{AuditLog, CallOutcome};
 use crate::auth::delegation::{SecretManager, TokenSettings};
 use crate::auth::{AuthPolicy, Caller};
 use crate::counters::Counters;
@@ -47,6 +48,8 @@ pub struct ServerState {
     secret_manager: SecretManager,
     /// What the server checks of its callers.
     access: AccessPolicy,
+    /// The audit log, when one is written (`--audit-log`).
+    audit: Option<Arc<AuditLog>>,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -112,6 +115,7 @@ impl ServerState {
             http: crate::http::HttpSettings::default(),
             secret_manager: SecretManager::new(TokenSettings::default()),
             access: AccessPolicy::default(),
+            audit: None,
         }
     }
 
@@ -169,6 +173,17 @@ impl ServerState {
     pub fn access(&self) -> &AccessPolicy {
         &self.access
     }
+
+    /// The same state, writing every call's line to `audit`.
+    pub fn with_audit(mut self, audit: Arc<AuditLog>) -> Self {
+        self.audit = Some(audit);
+        self
+    }
+
+    /// The audit log, when one is written.
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.as_deref()
+    }
 }
 
 /// One client connection: who it says it is, and the server it talks to.
@@ -183,6 +198,8 @@ pub struct Session {
     meta_conf: Mutex<BTreeMap<String, String>>,
     /// The objects the current call named (`access.rs`), for its audit line.
     targets: Mutex<CallTargets>,
+    /// How the current call failed, when it did and the server writes an audit log.
+    failure: Mutex<Option<CallOutcome>>,
 }
 
 /// The objects one call named, at most `AUDIT_TARGETS_MAX` of them, and how many more.
@@ -204,6 +221,7 @@ impl Session {
             user: Mutex::new(None),
             meta_conf: Mutex::new(BTreeMap::new()),
             targets: Mutex::new(CallTargets::default()),
+            failure: Mutex::new(None),
         }
     }
 
@@ -256,8 +274,9 @@ impl Session {
         &self.state.secret_manager
     }
 
-    /// fb303's counters: the server's, and `store.reopens`, how many times the store went back
-    /// to its durable state after a write failed to reach the disk.
+    /// fb303's counters: the server's; `store.reopens`, how many times the store went back to
+    /// its durable state after a write failed to reach the disk; and, with an audit log,
+    /// `audit.write_errors`, how many of its writes failed.
     pub(crate) fn counters(&self) -> BTreeMap<String, i64> {
         let mut counters = self.state.counters.snapshot();
         match self.store().backend().size_on_disk() {
@@ -273,6 +292,12 @@ impl Session {
             counters.insert(
                 "store.reopens".to_string(),
                 i64::try_from(reopens).unwrap_or(i64::MAX),
+            );
+        }
+        if let Some(audit) = self.state.audit() {
+            counters.insert(
+                "audit.write_errors".to_string(),
+                i64::try_from(audit.write_errors()).unwrap_or(i64::MAX),
             );
         }
         counters
@@ -340,6 +365,27 @@ impl Session {
     /// Counts a call of `method`, and whether it failed.
     pub(crate) fn record_call(&self, method: &'static str, failed: bool) {
         self.state.counters.record_call(method, failed);
+    }
+
+    /// Keeps how the current call failed for its audit line, when the server writes one.
+    pub(crate) fn keep_failure(&self, error: &thrift::Error) {
+        if self.state.audit().is_some() {
+            *self.failure.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(CallOutcome::of_error(error));
+        }
+    }
+
+    /// How the call just answered failed, if it did (kept only with an audit log).
+    pub(crate) fn take_failure(&self) -> Option<CallOutcome> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// The audit log, when the server writes one.
+    pub(crate) fn audit(&self) -> Option<&AuditLog> {
+        self.state.audit()
     }
 
     /// The options set through fb303 `setOption`.

@@ -2124,6 +2124,9 @@ pub trait Handler: Send + Sync {
     /// Called after every call with its wire name and whether it failed (declared exception
     /// or application error).
     fn observe(&self, _method: &'static str, _failed: bool) {}
+    /// Called before `observe` when a call failed, with its error (a declared exception or an
+    /// application error), before the processor writes it as the reply.
+    fn failed(&self, _method: &'static str, _error: &thrift::Error) {}
 }
 
 /// Builds the UNKNOWN_METHOD application error for a wire method name, with Thrift's own text.
@@ -2144,16 +2147,25 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AbortCompactionRequest,
     ) -> thrift::Result<crate::hive_metastore::AbortCompactResponse> {
         let result = self.0.abort_compactions(rqst);
+        if let Err(error) = &result {
+            self.0.failed("abort_Compactions", error);
+        }
         self.0.observe("abort_Compactions", result.is_err());
         result
     }
     fn handle_get_meta_conf(&self, key: String) -> thrift::Result<String> {
         let result = self.0.get_meta_conf(key);
+        if let Err(error) = &result {
+            self.0.failed("getMetaConf", error);
+        }
         self.0.observe("getMetaConf", result.is_err());
         result
     }
     fn handle_set_meta_conf(&self, key: String, value: String) -> thrift::Result<()> {
         let result = self.0.set_meta_conf(key, value);
+        if let Err(error) = &result {
+            self.0.failed("setMetaConf", error);
+        }
         self.0.observe("setMetaConf", result.is_err());
         result
     }
@@ -2162,6 +2174,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         catalog: crate::hive_metastore::CreateCatalogRequest,
     ) -> thrift::Result<()> {
         let result = self.0.create_catalog(catalog);
+        if let Err(error) = &result {
+            self.0.failed("create_catalog", error);
+        }
         self.0.observe("create_catalog", result.is_err());
         result
     }
@@ -2170,6 +2185,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AlterCatalogRequest,
     ) -> thrift::Result<()> {
         let result = self.0.alter_catalog(rqst);
+        if let Err(error) = &result {
+            self.0.failed("alter_catalog", error);
+        }
         self.0.observe("alter_catalog", result.is_err());
         result
     }
@@ -2178,11 +2196,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cat_name: crate::hive_metastore::GetCatalogRequest,
     ) -> thrift::Result<crate::hive_metastore::GetCatalogResponse> {
         let result = self.0.get_catalog(cat_name);
+        if let Err(error) = &result {
+            self.0.failed("get_catalog", error);
+        }
         self.0.observe("get_catalog", result.is_err());
         result
     }
     fn handle_get_catalogs(&self) -> thrift::Result<crate::hive_metastore::GetCatalogsResponse> {
         let result = self.0.get_catalogs();
+        if let Err(error) = &result {
+            self.0.failed("get_catalogs", error);
+        }
         self.0.observe("get_catalogs", result.is_err());
         result
     }
@@ -2191,6 +2215,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cat_name: crate::hive_metastore::DropCatalogRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_catalog(cat_name);
+        if let Err(error) = &result {
+            self.0.failed("drop_catalog", error);
+        }
         self.0.observe("drop_catalog", result.is_err());
         result
     }
@@ -2199,6 +2226,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         database: crate::hive_metastore::Database,
     ) -> thrift::Result<()> {
         let result = self.0.create_database(database);
+        if let Err(error) = &result {
+            self.0.failed("create_database", error);
+        }
         self.0.observe("create_database", result.is_err());
         result
     }
@@ -2207,11 +2237,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         create_database_request: crate::hive_metastore::CreateDatabaseRequest,
     ) -> thrift::Result<()> {
         let result = self.0.create_database_req(create_database_request);
+        if let Err(error) = &result {
+            self.0.failed("create_database_req", error);
+        }
         self.0.observe("create_database_req", result.is_err());
         result
     }
     fn handle_get_database(&self, name: String) -> thrift::Result<crate::hive_metastore::Database> {
         let result = self.0.get_database(name);
+        if let Err(error) = &result {
+            self.0.failed("get_database", error);
+        }
         self.0.observe("get_database", result.is_err());
         result
     }
@@ -2220,6 +2256,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetDatabaseRequest,
     ) -> thrift::Result<crate::hive_metastore::Database> {
         let result = self.0.get_database_req(request);
+        if let Err(error) = &result {
+            self.0.failed("get_database_req", error);
+        }
         self.0.observe("get_database_req", result.is_err());
         result
     }
@@ -2230,6 +2269,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cascade: bool,
     ) -> thrift::Result<()> {
         let result = self.0.drop_database(name, delete_data, cascade);
+        if let Err(error) = &result {
+            self.0.failed("drop_database", error);
+        }
         self.0.observe("drop_database", result.is_err());
         result
     }
@@ -2238,16 +2280,25 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::DropDatabaseRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_database_req(req);
+        if let Err(error) = &result {
+            self.0.failed("drop_database_req", error);
+        }
         self.0.observe("drop_database_req", result.is_err());
         result
     }
     fn handle_get_databases(&self, pattern: String) -> thrift::Result<Vec<String>> {
         let result = self.0.get_databases(pattern);
+        if let Err(error) = &result {
+            self.0.failed("get_databases", error);
+        }
         self.0.observe("get_databases", result.is_err());
         result
     }
     fn handle_get_all_databases(&self) -> thrift::Result<Vec<String>> {
         let result = self.0.get_all_databases();
+        if let Err(error) = &result {
+            self.0.failed("get_all_databases", error);
+        }
         self.0.observe("get_all_databases", result.is_err());
         result
     }
@@ -2257,6 +2308,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         db: crate::hive_metastore::Database,
     ) -> thrift::Result<()> {
         let result = self.0.alter_database(dbname, db);
+        if let Err(error) = &result {
+            self.0.failed("alter_database", error);
+        }
         self.0.observe("alter_database", result.is_err());
         result
     }
@@ -2265,6 +2319,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         alter_db_req: crate::hive_metastore::AlterDatabaseRequest,
     ) -> thrift::Result<()> {
         let result = self.0.alter_database_req(alter_db_req);
+        if let Err(error) = &result {
+            self.0.failed("alter_database_req", error);
+        }
         self.0.observe("alter_database_req", result.is_err());
         result
     }
@@ -2273,6 +2330,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         connector: crate::hive_metastore::DataConnector,
     ) -> thrift::Result<()> {
         let result = self.0.create_dataconnector(connector);
+        if let Err(error) = &result {
+            self.0.failed("create_dataconnector", error);
+        }
         self.0.observe("create_dataconnector", result.is_err());
         result
     }
@@ -2281,6 +2341,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         connector_req: crate::hive_metastore::CreateDataConnectorRequest,
     ) -> thrift::Result<()> {
         let result = self.0.create_dataconnector_req(connector_req);
+        if let Err(error) = &result {
+            self.0.failed("create_dataconnector_req", error);
+        }
         self.0.observe("create_dataconnector_req", result.is_err());
         result
     }
@@ -2289,6 +2352,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetDataConnectorRequest,
     ) -> thrift::Result<crate::hive_metastore::DataConnector> {
         let result = self.0.get_dataconnector_req(request);
+        if let Err(error) = &result {
+            self.0.failed("get_dataconnector_req", error);
+        }
         self.0.observe("get_dataconnector_req", result.is_err());
         result
     }
@@ -2301,6 +2367,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .drop_dataconnector(check_references, if_not_exists, name);
+        if let Err(error) = &result {
+            self.0.failed("drop_dataconnector", error);
+        }
         self.0.observe("drop_dataconnector", result.is_err());
         result
     }
@@ -2309,11 +2378,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         drop_dc_req: crate::hive_metastore::DropDataConnectorRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_dataconnector_req(drop_dc_req);
+        if let Err(error) = &result {
+            self.0.failed("drop_dataconnector_req", error);
+        }
         self.0.observe("drop_dataconnector_req", result.is_err());
         result
     }
     fn handle_get_dataconnectors(&self) -> thrift::Result<Vec<String>> {
         let result = self.0.get_dataconnectors();
+        if let Err(error) = &result {
+            self.0.failed("get_dataconnectors", error);
+        }
         self.0.observe("get_dataconnectors", result.is_err());
         result
     }
@@ -2323,6 +2398,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         connector: crate::hive_metastore::DataConnector,
     ) -> thrift::Result<()> {
         let result = self.0.alter_dataconnector(name, connector);
+        if let Err(error) = &result {
+            self.0.failed("alter_dataconnector", error);
+        }
         self.0.observe("alter_dataconnector", result.is_err());
         result
     }
@@ -2331,21 +2409,33 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         alter_req: crate::hive_metastore::AlterDataConnectorRequest,
     ) -> thrift::Result<()> {
         let result = self.0.alter_dataconnector_req(alter_req);
+        if let Err(error) = &result {
+            self.0.failed("alter_dataconnector_req", error);
+        }
         self.0.observe("alter_dataconnector_req", result.is_err());
         result
     }
     fn handle_get_type(&self, name: String) -> thrift::Result<crate::hive_metastore::Type> {
         let result = self.0.get_type(name);
+        if let Err(error) = &result {
+            self.0.failed("get_type", error);
+        }
         self.0.observe("get_type", result.is_err());
         result
     }
     fn handle_create_type(&self, type_: crate::hive_metastore::Type) -> thrift::Result<bool> {
         let result = self.0.create_type(type_);
+        if let Err(error) = &result {
+            self.0.failed("create_type", error);
+        }
         self.0.observe("create_type", result.is_err());
         result
     }
     fn handle_drop_type(&self, type_: String) -> thrift::Result<bool> {
         let result = self.0.drop_type(type_);
+        if let Err(error) = &result {
+            self.0.failed("drop_type", error);
+        }
         self.0.observe("drop_type", result.is_err());
         result
     }
@@ -2354,6 +2444,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         name: String,
     ) -> thrift::Result<std::collections::BTreeMap<String, crate::hive_metastore::Type>> {
         let result = self.0.get_type_all(name);
+        if let Err(error) = &result {
+            self.0.failed("get_type_all", error);
+        }
         self.0.observe("get_type_all", result.is_err());
         result
     }
@@ -2363,6 +2456,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         table_name: String,
     ) -> thrift::Result<Vec<crate::hive_metastore::FieldSchema>> {
         let result = self.0.get_fields(db_name, table_name);
+        if let Err(error) = &result {
+            self.0.failed("get_fields", error);
+        }
         self.0.observe("get_fields", result.is_err());
         result
     }
@@ -2375,6 +2471,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result =
             self.0
                 .get_fields_with_environment_context(db_name, table_name, environment_context);
+        if let Err(error) = &result {
+            self.0.failed("get_fields_with_environment_context", error);
+        }
         self.0
             .observe("get_fields_with_environment_context", result.is_err());
         result
@@ -2384,6 +2483,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetFieldsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetFieldsResponse> {
         let result = self.0.get_fields_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_fields_req", error);
+        }
         self.0.observe("get_fields_req", result.is_err());
         result
     }
@@ -2393,6 +2495,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         table_name: String,
     ) -> thrift::Result<Vec<crate::hive_metastore::FieldSchema>> {
         let result = self.0.get_schema(db_name, table_name);
+        if let Err(error) = &result {
+            self.0.failed("get_schema", error);
+        }
         self.0.observe("get_schema", result.is_err());
         result
     }
@@ -2405,6 +2510,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result =
             self.0
                 .get_schema_with_environment_context(db_name, table_name, environment_context);
+        if let Err(error) = &result {
+            self.0.failed("get_schema_with_environment_context", error);
+        }
         self.0
             .observe("get_schema_with_environment_context", result.is_err());
         result
@@ -2414,11 +2522,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetSchemaRequest,
     ) -> thrift::Result<crate::hive_metastore::GetSchemaResponse> {
         let result = self.0.get_schema_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_schema_req", error);
+        }
         self.0.observe("get_schema_req", result.is_err());
         result
     }
     fn handle_create_table(&self, tbl: crate::hive_metastore::Table) -> thrift::Result<()> {
         let result = self.0.create_table(tbl);
+        if let Err(error) = &result {
+            self.0.failed("create_table", error);
+        }
         self.0.observe("create_table", result.is_err());
         result
     }
@@ -2430,6 +2544,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .create_table_with_environment_context(tbl, environment_context);
+        if let Err(error) = &result {
+            self.0
+                .failed("create_table_with_environment_context", error);
+        }
         self.0
             .observe("create_table_with_environment_context", result.is_err());
         result
@@ -2453,6 +2571,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             default_constraints,
             check_constraints,
         );
+        if let Err(error) = &result {
+            self.0.failed("create_table_with_constraints", error);
+        }
         self.0
             .observe("create_table_with_constraints", result.is_err());
         result
@@ -2462,6 +2583,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::CreateTableRequest,
     ) -> thrift::Result<()> {
         let result = self.0.create_table_req(request);
+        if let Err(error) = &result {
+            self.0.failed("create_table_req", error);
+        }
         self.0.observe("create_table_req", result.is_err());
         result
     }
@@ -2470,6 +2594,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::DropConstraintRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_constraint(req);
+        if let Err(error) = &result {
+            self.0.failed("drop_constraint", error);
+        }
         self.0.observe("drop_constraint", result.is_err());
         result
     }
@@ -2478,6 +2605,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddPrimaryKeyRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_primary_key(req);
+        if let Err(error) = &result {
+            self.0.failed("add_primary_key", error);
+        }
         self.0.observe("add_primary_key", result.is_err());
         result
     }
@@ -2486,6 +2616,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddForeignKeyRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_foreign_key(req);
+        if let Err(error) = &result {
+            self.0.failed("add_foreign_key", error);
+        }
         self.0.observe("add_foreign_key", result.is_err());
         result
     }
@@ -2494,6 +2627,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddUniqueConstraintRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_unique_constraint(req);
+        if let Err(error) = &result {
+            self.0.failed("add_unique_constraint", error);
+        }
         self.0.observe("add_unique_constraint", result.is_err());
         result
     }
@@ -2502,6 +2638,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddNotNullConstraintRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_not_null_constraint(req);
+        if let Err(error) = &result {
+            self.0.failed("add_not_null_constraint", error);
+        }
         self.0.observe("add_not_null_constraint", result.is_err());
         result
     }
@@ -2510,6 +2649,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddDefaultConstraintRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_default_constraint(req);
+        if let Err(error) = &result {
+            self.0.failed("add_default_constraint", error);
+        }
         self.0.observe("add_default_constraint", result.is_err());
         result
     }
@@ -2518,6 +2660,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AddCheckConstraintRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_check_constraint(req);
+        if let Err(error) = &result {
+            self.0.failed("add_check_constraint", error);
+        }
         self.0.observe("add_check_constraint", result.is_err());
         result
     }
@@ -2526,6 +2671,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::CreateTableRequest,
     ) -> thrift::Result<crate::hive_metastore::Table> {
         let result = self.0.translate_table_dryrun(request);
+        if let Err(error) = &result {
+            self.0.failed("translate_table_dryrun", error);
+        }
         self.0.observe("translate_table_dryrun", result.is_err());
         result
     }
@@ -2536,6 +2684,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         delete_data: bool,
     ) -> thrift::Result<()> {
         let result = self.0.drop_table(dbname, name, delete_data);
+        if let Err(error) = &result {
+            self.0.failed("drop_table", error);
+        }
         self.0.observe("drop_table", result.is_err());
         result
     }
@@ -2552,6 +2703,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             delete_data,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0.failed("drop_table_with_environment_context", error);
+        }
         self.0
             .observe("drop_table_with_environment_context", result.is_err());
         result
@@ -2561,6 +2715,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         drop_table_req: crate::hive_metastore::DropTableRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_table_req(drop_table_req);
+        if let Err(error) = &result {
+            self.0.failed("drop_table_req", error);
+        }
         self.0.observe("drop_table_req", result.is_err());
         result
     }
@@ -2571,6 +2728,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         part_names: Vec<String>,
     ) -> thrift::Result<()> {
         let result = self.0.truncate_table(db_name, table_name, part_names);
+        if let Err(error) = &result {
+            self.0.failed("truncate_table", error);
+        }
         self.0.observe("truncate_table", result.is_err());
         result
     }
@@ -2579,11 +2739,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::TruncateTableRequest,
     ) -> thrift::Result<crate::hive_metastore::TruncateTableResponse> {
         let result = self.0.truncate_table_req(req);
+        if let Err(error) = &result {
+            self.0.failed("truncate_table_req", error);
+        }
         self.0.observe("truncate_table_req", result.is_err());
         result
     }
     fn handle_get_tables(&self, db_name: String, pattern: String) -> thrift::Result<Vec<String>> {
         let result = self.0.get_tables(db_name, pattern);
+        if let Err(error) = &result {
+            self.0.failed("get_tables", error);
+        }
         self.0.observe("get_tables", result.is_err());
         result
     }
@@ -2594,6 +2760,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         table_type: String,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_tables_by_type(db_name, pattern, table_type);
+        if let Err(error) = &result {
+            self.0.failed("get_tables_by_type", error);
+        }
         self.0.observe("get_tables_by_type", result.is_err());
         result
     }
@@ -2601,6 +2770,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         &self,
     ) -> thrift::Result<Vec<crate::hive_metastore::Table>> {
         let result = self.0.get_all_materialized_view_objects_for_rewriting();
+        if let Err(error) = &result {
+            self.0
+                .failed("get_all_materialized_view_objects_for_rewriting", error);
+        }
         self.0.observe(
             "get_all_materialized_view_objects_for_rewriting",
             result.is_err(),
@@ -2612,6 +2785,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         db_name: String,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_materialized_views_for_rewriting(db_name);
+        if let Err(error) = &result {
+            self.0.failed("get_materialized_views_for_rewriting", error);
+        }
         self.0
             .observe("get_materialized_views_for_rewriting", result.is_err());
         result
@@ -2623,11 +2799,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         tbl_types: Vec<String>,
     ) -> thrift::Result<Vec<crate::hive_metastore::TableMeta>> {
         let result = self.0.get_table_meta(db_patterns, tbl_patterns, tbl_types);
+        if let Err(error) = &result {
+            self.0.failed("get_table_meta", error);
+        }
         self.0.observe("get_table_meta", result.is_err());
         result
     }
     fn handle_get_all_tables(&self, db_name: String) -> thrift::Result<Vec<String>> {
         let result = self.0.get_all_tables(db_name);
+        if let Err(error) = &result {
+            self.0.failed("get_all_tables", error);
+        }
         self.0.observe("get_all_tables", result.is_err());
         result
     }
@@ -2636,6 +2818,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetTablesExtRequest,
     ) -> thrift::Result<Vec<crate::hive_metastore::ExtendedTableInfo>> {
         let result = self.0.get_tables_ext(req);
+        if let Err(error) = &result {
+            self.0.failed("get_tables_ext", error);
+        }
         self.0.observe("get_tables_ext", result.is_err());
         result
     }
@@ -2645,6 +2830,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         tbl_name: String,
     ) -> thrift::Result<crate::hive_metastore::Table> {
         let result = self.0.get_table(dbname, tbl_name);
+        if let Err(error) = &result {
+            self.0.failed("get_table", error);
+        }
         self.0.observe("get_table", result.is_err());
         result
     }
@@ -2653,6 +2841,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetTableRequest,
     ) -> thrift::Result<crate::hive_metastore::GetTableResult> {
         let result = self.0.get_table_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_table_req", error);
+        }
         self.0.observe("get_table_req", result.is_err());
         result
     }
@@ -2662,6 +2853,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         tbl_names: Option<Vec<String>>,
     ) -> thrift::Result<Vec<crate::hive_metastore::Table>> {
         let result = self.0.get_table_objects_by_name(dbname, tbl_names);
+        if let Err(error) = &result {
+            self.0.failed("get_table_objects_by_name", error);
+        }
         self.0.observe("get_table_objects_by_name", result.is_err());
         result
     }
@@ -2670,6 +2864,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetTablesRequest,
     ) -> thrift::Result<crate::hive_metastore::GetTablesResult> {
         let result = self.0.get_table_objects_by_name_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_table_objects_by_name_req", error);
+        }
         self.0
             .observe("get_table_objects_by_name_req", result.is_err());
         result
@@ -2682,6 +2879,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_materialization_invalidation_info(creation_metadata, valid_txn_list);
+        if let Err(error) = &result {
+            self.0
+                .failed("get_materialization_invalidation_info", error);
+        }
         self.0
             .observe("get_materialization_invalidation_info", result.is_err());
         result
@@ -2696,6 +2897,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .update_creation_metadata(cat_name, dbname, tbl_name, creation_metadata);
+        if let Err(error) = &result {
+            self.0.failed("update_creation_metadata", error);
+        }
         self.0.observe("update_creation_metadata", result.is_err());
         result
     }
@@ -2706,6 +2910,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_tables: i16,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_table_names_by_filter(dbname, filter, max_tables);
+        if let Err(error) = &result {
+            self.0.failed("get_table_names_by_filter", error);
+        }
         self.0.observe("get_table_names_by_filter", result.is_err());
         result
     }
@@ -2716,6 +2923,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_tbl: crate::hive_metastore::Table,
     ) -> thrift::Result<()> {
         let result = self.0.alter_table(dbname, tbl_name, new_tbl);
+        if let Err(error) = &result {
+            self.0.failed("alter_table", error);
+        }
         self.0.observe("alter_table", result.is_err());
         result
     }
@@ -2732,6 +2942,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             new_tbl,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0.failed("alter_table_with_environment_context", error);
+        }
         self.0
             .observe("alter_table_with_environment_context", result.is_err());
         result
@@ -2746,6 +2959,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .alter_table_with_cascade(dbname, tbl_name, new_tbl, cascade);
+        if let Err(error) = &result {
+            self.0.failed("alter_table_with_cascade", error);
+        }
         self.0.observe("alter_table_with_cascade", result.is_err());
         result
     }
@@ -2754,6 +2970,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AlterTableRequest,
     ) -> thrift::Result<crate::hive_metastore::AlterTableResponse> {
         let result = self.0.alter_table_req(req);
+        if let Err(error) = &result {
+            self.0.failed("alter_table_req", error);
+        }
         self.0.observe("alter_table_req", result.is_err());
         result
     }
@@ -2762,6 +2981,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_part: crate::hive_metastore::Partition,
     ) -> thrift::Result<crate::hive_metastore::Partition> {
         let result = self.0.add_partition(new_part);
+        if let Err(error) = &result {
+            self.0.failed("add_partition", error);
+        }
         self.0.observe("add_partition", result.is_err());
         result
     }
@@ -2773,6 +2995,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .add_partition_with_environment_context(new_part, environment_context);
+        if let Err(error) = &result {
+            self.0
+                .failed("add_partition_with_environment_context", error);
+        }
         self.0
             .observe("add_partition_with_environment_context", result.is_err());
         result
@@ -2782,6 +3008,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_parts: Vec<crate::hive_metastore::Partition>,
     ) -> thrift::Result<i32> {
         let result = self.0.add_partitions(new_parts);
+        if let Err(error) = &result {
+            self.0.failed("add_partitions", error);
+        }
         self.0.observe("add_partitions", result.is_err());
         result
     }
@@ -2790,6 +3019,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_parts: Vec<crate::hive_metastore::PartitionSpec>,
     ) -> thrift::Result<i32> {
         let result = self.0.add_partitions_pspec(new_parts);
+        if let Err(error) = &result {
+            self.0.failed("add_partitions_pspec", error);
+        }
         self.0.observe("add_partitions_pspec", result.is_err());
         result
     }
@@ -2800,6 +3032,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         part_vals: Vec<String>,
     ) -> thrift::Result<crate::hive_metastore::Partition> {
         let result = self.0.append_partition(db_name, tbl_name, part_vals);
+        if let Err(error) = &result {
+            self.0.failed("append_partition", error);
+        }
         self.0.observe("append_partition", result.is_err());
         result
     }
@@ -2808,6 +3043,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::AddPartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::AddPartitionsResult> {
         let result = self.0.add_partitions_req(request);
+        if let Err(error) = &result {
+            self.0.failed("add_partitions_req", error);
+        }
         self.0.observe("add_partitions_req", result.is_err());
         result
     }
@@ -2824,6 +3062,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             part_vals,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("append_partition_with_environment_context", error);
+        }
         self.0
             .observe("append_partition_with_environment_context", result.is_err());
         result
@@ -2833,6 +3075,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         append_partitions_req: crate::hive_metastore::AppendPartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::Partition> {
         let result = self.0.append_partition_req(append_partitions_req);
+        if let Err(error) = &result {
+            self.0.failed("append_partition_req", error);
+        }
         self.0.observe("append_partition_req", result.is_err());
         result
     }
@@ -2845,6 +3090,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .append_partition_by_name(db_name, tbl_name, part_name);
+        if let Err(error) = &result {
+            self.0.failed("append_partition_by_name", error);
+        }
         self.0.observe("append_partition_by_name", result.is_err());
         result
     }
@@ -2861,6 +3109,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             part_name,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("append_partition_by_name_with_environment_context", error);
+        }
         self.0.observe(
             "append_partition_by_name_with_environment_context",
             result.is_err(),
@@ -2877,6 +3129,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .drop_partition(db_name, tbl_name, part_vals, delete_data);
+        if let Err(error) = &result {
+            self.0.failed("drop_partition", error);
+        }
         self.0.observe("drop_partition", result.is_err());
         result
     }
@@ -2895,6 +3150,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             delete_data,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("drop_partition_with_environment_context", error);
+        }
         self.0
             .observe("drop_partition_with_environment_context", result.is_err());
         result
@@ -2904,6 +3163,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         drop_partition_req: crate::hive_metastore::DropPartitionRequest,
     ) -> thrift::Result<bool> {
         let result = self.0.drop_partition_req(drop_partition_req);
+        if let Err(error) = &result {
+            self.0.failed("drop_partition_req", error);
+        }
         self.0.observe("drop_partition_req", result.is_err());
         result
     }
@@ -2917,6 +3179,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .drop_partition_by_name(db_name, tbl_name, part_name, delete_data);
+        if let Err(error) = &result {
+            self.0.failed("drop_partition_by_name", error);
+        }
         self.0.observe("drop_partition_by_name", result.is_err());
         result
     }
@@ -2935,6 +3200,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             delete_data,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("drop_partition_by_name_with_environment_context", error);
+        }
         self.0.observe(
             "drop_partition_by_name_with_environment_context",
             result.is_err(),
@@ -2946,6 +3215,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::DropPartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::DropPartitionsResult> {
         let result = self.0.drop_partitions_req(req);
+        if let Err(error) = &result {
+            self.0.failed("drop_partitions_req", error);
+        }
         self.0.observe("drop_partitions_req", result.is_err());
         result
     }
@@ -2956,6 +3228,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         part_vals: Vec<String>,
     ) -> thrift::Result<crate::hive_metastore::Partition> {
         let result = self.0.get_partition(db_name, tbl_name, part_vals);
+        if let Err(error) = &result {
+            self.0.failed("get_partition", error);
+        }
         self.0.observe("get_partition", result.is_err());
         result
     }
@@ -2964,6 +3239,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetPartitionRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPartitionResponse> {
         let result = self.0.get_partition_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_req", error);
+        }
         self.0.observe("get_partition_req", result.is_err());
         result
     }
@@ -2982,6 +3260,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             dest_db,
             dest_table_name,
         );
+        if let Err(error) = &result {
+            self.0.failed("exchange_partition", error);
+        }
         self.0.observe("exchange_partition", result.is_err());
         result
     }
@@ -3000,6 +3281,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             dest_db,
             dest_table_name,
         );
+        if let Err(error) = &result {
+            self.0.failed("exchange_partitions", error);
+        }
         self.0.observe("exchange_partitions", result.is_err());
         result
     }
@@ -3014,6 +3298,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result =
             self.0
                 .get_partition_with_auth(db_name, tbl_name, part_vals, user_name, group_names);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_with_auth", error);
+        }
         self.0.observe("get_partition_with_auth", result.is_err());
         result
     }
@@ -3024,6 +3311,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         part_name: String,
     ) -> thrift::Result<crate::hive_metastore::Partition> {
         let result = self.0.get_partition_by_name(db_name, tbl_name, part_name);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_by_name", error);
+        }
         self.0.observe("get_partition_by_name", result.is_err());
         result
     }
@@ -3034,6 +3324,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_parts: i16,
     ) -> thrift::Result<Vec<crate::hive_metastore::Partition>> {
         let result = self.0.get_partitions(db_name, tbl_name, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions", error);
+        }
         self.0.observe("get_partitions", result.is_err());
         result
     }
@@ -3042,6 +3335,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::PartitionsResponse> {
         let result = self.0.get_partitions_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_req", error);
+        }
         self.0.observe("get_partitions_req", result.is_err());
         result
     }
@@ -3056,6 +3352,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result =
             self.0
                 .get_partitions_with_auth(db_name, tbl_name, max_parts, user_name, group_names);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_with_auth", error);
+        }
         self.0.observe("get_partitions_with_auth", result.is_err());
         result
     }
@@ -3066,6 +3365,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_parts: i32,
     ) -> thrift::Result<Vec<crate::hive_metastore::PartitionSpec>> {
         let result = self.0.get_partitions_pspec(db_name, tbl_name, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_pspec", error);
+        }
         self.0.observe("get_partitions_pspec", result.is_err());
         result
     }
@@ -3076,6 +3378,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_parts: i16,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_partition_names(db_name, tbl_name, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_names", error);
+        }
         self.0.observe("get_partition_names", result.is_err());
         result
     }
@@ -3084,6 +3389,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         partition_req: crate::hive_metastore::PartitionsRequest,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.fetch_partition_names_req(partition_req);
+        if let Err(error) = &result {
+            self.0.failed("fetch_partition_names_req", error);
+        }
         self.0.observe("fetch_partition_names_req", result.is_err());
         result
     }
@@ -3092,6 +3400,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::PartitionValuesRequest,
     ) -> thrift::Result<crate::hive_metastore::PartitionValuesResponse> {
         let result = self.0.get_partition_values(request);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_values", error);
+        }
         self.0.observe("get_partition_values", result.is_err());
         result
     }
@@ -3105,6 +3416,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_partitions_ps(db_name, tbl_name, part_vals, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_ps", error);
+        }
         self.0.observe("get_partitions_ps", result.is_err());
         result
     }
@@ -3125,6 +3439,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             user_name,
             group_names,
         );
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_ps_with_auth", error);
+        }
         self.0
             .observe("get_partitions_ps_with_auth", result.is_err());
         result
@@ -3134,6 +3451,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetPartitionsPsWithAuthRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPartitionsPsWithAuthResponse> {
         let result = self.0.get_partitions_ps_with_auth_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_ps_with_auth_req", error);
+        }
         self.0
             .observe("get_partitions_ps_with_auth_req", result.is_err());
         result
@@ -3148,6 +3468,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_partition_names_ps(db_name, tbl_name, part_vals, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_names_ps", error);
+        }
         self.0.observe("get_partition_names_ps", result.is_err());
         result
     }
@@ -3156,6 +3479,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetPartitionNamesPsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPartitionNamesPsResponse> {
         let result = self.0.get_partition_names_ps_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_names_ps_req", error);
+        }
         self.0
             .observe("get_partition_names_ps_req", result.is_err());
         result
@@ -3165,6 +3491,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PartitionsByExprRequest,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_partition_names_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_names_req", error);
+        }
         self.0.observe("get_partition_names_req", result.is_err());
         result
     }
@@ -3178,6 +3507,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_partitions_by_filter(db_name, tbl_name, filter, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_by_filter", error);
+        }
         self.0.observe("get_partitions_by_filter", result.is_err());
         result
     }
@@ -3186,6 +3518,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetPartitionsByFilterRequest,
     ) -> thrift::Result<Vec<crate::hive_metastore::Partition>> {
         let result = self.0.get_partitions_by_filter_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_by_filter_req", error);
+        }
         self.0
             .observe("get_partitions_by_filter_req", result.is_err());
         result
@@ -3200,6 +3535,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_part_specs_by_filter(db_name, tbl_name, filter, max_parts);
+        if let Err(error) = &result {
+            self.0.failed("get_part_specs_by_filter", error);
+        }
         self.0.observe("get_part_specs_by_filter", result.is_err());
         result
     }
@@ -3208,6 +3546,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PartitionsByExprRequest,
     ) -> thrift::Result<crate::hive_metastore::PartitionsByExprResult> {
         let result = self.0.get_partitions_by_expr(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_by_expr", error);
+        }
         self.0.observe("get_partitions_by_expr", result.is_err());
         result
     }
@@ -3216,6 +3557,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PartitionsByExprRequest,
     ) -> thrift::Result<crate::hive_metastore::PartitionsSpecByExprResult> {
         let result = self.0.get_partitions_spec_by_expr(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_spec_by_expr", error);
+        }
         self.0
             .observe("get_partitions_spec_by_expr", result.is_err());
         result
@@ -3229,6 +3573,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_num_partitions_by_filter(db_name, tbl_name, filter);
+        if let Err(error) = &result {
+            self.0.failed("get_num_partitions_by_filter", error);
+        }
         self.0
             .observe("get_num_partitions_by_filter", result.is_err());
         result
@@ -3240,6 +3587,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         names: Vec<String>,
     ) -> thrift::Result<Vec<crate::hive_metastore::Partition>> {
         let result = self.0.get_partitions_by_names(db_name, tbl_name, names);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_by_names", error);
+        }
         self.0.observe("get_partitions_by_names", result.is_err());
         result
     }
@@ -3248,6 +3598,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetPartitionsByNamesRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPartitionsByNamesResult> {
         let result = self.0.get_partitions_by_names_req(req);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_by_names_req", error);
+        }
         self.0
             .observe("get_partitions_by_names_req", result.is_err());
         result
@@ -3257,6 +3610,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PropertyGetRequest,
     ) -> thrift::Result<crate::hive_metastore::PropertyGetResponse> {
         let result = self.0.get_properties(req);
+        if let Err(error) = &result {
+            self.0.failed("get_properties", error);
+        }
         self.0.observe("get_properties", result.is_err());
         result
     }
@@ -3265,6 +3621,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PropertySetRequest,
     ) -> thrift::Result<bool> {
         let result = self.0.set_properties(req);
+        if let Err(error) = &result {
+            self.0.failed("set_properties", error);
+        }
         self.0.observe("set_properties", result.is_err());
         result
     }
@@ -3275,6 +3634,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_part: crate::hive_metastore::Partition,
     ) -> thrift::Result<()> {
         let result = self.0.alter_partition(db_name, tbl_name, new_part);
+        if let Err(error) = &result {
+            self.0.failed("alter_partition", error);
+        }
         self.0.observe("alter_partition", result.is_err());
         result
     }
@@ -3285,6 +3647,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_parts: Vec<crate::hive_metastore::Partition>,
     ) -> thrift::Result<()> {
         let result = self.0.alter_partitions(db_name, tbl_name, new_parts);
+        if let Err(error) = &result {
+            self.0.failed("alter_partitions", error);
+        }
         self.0.observe("alter_partitions", result.is_err());
         result
     }
@@ -3301,6 +3666,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             new_parts,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("alter_partitions_with_environment_context", error);
+        }
         self.0
             .observe("alter_partitions_with_environment_context", result.is_err());
         result
@@ -3310,6 +3679,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::AlterPartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::AlterPartitionsResponse> {
         let result = self.0.alter_partitions_req(req);
+        if let Err(error) = &result {
+            self.0.failed("alter_partitions_req", error);
+        }
         self.0.observe("alter_partitions_req", result.is_err());
         result
     }
@@ -3326,6 +3698,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             new_part,
             environment_context,
         );
+        if let Err(error) = &result {
+            self.0
+                .failed("alter_partition_with_environment_context", error);
+        }
         self.0
             .observe("alter_partition_with_environment_context", result.is_err());
         result
@@ -3340,6 +3716,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .rename_partition(db_name, tbl_name, part_vals, new_part);
+        if let Err(error) = &result {
+            self.0.failed("rename_partition", error);
+        }
         self.0.observe("rename_partition", result.is_err());
         result
     }
@@ -3348,6 +3727,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::RenamePartitionRequest,
     ) -> thrift::Result<crate::hive_metastore::RenamePartitionResponse> {
         let result = self.0.rename_partition_req(req);
+        if let Err(error) = &result {
+            self.0.failed("rename_partition_req", error);
+        }
         self.0.observe("rename_partition_req", result.is_err());
         result
     }
@@ -3359,6 +3741,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .partition_name_has_valid_characters(part_vals, throw_exception);
+        if let Err(error) = &result {
+            self.0.failed("partition_name_has_valid_characters", error);
+        }
         self.0
             .observe("partition_name_has_valid_characters", result.is_err());
         result
@@ -3369,11 +3754,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         default_value: String,
     ) -> thrift::Result<String> {
         let result = self.0.get_config_value(name, default_value);
+        if let Err(error) = &result {
+            self.0.failed("get_config_value", error);
+        }
         self.0.observe("get_config_value", result.is_err());
         result
     }
     fn handle_partition_name_to_vals(&self, part_name: String) -> thrift::Result<Vec<String>> {
         let result = self.0.partition_name_to_vals(part_name);
+        if let Err(error) = &result {
+            self.0.failed("partition_name_to_vals", error);
+        }
         self.0.observe("partition_name_to_vals", result.is_err());
         result
     }
@@ -3382,6 +3773,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         part_name: String,
     ) -> thrift::Result<std::collections::BTreeMap<String, String>> {
         let result = self.0.partition_name_to_spec(part_name);
+        if let Err(error) = &result {
+            self.0.failed("partition_name_to_spec", error);
+        }
         self.0.observe("partition_name_to_spec", result.is_err());
         result
     }
@@ -3395,6 +3789,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .mark_partition_for_event(db_name, tbl_name, part_vals, event_type);
+        if let Err(error) = &result {
+            self.0.failed("markPartitionForEvent", error);
+        }
         self.0.observe("markPartitionForEvent", result.is_err());
         result
     }
@@ -3408,6 +3805,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .is_partition_marked_for_event(db_name, tbl_name, part_vals, event_type);
+        if let Err(error) = &result {
+            self.0.failed("isPartitionMarkedForEvent", error);
+        }
         self.0.observe("isPartitionMarkedForEvent", result.is_err());
         result
     }
@@ -3417,6 +3817,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         index_table: crate::hive_metastore::Table,
     ) -> thrift::Result<crate::hive_metastore::Index> {
         let result = self.0.add_index(new_index, index_table);
+        if let Err(error) = &result {
+            self.0.failed("add_index", error);
+        }
         self.0.observe("add_index", result.is_err());
         result
     }
@@ -3428,6 +3831,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_idx: crate::hive_metastore::Index,
     ) -> thrift::Result<()> {
         let result = self.0.alter_index(dbname, base_tbl_name, idx_name, new_idx);
+        if let Err(error) = &result {
+            self.0.failed("alter_index", error);
+        }
         self.0.observe("alter_index", result.is_err());
         result
     }
@@ -3441,6 +3847,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .drop_index_by_name(db_name, tbl_name, index_name, delete_data);
+        if let Err(error) = &result {
+            self.0.failed("drop_index_by_name", error);
+        }
         self.0.observe("drop_index_by_name", result.is_err());
         result
     }
@@ -3451,6 +3860,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         index_name: String,
     ) -> thrift::Result<crate::hive_metastore::Index> {
         let result = self.0.get_index_by_name(db_name, tbl_name, index_name);
+        if let Err(error) = &result {
+            self.0.failed("get_index_by_name", error);
+        }
         self.0.observe("get_index_by_name", result.is_err());
         result
     }
@@ -3461,6 +3873,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_indexes: i16,
     ) -> thrift::Result<Vec<crate::hive_metastore::Index>> {
         let result = self.0.get_indexes(db_name, tbl_name, max_indexes);
+        if let Err(error) = &result {
+            self.0.failed("get_indexes", error);
+        }
         self.0.observe("get_indexes", result.is_err());
         result
     }
@@ -3471,6 +3886,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         max_indexes: i16,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_index_names(db_name, tbl_name, max_indexes);
+        if let Err(error) = &result {
+            self.0.failed("get_index_names", error);
+        }
         self.0.observe("get_index_names", result.is_err());
         result
     }
@@ -3479,6 +3897,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::PrimaryKeysRequest,
     ) -> thrift::Result<crate::hive_metastore::PrimaryKeysResponse> {
         let result = self.0.get_primary_keys(request);
+        if let Err(error) = &result {
+            self.0.failed("get_primary_keys", error);
+        }
         self.0.observe("get_primary_keys", result.is_err());
         result
     }
@@ -3487,6 +3908,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::ForeignKeysRequest,
     ) -> thrift::Result<crate::hive_metastore::ForeignKeysResponse> {
         let result = self.0.get_foreign_keys(request);
+        if let Err(error) = &result {
+            self.0.failed("get_foreign_keys", error);
+        }
         self.0.observe("get_foreign_keys", result.is_err());
         result
     }
@@ -3495,6 +3919,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::UniqueConstraintsRequest,
     ) -> thrift::Result<crate::hive_metastore::UniqueConstraintsResponse> {
         let result = self.0.get_unique_constraints(request);
+        if let Err(error) = &result {
+            self.0.failed("get_unique_constraints", error);
+        }
         self.0.observe("get_unique_constraints", result.is_err());
         result
     }
@@ -3503,6 +3930,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::NotNullConstraintsRequest,
     ) -> thrift::Result<crate::hive_metastore::NotNullConstraintsResponse> {
         let result = self.0.get_not_null_constraints(request);
+        if let Err(error) = &result {
+            self.0.failed("get_not_null_constraints", error);
+        }
         self.0.observe("get_not_null_constraints", result.is_err());
         result
     }
@@ -3511,6 +3941,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::DefaultConstraintsRequest,
     ) -> thrift::Result<crate::hive_metastore::DefaultConstraintsResponse> {
         let result = self.0.get_default_constraints(request);
+        if let Err(error) = &result {
+            self.0.failed("get_default_constraints", error);
+        }
         self.0.observe("get_default_constraints", result.is_err());
         result
     }
@@ -3519,6 +3952,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::CheckConstraintsRequest,
     ) -> thrift::Result<crate::hive_metastore::CheckConstraintsResponse> {
         let result = self.0.get_check_constraints(request);
+        if let Err(error) = &result {
+            self.0.failed("get_check_constraints", error);
+        }
         self.0.observe("get_check_constraints", result.is_err());
         result
     }
@@ -3527,6 +3963,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::AllTableConstraintsRequest,
     ) -> thrift::Result<crate::hive_metastore::AllTableConstraintsResponse> {
         let result = self.0.get_all_table_constraints(request);
+        if let Err(error) = &result {
+            self.0.failed("get_all_table_constraints", error);
+        }
         self.0.observe("get_all_table_constraints", result.is_err());
         result
     }
@@ -3535,6 +3974,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         stats_obj: crate::hive_metastore::ColumnStatistics,
     ) -> thrift::Result<bool> {
         let result = self.0.update_table_column_statistics(stats_obj);
+        if let Err(error) = &result {
+            self.0.failed("update_table_column_statistics", error);
+        }
         self.0
             .observe("update_table_column_statistics", result.is_err());
         result
@@ -3544,6 +3986,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         stats_obj: crate::hive_metastore::ColumnStatistics,
     ) -> thrift::Result<bool> {
         let result = self.0.update_partition_column_statistics(stats_obj);
+        if let Err(error) = &result {
+            self.0.failed("update_partition_column_statistics", error);
+        }
         self.0
             .observe("update_partition_column_statistics", result.is_err());
         result
@@ -3553,6 +3998,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::SetPartitionsStatsRequest,
     ) -> thrift::Result<crate::hive_metastore::SetPartitionsStatsResponse> {
         let result = self.0.update_table_column_statistics_req(req);
+        if let Err(error) = &result {
+            self.0.failed("update_table_column_statistics_req", error);
+        }
         self.0
             .observe("update_table_column_statistics_req", result.is_err());
         result
@@ -3562,6 +4010,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::SetPartitionsStatsRequest,
     ) -> thrift::Result<crate::hive_metastore::SetPartitionsStatsResponse> {
         let result = self.0.update_partition_column_statistics_req(req);
+        if let Err(error) = &result {
+            self.0
+                .failed("update_partition_column_statistics_req", error);
+        }
         self.0
             .observe("update_partition_column_statistics_req", result.is_err());
         result
@@ -3571,6 +4023,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::UpdateTransactionalStatsRequest,
     ) -> thrift::Result<()> {
         let result = self.0.update_transaction_statistics(req);
+        if let Err(error) = &result {
+            self.0.failed("update_transaction_statistics", error);
+        }
         self.0
             .observe("update_transaction_statistics", result.is_err());
         result
@@ -3584,6 +4039,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_table_column_statistics(db_name, tbl_name, col_name);
+        if let Err(error) = &result {
+            self.0.failed("get_table_column_statistics", error);
+        }
         self.0
             .observe("get_table_column_statistics", result.is_err());
         result
@@ -3598,6 +4056,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_partition_column_statistics(db_name, tbl_name, part_name, col_name);
+        if let Err(error) = &result {
+            self.0.failed("get_partition_column_statistics", error);
+        }
         self.0
             .observe("get_partition_column_statistics", result.is_err());
         result
@@ -3607,6 +4068,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::TableStatsRequest,
     ) -> thrift::Result<crate::hive_metastore::TableStatsResult> {
         let result = self.0.get_table_statistics_req(request);
+        if let Err(error) = &result {
+            self.0.failed("get_table_statistics_req", error);
+        }
         self.0.observe("get_table_statistics_req", result.is_err());
         result
     }
@@ -3615,6 +4079,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::PartitionsStatsRequest,
     ) -> thrift::Result<crate::hive_metastore::PartitionsStatsResult> {
         let result = self.0.get_partitions_statistics_req(request);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_statistics_req", error);
+        }
         self.0
             .observe("get_partitions_statistics_req", result.is_err());
         result
@@ -3624,6 +4091,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::PartitionsStatsRequest,
     ) -> thrift::Result<crate::hive_metastore::AggrStats> {
         let result = self.0.get_aggr_stats_for(request);
+        if let Err(error) = &result {
+            self.0.failed("get_aggr_stats_for", error);
+        }
         self.0.observe("get_aggr_stats_for", result.is_err());
         result
     }
@@ -3632,6 +4102,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::SetPartitionsStatsRequest,
     ) -> thrift::Result<bool> {
         let result = self.0.set_aggr_stats_for(request);
+        if let Err(error) = &result {
+            self.0.failed("set_aggr_stats_for", error);
+        }
         self.0.observe("set_aggr_stats_for", result.is_err());
         result
     }
@@ -3646,6 +4119,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .delete_partition_column_statistics(db_name, tbl_name, part_name, col_name, engine);
+        if let Err(error) = &result {
+            self.0.failed("delete_partition_column_statistics", error);
+        }
         self.0
             .observe("delete_partition_column_statistics", result.is_err());
         result
@@ -3660,17 +4136,26 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .delete_table_column_statistics(db_name, tbl_name, col_name, engine);
+        if let Err(error) = &result {
+            self.0.failed("delete_table_column_statistics", error);
+        }
         self.0
             .observe("delete_table_column_statistics", result.is_err());
         result
     }
     fn handle_create_function(&self, func: crate::hive_metastore::Function) -> thrift::Result<()> {
         let result = self.0.create_function(func);
+        if let Err(error) = &result {
+            self.0.failed("create_function", error);
+        }
         self.0.observe("create_function", result.is_err());
         result
     }
     fn handle_drop_function(&self, db_name: String, func_name: String) -> thrift::Result<()> {
         let result = self.0.drop_function(db_name, func_name);
+        if let Err(error) = &result {
+            self.0.failed("drop_function", error);
+        }
         self.0.observe("drop_function", result.is_err());
         result
     }
@@ -3681,6 +4166,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         new_func: crate::hive_metastore::Function,
     ) -> thrift::Result<()> {
         let result = self.0.alter_function(db_name, func_name, new_func);
+        if let Err(error) = &result {
+            self.0.failed("alter_function", error);
+        }
         self.0.observe("alter_function", result.is_err());
         result
     }
@@ -3690,6 +4178,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         pattern: String,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_functions(db_name, pattern);
+        if let Err(error) = &result {
+            self.0.failed("get_functions", error);
+        }
         self.0.observe("get_functions", result.is_err());
         result
     }
@@ -3698,6 +4189,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetFunctionsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetFunctionsResponse> {
         let result = self.0.get_functions_req(request);
+        if let Err(error) = &result {
+            self.0.failed("get_functions_req", error);
+        }
         self.0.observe("get_functions_req", result.is_err());
         result
     }
@@ -3707,6 +4201,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         func_name: String,
     ) -> thrift::Result<crate::hive_metastore::Function> {
         let result = self.0.get_function(db_name, func_name);
+        if let Err(error) = &result {
+            self.0.failed("get_function", error);
+        }
         self.0.observe("get_function", result.is_err());
         result
     }
@@ -3714,21 +4211,33 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         &self,
     ) -> thrift::Result<crate::hive_metastore::GetAllFunctionsResponse> {
         let result = self.0.get_all_functions();
+        if let Err(error) = &result {
+            self.0.failed("get_all_functions", error);
+        }
         self.0.observe("get_all_functions", result.is_err());
         result
     }
     fn handle_create_role(&self, role: crate::hive_metastore::Role) -> thrift::Result<bool> {
         let result = self.0.create_role(role);
+        if let Err(error) = &result {
+            self.0.failed("create_role", error);
+        }
         self.0.observe("create_role", result.is_err());
         result
     }
     fn handle_drop_role(&self, role_name: String) -> thrift::Result<bool> {
         let result = self.0.drop_role(role_name);
+        if let Err(error) = &result {
+            self.0.failed("drop_role", error);
+        }
         self.0.observe("drop_role", result.is_err());
         result
     }
     fn handle_get_role_names(&self) -> thrift::Result<Vec<String>> {
         let result = self.0.get_role_names();
+        if let Err(error) = &result {
+            self.0.failed("get_role_names", error);
+        }
         self.0.observe("get_role_names", result.is_err());
         result
     }
@@ -3749,6 +4258,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
             grantor_type,
             grant_option,
         );
+        if let Err(error) = &result {
+            self.0.failed("grant_role", error);
+        }
         self.0.observe("grant_role", result.is_err());
         result
     }
@@ -3761,6 +4273,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .revoke_role(role_name, principal_name, principal_type);
+        if let Err(error) = &result {
+            self.0.failed("revoke_role", error);
+        }
         self.0.observe("revoke_role", result.is_err());
         result
     }
@@ -3770,6 +4285,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         principal_type: crate::hive_metastore::PrincipalType,
     ) -> thrift::Result<Vec<crate::hive_metastore::Role>> {
         let result = self.0.list_roles(principal_name, principal_type);
+        if let Err(error) = &result {
+            self.0.failed("list_roles", error);
+        }
         self.0.observe("list_roles", result.is_err());
         result
     }
@@ -3778,6 +4296,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GrantRevokeRoleRequest,
     ) -> thrift::Result<crate::hive_metastore::GrantRevokeRoleResponse> {
         let result = self.0.grant_revoke_role(request);
+        if let Err(error) = &result {
+            self.0.failed("grant_revoke_role", error);
+        }
         self.0.observe("grant_revoke_role", result.is_err());
         result
     }
@@ -3786,6 +4307,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetPrincipalsInRoleRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPrincipalsInRoleResponse> {
         let result = self.0.get_principals_in_role(request);
+        if let Err(error) = &result {
+            self.0.failed("get_principals_in_role", error);
+        }
         self.0.observe("get_principals_in_role", result.is_err());
         result
     }
@@ -3794,6 +4318,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetRoleGrantsForPrincipalRequest,
     ) -> thrift::Result<crate::hive_metastore::GetRoleGrantsForPrincipalResponse> {
         let result = self.0.get_role_grants_for_principal(request);
+        if let Err(error) = &result {
+            self.0.failed("get_role_grants_for_principal", error);
+        }
         self.0
             .observe("get_role_grants_for_principal", result.is_err());
         result
@@ -3807,6 +4334,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_privilege_set(hive_object, user_name, group_names);
+        if let Err(error) = &result {
+            self.0.failed("get_privilege_set", error);
+        }
         self.0.observe("get_privilege_set", result.is_err());
         result
     }
@@ -3819,6 +4349,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .list_privileges(principal_name, principal_type, hive_object);
+        if let Err(error) = &result {
+            self.0.failed("list_privileges", error);
+        }
         self.0.observe("list_privileges", result.is_err());
         result
     }
@@ -3827,6 +4360,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         privileges: crate::hive_metastore::PrivilegeBag,
     ) -> thrift::Result<bool> {
         let result = self.0.grant_privileges(privileges);
+        if let Err(error) = &result {
+            self.0.failed("grant_privileges", error);
+        }
         self.0.observe("grant_privileges", result.is_err());
         result
     }
@@ -3835,6 +4371,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         privileges: crate::hive_metastore::PrivilegeBag,
     ) -> thrift::Result<bool> {
         let result = self.0.revoke_privileges(privileges);
+        if let Err(error) = &result {
+            self.0.failed("revoke_privileges", error);
+        }
         self.0.observe("revoke_privileges", result.is_err());
         result
     }
@@ -3843,6 +4382,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GrantRevokePrivilegeRequest,
     ) -> thrift::Result<crate::hive_metastore::GrantRevokePrivilegeResponse> {
         let result = self.0.grant_revoke_privileges(request);
+        if let Err(error) = &result {
+            self.0.failed("grant_revoke_privileges", error);
+        }
         self.0.observe("grant_revoke_privileges", result.is_err());
         result
     }
@@ -3855,6 +4397,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .refresh_privileges(obj_to_refresh, authorizer, grant_request);
+        if let Err(error) = &result {
+            self.0.failed("refresh_privileges", error);
+        }
         self.0.observe("refresh_privileges", result.is_err());
         result
     }
@@ -3864,6 +4409,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         group_names: Vec<String>,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.set_ugi(user_name, group_names);
+        if let Err(error) = &result {
+            self.0.failed("set_ugi", error);
+        }
         self.0.observe("set_ugi", result.is_err());
         result
     }
@@ -3875,16 +4423,25 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_delegation_token(token_owner, renewer_kerberos_principal_name);
+        if let Err(error) = &result {
+            self.0.failed("get_delegation_token", error);
+        }
         self.0.observe("get_delegation_token", result.is_err());
         result
     }
     fn handle_renew_delegation_token(&self, token_str_form: String) -> thrift::Result<i64> {
         let result = self.0.renew_delegation_token(token_str_form);
+        if let Err(error) = &result {
+            self.0.failed("renew_delegation_token", error);
+        }
         self.0.observe("renew_delegation_token", result.is_err());
         result
     }
     fn handle_cancel_delegation_token(&self, token_str_form: String) -> thrift::Result<()> {
         let result = self.0.cancel_delegation_token(token_str_form);
+        if let Err(error) = &result {
+            self.0.failed("cancel_delegation_token", error);
+        }
         self.0.observe("cancel_delegation_token", result.is_err());
         result
     }
@@ -3894,46 +4451,73 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         delegation_token: String,
     ) -> thrift::Result<bool> {
         let result = self.0.add_token(token_identifier, delegation_token);
+        if let Err(error) = &result {
+            self.0.failed("add_token", error);
+        }
         self.0.observe("add_token", result.is_err());
         result
     }
     fn handle_remove_token(&self, token_identifier: String) -> thrift::Result<bool> {
         let result = self.0.remove_token(token_identifier);
+        if let Err(error) = &result {
+            self.0.failed("remove_token", error);
+        }
         self.0.observe("remove_token", result.is_err());
         result
     }
     fn handle_get_token(&self, token_identifier: String) -> thrift::Result<String> {
         let result = self.0.get_token(token_identifier);
+        if let Err(error) = &result {
+            self.0.failed("get_token", error);
+        }
         self.0.observe("get_token", result.is_err());
         result
     }
     fn handle_get_all_token_identifiers(&self) -> thrift::Result<Vec<String>> {
         let result = self.0.get_all_token_identifiers();
+        if let Err(error) = &result {
+            self.0.failed("get_all_token_identifiers", error);
+        }
         self.0.observe("get_all_token_identifiers", result.is_err());
         result
     }
     fn handle_add_master_key(&self, key: String) -> thrift::Result<i32> {
         let result = self.0.add_master_key(key);
+        if let Err(error) = &result {
+            self.0.failed("add_master_key", error);
+        }
         self.0.observe("add_master_key", result.is_err());
         result
     }
     fn handle_update_master_key(&self, seq_number: i32, key: String) -> thrift::Result<()> {
         let result = self.0.update_master_key(seq_number, key);
+        if let Err(error) = &result {
+            self.0.failed("update_master_key", error);
+        }
         self.0.observe("update_master_key", result.is_err());
         result
     }
     fn handle_remove_master_key(&self, key_seq: i32) -> thrift::Result<bool> {
         let result = self.0.remove_master_key(key_seq);
+        if let Err(error) = &result {
+            self.0.failed("remove_master_key", error);
+        }
         self.0.observe("remove_master_key", result.is_err());
         result
     }
     fn handle_get_master_keys(&self) -> thrift::Result<Vec<String>> {
         let result = self.0.get_master_keys();
+        if let Err(error) = &result {
+            self.0.failed("get_master_keys", error);
+        }
         self.0.observe("get_master_keys", result.is_err());
         result
     }
     fn handle_get_open_txns(&self) -> thrift::Result<crate::hive_metastore::GetOpenTxnsResponse> {
         let result = self.0.get_open_txns();
+        if let Err(error) = &result {
+            self.0.failed("get_open_txns", error);
+        }
         self.0.observe("get_open_txns", result.is_err());
         result
     }
@@ -3941,6 +4525,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         &self,
     ) -> thrift::Result<crate::hive_metastore::GetOpenTxnsInfoResponse> {
         let result = self.0.get_open_txns_info();
+        if let Err(error) = &result {
+            self.0.failed("get_open_txns_info", error);
+        }
         self.0.observe("get_open_txns_info", result.is_err());
         result
     }
@@ -3949,11 +4536,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::OpenTxnRequest,
     ) -> thrift::Result<crate::hive_metastore::OpenTxnsResponse> {
         let result = self.0.open_txns(rqst);
+        if let Err(error) = &result {
+            self.0.failed("open_txns", error);
+        }
         self.0.observe("open_txns", result.is_err());
         result
     }
     fn handle_abort_txn(&self, rqst: crate::hive_metastore::AbortTxnRequest) -> thrift::Result<()> {
         let result = self.0.abort_txn(rqst);
+        if let Err(error) = &result {
+            self.0.failed("abort_txn", error);
+        }
         self.0.observe("abort_txn", result.is_err());
         result
     }
@@ -3962,6 +4555,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AbortTxnsRequest,
     ) -> thrift::Result<()> {
         let result = self.0.abort_txns(rqst);
+        if let Err(error) = &result {
+            self.0.failed("abort_txns", error);
+        }
         self.0.observe("abort_txns", result.is_err());
         result
     }
@@ -3970,11 +4566,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::CommitTxnRequest,
     ) -> thrift::Result<()> {
         let result = self.0.commit_txn(rqst);
+        if let Err(error) = &result {
+            self.0.failed("commit_txn", error);
+        }
         self.0.observe("commit_txn", result.is_err());
         result
     }
     fn handle_get_latest_txnid_in_conflict(&self, txn_id: i64) -> thrift::Result<i64> {
         let result = self.0.get_latest_txnid_in_conflict(txn_id);
+        if let Err(error) = &result {
+            self.0.failed("get_latest_txnid_in_conflict", error);
+        }
         self.0
             .observe("get_latest_txnid_in_conflict", result.is_err());
         result
@@ -3984,6 +4586,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::ReplTblWriteIdStateRequest,
     ) -> thrift::Result<()> {
         let result = self.0.repl_tbl_writeid_state(rqst);
+        if let Err(error) = &result {
+            self.0.failed("repl_tbl_writeid_state", error);
+        }
         self.0.observe("repl_tbl_writeid_state", result.is_err());
         result
     }
@@ -3992,6 +4597,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::GetValidWriteIdsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetValidWriteIdsResponse> {
         let result = self.0.get_valid_write_ids(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_valid_write_ids", error);
+        }
         self.0.observe("get_valid_write_ids", result.is_err());
         result
     }
@@ -4001,6 +4609,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         write_ids: std::collections::BTreeMap<String, i64>,
     ) -> thrift::Result<()> {
         let result = self.0.add_write_ids_to_min_history(txn_id, write_ids);
+        if let Err(error) = &result {
+            self.0.failed("add_write_ids_to_min_history", error);
+        }
         self.0
             .observe("add_write_ids_to_min_history", result.is_err());
         result
@@ -4010,6 +4621,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AllocateTableWriteIdsRequest,
     ) -> thrift::Result<crate::hive_metastore::AllocateTableWriteIdsResponse> {
         let result = self.0.allocate_table_write_ids(rqst);
+        if let Err(error) = &result {
+            self.0.failed("allocate_table_write_ids", error);
+        }
         self.0.observe("allocate_table_write_ids", result.is_err());
         result
     }
@@ -4018,6 +4632,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::MaxAllocatedTableWriteIdRequest,
     ) -> thrift::Result<crate::hive_metastore::MaxAllocatedTableWriteIdResponse> {
         let result = self.0.get_max_allocated_table_write_id(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_max_allocated_table_write_id", error);
+        }
         self.0
             .observe("get_max_allocated_table_write_id", result.is_err());
         result
@@ -4027,6 +4644,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::SeedTableWriteIdsRequest,
     ) -> thrift::Result<()> {
         let result = self.0.seed_write_id(rqst);
+        if let Err(error) = &result {
+            self.0.failed("seed_write_id", error);
+        }
         self.0.observe("seed_write_id", result.is_err());
         result
     }
@@ -4035,6 +4655,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::SeedTxnIdRequest,
     ) -> thrift::Result<()> {
         let result = self.0.seed_txn_id(rqst);
+        if let Err(error) = &result {
+            self.0.failed("seed_txn_id", error);
+        }
         self.0.observe("seed_txn_id", result.is_err());
         result
     }
@@ -4043,6 +4666,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::LockRequest,
     ) -> thrift::Result<crate::hive_metastore::LockResponse> {
         let result = self.0.lock(rqst);
+        if let Err(error) = &result {
+            self.0.failed("lock", error);
+        }
         self.0.observe("lock", result.is_err());
         result
     }
@@ -4051,11 +4677,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::CheckLockRequest,
     ) -> thrift::Result<crate::hive_metastore::LockResponse> {
         let result = self.0.check_lock(rqst);
+        if let Err(error) = &result {
+            self.0.failed("check_lock", error);
+        }
         self.0.observe("check_lock", result.is_err());
         result
     }
     fn handle_unlock(&self, rqst: crate::hive_metastore::UnlockRequest) -> thrift::Result<()> {
         let result = self.0.unlock(rqst);
+        if let Err(error) = &result {
+            self.0.failed("unlock", error);
+        }
         self.0.observe("unlock", result.is_err());
         result
     }
@@ -4064,11 +4696,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::ShowLocksRequest,
     ) -> thrift::Result<crate::hive_metastore::ShowLocksResponse> {
         let result = self.0.show_locks(rqst);
+        if let Err(error) = &result {
+            self.0.failed("show_locks", error);
+        }
         self.0.observe("show_locks", result.is_err());
         result
     }
     fn handle_heartbeat(&self, ids: crate::hive_metastore::HeartbeatRequest) -> thrift::Result<()> {
         let result = self.0.heartbeat(ids);
+        if let Err(error) = &result {
+            self.0.failed("heartbeat", error);
+        }
         self.0.observe("heartbeat", result.is_err());
         result
     }
@@ -4077,11 +4715,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         txns: crate::hive_metastore::HeartbeatTxnRangeRequest,
     ) -> thrift::Result<crate::hive_metastore::HeartbeatTxnRangeResponse> {
         let result = self.0.heartbeat_txn_range(txns);
+        if let Err(error) = &result {
+            self.0.failed("heartbeat_txn_range", error);
+        }
         self.0.observe("heartbeat_txn_range", result.is_err());
         result
     }
     fn handle_compact(&self, rqst: crate::hive_metastore::CompactionRequest) -> thrift::Result<()> {
         let result = self.0.compact(rqst);
+        if let Err(error) = &result {
+            self.0.failed("compact", error);
+        }
         self.0.observe("compact", result.is_err());
         result
     }
@@ -4090,6 +4734,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::CompactionRequest,
     ) -> thrift::Result<crate::hive_metastore::CompactionResponse> {
         let result = self.0.compact2(rqst);
+        if let Err(error) = &result {
+            self.0.failed("compact2", error);
+        }
         self.0.observe("compact2", result.is_err());
         result
     }
@@ -4098,6 +4745,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::ShowCompactRequest,
     ) -> thrift::Result<crate::hive_metastore::ShowCompactResponse> {
         let result = self.0.show_compact(rqst);
+        if let Err(error) = &result {
+            self.0.failed("show_compact", error);
+        }
         self.0.observe("show_compact", result.is_err());
         result
     }
@@ -4108,6 +4758,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         o3: i64,
     ) -> thrift::Result<bool> {
         let result = self.0.submit_for_cleanup(o1, o2, o3);
+        if let Err(error) = &result {
+            self.0.failed("submit_for_cleanup", error);
+        }
         self.0.observe("submit_for_cleanup", result.is_err());
         result
     }
@@ -4116,6 +4769,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AddDynamicPartitions,
     ) -> thrift::Result<()> {
         let result = self.0.add_dynamic_partitions(rqst);
+        if let Err(error) = &result {
+            self.0.failed("add_dynamic_partitions", error);
+        }
         self.0.observe("add_dynamic_partitions", result.is_err());
         result
     }
@@ -4124,6 +4780,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         worker_id: String,
     ) -> thrift::Result<crate::hive_metastore::OptionalCompactionInfoStruct> {
         let result = self.0.find_next_compact(worker_id);
+        if let Err(error) = &result {
+            self.0.failed("find_next_compact", error);
+        }
         self.0.observe("find_next_compact", result.is_err());
         result
     }
@@ -4132,6 +4791,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::FindNextCompactRequest,
     ) -> thrift::Result<crate::hive_metastore::OptionalCompactionInfoStruct> {
         let result = self.0.find_next_compact2(rqst);
+        if let Err(error) = &result {
+            self.0.failed("find_next_compact2", error);
+        }
         self.0.observe("find_next_compact2", result.is_err());
         result
     }
@@ -4141,6 +4803,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         txn_id: i64,
     ) -> thrift::Result<()> {
         let result = self.0.update_compactor_state(cr, txn_id);
+        if let Err(error) = &result {
+            self.0.failed("update_compactor_state", error);
+        }
         self.0.observe("update_compactor_state", result.is_err());
         result
     }
@@ -4149,6 +4814,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cr: crate::hive_metastore::CompactionInfoStruct,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.find_columns_with_stats(cr);
+        if let Err(error) = &result {
+            self.0.failed("find_columns_with_stats", error);
+        }
         self.0.observe("find_columns_with_stats", result.is_err());
         result
     }
@@ -4157,6 +4825,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cr: crate::hive_metastore::CompactionInfoStruct,
     ) -> thrift::Result<()> {
         let result = self.0.mark_cleaned(cr);
+        if let Err(error) = &result {
+            self.0.failed("mark_cleaned", error);
+        }
         self.0.observe("mark_cleaned", result.is_err());
         result
     }
@@ -4165,6 +4836,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cr: crate::hive_metastore::CompactionInfoStruct,
     ) -> thrift::Result<()> {
         let result = self.0.mark_compacted(cr);
+        if let Err(error) = &result {
+            self.0.failed("mark_compacted", error);
+        }
         self.0.observe("mark_compacted", result.is_err());
         result
     }
@@ -4173,6 +4847,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cr: crate::hive_metastore::CompactionInfoStruct,
     ) -> thrift::Result<()> {
         let result = self.0.mark_failed(cr);
+        if let Err(error) = &result {
+            self.0.failed("mark_failed", error);
+        }
         self.0.observe("mark_failed", result.is_err());
         result
     }
@@ -4181,6 +4858,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         cr: crate::hive_metastore::CompactionInfoStruct,
     ) -> thrift::Result<()> {
         let result = self.0.mark_refused(cr);
+        if let Err(error) = &result {
+            self.0.failed("mark_refused", error);
+        }
         self.0.observe("mark_refused", result.is_err());
         result
     }
@@ -4189,6 +4869,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         data: crate::hive_metastore::CompactionMetricsDataStruct,
     ) -> thrift::Result<bool> {
         let result = self.0.update_compaction_metrics_data(data);
+        if let Err(error) = &result {
+            self.0.failed("update_compaction_metrics_data", error);
+        }
         self.0
             .observe("update_compaction_metrics_data", result.is_err());
         result
@@ -4198,12 +4881,18 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::CompactionMetricsDataRequest,
     ) -> thrift::Result<()> {
         let result = self.0.remove_compaction_metrics_data(request);
+        if let Err(error) = &result {
+            self.0.failed("remove_compaction_metrics_data", error);
+        }
         self.0
             .observe("remove_compaction_metrics_data", result.is_err());
         result
     }
     fn handle_set_hadoop_jobid(&self, job_id: String, cq_id: i64) -> thrift::Result<()> {
         let result = self.0.set_hadoop_jobid(job_id, cq_id);
+        if let Err(error) = &result {
+            self.0.failed("set_hadoop_jobid", error);
+        }
         self.0.observe("set_hadoop_jobid", result.is_err());
         result
     }
@@ -4212,6 +4901,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::GetLatestCommittedCompactionInfoRequest,
     ) -> thrift::Result<crate::hive_metastore::GetLatestCommittedCompactionInfoResponse> {
         let result = self.0.get_latest_committed_compaction_info(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_latest_committed_compaction_info", error);
+        }
         self.0
             .observe("get_latest_committed_compaction_info", result.is_err());
         result
@@ -4221,6 +4913,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::NotificationEventRequest,
     ) -> thrift::Result<crate::hive_metastore::NotificationEventResponse> {
         let result = self.0.get_next_notification(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_next_notification", error);
+        }
         self.0.observe("get_next_notification", result.is_err());
         result
     }
@@ -4228,6 +4923,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         &self,
     ) -> thrift::Result<crate::hive_metastore::CurrentNotificationEventId> {
         let result = self.0.get_current_notification_event_id();
+        if let Err(error) = &result {
+            self.0.failed("get_current_notificationEventId", error);
+        }
         self.0
             .observe("get_current_notificationEventId", result.is_err());
         result
@@ -4237,6 +4935,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::NotificationEventsCountRequest,
     ) -> thrift::Result<crate::hive_metastore::NotificationEventsCountResponse> {
         let result = self.0.get_notification_events_count(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_notification_events_count", error);
+        }
         self.0
             .observe("get_notification_events_count", result.is_err());
         result
@@ -4246,11 +4947,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::FireEventRequest,
     ) -> thrift::Result<crate::hive_metastore::FireEventResponse> {
         let result = self.0.fire_listener_event(rqst);
+        if let Err(error) = &result {
+            self.0.failed("fire_listener_event", error);
+        }
         self.0.observe("fire_listener_event", result.is_err());
         result
     }
     fn handle_flush_cache(&self) -> thrift::Result<()> {
         let result = self.0.flush_cache();
+        if let Err(error) = &result {
+            self.0.failed("flushCache", error);
+        }
         self.0.observe("flushCache", result.is_err());
         result
     }
@@ -4259,6 +4966,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::WriteNotificationLogRequest,
     ) -> thrift::Result<crate::hive_metastore::WriteNotificationLogResponse> {
         let result = self.0.add_write_notification_log(rqst);
+        if let Err(error) = &result {
+            self.0.failed("add_write_notification_log", error);
+        }
         self.0
             .observe("add_write_notification_log", result.is_err());
         result
@@ -4268,6 +4978,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::WriteNotificationLogBatchRequest,
     ) -> thrift::Result<crate::hive_metastore::WriteNotificationLogBatchResponse> {
         let result = self.0.add_write_notification_log_in_batch(rqst);
+        if let Err(error) = &result {
+            self.0.failed("add_write_notification_log_in_batch", error);
+        }
         self.0
             .observe("add_write_notification_log_in_batch", result.is_err());
         result
@@ -4277,6 +4990,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::CmRecycleRequest,
     ) -> thrift::Result<crate::hive_metastore::CmRecycleResponse> {
         let result = self.0.cm_recycle(request);
+        if let Err(error) = &result {
+            self.0.failed("cm_recycle", error);
+        }
         self.0.observe("cm_recycle", result.is_err());
         result
     }
@@ -4285,6 +5001,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetFileMetadataByExprRequest,
     ) -> thrift::Result<crate::hive_metastore::GetFileMetadataByExprResult> {
         let result = self.0.get_file_metadata_by_expr(req);
+        if let Err(error) = &result {
+            self.0.failed("get_file_metadata_by_expr", error);
+        }
         self.0.observe("get_file_metadata_by_expr", result.is_err());
         result
     }
@@ -4293,6 +5012,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::GetFileMetadataRequest,
     ) -> thrift::Result<crate::hive_metastore::GetFileMetadataResult> {
         let result = self.0.get_file_metadata(req);
+        if let Err(error) = &result {
+            self.0.failed("get_file_metadata", error);
+        }
         self.0.observe("get_file_metadata", result.is_err());
         result
     }
@@ -4301,6 +5023,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::PutFileMetadataRequest,
     ) -> thrift::Result<crate::hive_metastore::PutFileMetadataResult> {
         let result = self.0.put_file_metadata(req);
+        if let Err(error) = &result {
+            self.0.failed("put_file_metadata", error);
+        }
         self.0.observe("put_file_metadata", result.is_err());
         result
     }
@@ -4309,6 +5034,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::ClearFileMetadataRequest,
     ) -> thrift::Result<crate::hive_metastore::ClearFileMetadataResult> {
         let result = self.0.clear_file_metadata(req);
+        if let Err(error) = &result {
+            self.0.failed("clear_file_metadata", error);
+        }
         self.0.observe("clear_file_metadata", result.is_err());
         result
     }
@@ -4317,11 +5045,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         req: crate::hive_metastore::CacheFileMetadataRequest,
     ) -> thrift::Result<crate::hive_metastore::CacheFileMetadataResult> {
         let result = self.0.cache_file_metadata(req);
+        if let Err(error) = &result {
+            self.0.failed("cache_file_metadata", error);
+        }
         self.0.observe("cache_file_metadata", result.is_err());
         result
     }
     fn handle_get_metastore_db_uuid(&self) -> thrift::Result<String> {
         let result = self.0.get_metastore_db_uuid();
+        if let Err(error) = &result {
+            self.0.failed("get_metastore_db_uuid", error);
+        }
         self.0.observe("get_metastore_db_uuid", result.is_err());
         result
     }
@@ -4330,6 +5064,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMCreateResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMCreateResourcePlanResponse> {
         let result = self.0.create_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("create_resource_plan", error);
+        }
         self.0.observe("create_resource_plan", result.is_err());
         result
     }
@@ -4338,6 +5075,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMGetResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMGetResourcePlanResponse> {
         let result = self.0.get_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("get_resource_plan", error);
+        }
         self.0.observe("get_resource_plan", result.is_err());
         result
     }
@@ -4346,6 +5086,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMGetActiveResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMGetActiveResourcePlanResponse> {
         let result = self.0.get_active_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("get_active_resource_plan", error);
+        }
         self.0.observe("get_active_resource_plan", result.is_err());
         result
     }
@@ -4354,6 +5097,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMGetAllResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMGetAllResourcePlanResponse> {
         let result = self.0.get_all_resource_plans(request);
+        if let Err(error) = &result {
+            self.0.failed("get_all_resource_plans", error);
+        }
         self.0.observe("get_all_resource_plans", result.is_err());
         result
     }
@@ -4362,6 +5108,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMAlterResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMAlterResourcePlanResponse> {
         let result = self.0.alter_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("alter_resource_plan", error);
+        }
         self.0.observe("alter_resource_plan", result.is_err());
         result
     }
@@ -4370,6 +5119,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMValidateResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMValidateResourcePlanResponse> {
         let result = self.0.validate_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("validate_resource_plan", error);
+        }
         self.0.observe("validate_resource_plan", result.is_err());
         result
     }
@@ -4378,6 +5130,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMDropResourcePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMDropResourcePlanResponse> {
         let result = self.0.drop_resource_plan(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_resource_plan", error);
+        }
         self.0.observe("drop_resource_plan", result.is_err());
         result
     }
@@ -4386,6 +5141,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMCreateTriggerRequest,
     ) -> thrift::Result<crate::hive_metastore::WMCreateTriggerResponse> {
         let result = self.0.create_wm_trigger(request);
+        if let Err(error) = &result {
+            self.0.failed("create_wm_trigger", error);
+        }
         self.0.observe("create_wm_trigger", result.is_err());
         result
     }
@@ -4394,6 +5152,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMAlterTriggerRequest,
     ) -> thrift::Result<crate::hive_metastore::WMAlterTriggerResponse> {
         let result = self.0.alter_wm_trigger(request);
+        if let Err(error) = &result {
+            self.0.failed("alter_wm_trigger", error);
+        }
         self.0.observe("alter_wm_trigger", result.is_err());
         result
     }
@@ -4402,6 +5163,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMDropTriggerRequest,
     ) -> thrift::Result<crate::hive_metastore::WMDropTriggerResponse> {
         let result = self.0.drop_wm_trigger(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_wm_trigger", error);
+        }
         self.0.observe("drop_wm_trigger", result.is_err());
         result
     }
@@ -4410,6 +5174,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMGetTriggersForResourePlanRequest,
     ) -> thrift::Result<crate::hive_metastore::WMGetTriggersForResourePlanResponse> {
         let result = self.0.get_triggers_for_resourceplan(request);
+        if let Err(error) = &result {
+            self.0.failed("get_triggers_for_resourceplan", error);
+        }
         self.0
             .observe("get_triggers_for_resourceplan", result.is_err());
         result
@@ -4419,6 +5186,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMCreatePoolRequest,
     ) -> thrift::Result<crate::hive_metastore::WMCreatePoolResponse> {
         let result = self.0.create_wm_pool(request);
+        if let Err(error) = &result {
+            self.0.failed("create_wm_pool", error);
+        }
         self.0.observe("create_wm_pool", result.is_err());
         result
     }
@@ -4427,6 +5197,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMAlterPoolRequest,
     ) -> thrift::Result<crate::hive_metastore::WMAlterPoolResponse> {
         let result = self.0.alter_wm_pool(request);
+        if let Err(error) = &result {
+            self.0.failed("alter_wm_pool", error);
+        }
         self.0.observe("alter_wm_pool", result.is_err());
         result
     }
@@ -4435,6 +5208,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMDropPoolRequest,
     ) -> thrift::Result<crate::hive_metastore::WMDropPoolResponse> {
         let result = self.0.drop_wm_pool(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_wm_pool", error);
+        }
         self.0.observe("drop_wm_pool", result.is_err());
         result
     }
@@ -4443,6 +5219,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMCreateOrUpdateMappingRequest,
     ) -> thrift::Result<crate::hive_metastore::WMCreateOrUpdateMappingResponse> {
         let result = self.0.create_or_update_wm_mapping(request);
+        if let Err(error) = &result {
+            self.0.failed("create_or_update_wm_mapping", error);
+        }
         self.0
             .observe("create_or_update_wm_mapping", result.is_err());
         result
@@ -4452,6 +5231,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMDropMappingRequest,
     ) -> thrift::Result<crate::hive_metastore::WMDropMappingResponse> {
         let result = self.0.drop_wm_mapping(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_wm_mapping", error);
+        }
         self.0.observe("drop_wm_mapping", result.is_err());
         result
     }
@@ -4460,12 +5242,19 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::WMCreateOrDropTriggerToPoolMappingRequest,
     ) -> thrift::Result<crate::hive_metastore::WMCreateOrDropTriggerToPoolMappingResponse> {
         let result = self.0.create_or_drop_wm_trigger_to_pool_mapping(request);
+        if let Err(error) = &result {
+            self.0
+                .failed("create_or_drop_wm_trigger_to_pool_mapping", error);
+        }
         self.0
             .observe("create_or_drop_wm_trigger_to_pool_mapping", result.is_err());
         result
     }
     fn handle_create_ischema(&self, schema: crate::hive_metastore::ISchema) -> thrift::Result<()> {
         let result = self.0.create_ischema(schema);
+        if let Err(error) = &result {
+            self.0.failed("create_ischema", error);
+        }
         self.0.observe("create_ischema", result.is_err());
         result
     }
@@ -4474,6 +5263,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::AlterISchemaRequest,
     ) -> thrift::Result<()> {
         let result = self.0.alter_ischema(rqst);
+        if let Err(error) = &result {
+            self.0.failed("alter_ischema", error);
+        }
         self.0.observe("alter_ischema", result.is_err());
         result
     }
@@ -4482,11 +5274,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         name: crate::hive_metastore::ISchemaName,
     ) -> thrift::Result<crate::hive_metastore::ISchema> {
         let result = self.0.get_ischema(name);
+        if let Err(error) = &result {
+            self.0.failed("get_ischema", error);
+        }
         self.0.observe("get_ischema", result.is_err());
         result
     }
     fn handle_drop_ischema(&self, name: crate::hive_metastore::ISchemaName) -> thrift::Result<()> {
         let result = self.0.drop_ischema(name);
+        if let Err(error) = &result {
+            self.0.failed("drop_ischema", error);
+        }
         self.0.observe("drop_ischema", result.is_err());
         result
     }
@@ -4495,6 +5293,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schema_version: crate::hive_metastore::SchemaVersion,
     ) -> thrift::Result<()> {
         let result = self.0.add_schema_version(schema_version);
+        if let Err(error) = &result {
+            self.0.failed("add_schema_version", error);
+        }
         self.0.observe("add_schema_version", result.is_err());
         result
     }
@@ -4503,6 +5304,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schema_version: crate::hive_metastore::SchemaVersionDescriptor,
     ) -> thrift::Result<crate::hive_metastore::SchemaVersion> {
         let result = self.0.get_schema_version(schema_version);
+        if let Err(error) = &result {
+            self.0.failed("get_schema_version", error);
+        }
         self.0.observe("get_schema_version", result.is_err());
         result
     }
@@ -4511,6 +5315,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schema_name: crate::hive_metastore::ISchemaName,
     ) -> thrift::Result<crate::hive_metastore::SchemaVersion> {
         let result = self.0.get_schema_latest_version(schema_name);
+        if let Err(error) = &result {
+            self.0.failed("get_schema_latest_version", error);
+        }
         self.0.observe("get_schema_latest_version", result.is_err());
         result
     }
@@ -4519,6 +5326,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schema_name: crate::hive_metastore::ISchemaName,
     ) -> thrift::Result<Vec<crate::hive_metastore::SchemaVersion>> {
         let result = self.0.get_schema_all_versions(schema_name);
+        if let Err(error) = &result {
+            self.0.failed("get_schema_all_versions", error);
+        }
         self.0.observe("get_schema_all_versions", result.is_err());
         result
     }
@@ -4527,6 +5337,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schema_version: crate::hive_metastore::SchemaVersionDescriptor,
     ) -> thrift::Result<()> {
         let result = self.0.drop_schema_version(schema_version);
+        if let Err(error) = &result {
+            self.0.failed("drop_schema_version", error);
+        }
         self.0.observe("drop_schema_version", result.is_err());
         result
     }
@@ -4535,6 +5348,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::FindSchemasByColsRqst,
     ) -> thrift::Result<crate::hive_metastore::FindSchemasByColsResp> {
         let result = self.0.get_schemas_by_cols(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_schemas_by_cols", error);
+        }
         self.0.observe("get_schemas_by_cols", result.is_err());
         result
     }
@@ -4543,6 +5359,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::MapSchemaVersionToSerdeRequest,
     ) -> thrift::Result<()> {
         let result = self.0.map_schema_version_to_serde(rqst);
+        if let Err(error) = &result {
+            self.0.failed("map_schema_version_to_serde", error);
+        }
         self.0
             .observe("map_schema_version_to_serde", result.is_err());
         result
@@ -4552,11 +5371,17 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::SetSchemaVersionStateRequest,
     ) -> thrift::Result<()> {
         let result = self.0.set_schema_version_state(rqst);
+        if let Err(error) = &result {
+            self.0.failed("set_schema_version_state", error);
+        }
         self.0.observe("set_schema_version_state", result.is_err());
         result
     }
     fn handle_add_serde(&self, serde: crate::hive_metastore::SerDeInfo) -> thrift::Result<()> {
         let result = self.0.add_serde(serde);
+        if let Err(error) = &result {
+            self.0.failed("add_serde", error);
+        }
         self.0.observe("add_serde", result.is_err());
         result
     }
@@ -4565,6 +5390,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::GetSerdeRequest,
     ) -> thrift::Result<crate::hive_metastore::SerDeInfo> {
         let result = self.0.get_serde(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_serde", error);
+        }
         self.0.observe("get_serde", result.is_err());
         result
     }
@@ -4577,6 +5405,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .get_lock_materialization_rebuild(db_name, table_name, txn_id);
+        if let Err(error) = &result {
+            self.0.failed("get_lock_materialization_rebuild", error);
+        }
         self.0
             .observe("get_lock_materialization_rebuild", result.is_err());
         result
@@ -4590,6 +5421,10 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         let result = self
             .0
             .heartbeat_lock_materialization_rebuild(db_name, table_name, txn_id);
+        if let Err(error) = &result {
+            self.0
+                .failed("heartbeat_lock_materialization_rebuild", error);
+        }
         self.0
             .observe("heartbeat_lock_materialization_rebuild", result.is_err());
         result
@@ -4599,6 +5434,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         stat: crate::hive_metastore::RuntimeStat,
     ) -> thrift::Result<()> {
         let result = self.0.add_runtime_stats(stat);
+        if let Err(error) = &result {
+            self.0.failed("add_runtime_stats", error);
+        }
         self.0.observe("add_runtime_stats", result.is_err());
         result
     }
@@ -4607,6 +5445,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::GetRuntimeStatsRequest,
     ) -> thrift::Result<Vec<crate::hive_metastore::RuntimeStat>> {
         let result = self.0.get_runtime_stats(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_runtime_stats", error);
+        }
         self.0.observe("get_runtime_stats", result.is_err());
         result
     }
@@ -4615,6 +5456,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetPartitionsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetPartitionsResponse> {
         let result = self.0.get_partitions_with_specs(request);
+        if let Err(error) = &result {
+            self.0.failed("get_partitions_with_specs", error);
+        }
         self.0.observe("get_partitions_with_specs", result.is_err());
         result
     }
@@ -4623,6 +5467,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::ScheduledQueryPollRequest,
     ) -> thrift::Result<crate::hive_metastore::ScheduledQueryPollResponse> {
         let result = self.0.scheduled_query_poll(request);
+        if let Err(error) = &result {
+            self.0.failed("scheduled_query_poll", error);
+        }
         self.0.observe("scheduled_query_poll", result.is_err());
         result
     }
@@ -4631,6 +5478,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::ScheduledQueryMaintenanceRequest,
     ) -> thrift::Result<()> {
         let result = self.0.scheduled_query_maintenance(request);
+        if let Err(error) = &result {
+            self.0.failed("scheduled_query_maintenance", error);
+        }
         self.0
             .observe("scheduled_query_maintenance", result.is_err());
         result
@@ -4640,6 +5490,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         info: crate::hive_metastore::ScheduledQueryProgressInfo,
     ) -> thrift::Result<()> {
         let result = self.0.scheduled_query_progress(info);
+        if let Err(error) = &result {
+            self.0.failed("scheduled_query_progress", error);
+        }
         self.0.observe("scheduled_query_progress", result.is_err());
         result
     }
@@ -4648,6 +5501,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         schedule_key: crate::hive_metastore::ScheduledQueryKey,
     ) -> thrift::Result<crate::hive_metastore::ScheduledQuery> {
         let result = self.0.get_scheduled_query(schedule_key);
+        if let Err(error) = &result {
+            self.0.failed("get_scheduled_query", error);
+        }
         self.0.observe("get_scheduled_query", result.is_err());
         result
     }
@@ -4656,6 +5512,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         replication_metric_list: crate::hive_metastore::ReplicationMetricList,
     ) -> thrift::Result<()> {
         let result = self.0.add_replication_metrics(replication_metric_list);
+        if let Err(error) = &result {
+            self.0.failed("add_replication_metrics", error);
+        }
         self.0.observe("add_replication_metrics", result.is_err());
         result
     }
@@ -4664,6 +5523,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         rqst: crate::hive_metastore::GetReplicationMetricsRequest,
     ) -> thrift::Result<crate::hive_metastore::ReplicationMetricList> {
         let result = self.0.get_replication_metrics(rqst);
+        if let Err(error) = &result {
+            self.0.failed("get_replication_metrics", error);
+        }
         self.0.observe("get_replication_metrics", result.is_err());
         result
     }
@@ -4672,6 +5534,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         get_open_txns_request: crate::hive_metastore::GetOpenTxnsRequest,
     ) -> thrift::Result<crate::hive_metastore::GetOpenTxnsResponse> {
         let result = self.0.get_open_txns_req(get_open_txns_request);
+        if let Err(error) = &result {
+            self.0.failed("get_open_txns_req", error);
+        }
         self.0.observe("get_open_txns_req", result.is_err());
         result
     }
@@ -4680,6 +5545,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         proc_: crate::hive_metastore::StoredProcedure,
     ) -> thrift::Result<()> {
         let result = self.0.create_stored_procedure(proc_);
+        if let Err(error) = &result {
+            self.0.failed("create_stored_procedure", error);
+        }
         self.0.observe("create_stored_procedure", result.is_err());
         result
     }
@@ -4688,6 +5556,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::StoredProcedureRequest,
     ) -> thrift::Result<crate::hive_metastore::StoredProcedure> {
         let result = self.0.get_stored_procedure(request);
+        if let Err(error) = &result {
+            self.0.failed("get_stored_procedure", error);
+        }
         self.0.observe("get_stored_procedure", result.is_err());
         result
     }
@@ -4696,6 +5567,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::StoredProcedureRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_stored_procedure(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_stored_procedure", error);
+        }
         self.0.observe("drop_stored_procedure", result.is_err());
         result
     }
@@ -4704,6 +5578,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::ListStoredProcedureRequest,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_all_stored_procedures(request);
+        if let Err(error) = &result {
+            self.0.failed("get_all_stored_procedures", error);
+        }
         self.0.observe("get_all_stored_procedures", result.is_err());
         result
     }
@@ -4712,6 +5589,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetPackageRequest,
     ) -> thrift::Result<crate::hive_metastore::Package> {
         let result = self.0.find_package(request);
+        if let Err(error) = &result {
+            self.0.failed("find_package", error);
+        }
         self.0.observe("find_package", result.is_err());
         result
     }
@@ -4720,6 +5600,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::AddPackageRequest,
     ) -> thrift::Result<()> {
         let result = self.0.add_package(request);
+        if let Err(error) = &result {
+            self.0.failed("add_package", error);
+        }
         self.0.observe("add_package", result.is_err());
         result
     }
@@ -4728,6 +5611,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::ListPackageRequest,
     ) -> thrift::Result<Vec<String>> {
         let result = self.0.get_all_packages(request);
+        if let Err(error) = &result {
+            self.0.failed("get_all_packages", error);
+        }
         self.0.observe("get_all_packages", result.is_err());
         result
     }
@@ -4736,6 +5622,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::DropPackageRequest,
     ) -> thrift::Result<()> {
         let result = self.0.drop_package(request);
+        if let Err(error) = &result {
+            self.0.failed("drop_package", error);
+        }
         self.0.observe("drop_package", result.is_err());
         result
     }
@@ -4744,6 +5633,9 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
         request: crate::hive_metastore::GetAllWriteEventInfoRequest,
     ) -> thrift::Result<Vec<crate::hive_metastore::WriteEventInfo>> {
         let result = self.0.get_all_write_event_info(request);
+        if let Err(error) = &result {
+            self.0.failed("get_all_write_event_info", error);
+        }
         self.0.observe("get_all_write_event_info", result.is_err());
         result
     }
@@ -4752,61 +5644,97 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
 impl<H: Handler> crate::fb303::FacebookServiceSyncHandler for Adapter<H> {
     fn handle_get_name(&self) -> thrift::Result<String> {
         let result = self.0.get_name();
+        if let Err(error) = &result {
+            self.0.failed("getName", error);
+        }
         self.0.observe("getName", result.is_err());
         result
     }
     fn handle_get_version(&self) -> thrift::Result<String> {
         let result = self.0.get_version();
+        if let Err(error) = &result {
+            self.0.failed("getVersion", error);
+        }
         self.0.observe("getVersion", result.is_err());
         result
     }
     fn handle_get_status(&self) -> thrift::Result<crate::fb303::FbStatus> {
         let result = self.0.get_status();
+        if let Err(error) = &result {
+            self.0.failed("getStatus", error);
+        }
         self.0.observe("getStatus", result.is_err());
         result
     }
     fn handle_get_status_details(&self) -> thrift::Result<String> {
         let result = self.0.get_status_details();
+        if let Err(error) = &result {
+            self.0.failed("getStatusDetails", error);
+        }
         self.0.observe("getStatusDetails", result.is_err());
         result
     }
     fn handle_get_counters(&self) -> thrift::Result<std::collections::BTreeMap<String, i64>> {
         let result = self.0.get_counters();
+        if let Err(error) = &result {
+            self.0.failed("getCounters", error);
+        }
         self.0.observe("getCounters", result.is_err());
         result
     }
     fn handle_get_counter(&self, key: String) -> thrift::Result<i64> {
         let result = self.0.get_counter(key);
+        if let Err(error) = &result {
+            self.0.failed("getCounter", error);
+        }
         self.0.observe("getCounter", result.is_err());
         result
     }
     fn handle_set_option(&self, key: String, value: String) -> thrift::Result<()> {
         let result = self.0.set_option(key, value);
+        if let Err(error) = &result {
+            self.0.failed("setOption", error);
+        }
         self.0.observe("setOption", result.is_err());
         result
     }
     fn handle_get_option(&self, key: String) -> thrift::Result<String> {
         let result = self.0.get_option(key);
+        if let Err(error) = &result {
+            self.0.failed("getOption", error);
+        }
         self.0.observe("getOption", result.is_err());
         result
     }
     fn handle_get_options(&self) -> thrift::Result<std::collections::BTreeMap<String, String>> {
         let result = self.0.get_options();
+        if let Err(error) = &result {
+            self.0.failed("getOptions", error);
+        }
         self.0.observe("getOptions", result.is_err());
         result
     }
     fn handle_get_cpu_profile(&self, profile_duration_in_sec: i32) -> thrift::Result<String> {
         let result = self.0.get_cpu_profile(profile_duration_in_sec);
+        if let Err(error) = &result {
+            self.0.failed("getCpuProfile", error);
+        }
         self.0.observe("getCpuProfile", result.is_err());
         result
     }
     fn handle_alive_since(&self) -> thrift::Result<i64> {
         let result = self.0.alive_since();
+        if let Err(error) = &result {
+            self.0.failed("aliveSince", error);
+        }
         self.0.observe("aliveSince", result.is_err());
         result
     }
     fn handle_reinitialize(&self) -> thrift::Result<()> {
         let result = self.0.reinitialize();
+        if let Err(error) = &result {
+            self.0.failed("reinitialize", error);
+        }
         self.0.observe("reinitialize", result.is_err());
         // oneway: the client reads no reply, so an error must not produce one
         drop(result);
@@ -4814,6 +5742,9 @@ impl<H: Handler> crate::fb303::FacebookServiceSyncHandler for Adapter<H> {
     }
     fn handle_shutdown(&self) -> thrift::Result<()> {
         let result = self.0.shutdown();
+        if let Err(error) = &result {
+            self.0.failed("shutdown", error);
+        }
         self.0.observe("shutdown", result.is_err());
         // oneway: the client reads no reply, so an error must not produce one
         drop(result);

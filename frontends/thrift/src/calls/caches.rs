@@ -4,14 +4,16 @@
 
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::errors::undeclared;
 use crate::service::Session;
 
 /// `get_file_metadata_by_expr`: not supported, no metadata.
 pub fn get_by_expr(
-    _session: &Session,
+    session: &Session,
     _request: idl::GetFileMetadataByExprRequest,
 ) -> thrift::Result<idl::GetFileMetadataByExprResult> {
+    session.authorize(Need::Anyone, Target::Server)?;
     Ok(idl::GetFileMetadataByExprResult {
         metadata: Default::default(),
         is_supported: false,
@@ -20,9 +22,10 @@ pub fn get_by_expr(
 
 /// `get_file_metadata`: not supported, no metadata.
 pub fn get(
-    _session: &Session,
+    session: &Session,
     _request: idl::GetFileMetadataRequest,
 ) -> thrift::Result<idl::GetFileMetadataResult> {
+    session.authorize(Need::Anyone, Target::Server)?;
     Ok(idl::GetFileMetadataResult {
         metadata: Default::default(),
         is_supported: false,
@@ -32,9 +35,10 @@ pub fn get(
 /// `put_file_metadata`: Hive's handler stores nothing when the store does not support file
 /// metadata, and answers an empty result.
 pub fn put(
-    _session: &Session,
+    session: &Session,
     _request: idl::PutFileMetadataRequest,
 ) -> thrift::Result<idl::PutFileMetadataResult> {
+    session.authorize(Need::Admin, Target::Server)?;
     Ok(idl::PutFileMetadataResult {})
 }
 
@@ -42,9 +46,10 @@ pub fn put(
 /// and `ObjectStore` throws `UnsupportedOperationException`, which reaches the client as
 /// Thrift's internal error; the call declares no exception, so this one says why.
 pub fn clear(
-    _session: &Session,
+    session: &Session,
     _request: idl::ClearFileMetadataRequest,
 ) -> thrift::Result<idl::ClearFileMetadataResult> {
+    session.authorize(Need::Admin, Target::Server)?;
     Err(undeclared(
         "Internal error processing clear_file_metadata: this metastore keeps no file metadata",
     ))
@@ -52,9 +57,10 @@ pub fn clear(
 
 /// `cache_file_metadata`: not supported.
 pub fn cache(
-    _session: &Session,
+    session: &Session,
     _request: idl::CacheFileMetadataRequest,
 ) -> thrift::Result<idl::CacheFileMetadataResult> {
+    session.authorize(Need::Admin, Target::Server)?;
     Ok(idl::CacheFileMetadataResult {
         is_supported: false,
     })
@@ -62,6 +68,7 @@ pub fn cache(
 
 /// `flushCache`: hivestore keeps nothing a flush could drop (what it keeps in memory is
 /// valid for a version of the store, never stale), as Hive's `ObjectStore` has no cache.
-pub fn flush(_session: &Session) -> thrift::Result<()> {
+pub fn flush(session: &Session) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     Ok(())
 }

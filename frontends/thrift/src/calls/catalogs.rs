@@ -5,6 +5,8 @@ use hivestore_idl::hive_metastore::{
     GetCatalogResponse, GetCatalogsResponse,
 };
 
+use super::normal;
+use crate::access::{Need, Target};
 use crate::convert::{catalog_from_idl, catalog_to_idl};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
@@ -23,6 +25,8 @@ pub fn create(session: &Session, request: CreateCatalogRequest) -> thrift::Resul
     let catalog = request
         .catalog
         .ok_or_else(|| exception(Declared::InvalidObject, "create_catalog: no catalog given"))?;
+    let name = normal(catalog.name.as_deref().unwrap_or_default());
+    session.authorize(Need::Admin, Target::Catalog(&name))?;
     session
         .store()
         .create_catalog(catalog_from_idl(catalog))
@@ -33,6 +37,7 @@ pub fn create(session: &Session, request: CreateCatalogRequest) -> thrift::Resul
 /// `alter_catalog`: the catalog keeps its name; description and location may change.
 pub fn alter(session: &Session, request: AlterCatalogRequest) -> thrift::Result<()> {
     let name = required_name(request.name, "alter_catalog")?;
+    session.authorize(Need::Admin, Target::Catalog(&normal(&name)))?;
     let catalog = request.new_cat.ok_or_else(|| {
         exception(
             Declared::InvalidOperation,
@@ -49,6 +54,7 @@ pub fn alter(session: &Session, request: AlterCatalogRequest) -> thrift::Result<
 /// `get_catalog`.
 pub fn get(session: &Session, request: GetCatalogRequest) -> thrift::Result<GetCatalogResponse> {
     let name = required_name(request.name, "get_catalog")?;
+    session.authorize(Need::Anyone, Target::Catalog(&normal(&name)))?;
     let catalog = session
         .store()
         .get_catalog(&name)
@@ -60,6 +66,7 @@ pub fn get(session: &Session, request: GetCatalogRequest) -> thrift::Result<GetC
 
 /// `get_catalogs`: every catalog name, sorted.
 pub fn list(session: &Session) -> thrift::Result<GetCatalogsResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let names = session
         .store()
         .list_catalogs()
@@ -70,6 +77,7 @@ pub fn list(session: &Session) -> thrift::Result<GetCatalogsResponse> {
 /// `drop_catalog`: refused for `hive` and for a catalog that still has databases.
 pub fn drop_one(session: &Session, request: DropCatalogRequest) -> thrift::Result<()> {
     let name = required_name(request.name, "drop_catalog")?;
+    session.authorize(Need::Admin, Target::Catalog(&normal(&name)))?;
     match session.store().drop_catalog(&name) {
         Ok(_) => Ok(()),
         Err(hivestore_engine::Error::NoSuchObject(_)) if request.if_exists == Some(true) => Ok(()),

@@ -6,6 +6,7 @@
 use hivestore_engine as engine;
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::convert::{principal_type_from_idl, principal_type_to_idl};
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
@@ -55,6 +56,7 @@ fn connector_to_idl(connector: engine::DataConnector) -> idl::DataConnector {
 /// `create_dataconnector` (Hive 4.0): the owner, when unset, is the caller, as Hive takes it
 /// from the caller's UGI.
 pub fn create(session: &Session, connector: idl::DataConnector) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     let mut spec = spec_from_idl(connector);
     if spec.owner_name.is_none() {
         spec.owner_name = session.user();
@@ -79,6 +81,7 @@ pub fn get_req(
     session: &Session,
     request: idl::GetDataConnectorRequest,
 ) -> thrift::Result<idl::DataConnector> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .require_data_connector(&request.connector_name)
@@ -88,6 +91,7 @@ pub fn get_req(
 
 /// `get_dataconnectors`: every name, ascending.
 pub fn all(session: &Session) -> thrift::Result<Vec<String>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .list_data_connectors()
@@ -96,6 +100,7 @@ pub fn all(session: &Session) -> thrift::Result<Vec<String>> {
 
 /// `alter_dataconnector` (Hive 4.0).
 pub fn alter(session: &Session, name: String, connector: idl::DataConnector) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     session
         .store()
         .alter_data_connector(&name, spec_from_idl(connector))
@@ -129,6 +134,7 @@ pub fn drop_req(session: &Session, request: idl::DropDataConnectorRequest) -> th
 }
 
 fn drop_named(session: &Session, name: &str, if_not_exists: bool) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     session
         .store()
         .drop_data_connector(name, if_not_exists)

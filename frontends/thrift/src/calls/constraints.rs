@@ -18,7 +18,8 @@ use hivestore_idl::hive_metastore::{
     SQLUniqueConstraint, Table, UniqueConstraintsRequest, UniqueConstraintsResponse,
 };
 
-use super::catalog_or_default;
+use super::{catalog_name_or_default, catalog_or_default, normal};
+use crate::access::{Need, Privilege, Target};
 use crate::convert::table_from_idl;
 use crate::convert_constraints as convert;
 use crate::errors::{exception, throws, to_thrift, Declared};
@@ -28,6 +29,7 @@ use crate::service::Session;
 const ADD: &[Declared] = &[Declared::NoSuchObject, Declared::Meta];
 
 fn add(session: &Session, kind: ConstraintKind, rows: Vec<ConstraintRow>) -> thrift::Result<()> {
+    authorize_tables(session, Need::Privilege(Privilege::Alter), &rows)?;
     session
         .store()
         .add_constraints(kind, rows)
@@ -88,6 +90,12 @@ pub fn add_check_constraint(
 /// declare).
 pub fn drop(session: &Session, request: DropConstraintRequest) -> thrift::Result<()> {
     let catalog = catalog_or_default(request.cat_name);
+    let target = Target::Table {
+        catalog: &normal(&catalog),
+        database: &normal(&request.dbname),
+        table: &normal(&request.tablename),
+    };
+    session.authorize(Need::Privilege(Privilege::Alter), target)?;
     session
         .store()
         .drop_constraint(
@@ -170,6 +178,11 @@ pub fn create_table(
 ) -> thrift::Result<()> {
     let catalog = catalog_or_default(table.cat_name.clone());
     let mut table = table_from_idl(table, &catalog);
+    let target = Target::Database {
+        catalog: &normal(catalog_name_or_default(&table.cat_name)),
+        database: &normal(&table.db_name),
+    };
+    session.authorize(Need::Privilege(Privilege::Create), target)?;
     if table.owner.is_none() {
         table.owner = session.user();
     }
@@ -189,6 +202,43 @@ pub fn create_table(
         )),
         Err(error) => Err(to_thrift(error, throws::CREATE)),
     }
+}
+
+/// Names each table `rows` are declared on, once for each run of rows on the same table.
+fn authorize_tables(session: &Session, need: Need, rows: &[ConstraintRow]) -> thrift::Result<()> {
+    let mut previous = None;
+    for row in rows {
+        let table = (
+            normal(catalog_name_or_default(&row.catalog)),
+            normal(&row.db_name),
+            normal(&row.table_name),
+        );
+        if previous.as_ref() != Some(&table) {
+            let target = Target::Table {
+                catalog: &table.0,
+                database: &table.1,
+                table: &table.2,
+            };
+            session.authorize(need, target)?;
+        }
+        previous = Some(table);
+    }
+    Ok(())
+}
+
+/// Names the read of table `db.table`'s constraints.
+fn authorize_read(
+    session: &Session,
+    catalog: Option<&str>,
+    db: &str,
+    table: &str,
+) -> thrift::Result<()> {
+    let target = Target::Table {
+        catalog: &normal(catalog_name_or_default(catalog.unwrap_or_default())),
+        database: &normal(db),
+        table: &normal(table),
+    };
+    session.authorize(Need::Privilege(Privilege::Select), target)
 }
 
 fn own(
@@ -211,6 +261,7 @@ pub fn get_primary_keys(
     request: PrimaryKeysRequest,
 ) -> thrift::Result<PrimaryKeysResponse> {
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, request.cat_name.as_deref(), db, table)?;
     let rows = own(
         session,
         request.cat_name.clone(),
@@ -239,6 +290,7 @@ pub fn get_foreign_keys(
     session: &Session,
     request: ForeignKeysRequest,
 ) -> thrift::Result<ForeignKeysResponse> {
+    authorize_foreign_keys(session, &request)?;
     let filter = ForeignKeyFilter {
         catalog: catalog_or_default(request.cat_name),
         parent_db: request.parent_db_name,
@@ -252,12 +304,51 @@ pub fn get_foreign_keys(
     })
 }
 
+/// Names the tables a foreign key read selects by: the parent's and the foreign one's, each
+/// named (a database alone, its database); the server when it names neither.
+fn authorize_foreign_keys(session: &Session, request: &ForeignKeysRequest) -> thrift::Result<()> {
+    let need = Need::Privilege(Privilege::Select);
+    let catalog = normal(catalog_name_or_default(
+        request.cat_name.as_deref().unwrap_or_default(),
+    ));
+    let sides = [
+        (&request.parent_db_name, &request.parent_tbl_name),
+        (&request.foreign_db_name, &request.foreign_tbl_name),
+    ];
+    let mut named = false;
+    for (database, table) in sides {
+        let Some(database) = database.as_deref() else {
+            continue;
+        };
+        let database = normal(database);
+        let table = table.as_deref().map(normal);
+        let target = match table.as_deref() {
+            Some(table) => Target::Table {
+                catalog: &catalog,
+                database: &database,
+                table,
+            },
+            None => Target::Database {
+                catalog: &catalog,
+                database: &database,
+            },
+        };
+        session.authorize(need, target)?;
+        named = true;
+    }
+    if !named {
+        session.authorize(need, Target::Server)?;
+    }
+    Ok(())
+}
+
 /// `get_unique_constraints`.
 pub fn get_unique_constraints(
     session: &Session,
     request: UniqueConstraintsRequest,
 ) -> thrift::Result<UniqueConstraintsResponse> {
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, Some(&request.cat_name), db, table)?;
     let rows = own(
         session,
         Some(request.cat_name.clone()),
@@ -276,6 +367,7 @@ pub fn get_not_null_constraints(
     request: NotNullConstraintsRequest,
 ) -> thrift::Result<NotNullConstraintsResponse> {
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, Some(&request.cat_name), db, table)?;
     let rows = own(
         session,
         Some(request.cat_name.clone()),
@@ -294,6 +386,7 @@ pub fn get_default_constraints(
     request: DefaultConstraintsRequest,
 ) -> thrift::Result<DefaultConstraintsResponse> {
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, Some(&request.cat_name), db, table)?;
     let rows = own(
         session,
         Some(request.cat_name.clone()),
@@ -312,6 +405,7 @@ pub fn get_check_constraints(
     request: CheckConstraintsRequest,
 ) -> thrift::Result<CheckConstraintsResponse> {
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, Some(&request.cat_name), db, table)?;
     let rows = own(
         session,
         Some(request.cat_name.clone()),
@@ -332,6 +426,7 @@ pub fn get_all(
 ) -> thrift::Result<AllTableConstraintsResponse> {
     let catalog = Some(request.cat_name.clone());
     let (db, table) = (&request.db_name, &request.tbl_name);
+    authorize_read(session, catalog.as_deref(), db, table)?;
     let of = |kind| own(session, catalog.clone(), db, table, kind);
     let filter = ForeignKeyFilter {
         catalog: catalog_or_default(catalog.clone()),

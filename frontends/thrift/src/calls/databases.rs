@@ -5,7 +5,8 @@ use hivestore_idl::hive_metastore::{
     AlterDatabaseRequest, CreateDatabaseRequest, Database, DropDatabaseRequest, GetDatabaseRequest,
 };
 
-use super::{catalog_or_default, parse_database_name, require_database_name};
+use super::{catalog_or_default, normal, parse_database_name, require_database_name};
+use crate::access::{Need, Privilege, Target};
 use crate::convert::{database_from_create_request, database_from_idl, database_to_idl};
 use crate::errors::{exception, throws, to_thrift, Declared};
 use crate::service::Session;
@@ -25,6 +26,7 @@ fn create_database(
     session: &Session,
     mut database: hivestore_engine::Database,
 ) -> thrift::Result<()> {
+    session.authorize(Need::Privilege(Privilege::Create), Target::Server)?;
     if database.owner_name.is_none() {
         database.owner_name = session.user();
         database
@@ -56,6 +58,11 @@ pub fn get_req(session: &Session, request: GetDatabaseRequest) -> thrift::Result
 }
 
 fn get_database(session: &Session, catalog: &str, name: &str) -> thrift::Result<Database> {
+    let target = Target::Database {
+        catalog: &normal(catalog),
+        database: &normal(name),
+    };
+    session.authorize(Need::Anyone, target)?;
     session
         .store()
         .get_database(catalog, name)
@@ -65,6 +72,7 @@ fn get_database(session: &Session, catalog: &str, name: &str) -> thrift::Result<
 
 /// `get_all_databases`: the default catalog's databases, sorted.
 pub fn list_all(session: &Session) -> thrift::Result<Vec<String>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .list_databases(hivestore_engine::DEFAULT_CATALOG_NAME)
@@ -92,6 +100,11 @@ fn alter_database(
     name: &str,
     database: Database,
 ) -> thrift::Result<()> {
+    let target = Target::Database {
+        catalog: &normal(catalog),
+        database: &normal(name),
+    };
+    session.authorize(Need::Privilege(Privilege::Alter), target)?;
     let database = database_from_idl(database, catalog);
     session
         .store()
@@ -148,6 +161,11 @@ pub fn drop_req(session: &Session, request: DropDatabaseRequest) -> thrift::Resu
 }
 
 fn drop_database(session: &Session, drop: DropDatabase) -> thrift::Result<()> {
+    let target = Target::Database {
+        catalog: &normal(&drop.catalog),
+        database: &normal(&drop.name),
+    };
+    session.authorize(Need::Privilege(Privilege::Drop), target)?;
     let options = DropDatabaseOptions {
         cascade: drop.cascade,
         delete_data: drop.delete_data,
@@ -165,6 +183,7 @@ fn drop_database(session: &Session, drop: DropDatabase) -> thrift::Result<()> {
 /// `get_databases(pattern)`: Hive's pattern language; the pattern may carry its catalog.
 pub fn list_matching(session: &Session, pattern: String) -> thrift::Result<Vec<String>> {
     let (catalog, pattern) = parse_database_name(&pattern)?;
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .list_databases_matching(&catalog, pattern.as_deref())

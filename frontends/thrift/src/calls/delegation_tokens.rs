@@ -6,6 +6,7 @@
 //! The raw store holds the master keys that sign tokens, so a caller who logged in with a
 //! delegation token may not use it (it could mint tokens); Hive leaves it open to all.
 
+use crate::access::{Need, Target};
 use crate::auth::delegation::now_millis;
 use crate::auth::AuthMethod;
 use crate::errors::{exception, to_thrift, undeclared, Declared};
@@ -41,6 +42,7 @@ fn raw_store_allowed(session: &Session, declared: &[Declared]) -> thrift::Result
 /// `get_delegation_token`: a token for `owner`, renewable by `renewer`; the caller must have
 /// authenticated by Kerberos, and be the owner.
 pub fn get(session: &Session, owner: String, renewer: String) -> thrift::Result<String> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .secret_manager()
         .issue(
@@ -55,6 +57,7 @@ pub fn get(session: &Session, owner: String, renewer: String) -> thrift::Result<
 
 /// `renew_delegation_token`: the token's new expiry, in milliseconds since the epoch.
 pub fn renew(session: &Session, token: String) -> thrift::Result<i64> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .secret_manager()
         .renew(session.store(), session.caller(), &token, now_millis())
@@ -63,6 +66,7 @@ pub fn renew(session: &Session, token: String) -> thrift::Result<i64> {
 
 /// `cancel_delegation_token`.
 pub fn cancel(session: &Session, token: String) -> thrift::Result<()> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .secret_manager()
         .cancel(session.store(), session.caller(), &token)
@@ -71,6 +75,7 @@ pub fn cancel(session: &Session, token: String) -> thrift::Result<()> {
 
 /// `add_token`: false when a token is stored under the identifier already.
 pub fn add_token(session: &Session, identifier: String, token: String) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     session
         .store()
@@ -80,6 +85,7 @@ pub fn add_token(session: &Session, identifier: String, token: String) -> thrift
 
 /// `remove_token`: whether there was one.
 pub fn remove_token(session: &Session, identifier: String) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     session
         .store()
@@ -90,6 +96,7 @@ pub fn remove_token(session: &Session, identifier: String) -> thrift::Result<boo
 /// `get_token`: the token, or the empty string when there is none (Hive's answer, since
 /// Thrift cannot return null).
 pub fn get_token(session: &Session, identifier: String) -> thrift::Result<String> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     let token = session
         .store()
@@ -100,6 +107,7 @@ pub fn get_token(session: &Session, identifier: String) -> thrift::Result<String
 
 /// `get_all_token_identifiers`.
 pub fn all_token_identifiers(session: &Session) -> thrift::Result<Vec<String>> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     session
         .store()
@@ -109,6 +117,7 @@ pub fn all_token_identifiers(session: &Session) -> thrift::Result<Vec<String>> {
 
 /// `add_master_key`: the sequence id the key is stored under.
 pub fn add_master_key(session: &Session, key: String) -> thrift::Result<i32> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, META)?;
     session
         .store()
@@ -118,6 +127,7 @@ pub fn add_master_key(session: &Session, key: String) -> thrift::Result<i32> {
 
 /// `update_master_key`: `NoSuchObjectException` for an unknown sequence id.
 pub fn update_master_key(session: &Session, sequence_id: i32, key: String) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, UPDATE_KEY)?;
     session
         .store()
@@ -127,6 +137,7 @@ pub fn update_master_key(session: &Session, sequence_id: i32, key: String) -> th
 
 /// `remove_master_key`: whether there was one.
 pub fn remove_master_key(session: &Session, sequence_id: i32) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     session
         .store()
@@ -136,6 +147,7 @@ pub fn remove_master_key(session: &Session, sequence_id: i32) -> thrift::Result<
 
 /// `get_master_keys`, in sequence id order.
 pub fn master_keys(session: &Session) -> thrift::Result<Vec<String>> {
+    session.authorize(Need::Admin, Target::Server)?;
     raw_store_allowed(session, NOTHING)?;
     let keys = session
         .store()

@@ -10,7 +10,8 @@ use hivestore_idl::hive_metastore::{
     self as idl, GetAllFunctionsResponse, GetFunctionsRequest, GetFunctionsResponse,
 };
 
-use crate::calls::{catalog_or_default, parse_database_name};
+use crate::access::{Need, Privilege, Target};
+use crate::calls::{catalog_name_or_default, catalog_or_default, normal, parse_database_name};
 use crate::convert::{function_to_idl, principal_type_from_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -91,6 +92,11 @@ fn function_from_idl(function: idl::Function, what: &str) -> thrift::Result<engi
 /// `create_function`.
 pub fn create(session: &Session, function: idl::Function) -> thrift::Result<()> {
     let function = function_from_idl(function, "create_function")?;
+    let target = Target::Database {
+        catalog: &normal(catalog_name_or_default(&function.cat_name)),
+        database: &normal(&function.db_name),
+    };
+    session.authorize(Need::Privilege(Privilege::Create), target)?;
     session
         .store()
         .create_function(function)
@@ -102,6 +108,12 @@ pub fn create(session: &Session, function: idl::Function) -> thrift::Result<()> 
 pub fn get(session: &Session, db_name: String, name: String) -> thrift::Result<idl::Function> {
     let (catalog, database) = parse_database_name(&db_name)?;
     let database = database.unwrap_or_default();
+    let target = Target::Function {
+        catalog: &normal(&catalog),
+        database: &normal(&database),
+        function: &normal(&name),
+    };
+    session.authorize(Need::Anyone, target)?;
     let found = session
         .store()
         .get_function(&catalog, &database, &name)
@@ -117,6 +129,11 @@ pub fn get(session: &Session, db_name: String, name: String) -> thrift::Result<i
 /// `get_functions(db, pattern)`: names, ascending; none for a missing database.
 pub fn list(session: &Session, db_name: String, pattern: String) -> thrift::Result<Vec<String>> {
     let (catalog, database) = parse_database_name(&db_name)?;
+    let target = Target::Database {
+        catalog: &normal(&catalog),
+        database: &normal(database.as_deref().unwrap_or_default()),
+    };
+    session.authorize(Need::Anyone, target)?;
     session
         .store()
         .list_functions_matching(&catalog, &database.unwrap_or_default(), Some(&pattern))
@@ -129,6 +146,11 @@ pub fn list_req(
     request: GetFunctionsRequest,
 ) -> thrift::Result<GetFunctionsResponse> {
     let catalog = catalog_or_default(request.catalog_name);
+    let target = Target::Database {
+        catalog: &normal(&catalog),
+        database: &normal(&request.db_name),
+    };
+    session.authorize(Need::Anyone, target)?;
     let store = session.store();
     let names = store
         .list_functions_matching(&catalog, &request.db_name, request.pattern.as_deref())
@@ -154,6 +176,7 @@ pub fn list_req(
 
 /// `get_all_functions`: every function of catalog `hive`, as Hive answers it.
 pub fn all(session: &Session) -> thrift::Result<GetAllFunctionsResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let functions = session
         .store()
         .all_functions(DEFAULT_CATALOG_NAME)
@@ -171,10 +194,17 @@ pub fn alter(
     new: idl::Function,
 ) -> thrift::Result<()> {
     let (catalog, database) = parse_database_name(&db_name)?;
+    let database = database.unwrap_or_default();
+    let target = Target::Function {
+        catalog: &normal(&catalog),
+        database: &normal(&database),
+        function: &normal(&name),
+    };
+    session.authorize(Need::Privilege(Privilege::Alter), target)?;
     let new = function_from_idl(new, "alter_function").map_err(as_meta)?;
     session
         .store()
-        .alter_function(&catalog, &database.unwrap_or_default(), &name, new)
+        .alter_function(&catalog, &database, &name, new)
         .map(|_| ())
         .map_err(|error| to_thrift(error, ALTER))
 }
@@ -182,9 +212,16 @@ pub fn alter(
 /// `drop_function(db, name)`.
 pub fn drop(session: &Session, db_name: String, name: String) -> thrift::Result<()> {
     let (catalog, database) = parse_database_name(&db_name)?;
+    let database = database.unwrap_or_default();
+    let target = Target::Function {
+        catalog: &normal(&catalog),
+        database: &normal(&database),
+        function: &normal(&name),
+    };
+    session.authorize(Need::Privilege(Privilege::Drop), target)?;
     session
         .store()
-        .drop_function(&catalog, &database.unwrap_or_default(), &name)
+        .drop_function(&catalog, &database, &name)
         .map(|_| ())
         .map_err(|error| to_thrift(error, GET_OR_DROP))
 }

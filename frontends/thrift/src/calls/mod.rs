@@ -35,6 +35,7 @@ pub mod txns;
 pub mod types;
 pub mod workload;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use hivestore_engine::DEFAULT_CATALOG_NAME;
@@ -100,9 +101,37 @@ pub fn is_true(value: Option<&String>) -> bool {
     value.is_some_and(|value| value.eq_ignore_ascii_case("true"))
 }
 
+/// A catalog name as given, `hive` when it is empty (as the engine reads it), unallocated.
+pub fn catalog_name_or_default(catalog: &str) -> &str {
+    if catalog.trim().is_empty() {
+        DEFAULT_CATALOG_NAME
+    } else {
+        catalog
+    }
+}
+
+/// A name as the store looks it up (Hive's `normalizeIdentifier`: trimmed, lower-cased), for
+/// the target a call names; borrowed when it already is, so naming costs no copy.
+pub fn normal(name: &str) -> Cow<'_, str> {
+    let trimmed = name.trim();
+    if trimmed.chars().any(char::is_uppercase) {
+        Cow::Owned(trimmed.to_lowercase())
+    } else {
+        Cow::Borrowed(trimmed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normal_names_are_trimmed_and_lower_cased_and_borrowed_when_they_are() {
+        assert!(matches!(normal("sales"), Cow::Borrowed("sales")));
+        assert!(matches!(normal(" sales "), Cow::Borrowed("sales")));
+        assert_eq!(normal(" Sales"), "sales");
+        assert_eq!(normal("ÀB"), "àb");
+    }
 
     #[test]
     fn database_names_carry_their_catalog_when_encoded() {

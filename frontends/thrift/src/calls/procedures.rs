@@ -11,6 +11,8 @@ use hivestore_engine as engine;
 use hivestore_idl::hive_metastore as idl;
 use thrift::{ApplicationError, ApplicationErrorKind};
 
+use super::{catalog_name_or_default, normal};
+use crate::access::{Need, Privilege, Target};
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
 
@@ -29,6 +31,27 @@ fn missing_result(method: &str) -> thrift::Error {
     ))
 }
 
+/// Names what a call does to database `catalog.database`, or to the whole catalog when it
+/// names no database.
+fn authorize(
+    session: &Session,
+    need: Need,
+    catalog: Option<&str>,
+    database: Option<&str>,
+) -> thrift::Result<()> {
+    let catalog = normal(catalog_name_or_default(catalog.unwrap_or_default()));
+    match database {
+        Some(database) => session.authorize(
+            need,
+            Target::Database {
+                catalog: &catalog,
+                database: &normal(database),
+            },
+        ),
+        None => session.authorize(need, Target::Catalog(&catalog)),
+    }
+}
+
 fn place<'a>(catalog: &'a str, database: &'a str, name: &'a str) -> engine::RoutineName<'a> {
     engine::RoutineName {
         catalog: Some(catalog),
@@ -39,6 +62,9 @@ fn place<'a>(catalog: &'a str, database: &'a str, name: &'a str) -> engine::Rout
 
 /// `create_stored_procedure`: stores the procedure, replacing one of the same name.
 pub fn create_procedure(session: &Session, procedure: idl::StoredProcedure) -> thrift::Result<()> {
+    let need = Need::Privilege(Privilege::Create);
+    let (catalog, database) = (procedure.cat_name.as_deref(), procedure.db_name.as_deref());
+    authorize(session, need, catalog, database)?;
     let procedure = engine::NewStoredProcedure {
         catalog: procedure.cat_name,
         database: procedure.db_name,
@@ -57,6 +83,11 @@ pub fn get_procedure(
     session: &Session,
     request: idl::StoredProcedureRequest,
 ) -> thrift::Result<idl::StoredProcedure> {
+    let (catalog, database) = (
+        Some(request.cat_name.as_str()),
+        Some(request.db_name.as_str()),
+    );
+    authorize(session, Need::Anyone, catalog, database)?;
     let found = session
         .store()
         .get_stored_procedure(place(
@@ -80,6 +111,12 @@ pub fn drop_procedure(
     session: &Session,
     request: idl::StoredProcedureRequest,
 ) -> thrift::Result<()> {
+    let need = Need::Privilege(Privilege::Drop);
+    let (catalog, database) = (
+        Some(request.cat_name.as_str()),
+        Some(request.db_name.as_str()),
+    );
+    authorize(session, need, catalog, database)?;
     session
         .store()
         .drop_stored_procedure(place(
@@ -95,6 +132,8 @@ pub fn all_procedures(
     session: &Session,
     request: idl::ListStoredProcedureRequest,
 ) -> thrift::Result<Vec<String>> {
+    let database = request.db_name.as_deref();
+    authorize(session, Need::Anyone, Some(&request.cat_name), database)?;
     session
         .store()
         .list_stored_procedures(Some(&request.cat_name), request.db_name.as_deref())
@@ -103,6 +142,9 @@ pub fn all_procedures(
 
 /// `add_package`: stores the package, replacing one of the same name.
 pub fn add_package(session: &Session, request: idl::AddPackageRequest) -> thrift::Result<()> {
+    let need = Need::Privilege(Privilege::Create);
+    let (catalog, database) = (request.cat_name.as_deref(), request.db_name.as_deref());
+    authorize(session, need, catalog, database)?;
     let package = engine::NewPackage {
         catalog: request.cat_name,
         database: request.db_name,
@@ -122,6 +164,11 @@ pub fn find_package(
     session: &Session,
     request: idl::GetPackageRequest,
 ) -> thrift::Result<idl::Package> {
+    let (catalog, database) = (
+        Some(request.cat_name.as_str()),
+        Some(request.db_name.as_str()),
+    );
+    authorize(session, Need::Anyone, catalog, database)?;
     let found = session
         .store()
         .find_package(place(
@@ -143,6 +190,12 @@ pub fn find_package(
 
 /// `drop_package`: a package that is not there is no error, as in Hive.
 pub fn drop_package(session: &Session, request: idl::DropPackageRequest) -> thrift::Result<()> {
+    let need = Need::Privilege(Privilege::Drop);
+    let (catalog, database) = (
+        Some(request.cat_name.as_str()),
+        Some(request.db_name.as_str()),
+    );
+    authorize(session, need, catalog, database)?;
     session
         .store()
         .drop_package(place(
@@ -158,6 +211,8 @@ pub fn all_packages(
     session: &Session,
     request: idl::ListPackageRequest,
 ) -> thrift::Result<Vec<String>> {
+    let database = request.db_name.as_deref();
+    authorize(session, Need::Anyone, Some(&request.cat_name), database)?;
     session
         .store()
         .list_packages(Some(&request.cat_name), request.db_name.as_deref())

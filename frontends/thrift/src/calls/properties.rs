@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use hivestore_engine::PropertyQuery;
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
 
@@ -16,6 +17,7 @@ const DECLARED: &[Declared] = &[Declared::Meta, Declared::NoSuchObject];
 
 /// `set_properties`: every property set, or none; `true` when they are stored.
 pub fn set(session: &Session, request: idl::PropertySetRequest) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     let properties = request.property_map.unwrap_or_default();
     session
         .store()
@@ -29,6 +31,7 @@ pub fn get(
     session: &Session,
     request: idl::PropertyGetRequest,
 ) -> thrift::Result<idl::PropertyGetResponse> {
+    session.authorize(Need::Superuser, Target::Server)?;
     let query = PropertyQuery {
         prefix: request.map_prefix.as_deref(),
         predicate: request.map_predicate.as_deref(),

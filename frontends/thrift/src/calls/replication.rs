@@ -7,6 +7,7 @@ use hivestore_engine::{ReplicationMetricsQuery, ReplicationMetricsReport};
 use hivestore_idl::hive_metastore as idl;
 use thrift::{ApplicationError, ApplicationErrorKind};
 
+use crate::access::{Need, Target};
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
 
@@ -15,6 +16,7 @@ const DECLARED: &[Declared] = &[Declared::Meta];
 
 /// `add_replication_metrics`: creates or updates each execution's entry.
 pub fn add_metrics(session: &Session, metrics: idl::ReplicationMetricList) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     let reports = metrics
         .replication_metric_list
         .into_iter()
@@ -40,6 +42,7 @@ pub fn get_metrics(
     session: &Session,
     request: idl::GetReplicationMetricsRequest,
 ) -> thrift::Result<idl::ReplicationMetricList> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let query = match (request.policy, request.scheduled_execution_id) {
         (Some(policy), _) => ReplicationMetricsQuery::Policy(policy),
         (None, Some(id)) => ReplicationMetricsQuery::Execution(id),
@@ -73,9 +76,10 @@ pub fn get_metrics(
 /// Hadoop's `Path` refuses (the empty string) fails as Hive's handler does, with an internal
 /// error.
 pub fn cm_recycle(
-    _session: &Session,
+    session: &Session,
     request: idl::CmRecycleRequest,
 ) -> thrift::Result<idl::CmRecycleResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     if request.data_path.is_empty() {
         return Err(thrift::Error::Application(ApplicationError::new(
             ApplicationErrorKind::InternalError,

@@ -4,6 +4,7 @@
 
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::errors::{to_thrift, Declared};
 use crate::service::Session;
 
@@ -12,6 +13,7 @@ const DECLARED: &[Declared] = &[Declared::Meta];
 
 /// `add_runtime_stats`.
 pub fn add(session: &Session, stat: idl::RuntimeStat) -> thrift::Result<()> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .add_runtime_stat(stat.weight, stat.payload)
@@ -24,6 +26,7 @@ pub fn get(
     session: &Session,
     request: idl::GetRuntimeStatsRequest,
 ) -> thrift::Result<Vec<idl::RuntimeStat>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let stats = session
         .store()
         .runtime_stats(request.max_weight, request.max_create_time)

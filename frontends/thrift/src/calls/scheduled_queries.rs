@@ -9,6 +9,7 @@ use hivestore_engine::{
 };
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
@@ -28,6 +29,7 @@ pub fn maintenance(
     session: &Session,
     request: idl::ScheduledQueryMaintenanceRequest,
 ) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     let kind = match request.type_ {
         idl::ScheduledQueryMaintenanceRequestType::CREATE => Maintenance::Create,
         idl::ScheduledQueryMaintenanceRequestType::ALTER => Maintenance::Alter,
@@ -51,6 +53,7 @@ pub fn maintenance(
 
 /// `get_scheduled_query`.
 pub fn get(session: &Session, key: idl::ScheduledQueryKey) -> thrift::Result<idl::ScheduledQuery> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let query = session
         .store()
         .scheduled_query(&key.schedule_name, &key.cluster_namespace)
@@ -73,6 +76,7 @@ pub fn poll(
     session: &Session,
     request: idl::ScheduledQueryPollRequest,
 ) -> thrift::Result<idl::ScheduledQueryPollResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let polled = session
         .store()
         .scheduled_query_poll(
@@ -101,6 +105,7 @@ pub fn poll(
 
 /// `scheduled_query_progress`: an executor's report on an execution.
 pub fn progress(session: &Session, info: idl::ScheduledQueryProgressInfo) -> thrift::Result<()> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let Some(state) = QueryState::from_number(info.state.0) else {
         return Err(exception(
             InvalidOperation,

@@ -9,6 +9,8 @@
 use hivestore_engine::{self as engine, SchemaName};
 use hivestore_idl::hive_metastore as idl;
 
+use super::{catalog_name_or_default, normal};
+use crate::access::{Need, Privilege, Target};
 use crate::convert::{fields_from_idl, fields_to_idl, serde_from_idl, serde_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -57,6 +59,29 @@ fn schema_name(name: Option<idl::ISchemaName>) -> thrift::Result<SchemaName> {
         database: name.db_name,
         schema: name.schema_name,
     })
+}
+
+/// Names what a call does to the database schema `name` is in.
+fn authorize(session: &Session, need: Need, name: &SchemaName) -> thrift::Result<()> {
+    authorize_database(
+        session,
+        need,
+        name.catalog.as_deref().unwrap_or_default(),
+        name.database.as_deref().unwrap_or_default(),
+    )
+}
+
+fn authorize_database(
+    session: &Session,
+    need: Need,
+    catalog: &str,
+    database: &str,
+) -> thrift::Result<()> {
+    let target = Target::Database {
+        catalog: &normal(catalog_name_or_default(catalog)),
+        database: &normal(database),
+    };
+    session.authorize(need, target)
 }
 
 fn schema_from_idl(schema: idl::ISchema) -> thrift::Result<engine::ISchema> {
@@ -147,6 +172,8 @@ fn descriptor(
 /// `create_ischema`.
 pub fn create(session: &Session, schema: idl::ISchema) -> thrift::Result<()> {
     let schema = schema_from_idl(schema)?;
+    let need = Need::Privilege(Privilege::Create);
+    authorize_database(session, need, &schema.cat_name, &schema.db_name)?;
     session
         .store()
         .create_schema(schema)
@@ -157,6 +184,7 @@ pub fn create(session: &Session, schema: idl::ISchema) -> thrift::Result<()> {
 /// description when given; name and type stay.
 pub fn alter(session: &Session, request: idl::AlterISchemaRequest) -> thrift::Result<()> {
     let name = schema_name(request.name)?;
+    authorize(session, Need::Privilege(Privilege::Alter), &name)?;
     let new = request
         .new_schema
         .ok_or_else(|| meta("The new schema cannot be null"))?;
@@ -178,6 +206,7 @@ pub fn alter(session: &Session, request: idl::AlterISchemaRequest) -> thrift::Re
 /// `get_ischema`.
 pub fn get(session: &Session, name: idl::ISchemaName) -> thrift::Result<idl::ISchema> {
     let name = schema_name(Some(name))?;
+    authorize(session, Need::Anyone, &name)?;
     let found = session
         .store()
         .get_schema(&name)
@@ -193,6 +222,7 @@ pub fn get(session: &Session, name: idl::ISchemaName) -> thrift::Result<idl::ISc
 /// `drop_ischema`: refused while the schema has a version.
 pub fn drop(session: &Session, name: idl::ISchemaName) -> thrift::Result<()> {
     let name = schema_name(Some(name))?;
+    authorize(session, Need::Privilege(Privilege::Drop), &name)?;
     session
         .store()
         .drop_schema(&name)
@@ -203,6 +233,7 @@ pub fn drop(session: &Session, name: idl::ISchemaName) -> thrift::Result<()> {
 /// `add_schema_version`.
 pub fn add_version(session: &Session, version: idl::SchemaVersion) -> thrift::Result<()> {
     let name = schema_name(version.schema)?;
+    authorize(session, Need::Privilege(Privilege::Create), &name)?;
     let state = match version.state {
         None => 0,
         given => state(given)?,
@@ -231,6 +262,7 @@ pub fn get_version(
     version: idl::SchemaVersionDescriptor,
 ) -> thrift::Result<idl::SchemaVersion> {
     let (name, number) = descriptor(Some(version))?;
+    authorize(session, Need::Anyone, &name)?;
     let found = session
         .store()
         .get_schema_version(&name, number)
@@ -260,6 +292,7 @@ pub fn all_versions(
     name: idl::ISchemaName,
 ) -> thrift::Result<Vec<idl::SchemaVersion>> {
     let name = schema_name(Some(name))?;
+    authorize(session, Need::Anyone, &name)?;
     let versions = session
         .store()
         .schema_versions(&name)
@@ -277,6 +310,7 @@ pub fn drop_version(
     version: idl::SchemaVersionDescriptor,
 ) -> thrift::Result<()> {
     let (name, number) = descriptor(Some(version))?;
+    authorize(session, Need::Privilege(Privilege::Drop), &name)?;
     session
         .store()
         .drop_schema_version(&name, number)
@@ -289,6 +323,7 @@ pub fn by_columns(
     session: &Session,
     request: idl::FindSchemasByColsRqst,
 ) -> thrift::Result<idl::FindSchemasByColsResp> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let found = session
         .store()
         .find_schemas_by_columns(
@@ -316,6 +351,7 @@ pub fn map_to_serde(
     request: idl::MapSchemaVersionToSerdeRequest,
 ) -> thrift::Result<()> {
     let (name, number) = descriptor(request.schema_version)?;
+    authorize(session, Need::Privilege(Privilege::Create), &name)?;
     let serde = request
         .serde_name
         .ok_or_else(|| meta("The SerDe name cannot be null"))?;
@@ -332,6 +368,7 @@ pub fn set_state(
     request: idl::SetSchemaVersionStateRequest,
 ) -> thrift::Result<()> {
     let (name, number) = descriptor(request.schema_version)?;
+    authorize(session, Need::Privilege(Privilege::Create), &name)?;
     let state = state(request.state)?;
     session
         .store()
@@ -342,6 +379,7 @@ pub fn set_state(
 
 /// `add_serde`.
 pub fn add_serde(session: &Session, serde: idl::SerDeInfo) -> thrift::Result<()> {
+    session.authorize(Need::Admin, Target::Server)?;
     if serde.name.is_none() {
         return Err(meta("A SerDe to add needs a name"));
     }
@@ -356,6 +394,7 @@ pub fn get_serde(
     session: &Session,
     request: idl::GetSerdeRequest,
 ) -> thrift::Result<idl::SerDeInfo> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let name = request.serde_name.unwrap_or_default();
     let found = session
         .store()

@@ -4,6 +4,7 @@
 use hivestore_engine::DEFAULT_CATALOG_NAME;
 use hivestore_idl::hive_metastore::ConfigValSecurityException;
 
+use crate::access::{Need, Target};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::metastore_conf::{self, ConfVar};
 use crate::service::Session;
@@ -58,6 +59,7 @@ pub fn config_value(
     name: String,
     default_value: String,
 ) -> thrift::Result<String> {
+    session.authorize(Need::Anyone, Target::Server)?;
     if !READABLE_PREFIXES
         .iter()
         .any(|prefix| name.starts_with(prefix))
@@ -129,6 +131,7 @@ fn hive_default(var: &ConfVar) -> String {
 /// `getMetaConf(key)`: a variable of Hive's `setMetaConf` list, by the name given: the
 /// connection's own value if it set one under that name, else the server's.
 pub fn get_meta_conf(session: &Session, key: String) -> thrift::Result<String> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let var = metastore_conf::find_meta_conf(&key).ok_or_else(|| invalid_key(&key))?;
     if let Some(value) = session.meta_conf_override(&key) {
         return Ok(value);
@@ -142,6 +145,7 @@ pub fn get_meta_conf(session: &Session, key: String) -> thrift::Result<String> {
 /// connection's `alter_table` calls; the other variables of the list are kept for
 /// `getMetaConf` only (hivestore has no SQL, no client capabilities, no expression proxy).
 pub fn set_meta_conf(session: &Session, key: String, value: String) -> thrift::Result<()> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let var = metastore_conf::find_meta_conf(&key).ok_or_else(|| invalid_key(&key))?;
     if metastore_conf::time_unit(var.default).is_some() {
         metastore_conf::check_time_value(&value).map_err(|reason| {
@@ -177,6 +181,7 @@ fn invalid_key(key: &str) -> thrift::Error {
 
 /// `get_metastore_db_uuid`: the UUID the store was given when it was created.
 pub fn metastore_db_uuid(session: &Session) -> thrift::Result<String> {
+    session.authorize(Need::Anyone, Target::Server)?;
     session
         .store()
         .metastore_db_uuid()

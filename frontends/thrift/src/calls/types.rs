@@ -3,6 +3,7 @@
 use hivestore_engine as engine;
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::convert::{fields_from_idl, fields_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -19,6 +20,7 @@ const GET_OR_DROP: &[Declared] = &[Declared::Meta, Declared::NoSuchObject];
 /// `create_type`: `true` once stored. A missing or invalid name is Hive's
 /// `InvalidObjectException` ("Invalid type name").
 pub fn create(session: &Session, typedef: idl::Type) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     let Some(name) = typedef.name else {
         return Err(exception(Declared::InvalidObject, "Invalid type name"));
     };
@@ -37,6 +39,7 @@ pub fn create(session: &Session, typedef: idl::Type) -> thrift::Result<bool> {
 
 /// `get_type`: Hive's message quotes the name as asked.
 pub fn get(session: &Session, name: String) -> thrift::Result<idl::Type> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let found = session
         .store()
         .get_type(&name)
@@ -57,6 +60,7 @@ pub fn get(session: &Session, name: String) -> thrift::Result<idl::Type> {
 
 /// `drop_type`: `true`, as Hive 4 answers whether or not the type existed.
 pub fn drop(session: &Session, name: String) -> thrift::Result<bool> {
+    session.authorize(Need::Admin, Target::Server)?;
     session
         .store()
         .drop_type(&name)
@@ -66,8 +70,9 @@ pub fn drop(session: &Session, name: String) -> thrift::Result<bool> {
 /// `get_type_all`: Hive's handler has never implemented it and answers this
 /// `MetaException`; so does hivestore.
 pub fn all(
-    _session: &Session,
+    session: &Session,
     _name: String,
 ) -> thrift::Result<std::collections::BTreeMap<String, idl::Type>> {
+    session.authorize(Need::Anyone, Target::Server)?;
     Err(exception(Declared::Meta, "Not yet implemented"))
 }

@@ -12,6 +12,7 @@ use hivestore_engine::{
 };
 use hivestore_idl::hive_metastore as idl;
 
+use crate::access::{Need, Target};
 use crate::convert_workload::{full_plan_to_idl, plan_to_idl, trigger_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
@@ -48,6 +49,7 @@ pub fn create_resource_plan(
     session: &Session,
     request: idl::WMCreateResourcePlanRequest,
 ) -> thrift::Result<idl::WMCreateResourcePlanResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let plan = required(request.resource_plan, "resourcePlan")?;
     // Hive's handler sizes the default pool by the plan's parallelism when it has one.
     let default_pool_size = plan.query_parallelism.unwrap_or(WM_DEFAULT_POOL_SIZE);
@@ -68,6 +70,7 @@ pub fn get_resource_plan(
     session: &Session,
     request: idl::WMGetResourcePlanRequest,
 ) -> thrift::Result<idl::WMGetResourcePlanResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let name = required(request.resource_plan_name, "resourcePlanName")?;
     let plan = session
         .store()
@@ -83,6 +86,7 @@ pub fn get_active_resource_plan(
     session: &Session,
     request: idl::WMGetActiveResourcePlanRequest,
 ) -> thrift::Result<idl::WMGetActiveResourcePlanResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let plan = session
         .store()
         .active_resource_plan(request.ns.as_deref())
@@ -97,6 +101,7 @@ pub fn get_all_resource_plans(
     session: &Session,
     request: idl::WMGetAllResourcePlanRequest,
 ) -> thrift::Result<idl::WMGetAllResourcePlanResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let plans = session
         .store()
         .resource_plans(request.ns.as_deref())
@@ -111,6 +116,7 @@ pub fn alter_resource_plan(
     session: &Session,
     request: idl::WMAlterResourcePlanRequest,
 ) -> thrift::Result<idl::WMAlterResourcePlanResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let changes = required(request.resource_plan, "resourcePlan")?;
     let changes = PlanChanges {
         name: changes.name,
@@ -145,6 +151,7 @@ pub fn validate_resource_plan(
     session: &Session,
     request: idl::WMValidateResourcePlanRequest,
 ) -> thrift::Result<idl::WMValidateResourcePlanResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let name = required(request.resource_plan_name, "resourcePlanName")?;
     let (errors, warnings) = session
         .store()
@@ -161,6 +168,7 @@ pub fn drop_resource_plan(
     session: &Session,
     request: idl::WMDropResourcePlanRequest,
 ) -> thrift::Result<idl::WMDropResourcePlanResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let name = required(request.resource_plan_name, "resourcePlanName")?;
     session
         .store()
@@ -174,6 +182,7 @@ pub fn create_wm_trigger(
     session: &Session,
     request: idl::WMCreateTriggerRequest,
 ) -> thrift::Result<idl::WMCreateTriggerResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let trigger = required(request.trigger, "trigger")?;
     let stored = engine::Trigger {
         name: trigger.trigger_name,
@@ -193,6 +202,7 @@ pub fn alter_wm_trigger(
     session: &Session,
     request: idl::WMAlterTriggerRequest,
 ) -> thrift::Result<idl::WMAlterTriggerResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let trigger = required(request.trigger, "trigger")?;
     let changes = TriggerChanges {
         trigger_expression: trigger.trigger_expression,
@@ -216,6 +226,7 @@ pub fn drop_wm_trigger(
     session: &Session,
     request: idl::WMDropTriggerRequest,
 ) -> thrift::Result<idl::WMDropTriggerResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let plan = required(request.resource_plan_name, "resourcePlanName")?;
     let trigger = required(request.trigger_name, "triggerName")?;
     session
@@ -230,6 +241,7 @@ pub fn get_triggers_for_resourceplan(
     session: &Session,
     request: idl::WMGetTriggersForResourePlanRequest,
 ) -> thrift::Result<idl::WMGetTriggersForResourePlanResponse> {
+    session.authorize(Need::Anyone, Target::Server)?;
     let plan = required(request.resource_plan_name, "resourcePlanName")?;
     let namespace = engine::namespace_or_default(request.ns.as_deref());
     let triggers = session
@@ -251,6 +263,7 @@ pub fn create_wm_pool(
     session: &Session,
     request: idl::WMCreatePoolRequest,
 ) -> thrift::Result<idl::WMCreatePoolResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let pool = required(request.pool, "pool")?;
     let new = NewPool {
         path: pool.pool_path,
@@ -270,6 +283,7 @@ pub fn alter_wm_pool(
     session: &Session,
     request: idl::WMAlterPoolRequest,
 ) -> thrift::Result<idl::WMAlterPoolResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let pool = required(request.pool, "pool")?;
     let path = required(request.pool_path, "poolPath")?;
     let changes = PoolChanges {
@@ -291,6 +305,7 @@ pub fn drop_wm_pool(
     session: &Session,
     request: idl::WMDropPoolRequest,
 ) -> thrift::Result<idl::WMDropPoolResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let plan = required(request.resource_plan_name, "resourcePlanName")?;
     let path = required(request.pool_path, "poolPath")?;
     session
@@ -305,6 +320,7 @@ pub fn create_or_update_wm_mapping(
     session: &Session,
     request: idl::WMCreateOrUpdateMappingRequest,
 ) -> thrift::Result<idl::WMCreateOrUpdateMappingResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let mapping = required(request.mapping, "mapping")?;
     let stored = engine::Mapping {
         entity_type: mapping.entity_type,
@@ -330,6 +346,7 @@ pub fn drop_wm_mapping(
     session: &Session,
     request: idl::WMDropMappingRequest,
 ) -> thrift::Result<idl::WMDropMappingResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let mapping = required(request.mapping, "mapping")?;
     session
         .store()
@@ -349,6 +366,7 @@ pub fn create_or_drop_wm_trigger_to_pool_mapping(
     session: &Session,
     request: idl::WMCreateOrDropTriggerToPoolMappingRequest,
 ) -> thrift::Result<idl::WMCreateOrDropTriggerToPoolMappingResponse> {
+    session.authorize(Need::Admin, Target::Server)?;
     let plan = required(request.resource_plan_name, "resourcePlanName")?;
     let trigger = required(request.trigger_name, "triggerName")?;
     let pool = required(request.pool_path, "poolPath")?;
