@@ -365,6 +365,52 @@ fn session(state: &Arc<ServerState>) -> Session {
     Session::new(Arc::clone(state), "127.0.0.1:9083".parse().unwrap())
 }
 
+/// A dispatcher whose state writes the audit log to a file of `dir`: the dispatcher takes
+/// each call's targets for its audit line, so a dispatched call's targets are read there.
+fn audited(dir: &std::path::Path) -> (Dispatcher, Arc<crate::audit::AuditLog>, std::path::PathBuf) {
+    use crate::audit::{AuditDestination, AuditFormat, AuditLog, AuditSettings};
+    let path = dir.join("audit.log");
+    let settings = AuditSettings {
+        destination: AuditDestination::File(path.clone()),
+        format: AuditFormat::Text,
+    };
+    let audit = Arc::new(AuditLog::start(&settings).unwrap().unwrap());
+    let state = Arc::into_inner(state())
+        .unwrap()
+        .with_audit(Arc::clone(&audit));
+    let state = Arc::new(state);
+    let dispatcher = Dispatcher::new(session(&state), Arc::clone(&state), Limits::default());
+    (dispatcher, audit, path)
+}
+
+/// Checks that the last audited call was `method`'s and named `expected`, in order, and only
+/// kinds its row lists.
+fn assert_audited(
+    audit: &crate::audit::AuditLog,
+    path: &std::path::Path,
+    method: &str,
+    expected: &[&str],
+) {
+    audit.flush();
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = text.lines().last().unwrap_or_default();
+    let command = line
+        .split('\t')
+        .find_map(|field| field.strip_prefix("cmd="))
+        .unwrap_or_else(|| panic!("{method}: no command in {line:?}"));
+    let (called, objects) = command.split_once(" : ").unwrap_or((command, ""));
+    assert_eq!(called, method, "{line}");
+    let named: Vec<&str> = objects.split(", ").filter(|o| !o.is_empty()).collect();
+    assert_eq!(named, expected, "{method}");
+    let allowed = kinds(method);
+    for written in named {
+        assert!(
+            allowed.contains(&Kind::of(written)),
+            "{method} named {written}"
+        );
+    }
+}
+
 /// Checks that `method`'s call named `expected`, in order, and only kinds its row lists.
 fn assert_named(session: &Session, method: &str, expected: &[&str]) {
     let targets = session.take_targets();
@@ -658,15 +704,16 @@ fn binary_call(
 #[test]
 fn fast_paths_name_their_objects_once() {
     use idl::*;
-    let state = state();
-    let dispatcher = Dispatcher::new(session(&state), Arc::clone(&state), Limits::default());
+    let dir = std::env::temp_dir().join(format!("hivestore-fast-named-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (dispatcher, audit, path) = audited(&dir);
     let dispatch = |method: &str, message: &[u8]| {
         let mut reply = Vec::new();
         dispatcher
             .dispatch(message, Protocol::Binary, &mut reply)
             .unwrap_or_else(|error| panic!("{method}: {error}"));
         assert!(!reply.is_empty(), "{method}");
-        assert_named(dispatcher.session(), method, &[TABLE_T]);
+        assert_audited(&audit, &path, method, &[TABLE_T]);
     };
     let get_table = ThriftHiveMetastoreGetTableArgs {
         dbname: "db".into(),
@@ -728,7 +775,7 @@ fn fast_paths_name_their_objects_once() {
         .dispatch_arriving(method, &mut &message[..], &mut reply)
         .unwrap();
     assert!(matches!(arrived, Arrived::Answered(_)), "{arrived:?}");
-    assert_named(dispatcher.session(), "add_partitions", &[TABLE_T]);
+    assert_audited(&audit, &path, "add_partitions", &[TABLE_T]);
 
     let drop_request = ThriftHiveMetastoreDropPartitionArgs {
         db_name: "db".into(),
@@ -778,7 +825,7 @@ fn fast_paths_name_their_objects_once() {
         write_id: -1,
         ..engine::Table::default()
     };
-    state.store().create_table(view).unwrap();
+    dispatcher.session().store().create_table(view).unwrap();
     let get_view = ThriftHiveMetastoreGetTableArgs {
         dbname: "db".into(),
         tbl_name: "mv".into(),
@@ -791,5 +838,6 @@ fn fast_paths_name_their_objects_once() {
             &mut reply,
         )
         .unwrap();
-    assert_named(dispatcher.session(), "get_table", &["tbl=hive.db.mv"]);
+    assert_audited(&audit, &path, "get_table", &["tbl=hive.db.mv"]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
