@@ -52,7 +52,7 @@ impl Action {
         match self {
             Action::Delete => {
                 "add a root with --external-root to let the server delete it, or drop without \
-                 deleteData; nothing was dropped"
+                 deleteData"
             }
             _ => "add a root with --external-root to allow it; nothing was changed",
         }

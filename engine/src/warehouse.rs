@@ -9,6 +9,10 @@
 //! `abfs:`, ...) and relative paths are recorded in the catalog and never
 //! touched: hivestore holds no credentials for them.
 //!
+//! Every directory made, moved or deleted lies under the store's roots (the warehouse root and
+//! the external roots); anything else is refused before anything changes (see
+//! `confinement.rs`).
+//!
 //! The directory operations go through the small [`Filesystem`] trait so that
 //! tests can inject failures; [`LocalFilesystem`] is the real one.
 //!
