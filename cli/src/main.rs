@@ -95,6 +95,17 @@ fn warehouse_uri(warehouse: &str) -> Result<String, String> {
     Ok(format!("file:{}", absolute.display()))
 }
 
+/// An external root as the store takes it: a relative path is made absolute (not resolved:
+/// the store resolves its links); URIs and absolute paths are kept.
+fn external_root_uri(root: &str) -> Result<String, String> {
+    if root.contains(':') || root.starts_with('/') {
+        return Ok(root.to_string());
+    }
+    let absolute = std::path::absolute(root)
+        .map_err(|error| format!("cannot resolve external root {root}: {error}"))?;
+    Ok(absolute.display().to_string())
+}
+
 fn serve(config: &ServeConfig) -> Result<(), String> {
     std::fs::create_dir_all(&config.data_dir).map_err(|error| {
         format!(
@@ -107,6 +118,11 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     options.page_cache_bytes = config.page_cache_bytes;
     options.disk_reserve_bytes = config.disk_reserve_bytes;
     options.value_limits = config.value_limits;
+    options.external_roots = config
+        .external_roots
+        .iter()
+        .map(|root| external_root_uri(root))
+        .collect::<Result<_, _>>()?;
     let store = Store::open(&config.data_dir, options).map_err(|error| {
         format!(
             "cannot open the store in {}: {error}",

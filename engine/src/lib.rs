@@ -68,6 +68,7 @@
 
 pub mod calendar;
 mod catalog;
+mod confinement;
 mod connectors;
 mod constraints;
 mod error;

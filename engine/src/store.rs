@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::catalog::sweeper::Sweeper;
+use crate::confinement::{check_external_roots, Roots};
 use crate::error::{Error, Result};
 use crate::events::counter::EventCounter;
 use crate::partitions::name_listing::KeptNames;
@@ -58,6 +59,10 @@ pub struct StoreOptions {
     /// deleted on, for `file:` and absolute-path locations (see
     /// [`crate::warehouse`]). `None`: metadata only, nothing is touched.
     pub filesystem: Option<Arc<dyn Filesystem>>,
+    /// Local directories besides the warehouse root where data may be made, moved and
+    /// deleted (absolute paths or `file:` URIs); anywhere else is refused (see
+    /// `confinement.rs`). Empty by default: the warehouse root alone.
+    pub external_roots: Vec<String>,
     /// Hive's `metastore.disallow.incompatible.col.type.changes` (default
     /// `true`): `alter_table` refuses column type changes Hive calls
     /// incompatible.
@@ -85,6 +90,7 @@ impl StoreOptions {
             warehouse_root: warehouse_root.into(),
             durability: Durability::Flush,
             filesystem: Some(Arc::new(LocalFilesystem)),
+            external_roots: Vec::new(),
             disallow_incompatible_col_type_changes: true,
             txn_timeout: TXN_TIMEOUT_DEFAULT,
             page_cache_bytes: crate::storage::kv::PAGE_CACHE_BYTES_DEFAULT,
@@ -100,6 +106,17 @@ impl StoreOptions {
         self.filesystem = None;
         self
     }
+}
+
+/// The roots the warehouse is confined to. Without a filesystem nothing is touched, so nothing
+/// is resolved; the external roots must still be local.
+fn confinement_roots(options: &StoreOptions) -> Result<Roots> {
+    let roots = if options.filesystem.is_some() {
+        Roots::open(&options.warehouse_root, &options.external_roots)
+    } else {
+        check_external_roots(&options.external_roots).map(|()| Roots::default())
+    };
+    roots.map_err(Error::InvalidInput)
 }
 
 /// State only writers touch, under the writer lock.
@@ -154,7 +171,7 @@ impl Store {
             Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
             Durability::Memory => None,
         };
-        let warehouse = Warehouse::new(options.filesystem.clone());
+        let warehouse = Warehouse::new(options.filesystem.clone(), confinement_roots(&options)?);
         let acid = AcidTable::load(backend.as_ref(), &visibility)?;
         let store = Store {
             backend,

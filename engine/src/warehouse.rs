@@ -9,6 +9,10 @@
 //! `abfs:`, ...) and relative paths are recorded in the catalog and never
 //! touched: hivestore holds no credentials for them.
 //!
+//! Every directory made, moved or deleted lies under the store's roots (the warehouse root and
+//! the external roots); anything else is refused before anything changes (see
+//! `confinement.rs`).
+//!
 //! The directory operations go through the small [`Filesystem`] trait so that
 //! tests can inject failures; [`LocalFilesystem`] is the real one.
 //!
@@ -22,6 +26,8 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use crate::confinement::{Action, KnownPaths, Roots};
 
 /// The directory operations the metastore needs, on local paths.
 pub trait Filesystem: Send + Sync + fmt::Debug {
@@ -346,21 +352,28 @@ pub(crate) enum Undo {
     },
 }
 
-/// The warehouse of a store: its filesystem, or none (metadata only).
+/// The warehouse of a store: its filesystem, or none (metadata only), and the roots it is
+/// confined to (see [`crate::confinement`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Warehouse {
     filesystem: Option<Arc<dyn Filesystem>>,
+    roots: Arc<Roots>,
 }
 
 impl Warehouse {
-    pub(crate) fn new(filesystem: Option<Arc<dyn Filesystem>>) -> Self {
-        Warehouse { filesystem }
+    pub(crate) fn new(filesystem: Option<Arc<dyn Filesystem>>, roots: Roots) -> Self {
+        Warehouse {
+            filesystem,
+            roots: Arc::new(roots),
+        }
     }
 
-    /// The filesystem and local path for `location`, if hivestore touches it.
+    /// The filesystem and local path for `location`, if hivestore touches it: the path as
+    /// the filesystem resolves its text ([`resolved_path`]), which is what is checked and
+    /// acted on.
     fn resolve(&self, location: &str) -> Option<(&dyn Filesystem, PathBuf)> {
         let filesystem = self.filesystem.as_deref()?;
-        Some((filesystem, local_path(location)?))
+        Some((filesystem, resolved_local_dir(location)?))
     }
 
     /// Whether hivestore makes, moves and deletes directories at `location`.
@@ -368,12 +381,56 @@ impl Warehouse {
         self.resolve(location).is_some()
     }
 
+    /// Refuses `action` at `location` unless it lies under a root; locations hivestore does
+    /// not touch pass. The message names the location (see [`Roots::check`]).
+    pub(crate) fn confine(&self, action: Action, location: &str) -> Result<(), String> {
+        self.confine_all(action, [location])
+    }
+
+    /// [`Warehouse::confine`] for several locations, all checked before the caller acts.
+    pub(crate) fn confine_all<'l>(
+        &self,
+        action: Action,
+        locations: impl IntoIterator<Item = &'l str>,
+    ) -> Result<(), String> {
+        let mut known = KnownPaths::new();
+        for location in locations {
+            if let Some((_, path)) = self.resolve(location) {
+                self.roots.check(action, location, &path, &mut known)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an alter that gives an object a new local location outside the roots; a
+    /// location kept (the same directory, however written) is not checked, so objects from
+    /// before a root was removed can still be altered.
+    pub(crate) fn confine_relocation(
+        &self,
+        old: Option<&str>,
+        new: Option<&str>,
+    ) -> Result<(), String> {
+        let Some(new) = new else {
+            return Ok(());
+        };
+        let kept = old.is_some_and(|old| {
+            normalize_location(old) == normalize_location(new)
+                || resolved_local_dir(old).is_some_and(|dir| Some(dir) == resolved_local_dir(new))
+        });
+        if kept {
+            return Ok(());
+        }
+        self.confine(Action::Locate, new)
+    }
+
     /// Hive's `mkdirs` before a create: makes `location` unless it is a
-    /// directory already. Returns the undo action when it made one.
+    /// directory already. Returns the undo action when it made one. A location outside the
+    /// roots is refused, even when its directory exists.
     pub(crate) fn make_dir(&self, location: &str) -> Result<Option<Undo>, String> {
         let Some((filesystem, path)) = self.resolve(location) else {
             return Ok(None);
         };
+        self.confine(Action::Create, location)?;
         let unable = |reason: String| {
             format!("{location} is not a directory or unable to create one: {reason}")
         };
@@ -400,9 +457,10 @@ impl Warehouse {
         let Some(filesystem) = self.filesystem.as_deref() else {
             return Ok((states, None));
         };
+        self.confine_all(Action::Create, locations.iter().flatten().copied())?;
         let mut leaves = Vec::new();
         for (index, location) in locations.iter().enumerate() {
-            if let Some(path) = location.and_then(local_path) {
+            if let Some(path) = location.and_then(resolved_local_dir) {
                 leaves.push((index, path));
             }
         }
@@ -423,7 +481,7 @@ impl Warehouse {
                     .iter()
                     .flatten()
                     .find(|location| {
-                        local_path(location).is_some_and(|leaf| leaf.starts_with(&path))
+                        resolved_local_dir(location).is_some_and(|leaf| leaf.starts_with(&path))
                     })
                     .map_or_else(
                         || path.display().to_string(),
@@ -464,12 +522,14 @@ impl Warehouse {
     }
 
     /// Moves `from` to `to` if both are local and `from` exists. Returns the
-    /// undo action when it moved something.
+    /// undo action when it moved something. Either outside the roots is refused.
     pub(crate) fn move_dir(&self, from: &str, to: &str) -> Result<Option<Undo>, String> {
-        let (Some((filesystem, source)), Some(target)) = (self.resolve(from), local_path(to))
+        let (Some((filesystem, source)), Some(target)) =
+            (self.resolve(from), resolved_local_dir(to))
         else {
             return Ok(None);
         };
+        self.confine_all(Action::Move, [from, to])?;
         match filesystem.exists(&source) {
             Ok(true) => {}
             Ok(false) => return Ok(None),
@@ -503,7 +563,9 @@ impl Warehouse {
     }
 
     /// Removes `location` and its contents after a committed drop, recording
-    /// the outcome in `report`. Roots and `protected` locations are refused.
+    /// the outcome in `report`. Roots and `protected` locations are refused, and so is a
+    /// location outside the roots (the caller checked it before the commit: this catches a
+    /// link made since).
     pub(crate) fn remove_dir(
         &self,
         location: &str,
@@ -513,15 +575,18 @@ impl Warehouse {
         let Some((filesystem, path)) = self.resolve(location) else {
             return;
         };
-        let resolved = resolved_path(&path);
         let is_protected = |kept: &&str| match resolved_local_dir(kept) {
-            Some(kept) => kept.starts_with(&resolved),
+            Some(kept) => kept.starts_with(&path),
             None => normalize_location(kept) == normalize_location(location),
         };
         if is_root_location(location) || protected.iter().any(is_protected) {
             report.failed(format!(
                 "refusing to delete {location}: it is a filesystem or warehouse root"
             ));
+            return;
+        }
+        if let Err(refusal) = self.confine(Action::Delete, location) {
+            report.failed(refusal);
             return;
         }
         match filesystem.remove_dir_all(&path) {
@@ -539,7 +604,8 @@ impl Warehouse {
         root: &str,
         report: &mut WarehouseReport,
     ) {
-        let (Some((filesystem, path)), Some(root)) = (self.resolve(location), local_path(root))
+        let (Some((filesystem, path)), Some(root)) =
+            (self.resolve(location), resolved_local_dir(root))
         else {
             return;
         };
@@ -559,11 +625,12 @@ impl Warehouse {
         }
     }
 
-    /// Removes what is inside `location`, keeping the directory.
+    /// Removes what is inside `location`, keeping the directory; outside the roots, refused.
     pub(crate) fn empty_dir(&self, location: &str) -> Result<(), String> {
         let Some((filesystem, path)) = self.resolve(location) else {
             return Ok(());
         };
+        self.confine(Action::Empty, location)?;
         match filesystem.is_dir(&path) {
             Ok(true) => filesystem
                 .remove_dir_contents(&path)

@@ -65,17 +65,38 @@ def port_accepts(host: str, port: int) -> bool:
         return False
 
 
-def start_hivestore(binary: Path, workdir: Path, extra_args=(), env=None) -> Server:
+# The directory under which pytest makes every test's temporary directories (set once per
+# session): tests keep table data there, so the servers they start take it as an external root.
+TEST_TEMP_ROOT = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_temp_root(tmp_path_factory):
+    """Records pytest's base temporary directory for `start_hivestore`."""
+    global TEST_TEMP_ROOT
+    TEST_TEMP_ROOT = tmp_path_factory.getbasetemp()
+    return TEST_TEMP_ROOT
+
+
+def start_hivestore(binary: Path, workdir: Path, extra_args=(), env=None,
+                    external_roots=None) -> Server:
     """Start `hivestore serve` on a free port; retries if the port was taken meanwhile.
     `extra_args` go to `serve` (e.g. a short `--txn-timeout-ms`); `env`, when given, is its whole
     environment. Started again on the same `workdir`, it serves the same data directory (that of
-    the first attempt)."""
+    the first attempt). `external_roots` are given as `--external-root`s; by default pytest's
+    base temporary directory, where tests keep their tables' data (`()` gives none: the
+    warehouse alone)."""
+    if external_roots is None:
+        external_roots = (TEST_TEMP_ROOT,) if TEST_TEMP_ROOT is not None else ()
+    root_args = [argument for root in external_roots
+                 for argument in ("--external-root", str(root))]
     for attempt in range(START_ATTEMPTS):
         port = free_loopback_port()
         data_dir, warehouse = workdir / f"data{attempt}", workdir / f"warehouse{attempt}"
         log_path = workdir / f"hivestore{attempt}.log"
         command = [str(binary), "serve", "--listen", f"127.0.0.1:{port}",
-                   "--data-dir", str(data_dir), "--warehouse", str(warehouse), *extra_args]
+                   "--data-dir", str(data_dir), "--warehouse", str(warehouse), *root_args,
+                   *extra_args]
         started_s = time.time()
         with open(log_path, "wb") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,

@@ -102,7 +102,11 @@ impl Store {
             let Some(old) = txn.view::<Catalog>(&key)? else {
                 return Err(no_such_catalog(&name));
             };
-            catalog.create_time = old.to_owned()?.create_time;
+            let old = old.to_owned()?;
+            self.warehouse()
+                .confine_relocation(Some(&old.location_uri), Some(&catalog.location_uri))
+                .map_err(Error::Refused)?;
+            catalog.create_time = old.create_time;
             txn.put_value(key, &catalog)?;
             let body = EventBody::Catalog(catalog.clone());
             txn.emit(EventRecord::new(

@@ -4,6 +4,7 @@ use crate::catalog::catalogs::require_catalog;
 use crate::catalog::lookup::{
     catalog_or_default, dangling_index, find_database_id, require_database_id,
 };
+use crate::confinement::Action;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::catalog::Catalog;
@@ -198,6 +199,15 @@ impl Store {
             qualify(&mut database.location_uri);
             let merged = merge_database_change(old.clone(), database);
             self.check_database_values(&merged)?;
+            let relocations = [
+                (&old.location_uri, &merged.location_uri),
+                (&old.managed_location_uri, &merged.managed_location_uri),
+            ];
+            for (before, after) in relocations {
+                self.warehouse()
+                    .confine_relocation(before.as_deref(), after.as_deref())
+                    .map_err(Error::Refused)?;
+            }
             txn.put_value(key, &merged)?;
             let body = EventBody::Database {
                 before: Some(old),
@@ -303,6 +313,9 @@ impl Store {
                     .iter()
                     .filter_map(crate::catalog::tables::data_location_to_delete);
                 let doomed = database_dirs.iter().copied().chain(table_dirs);
+                self.warehouse()
+                    .confine_all(Action::Delete, doomed.clone())
+                    .map_err(Error::Refused)?;
                 let doomed = doomed.map(|location| (location, location));
                 let doomed = crate::catalog::dir_users::DoomedDirs::new(self.warehouse(), doomed);
                 let dropping = format!("database {catalog}.{name}");

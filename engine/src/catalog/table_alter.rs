@@ -8,6 +8,7 @@ use crate::catalog::lookup::{
 use crate::catalog::lookup::{find_database_id, require_database_id};
 use crate::catalog::table_rules;
 use crate::catalog::tables::read_database;
+use crate::confinement::Action;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::database::Database;
@@ -164,6 +165,9 @@ impl Store {
             )?;
         }
         check_partition_keys(&old, &table)?;
+        self.warehouse()
+            .confine_relocation(old.location(), table.location())
+            .map_err(Error::Refused)?;
         crate::constraints::altered_columns::forget_removed_columns(txn, id, &old, &table)?;
         if rename {
             self.move_renamed_data(txn, names, (&old, old_database), (&mut table, new_database))?;
@@ -243,6 +247,9 @@ impl Store {
         to: &str,
         table: &Table,
     ) -> Result<()> {
+        self.warehouse()
+            .confine_all(Action::Move, [from, to])
+            .map_err(Error::Refused)?;
         let exists = self
             .warehouse()
             .exists(to)
@@ -310,6 +317,9 @@ impl Store {
             }
             if let Some(location) = table.location() {
                 self.warehouse()
+                    .confine(Action::Empty, location)
+                    .map_err(Error::Refused)?;
+                self.warehouse()
                     .empty_dir(location)
                     .map_err(Error::Refused)?;
             }
@@ -328,6 +338,12 @@ impl Store {
         };
         let mut partitions =
             self.list_partitions_selected(&catalog, &database, &name, selection, -1, true)?;
+        let locations = partitions
+            .iter()
+            .filter_map(crate::model::partition::Partition::location);
+        self.warehouse()
+            .confine_all(Action::Empty, locations)
+            .map_err(Error::Refused)?;
         for location in partitions
             .iter()
             .filter_map(crate::model::partition::Partition::location)

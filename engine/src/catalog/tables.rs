@@ -8,6 +8,7 @@ use crate::catalog::lookup::{
     dangling_table_index, find_table_id, normalize_names, table_not_found,
 };
 use crate::catalog::table_rules;
+use crate::confinement::Action;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord};
 use crate::model::database::Database;
@@ -267,6 +268,9 @@ impl Store {
             };
             if let (true, Some(location)) = (options.delete_data, data_location_to_delete(&table)) {
                 let doomed = outside.iter().map(String::as_str).chain([location]);
+                self.warehouse()
+                    .confine_all(Action::Delete, doomed.clone())
+                    .map_err(Error::Refused)?;
                 let doomed = doomed.map(|location| (location, location));
                 let doomed = crate::catalog::dir_users::DoomedDirs::new(self.warehouse(), doomed);
                 let dropping = format!("table {}", table.qualified_name());

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::confinement::Action;
 use crate::error::{Error, Result};
 use crate::model::partition::Partition;
 use crate::model::partition_name::make_partition_name;
@@ -169,6 +170,9 @@ impl Store {
         if !self.warehouse().exists(&from).map_err(Error::Refused)? {
             return Ok(());
         }
+        self.warehouse()
+            .confine_all(Action::Move, [from.as_str(), to.as_str()])
+            .map_err(Error::Refused)?;
         if let Some((parent, _)) = to.trim_end_matches('/').rsplit_once('/') {
             let made = self.warehouse().make_dir(parent).map_err(Error::Refused)?;
             txn.record_undo(made);

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use crate::catalog::lookup::normalize_names;
+use crate::confinement::Action;
 use crate::error::{Error, Result};
 use crate::events::{EventBody, EventKind, EventRecord, PartitionImages};
 use crate::model::partition::{Partition, PartitionRecord};
@@ -353,6 +354,9 @@ impl Store {
             for partition in partitions {
                 let limits = &self.options().value_limits;
                 let (old, mut partition) = prepare_altered(txn, &table, limits, partition, now)?;
+                self.warehouse()
+                    .confine_relocation(old.location(), partition.location())
+                    .map_err(Error::Refused)?;
                 let stats = how.stats;
                 crate::stats::update_partition_stats_on_alter(
                     self,
@@ -517,6 +521,9 @@ impl Store {
         if normalize_location(from) == normalize_location(to) {
             return Ok(());
         }
+        self.warehouse()
+            .confine_all(Action::Move, [from, to])
+            .map_err(Error::Refused)?;
         if self
             .warehouse()
             .exists(to)
@@ -578,6 +585,10 @@ impl Store {
                 txn.delete(keys::partition_key(table.id, &values));
             }
             if options.delete_data && deletes_data(&table.table) {
+                let locations = dropped.iter().filter_map(Partition::location);
+                self.warehouse()
+                    .confine_all(Action::Delete, locations)
+                    .map_err(Error::Refused)?;
                 self.check_dirs_unshared(txn, &table, &dropped, &seen)?;
             }
             let dropped_values: Vec<Vec<String>> = dropped

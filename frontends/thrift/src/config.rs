@@ -6,6 +6,7 @@
 //! listen = "0.0.0.0:9083"
 //! data_dir = "/var/lib/hivestore"
 //! warehouse = "/warehouse"
+//! external_roots = ["/data/external", "/mnt/lake"]
 //! max_connections = 2000
 //! max_message_bytes = 104857600
 //! max_string_bytes = 104857600
@@ -102,6 +103,16 @@ pub struct ServeArgs {
     /// Warehouse root: default location of databases and managed tables [default: ./warehouse].
     #[arg(long, env = "HIVESTORE_WAREHOUSE")]
     pub warehouse: Option<String>,
+    /// A local directory besides the warehouse where the server may make, move and delete
+    /// data (tables and partitions at locations there); anywhere else it refuses to. Repeat
+    /// it, or separate roots by commas [default: none, the warehouse alone].
+    #[arg(
+        long = "external-root",
+        value_name = "PATH",
+        env = "HIVESTORE_EXTERNAL_ROOTS",
+        value_delimiter = ','
+    )]
+    pub external_roots: Vec<String>,
     /// Most connections served at once [default: 1000].
     #[arg(long, env = "HIVESTORE_MAX_CONNECTIONS")]
     pub max_connections: Option<usize>,
@@ -318,6 +329,7 @@ struct FileSettings {
     listen: Option<String>,
     data_dir: Option<PathBuf>,
     warehouse: Option<String>,
+    external_roots: Option<Vec<String>>,
     max_connections: Option<usize>,
     max_message_bytes: Option<usize>,
     max_string_bytes: Option<usize>,
@@ -384,6 +396,8 @@ pub struct ServeConfig {
     pub data_dir: PathBuf,
     /// Warehouse root.
     pub warehouse: String,
+    /// Local directories besides the warehouse where data may be made, moved and deleted.
+    pub external_roots: Vec<String>,
     /// Wire and connection limits.
     pub limits: Limits,
     /// How long a lock lives without a heartbeat.
@@ -568,6 +582,7 @@ impl ServeArgs {
                 file.warehouse,
                 WAREHOUSE_DEFAULT.to_string(),
             ),
+            external_roots: external_roots(self.external_roots.clone(), file.external_roots)?,
             limits,
             txn_timeout: txn_timeout(pick(
                 self.txn_timeout_ms,
@@ -744,6 +759,19 @@ impl ServeArgs {
         }
         Ok(settings)
     }
+}
+
+/// The external roots of the flags (or environment), else the file's; none is empty.
+fn external_roots(flags: Vec<String>, file: Option<Vec<String>>) -> Result<Vec<String>, String> {
+    let roots = if flags.is_empty() {
+        file.unwrap_or_default()
+    } else {
+        flags
+    };
+    if roots.iter().any(|root| root.trim().is_empty()) {
+        return Err("external_roots: a root is empty".to_string());
+    }
+    Ok(roots)
 }
 
 /// The HTTP path, with or without its leading `/`: one segment or more of URL path characters.
@@ -986,6 +1014,35 @@ mod tests {
         assert_eq!(config.warehouse, "/w");
         assert_eq!(config.limits.connections_max, 7);
         assert_eq!(config.data_dir, PathBuf::from(DATA_DIR_DEFAULT));
+    }
+
+    #[test]
+    fn external_roots_repeat_split_at_commas_and_come_from_the_file_as_a_list() {
+        #[derive(clap::Parser)]
+        struct Command {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let parse = |arguments: &[&str]| {
+            let command = <Command as clap::Parser>::try_parse_from(
+                std::iter::once("serve").chain(arguments.iter().copied()),
+            );
+            command.unwrap().serve.resolve()
+        };
+        assert!(parse(&[]).unwrap().external_roots.is_empty());
+        let repeated = parse(&["--external-root", "/a", "--external-root", "/b,/c"]).unwrap();
+        assert_eq!(repeated.external_roots, ["/a", "/b", "/c"]);
+        let dir = std::env::temp_dir().join(format!("hivestore-roots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("roots.toml");
+        std::fs::write(&path, "external_roots = [\"/x\", \"/y,z\"]\n").unwrap();
+        let config = path.display().to_string();
+        let from_file = parse(&["--config", &config]).unwrap();
+        assert_eq!(from_file.external_roots, ["/x", "/y,z"]);
+        let flags_win = parse(&["--config", &config, "--external-root", "/f"]).unwrap();
+        assert_eq!(flags_win.external_roots, ["/f"]);
+        let error = parse(&["--external-root", "/a,,/b"]).unwrap_err();
+        assert!(error.contains("external_roots"), "{error}");
     }
 
     #[test]

@@ -67,7 +67,7 @@ fn client(
 fn database(name: &str) -> Database {
     Database {
         name: Some(name.to_string()),
-        location_uri: Some(format!("file:/tmp/{name}")),
+        location_uri: Some(format!("s3a://bucket/{name}")),
         // The generated default is an empty owner, which the server would keep.
         owner_name: None,
         ..Database::default()
