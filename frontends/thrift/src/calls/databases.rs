@@ -26,7 +26,8 @@ fn create_database(
     session: &Session,
     mut database: hivestore_engine::Database,
 ) -> thrift::Result<()> {
-    session.authorize(Need::Privilege(Privilege::Create), Target::Server)?;
+    // Anyone may create a database, and owns what it creates, as in Hive.
+    session.authorize(Need::Anyone, Target::Server)?;
     if database.owner_name.is_none() {
         database.owner_name = session.user();
         database
@@ -106,6 +107,7 @@ fn alter_database(
     };
     session.authorize(Need::Privilege(Privilege::Alter), target)?;
     let database = database_from_idl(database, catalog);
+    session.authorize_owner_change(target, database.owner_name.as_deref(), database.owner_type)?;
     session
         .store()
         .alter_database(catalog, name, database)
