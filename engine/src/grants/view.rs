@@ -13,8 +13,8 @@ use crate::model::principal::PrincipalType;
 use crate::storage::consistent::OPTIMISTIC_ATTEMPT_COUNT;
 use crate::storage::keys;
 use crate::storage::kv::{self, KeyRange, KvBackend, WriteBatch, WriteOp, SCAN_PAGE_ENTRY_COUNT};
-use crate::storage::values::StoredValue;
-use crate::store::{read_view, Store};
+use crate::storage::values::{StoredValue, ValueView};
+use crate::store::Store;
 
 use super::{GRANT_ENTRIES_MAX, PUBLIC_ROLE};
 
@@ -134,16 +134,14 @@ fn read_values<T: StoredValue>(
         KeyRange::prefix(&[keyspace]),
         SCAN_PAGE_ENTRY_COUNT,
     ) {
-        let (key, _) = entry?;
+        let (key, stored) = entry?;
         *count += 1;
         if *count > GRANT_ENTRIES_MAX {
             return Err(Error::Refused(format!(
                 "the store holds more than {GRANT_ENTRIES_MAX} roles, memberships and grants"
             )));
         }
-        if let Some(view) = read_view::<T>(backend, &key)? {
-            values.push(view.to_owned()?);
-        }
+        values.push(ValueView::<T>::new(key, stored)?.to_owned()?);
     }
     Ok(values)
 }
