@@ -41,7 +41,9 @@ the script fails if the count differs, so a new compiler or IDL cannot slip past
    NULLABLE_ARGUMENTS, the argument struct holds an `Option`, `None` when the client left
    the argument out, through the reader, the writer (which then leaves it out), the handler
    trait and the client. Hive refuses `get_table_objects_by_name` with a null name list
-   ("<db> cannot find null tables") but answers an empty one.
+   ("<db> cannot find null tables") but answers an empty one; `list_privileges` with a null
+   principal lists everyone's grants. An enum argument listed there loses patch 4's
+   requirement too.
 """
 
 from __future__ import annotations
@@ -141,6 +143,9 @@ def publish_arguments(src: str) -> tuple[str, int]:
 # an empty value, read as `Option` (patch 6). Hive refuses a null table-name list.
 NULLABLE_ARGUMENTS: list[tuple[str, str, str]] = [
     ("ThriftHiveMetastoreGetTableObjectsByNameArgs", "tbl_names", "get_table_objects_by_name"),
+    # Trino lists an object's grants to everyone with a null principal name and type.
+    ("ThriftHiveMetastoreListPrivilegesArgs", "principal_name", "list_privileges"),
+    ("ThriftHiveMetastoreListPrivilegesArgs", "principal_type", "list_privileges"),
 ]
 
 
@@ -162,7 +167,13 @@ def nullable_arguments(src: str) -> tuple[str, int]:
         block = src[impl_start:impl_end]
         taken = re.search(r"      " + field + r": (f_\d+)\.unwrap_or_default\(\),\n", block)
         if taken is None:
-            raise SystemExit(f"patch_generated.py: {struct}'s reader does not default {field}")
+            # An enum argument stays required (patch 4): its check and `expect` go.
+            taken = re.search(r"      " + field + r": (f_\d+)\.expect\(\"auto-generated code should"
+                              r" have checked for presence of required fields\"\),\n", block)
+            check = f'    verify_required_field_exists("{struct}.{field}", &{taken.group(1)})?;\n' if taken else ""
+            if taken is None or check not in block:
+                raise SystemExit(f"patch_generated.py: {struct}'s reader does not default {field}")
+            block = block.replace(check, "")
         block = block.replace(taken.group(0), f"      {field}: {taken.group(1)},\n")
         write = re.search(
             r"(    o_prot\.write_field_begin\(&TFieldIdentifier::new\(\"" + field

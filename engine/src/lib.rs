@@ -73,6 +73,7 @@ mod connectors;
 mod constraints;
 mod error;
 pub mod events;
+pub mod grants;
 mod model;
 mod partitions;
 mod procedures;
@@ -90,6 +91,7 @@ pub mod txns;
 pub mod warehouse;
 mod workload;
 
+pub use grants::{GrantObject, GrantRequest, GrantsView, PrivilegeFilter, PrivilegeSet, RoleGrant};
 pub use model::partition_name;
 pub use storage::{keys, kv, size, values};
 pub use txns::locks;
@@ -137,11 +139,12 @@ pub use model::value_limits::{
 pub use model::workload::{Mapping, PlanStatus, Pool, ResourcePlan, Trigger};
 pub use model::{
     ArchivedPartitionRecord, Catalog, ConstraintKind, ConstraintRow, CreationMetadata, Database,
-    DatabaseType, FieldSchema, FileMetadata, Function, FunctionType, Order, Partition,
-    PartitionRecord, PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo, ReferencedColumn,
-    ResourceType, ResourceUri, SerDeInfo, SerdeType, SkewedInfo, SkewedValueLocation, SourceTable,
-    StorageDescriptor, Table, DDL_TIME_PARAMETER, EXTERNAL_PARAMETER, EXTERNAL_TABLE,
-    EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
+    DatabaseType, FieldSchema, FileMetadata, Function, FunctionType, GrantTarget, Order, Partition,
+    PartitionRecord, PrincipalPrivilegeSet, PrincipalType, PrivilegeGrant, PrivilegeGrantInfo,
+    ReferencedColumn, ResourceType, ResourceUri, Role, RoleMember, SerDeInfo, SerdeType,
+    SkewedInfo, SkewedValueLocation, SourceTable, StorageDescriptor, Table, DDL_TIME_PARAMETER,
+    EXTERNAL_PARAMETER, EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE,
+    MATERIALIZED_VIEW, VIRTUAL_VIEW,
 };
 pub use partitions::batch::{AddedPartitions, NewPartition};
 pub use partitions::encoded::PartitionSink;

@@ -20,6 +20,7 @@ use crate::catalog::sweeper::Sweeper;
 use crate::confinement::{check_external_roots, Roots};
 use crate::error::{Error, Result};
 use crate::events::counter::EventCounter;
+use crate::grants::KeptGrants;
 use crate::partitions::name_listing::KeptNames;
 use crate::stats::kept::KeptStats;
 use crate::storage::commit::{CommitCounters, CommitPipeline};
@@ -146,6 +147,8 @@ pub struct Store {
     visibility: Arc<Visibility>,
     /// What the statistics keep and their change records (see `stats/kept.rs`).
     pub(crate) stats: KeptStats,
+    /// Every role, membership and grant, kept while unchanged (see `grants/view.rs`).
+    pub(crate) grants: KeptGrants,
 }
 
 impl Store {
@@ -185,6 +188,7 @@ impl Store {
             acid,
             visibility,
             stats: KeptStats::new(),
+            grants: KeptGrants::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -316,6 +320,10 @@ impl Store {
     fn apply_locked(&self, batch: WriteBatch) -> Result<()> {
         let stripes = PartitionVersions::touched_by(&batch);
         let slot_stripes = PartitionVersions::slots_touched_by(&batch);
+        let grants_touched = KeptGrants::touched_by(&batch);
+        if grants_touched {
+            self.grants.bump();
+        }
         // Before the stripes move, so that a reader at their new version finds it.
         self.stats
             .record(&batch, &self.partition_versions, slot_stripes);
@@ -326,6 +334,9 @@ impl Store {
         self.visibility.end_apply(sequence);
         self.stats.slot_versions.bump(slot_stripes);
         self.partition_versions.bump(stripes);
+        if grants_touched {
+            self.grants.bump();
+        }
         if applied.is_err() {
             self.visibility.set_broken();
         }
@@ -419,6 +430,7 @@ impl Store {
         self.stats.forget_all(&self.partition_versions);
         self.partition_versions.bump(every);
         self.stats.slot_versions.bump(every);
+        self.grants.bump();
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
@@ -427,6 +439,7 @@ impl Store {
         });
         self.stats.slot_versions.bump(every);
         self.partition_versions.bump(every);
+        self.grants.bump();
         reopened?;
         self.visibility.end_reopen();
         tracing::warn!(
@@ -472,6 +485,15 @@ impl Store {
             .stable_version(table)
             .ok_or_else(|| Error::Internal("a partition batch outlived the writer lock".into()))?;
         scan(version)
+    }
+
+    /// Runs `body` holding the writer lock: no batch is applied meanwhile.
+    pub(crate) fn under_writer_lock<R>(&self, body: impl FnOnce() -> Result<R>) -> Result<R> {
+        let _writer = self
+            .writer
+            .lock()
+            .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
+        body()
     }
 
     /// The kept full name listings, and whether a kept one is still current.

@@ -13,9 +13,9 @@ use thrift::protocol::{
 };
 use thrift::ApplicationErrorKind;
 
-/// A call hivestore does not implement; change it here when it does.
+/// A call hivestore does not implement (Hive 2's index API); change it here when it does.
 fn call_unimplemented(client: &mut hivestore_tests::Client) -> thrift::Result<Vec<String>> {
-    client.get_role_names()
+    client.get_index_names("default".into(), "t".into(), -1)
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn an_unimplemented_method_answers_unknown_method_and_the_connection_stays_usabl
                     "{format:?}"
                 );
                 // Thrift's own text, as a server without the method answers.
-                assert_eq!(error.message, "Invalid method name: 'get_role_names'");
+                assert_eq!(error.message, "Invalid method name: 'get_index_names'");
             }
             other => panic!("expected UNKNOWN_METHOD, got {other:?}"),
         }
@@ -72,8 +72,8 @@ fn counters_count_calls_and_errors_per_method() {
     let counters = client.get_counters().unwrap();
     assert_eq!(counters.get("getName.calls"), Some(&2));
     assert_eq!(counters.get("getName.errors"), None);
-    assert_eq!(counters.get("get_role_names.calls"), Some(&1));
-    assert_eq!(counters.get("get_role_names.errors"), Some(&1));
+    assert_eq!(counters.get("get_index_names.calls"), Some(&1));
+    assert_eq!(counters.get("get_index_names.errors"), Some(&1));
     assert_eq!(client.get_counter("getName.calls".into()).unwrap(), 2);
     assert_eq!(client.get_counter("no.such.counter".into()).unwrap(), 0);
 }

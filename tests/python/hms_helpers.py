@@ -17,11 +17,18 @@ from thrift.protocol import TBinaryProtocol, TCompactProtocol
 from thrift.transport import TSocket, TTransport
 
 # The method used to probe "not implemented": the server must answer it with a
-# TApplicationException of type UNKNOWN_METHOD that names it. Chosen because privileges belong
-# to a later security issue, and because the Java reference HMS 2.3 predates this Hive 3 call
-# (so it answers UNKNOWN_METHOD there too). Change it here and only here: the
-# Java client test receives it on its command line.
-UNIMPLEMENTED_METHOD = "refresh_privileges"
+# TApplicationException of type UNKNOWN_METHOD that names it. hivestore implements every
+# method of Hive 4's API; what it leaves out is Hive 2's index API, which Hive 3 dropped (so
+# pyiceberg's generated code lacks it: its arguments are spelled out in UNVENDORED_ARGUMENTS).
+# Change it here and only here: the Java client test receives it on its command line.
+UNIMPLEMENTED_METHOD = "get_index_names"
+
+# Arguments (id, thrift type, name) of probed methods pyiceberg's Hive 4 IDL lacks.
+UNVENDORED_ARGUMENTS = {
+    "get_index_names": [(1, TType.STRING, "db_name", None, None),
+                        (2, TType.STRING, "tbl_name", None, None),
+                        (3, TType.I16, "max_indexes", None, -1)],
+}
 
 # The name hivestore reports through fb303 getName.
 HIVESTORE_NAME = "hivestore"
@@ -124,14 +131,23 @@ def assert_serves(server: Server) -> None:
 def default_args(method: str = UNIMPLEMENTED_METHOD):
     """A well-formed argument struct for `method`, from the Hive 4 IDL pyiceberg vendors:
     every argument present with a default value (an empty struct, "", 0, an empty list)."""
-    from hive_metastore import ThriftHiveMetastore
-
-    args_class = getattr(ThriftHiveMetastore, f"{method}_args")
+    args_class = args_class_of(method)
     values = {}
     for spec in filter(None, args_class.thrift_spec):
         _, ttype, name, type_args = spec[:4]
         values[name] = default_value(ttype, type_args)
     return args_class(**values)
+
+
+def args_class_of(method: str):
+    """The argument struct class of `method`: pyiceberg's, or one made from
+    UNVENDORED_ARGUMENTS."""
+    from hive_metastore import ThriftHiveMetastore
+
+    generated = getattr(ThriftHiveMetastore, f"{method}_args", None)
+    if generated is not None:
+        return generated
+    return make_struct(f"{method}_args", UNVENDORED_ARGUMENTS[method])
 
 
 def default_value(ttype: int, type_args):
@@ -144,9 +160,7 @@ def default_value(ttype: int, type_args):
 
 def args_shape(method: str = UNIMPLEMENTED_METHOD) -> str:
     """`method`'s arguments as "ID:TTYPE,..." for the Java client, which lacks the newer IDL."""
-    from hive_metastore import ThriftHiveMetastore
-
-    args_class = getattr(ThriftHiveMetastore, f"{method}_args")
+    args_class = args_class_of(method)
     return ",".join(f"{spec[0]}:{spec[1]}" for spec in filter(None, args_class.thrift_spec))
 
 

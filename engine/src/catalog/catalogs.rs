@@ -186,6 +186,7 @@ impl Store {
                 txn.put_value(key, &catalog)?;
             }
             crate::store_uuid::bootstrap_uuid(txn)?;
+            crate::grants::bootstrap_default_roles(txn)?;
             crate::catalog::databases::bootstrap_default_database(txn, &root)
         })
     }

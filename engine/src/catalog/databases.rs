@@ -300,6 +300,7 @@ impl Store {
             crate::procedures::drop_all_routines(txn, keys::KEYSPACE_PROCEDURE, id)?;
             crate::procedures::drop_all_routines(txn, keys::KEYSPACE_PACKAGE, id)?;
             let tables = crate::catalog::tables::drop_all_tables(txn, id, table_names)?;
+            crate::grants::stage_drop_database_grants(txn, &catalog, &name)?;
             txn.delete(keys::database_name_key(&catalog, &name));
             txn.delete(key);
             let old = old.to_owned()?;

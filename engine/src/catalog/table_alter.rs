@@ -174,6 +174,11 @@ impl Store {
             txn.delete(keys::table_name_key(old_database, &names.name));
             let new_key = keys::table_name_key(new_database, &table.table_name);
             txn.put_raw(new_key, id.0.to_be_bytes().to_vec());
+            crate::grants::stage_rename_table_grants(
+                txn,
+                (&names.catalog, &names.database, &names.name),
+                (&table.cat_name, &table.db_name, &table.table_name),
+            )?;
         }
         crate::stats::forget_altered_columns(txn, id, &old, &mut table)?;
         if !rename {

@@ -153,6 +153,7 @@ impl Store {
             .map_err(|_| Error::Internal(format!("table id {} overflows i64", id.0)))?;
         txn.put_raw(name_key, id.0.to_be_bytes().to_vec());
         txn.put_value(keys::table_key(id), &table)?;
+        crate::grants::stage_table_privileges(txn, &table, table.create_time)?;
         crate::stats::record_view_sources(txn, id, &table)?;
         let body = EventBody::Table {
             before: None,
@@ -309,6 +310,7 @@ fn drop_table_keys(
         .ok_or_else(|| dangling_table_index(database, name, id))?;
     let old = old.to_owned()?;
     crate::catalog::removal::schedule_partition_removal(txn, id);
+    crate::grants::stage_drop_table_grants(txn, &old.cat_name, &old.db_name, &old.table_name)?;
     crate::constraints::drop::remove_table_constraints(txn, id)?;
     txn.delete(keys::table_name_key(database, name));
     txn.delete(key);

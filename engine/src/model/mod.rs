@@ -7,6 +7,7 @@ pub(crate) mod catalog;
 pub(crate) mod constraint;
 pub(crate) mod database;
 pub(crate) mod function;
+pub(crate) mod grants;
 pub(crate) mod names;
 pub(crate) mod partition;
 pub mod partition_name;
@@ -20,6 +21,7 @@ pub use catalog::Catalog;
 pub use constraint::{ConstraintKind, ConstraintRow, ReferencedColumn};
 pub use database::{Database, DatabaseType};
 pub use function::{Function, FunctionType, ResourceType, ResourceUri};
+pub use grants::{GrantTarget, PrivilegeGrant, Role, RoleMember};
 pub use partition::{ArchivedPartitionRecord, Partition, PartitionRecord};
 pub use principal::{PrincipalPrivilegeSet, PrincipalType, PrivilegeGrantInfo};
 pub use table::{

@@ -6,7 +6,20 @@ use std::collections::BTreeMap;
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Hive's `PrincipalType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Archive, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    Archive,
+    Serialize,
+    Deserialize,
+)]
 #[rkyv(derive(Debug, PartialEq, Eq))]
 pub enum PrincipalType {
     /// A user (Hive's default owner type).

@@ -41,6 +41,12 @@ impl PartitionedTable {
         keys.map(|key| key.name.as_str()).collect()
     }
 
+    /// The table's catalog, database and name.
+    pub(crate) fn names(&self) -> (&str, &str, &str) {
+        let table = &self.table;
+        (&table.cat_name, &table.db_name, &table.table_name)
+    }
+
     /// The partition name of `values`.
     pub(crate) fn partition_name<V: AsRef<str>>(&self, values: &[V]) -> String {
         make_partition_name(&self.key_names(), values)

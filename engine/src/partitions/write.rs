@@ -500,6 +500,12 @@ impl Store {
             }
         }
         txn.delete(keys::partition_key(table.id, &old_values));
+        crate::grants::stage_rename_partition_grants(
+            txn,
+            table.names(),
+            &table.partition_name(&old_values),
+            &table.partition_name(&partition.values),
+        )?;
         crate::stats::move_partition_slot(txn, table.id, &old_values, &partition.values)?;
         let mut interner = DescriptorInterner::new(table.id);
         let record = to_record(txn, &mut interner, &partition)?;
@@ -583,6 +589,8 @@ impl Store {
                     }
                 }
                 txn.delete(keys::partition_key(table.id, &values));
+                let partition_name = table.partition_name(&values);
+                crate::grants::stage_drop_partition_grants(txn, table.names(), &partition_name)?;
             }
             if options.delete_data && deletes_data(&table.table) {
                 let locations = dropped.iter().filter_map(Partition::location);

@@ -1453,6 +1453,85 @@ pub fn decode_routine_key(keyspace: u8, key: &[u8]) -> Result<(DatabaseId, Strin
     decode().map_err(|error: KeyError| error.at(key))
 }
 
+// Roles and privileges: keyspaces 0x32 to 0x34 (0x35 kept for them).
+
+/// Hive's `ROLES`: `0x32 + C(role name)` → role value (kind 62); names as given.
+pub const KEYSPACE_ROLE: u8 = 0x32;
+/// Hive's `ROLE_MAP`: `0x33 + C(role) + principal type (1 byte) + C(principal name)` → role
+/// member value (kind 63): a role's members under its prefix.
+pub const KEYSPACE_ROLE_MEMBER: u8 = 0x33;
+/// Hive's privilege tables: `0x34 + C(catalog) + C(database) + C(table) + C(partition name) +
+/// C(column) + principal type (1 byte) + C(principal) + C(privilege) + C(grantor) +
+/// C(authorizer)` → privilege grant value (kind 64). An object's absent parts are empty
+/// components (a global grant's five are), so that a database's grants and all of its
+/// tables' lie under `0x34 + C(catalog) + C(database)`, a table's (with its partitions' and
+/// columns') under its three, a partition's (with its columns') under its four.
+pub const KEYSPACE_PRIVILEGE: u8 = 0x34;
+
+const _: () = assert!(KEYSPACE_MASTER_KEY < KEYSPACE_ROLE);
+const _: () =
+    assert!(KEYSPACE_ROLE < KEYSPACE_ROLE_MEMBER && KEYSPACE_ROLE_MEMBER < KEYSPACE_PRIVILEGE);
+const _: () = assert!(KEYSPACE_PRIVILEGE < 0x36);
+
+/// `0x32 + C(role)`.
+pub fn role_key(role: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_ROLE];
+    push_component(&mut key, role.as_bytes());
+    key
+}
+
+/// `0x33 + C(role)`: the prefix of a role's members.
+pub fn role_member_prefix(role: &str) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_ROLE_MEMBER];
+    push_component(&mut key, role.as_bytes());
+    key
+}
+
+/// `0x33 + C(role) + principal type + C(principal)`.
+pub fn role_member_key(role: &str, principal_type: u8, principal: &str) -> Vec<u8> {
+    let mut key = role_member_prefix(role);
+    key.push(principal_type);
+    push_component(&mut key, principal.as_bytes());
+    key
+}
+
+/// `0x34` followed by the components given (an object's leading names): the prefix of the
+/// grants on that object and on everything it holds.
+pub fn privilege_prefix(parts: &[&str]) -> Vec<u8> {
+    let mut key = vec![KEYSPACE_PRIVILEGE];
+    for part in parts {
+        push_component(&mut key, part.as_bytes());
+    }
+    key
+}
+
+/// `0x34 + the object's five components + principal type + C(principal)`: the prefix of one
+/// principal's grants on one object.
+pub fn privilege_principal_prefix(
+    object: &[&str; 5],
+    principal_type: u8,
+    principal: &str,
+) -> Vec<u8> {
+    let mut key = privilege_prefix(object);
+    key.push(principal_type);
+    push_component(&mut key, principal.as_bytes());
+    key
+}
+
+/// A whole `0x34` key: the principal's prefix + C(privilege) + C(grantor) + C(authorizer).
+pub fn privilege_key(
+    object: &[&str; 5],
+    principal_type: u8,
+    principal: &str,
+    rest: &[&str; 3],
+) -> Vec<u8> {
+    let mut key = privilege_principal_prefix(object, principal_type, principal);
+    for part in rest {
+        push_component(&mut key, part.as_bytes());
+    }
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -145,6 +145,12 @@ pub enum ValueKind {
     DelegationToken = 60,
     /// A master key of the token store (`crate::tokens`).
     MasterKey = 61,
+    /// A role (`crate::Role`); kinds 62 to 66 belong to roles and privileges.
+    Role = 62,
+    /// A principal's membership of a role (`crate::RoleMember`).
+    RoleMember = 63,
+    /// A privilege granted on an object (`crate::PrivilegeGrant`).
+    PrivilegeGrant = 64,
 }
 
 /// A type stored as an rkyv archive.

@@ -34,6 +34,7 @@ pub mod config;
 mod connection;
 pub mod convert;
 pub mod convert_constraints;
+pub mod convert_grants;
 pub mod convert_stats;
 pub mod convert_workload;
 pub mod counters;

@@ -14,9 +14,9 @@ use hivestore_idl::handler::{Handler, Method, METHODS};
 use crate::calls::{
     caches, catalogs, compactions, compactor, connectors, constraints, databases,
     delegation_tokens, fb303, functions, locks, materialized_views, notifications,
-    partition_expressions, partition_listings, partition_specs, partitions, procedures, properties,
-    replication, runtime_stats, scheduled_queries, schema_registry, session, stats,
-    table_translation, tables, txns, types, workload,
+    partition_expressions, partition_listings, partition_specs, partitions, privileges, procedures,
+    properties, replication, roles, runtime_stats, scheduled_queries, schema_registry, session,
+    stats, table_translation, tables, txns, types, workload,
 };
 
 use Family::*;
@@ -75,11 +75,13 @@ pub enum Family {
     PropertyStore,
     /// Delegation tokens and Hive's token store with its master keys.
     DelegationTokens,
+    /// Roles, their members, and privileges granted on objects.
+    RolesAndPrivileges,
 }
 
 impl Family {
     /// Every family, in the order the documentation lists them.
-    pub const ALL: [Family; 24] = [
+    pub const ALL: [Family; 25] = [
         Fb303,
         Session,
         Functions,
@@ -104,6 +106,7 @@ impl Family {
         Replication,
         PropertyStore,
         DelegationTokens,
+        RolesAndPrivileges,
     ];
 
     /// The family's name in the documentation.
@@ -133,6 +136,7 @@ impl Family {
             Replication => "replication",
             PropertyStore => "property store",
             DelegationTokens => "delegation tokens",
+            RolesAndPrivileges => "roles and privileges",
         }
     }
 }
@@ -281,6 +285,7 @@ methods! {
     create_or_update_wm_mapping: WorkloadManagement, Generic
         => workload::create_or_update_wm_mapping;
     create_resource_plan: WorkloadManagement, Generic => workload::create_resource_plan;
+    create_role: RolesAndPrivileges, Generic => roles::create;
     create_stored_procedure: Procedures, Generic => procedures::create_procedure;
     create_table: Tables, Generic => tables::create;
     create_table_req: Tables, Generic => tables::create_req;
@@ -310,6 +315,7 @@ methods! {
         => partitions::drop_values_with_context;
     drop_partitions_req: Partitions, Generic => partitions::drop_many_req;
     drop_resource_plan: WorkloadManagement, Generic => workload::drop_resource_plan;
+    drop_role: RolesAndPrivileges, Generic => roles::drop;
     drop_schema_version: SchemaRegistry, Generic => schema_registry::drop_version;
     drop_stored_procedure: Procedures, Generic => procedures::drop_procedure;
     drop_table: Tables, Generic => tables::drop_one;
@@ -411,9 +417,13 @@ methods! {
     get_partitions_with_auth: Partitions, Generic => partition_listings::get_all_with_auth;
     get_partitions_with_specs: Partitions, Generic => partition_specs::with_specs;
     get_primary_keys: Constraints, Generic => constraints::get_primary_keys;
+    get_principals_in_role: RolesAndPrivileges, Generic => roles::principals_in_role;
+    get_privilege_set: RolesAndPrivileges, Generic => privileges::privilege_set;
     get_properties: PropertyStore, Generic => properties::get;
     get_replication_metrics: Replication, Generic => replication::get_metrics;
     get_resource_plan: WorkloadManagement, Generic => workload::get_resource_plan;
+    get_role_grants_for_principal: RolesAndPrivileges, Generic => roles::role_grants_for_principal;
+    get_role_names: RolesAndPrivileges, Generic => roles::names;
     get_runtime_stats: QueryServices, Generic => runtime_stats::get;
     get_scheduled_query: QueryServices, Generic => scheduled_queries::get;
     get_schema: Tables, Generic => tables::schema;
@@ -446,10 +456,16 @@ methods! {
     get_unique_constraints: Constraints, Generic => constraints::get_unique_constraints;
     get_valid_write_ids: Transactions, Generic => txns::valid_write_ids;
     get_version: Fb303, Generic => fb303::version;
+    grant_privileges: RolesAndPrivileges, Generic => privileges::grant_privileges;
+    grant_revoke_privileges: RolesAndPrivileges, Generic => privileges::grant_revoke;
+    grant_revoke_role: RolesAndPrivileges, Generic => roles::grant_revoke;
+    grant_role: RolesAndPrivileges, Generic => roles::grant;
     heartbeat: Locks, Generic => locks::heartbeat;
     heartbeat_lock_materialization_rebuild: Tables, Generic => materialized_views::heartbeat_rebuild;
     heartbeat_txn_range: Transactions, Generic => txns::heartbeat_range;
     is_partition_marked_for_event: Partitions, Generic => partitions::is_marked_for_event;
+    list_privileges: RolesAndPrivileges, Generic => privileges::list;
+    list_roles: RolesAndPrivileges, Generic => roles::list;
     lock: Locks, Generic => locks::lock;
     map_schema_version_to_serde: SchemaRegistry, Generic => schema_registry::map_to_serde;
     mark_cleaned: Compactor, Generic => compactor::mark_cleaned;
@@ -462,6 +478,7 @@ methods! {
     partition_name_to_spec: Partitions, Generic => partitions::name_to_spec;
     partition_name_to_vals: Partitions, Generic => partitions::name_to_values;
     put_file_metadata: Caches, Generic => caches::put;
+    refresh_privileges: RolesAndPrivileges, Generic => privileges::refresh;
     reinitialize: Fb303, Generic => fb303::reinitialize;
     remove_compaction_metrics_data: Compactor, Generic => compactor::remove_metrics;
     remove_master_key: DelegationTokens, Generic => delegation_tokens::remove_master_key;
@@ -470,6 +487,8 @@ methods! {
     rename_partition_req: Partitions, Generic => partitions::rename_req;
     renew_delegation_token: DelegationTokens, Generic => delegation_tokens::renew;
     repl_tbl_writeid_state: Transactions, Generic => txns::repl_write_id_state;
+    revoke_privileges: RolesAndPrivileges, Generic => privileges::revoke_privileges;
+    revoke_role: RolesAndPrivileges, Generic => roles::revoke;
     scheduled_query_maintenance: QueryServices, Generic => scheduled_queries::maintenance;
     scheduled_query_poll: QueryServices, Generic => scheduled_queries::poll;
     scheduled_query_progress: QueryServices, Generic => scheduled_queries::progress;

@@ -1312,8 +1312,8 @@ pub trait Handler: Send + Sync {
     /// `list_privileges` (wire name).
     fn list_privileges(
         &self,
-        principal_name: String,
-        principal_type: crate::hive_metastore::PrincipalType,
+        principal_name: Option<String>,
+        principal_type: Option<crate::hive_metastore::PrincipalType>,
         hive_object: crate::hive_metastore::HiveObjectRef,
     ) -> thrift::Result<Vec<crate::hive_metastore::HiveObjectPrivilege>> {
         Err(unknown_method("list_privileges"))
@@ -4342,8 +4342,8 @@ impl<H: Handler> crate::hive_metastore::ThriftHiveMetastoreSyncHandler for Adapt
     }
     fn handle_list_privileges(
         &self,
-        principal_name: String,
-        principal_type: crate::hive_metastore::PrincipalType,
+        principal_name: Option<String>,
+        principal_type: Option<crate::hive_metastore::PrincipalType>,
         hive_object: crate::hive_metastore::HiveObjectRef,
     ) -> thrift::Result<Vec<crate::hive_metastore::HiveObjectPrivilege>> {
         let result = self
@@ -9480,8 +9480,8 @@ macro_rules! forward_method {
     (list_privileges, $f:path) => {
         fn list_privileges(
             &self,
-            principal_name: String,
-            principal_type: $crate::hive_metastore::PrincipalType,
+            principal_name: Option<String>,
+            principal_type: Option<$crate::hive_metastore::PrincipalType>,
             hive_object: $crate::hive_metastore::HiveObjectRef,
         ) -> ::thrift::Result<Vec<$crate::hive_metastore::HiveObjectPrivilege>> {
             $f(self, principal_name, principal_type, hive_object)

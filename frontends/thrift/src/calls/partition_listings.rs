@@ -4,6 +4,7 @@
 //! `Listing::names`); the fast path (`direct::partitions`, `direct::partition_names`) writes
 //! the same listing straight to the wire.
 
+use crate::calls::privileges::attach_partition_privileges;
 use hivestore_engine::{Error as EngineError, NameListing, PartitionSelection};
 use hivestore_idl::hive_metastore::{
     GetPartitionNamesPsRequest, GetPartitionNamesPsResponse, GetPartitionsByFilterRequest,
@@ -289,16 +290,18 @@ pub fn get_all(
     all_listing(session, &database, name, max_parts)?.list(session)
 }
 
-/// `get_partitions_with_auth`: privileges are not evaluated.
+/// `get_partitions_with_auth`: with the grants of `get_partition_with_auth`.
 pub fn get_all_with_auth(
     session: &Session,
     database: String,
     name: String,
     max_parts: i16,
-    _user: String,
-    _groups: Vec<String>,
+    user: String,
+    groups: Vec<String>,
 ) -> thrift::Result<Vec<Partition>> {
-    get_all(session, database, name, max_parts)
+    let mut partitions = get_all(session, database, name, max_parts)?;
+    attach_partition_privileges(session, &mut partitions, &user, &groups)?;
+    Ok(partitions)
 }
 
 /// `get_partitions_req`.
@@ -356,17 +359,19 @@ pub fn get_ps(
     ps_listing(session, &database, name, &values, max_parts)?.list(session)
 }
 
-/// `get_partitions_ps_with_auth`: privileges are not evaluated.
+/// `get_partitions_ps_with_auth`: with the grants of `get_partition_with_auth`.
 pub fn get_ps_with_auth(
     session: &Session,
     database: String,
     name: String,
     values: Vec<String>,
     max_parts: i16,
-    _user: String,
-    _groups: Vec<String>,
+    user: String,
+    groups: Vec<String>,
 ) -> thrift::Result<Vec<Partition>> {
-    get_ps(session, database, name, values, max_parts)
+    let mut partitions = get_ps(session, database, name, values, max_parts)?;
+    attach_partition_privileges(session, &mut partitions, &user, &groups)?;
+    Ok(partitions)
 }
 
 /// `get_partitions_ps_with_auth_req`: by partial values, or by names when names are given.
@@ -377,7 +382,7 @@ pub fn get_ps_req(
     let table = TableName::request(request.cat_name, request.db_name, request.tbl_name);
     table.authorize(session, SELECT)?;
     let max_parts = limit(request.max_parts);
-    let partitions = match (request.part_names, request.part_vals) {
+    let mut partitions = match (request.part_names, request.part_vals) {
         (Some(names), _) if !names.is_empty() => {
             let names = borrowed(&names);
             Listing::of(table, PartitionSelection::Names(&names), max_parts).list(session)?
@@ -388,6 +393,10 @@ pub fn get_ps_req(
             Listing::of(table, selection, max_parts).list(session)?
         }
     };
+    if let Some(user) = &request.user_name {
+        let groups = request.group_names.unwrap_or_default();
+        attach_partition_privileges(session, &mut partitions, user, &groups)?;
+    }
     Ok(GetPartitionsPsWithAuthResponse { partitions })
 }
 

@@ -439,16 +439,20 @@ pub fn get(
     get_values(session, &table, &values)
 }
 
-/// `get_partition_with_auth`: privileges are not evaluated.
+/// `get_partition_with_auth`: the partition, with the grants on it of the user, its groups
+/// and their roles when its table keeps grants per partition.
 pub fn get_with_auth(
     session: &Session,
     database: String,
     name: String,
     values: Vec<String>,
-    _user: String,
-    _groups: Vec<String>,
+    user: String,
+    groups: Vec<String>,
 ) -> thrift::Result<Partition> {
-    get(session, database, name, values)
+    let mut partition = [get(session, database, name, values)?];
+    crate::calls::privileges::attach_partition_privileges(session, &mut partition, &user, &groups)?;
+    let [partition] = partition;
+    Ok(partition)
 }
 
 /// `get_partition_req`.
