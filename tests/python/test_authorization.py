@@ -15,9 +15,16 @@ import pytest
 from hive_metastore.ttypes import (
     Database,
     FieldSchema,
+    HiveObjectPrivilege,
+    HiveObjectRef,
+    HiveObjectType,
     MetaException,
     NoSuchObjectException,
     Partition,
+    PrincipalType,
+    PrivilegeBag,
+    PrivilegeGrantInfo,
+    Role,
 )
 
 from conftest import hivestore_binary, start_hivestore, stop_hivestore
@@ -185,3 +192,71 @@ def test_a_proxy_user_acts_as_another_user_and_others_may_not(tmp_path):
         assert "set_ugi refused" in server.log_tail(100000)
     finally:
         stop_hivestore(server)
+
+
+def table_grant(database, table, grantee, privilege, grantor, kind=PrincipalType.USER,
+                grant_option=False):
+    return PrivilegeBag(privileges=[HiveObjectPrivilege(
+        hiveObject=HiveObjectRef(objectType=HiveObjectType.TABLE, dbName=database,
+                                 objectName=table, catName="hive"),
+        principalName=grantee, principalType=kind,
+        grantInfo=PrivilegeGrantInfo(privilege=privilege, createTime=0, grantor=grantor,
+                                     grantorType=PrincipalType.USER, grantOption=grant_option))])
+
+
+def test_a_grant_opens_what_it_names_and_a_revoke_closes_it(enforced):
+    database, table, _ = owned_table(enforced)
+    target = f"table hive.{database}.{table}"
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        refused(client.get_table, database, table, user=OTHER, privilege="[SELECT]", target=target)
+        # Without the grant option, a user may not grant what it does not hold.
+        refused(client.grant_privileges, table_grant(database, table, ANALYST, "SELECT", OTHER),
+                user=OTHER, privilege="[SELECT]", target=target)
+    with connected(enforced, user=OWNER, groups=[]) as client:
+        assert client.grant_privileges(table_grant(database, table, OTHER, "SELECT", OWNER))
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        assert client.get_table(database, table).tableName == table
+        assert client.get_partition_names(database, table, -1) == ["ds=2026-12-07"]
+        # SELECT is not DROP, nor ALTER.
+        refused(client.drop_table, database, table, True,
+                user=OTHER, privilege="[DROP]", target=target)
+    with connected(enforced, user=OWNER, groups=[]) as client:
+        assert client.revoke_privileges(table_grant(database, table, OTHER, "SELECT", OWNER))
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        refused(client.get_table, database, table, user=OTHER, privilege="[SELECT]", target=target)
+    with connected(enforced, user=OWNER, groups=[]) as client:
+        client.drop_database(database, True, True)
+
+
+def test_a_roles_database_grant_reaches_its_tables_and_alter_cannot_change_the_owner(enforced):
+    database, table, _ = owned_table(enforced)
+    role = unique_name("editors")
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        refused(client.create_role, Role(roleName=role, createTime=0, ownerName=OTHER),
+                user=OTHER, privilege="admin", target=f"role {role}")
+    with connected(enforced, user=ADMIN, groups=[]) as client:
+        assert client.create_role(Role(roleName=role, createTime=0, ownerName=ADMIN))
+        assert client.grant_role(role, OTHER, PrincipalType.USER, ADMIN, PrincipalType.USER,
+                                 False)
+        bag = PrivilegeBag(privileges=[HiveObjectPrivilege(
+            hiveObject=HiveObjectRef(objectType=HiveObjectType.DATABASE, dbName=database,
+                                     catName="hive"),
+            principalName=role, principalType=PrincipalType.ROLE,
+            grantInfo=PrivilegeGrantInfo(privilege="ALL", createTime=0, grantor=ADMIN,
+                                         grantorType=PrincipalType.USER, grantOption=False))])
+        assert client.grant_privileges(bag)
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        kept = client.get_table(database, table)
+        kept.parameters = dict(kept.parameters or {}, edited="yes")
+        client.alter_table(database, table, kept)
+        kept.owner = OTHER
+        refused(client.alter_table, database, table, kept,
+                user=OTHER, privilege="does not own", target=f"table hive.{database}.{table}")
+        assert client.get_table(database, table).owner == OWNER
+    with connected(enforced, user=ADMIN, groups=[]) as client:
+        assert client.drop_role(role)
+    with connected(enforced, user=OTHER, groups=[]) as client:
+        refused(client.get_table, database, table, user=OTHER, privilege="[SELECT]",
+                target=f"table hive.{database}.{table}")
+    with connected(enforced, user=OWNER, groups=[]) as client:
+        client.drop_database(database, True, True)

@@ -5,17 +5,21 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use hivestore_engine::{Error as EngineError, Owner, PrincipalType};
+use hivestore_engine::{
+    normalize, Error as EngineError, GrantTarget, GrantsView, Owner, PrincipalType,
+};
 
 use super::{Need, Target};
 use crate::errors::{exception, Declared};
 use crate::service::Session;
 
-/// Who calls: the user, its groups and the roles they hold.
+/// Who calls: the user, its groups and the roles they hold, and the grants they were read
+/// from.
 pub(crate) struct Who {
     pub user: String,
     pub groups: Arc<[String]>,
     pub roles: BTreeSet<String>,
+    grants: Arc<GrantsView>,
 }
 
 impl Who {
@@ -86,11 +90,16 @@ impl Session {
     /// The caller with its groups and roles.
     fn who(&self, user: String) -> thrift::Result<Who> {
         let groups = self.access_policy().groups.groups(&user);
-        let roles = self.roles_of(&user, &groups)?;
+        let grants = self
+            .store()
+            .grants_view()
+            .map_err(|error| crate::errors::to_thrift(error, &[Declared::Meta]))?;
+        let roles = grants.roles_of(&user, &groups);
         Ok(Who {
             user,
             groups,
             roles,
+            grants,
         })
     }
 
@@ -146,20 +155,41 @@ fn denied(message: String) -> thrift::Error {
 }
 
 impl Session {
-    /// The roles `user` of `groups` holds.
-    fn roles_of(&self, _user: &str, _groups: &[String]) -> thrift::Result<BTreeSet<String>> {
-        Ok(BTreeSet::from(["public".to_string()]))
-    }
-
-    /// Whether `who` was granted `privilege` on `target` or what holds it.
+    /// Whether `who` was granted `privilege` (or ALL) on `target` or on what holds it: a
+    /// table's database, a database's server; a function's grants are its database's.
     fn granted(
         &self,
-        _who: &Who,
-        _target: Target<'_>,
-        _privilege: super::Privilege,
-        _grant_option: bool,
+        who: &Who,
+        target: Target<'_>,
+        privilege: super::Privilege,
+        grant_option: bool,
     ) -> thrift::Result<bool> {
-        Ok(false)
+        let object = match target {
+            Target::Server => GrantTarget::Global,
+            Target::Database { catalog, database }
+            | Target::Function {
+                catalog, database, ..
+            } => GrantTarget::Database {
+                catalog: normalize(catalog),
+                database: normalize(database),
+            },
+            Target::Table {
+                catalog,
+                database,
+                table,
+            } => GrantTarget::table(&normalize(catalog), &normalize(database), &normalize(table)),
+            Target::Catalog(_) | Target::Role(_) | Target::Transaction(_) | Target::Lock(_) => {
+                return Ok(false)
+            }
+        };
+        Ok(who.grants.holds(
+            &who.user,
+            &who.groups,
+            &who.roles,
+            &object,
+            privilege.name(),
+            grant_option,
+        ))
     }
 }
 
