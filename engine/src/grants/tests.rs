@@ -275,10 +275,14 @@ fn dropping_a_role_removes_its_members_memberships_and_grants() {
 fn grants_split_at_commas_and_refuse_what_the_grantor_granted_already() {
     let store = store_with_table();
     let grant = request(table_object("T"), "u", PrincipalType::User, "SELECT,INSERT");
-    store.grant_privileges(&[grant.clone()]).unwrap();
+    store
+        .grant_privileges(std::slice::from_ref(&grant))
+        .unwrap();
     let held = privileges_of(&store, "u", PrincipalType::User);
     assert_eq!(held.len(), 2);
-    let error = store.grant_privileges(&[grant.clone()]).unwrap_err();
+    let error = store
+        .grant_privileges(std::slice::from_ref(&grant))
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "SELECT is already granted on table [db,t] by admin_user"
@@ -334,8 +338,12 @@ fn revokes_take_the_grant_or_its_option_and_refuse_what_is_not_granted() {
     let store = store_with_table();
     let mut grant = request(partition_object("1"), "u", PrincipalType::User, "SELECT");
     grant.grant_option = true;
-    store.grant_privileges(&[grant.clone()]).unwrap();
-    store.revoke_privileges(&[grant.clone()], true).unwrap();
+    store
+        .grant_privileges(std::slice::from_ref(&grant))
+        .unwrap();
+    store
+        .revoke_privileges(std::slice::from_ref(&grant), true)
+        .unwrap();
     let listed = store
         .list_privileges(Some(("u", PrincipalType::User)), &PrivilegeFilter::Every)
         .unwrap();
@@ -344,7 +352,9 @@ fn revokes_take_the_grant_or_its_option_and_refuse_what_is_not_granted() {
         listed[0].target.partition_values(),
         Some(vec!["1".to_string()])
     );
-    let error = store.revoke_privileges(&[grant.clone()], true).unwrap_err();
+    let error = store
+        .revoke_privileges(std::slice::from_ref(&grant), true)
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "User u does not have grant option with privilege SELECT"

@@ -1,6 +1,6 @@
 //! Roles and privileges between the IDL's structs and the engine's (`calls/roles.rs`,
 //! `calls/privileges.rs`), and Hive 4's way of reporting its store's refusals from these
-//! calls: `MetaException` "Got exception: <class> <message>" (`HMSHandler`'s
+//! calls: `MetaException` `"Got exception: <class> <message>"` (`HMSHandler`'s
 //! `convertToMetaExIfInstance`).
 
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! `HMSHandler`: `create_role`, `drop_role`, `get_role_names`, `grant_role`, `revoke_role`,
 //! `grant_revoke_role`, `list_roles`, `get_principals_in_role`,
 //! `get_role_grants_for_principal`). Hive reports its store's refusals of these as
-//! `MetaException` "Got exception: <class> <message>" (`convert_grants::wrapped`).
+//! `MetaException` `"Got exception: <class> <message>"` (`convert_grants::wrapped`).
 //!
 //! Creating, dropping, granting and revoking a role needs admin (Hive's SQL-standard rules
 //! also let a holder of the role with its admin option grant and revoke it; the check is
