@@ -43,6 +43,7 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         call_timeout: 60,
         pause_ms: 0,
         keep_database: false,
+        user: None,
     }
 }
 

@@ -59,6 +59,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         call_timeout: 60,
         pause_ms: 0,
         keep_database: false,
+        user: None,
     }
 }
 
