@@ -291,6 +291,7 @@ fn tiny_partitions_per_call(workload: Workload) -> u64 {
         | Workload::SparkPlan
         | Workload::HivePlan => 24,
         Workload::GetPartitionsByFilterSecondKey => 2,
+        Workload::StatsUpdate => 1,
         _ => TINY_PARTITION_COUNT,
     }
 }
