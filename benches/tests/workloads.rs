@@ -332,7 +332,10 @@ fn partition_workloads_count_partitions_and_bytes_and_measure_the_loopback_limit
         let listing = workload.lists_partitions();
         assert_eq!(
             listing,
-            !matches!(workload, Workload::AddPartitions | Workload::StatsWrite)
+            !matches!(
+                workload,
+                Workload::AddPartitions | Workload::StatsWrite | Workload::StatsUpdate
+            )
         );
         assert_eq!(row.loopback.is_some(), listing, "{name}: loopback limit");
         if let Some(loopback) = row.loopback {
