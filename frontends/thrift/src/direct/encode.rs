@@ -419,7 +419,7 @@ mod tests {
                     column("id", "bigint", Some("the key")),
                     column("name", "string", None),
                 ],
-                location: Some("file:/w/db.db/t".into()),
+                location: Some("memory:/w/db.db/t".into()),
                 input_format: Some("in".into()),
                 output_format: None,
                 compressed: true,
@@ -444,7 +444,7 @@ mod tests {
                     skewed_col_values: vec![vec!["x".into()]],
                     skewed_col_value_location_maps: vec![engine::SkewedValueLocation {
                         values: vec!["x".into()],
-                        location: "file:/w/x".into(),
+                        location: "memory:/w/x".into(),
                     }],
                 }),
                 stored_as_sub_directories: Some(false),
@@ -695,7 +695,7 @@ mod tests {
             {
                 let encoded =
                     super::EncodedDescriptor::new(archived, columns_unset, protocol).unwrap();
-                for location in [None, Some("file:/w/p")] {
+                for location in [None, Some("memory:/w/p")] {
                     let (mut spliced, mut written) = (Vec::new(), Vec::new());
                     // Inside a struct whose last field was 5, as in a Partition.
                     let o = &mut Encoder::continuing(&mut spliced, protocol, 5);
