@@ -184,8 +184,20 @@ fn an_authenticated_caller_is_served_through_the_layer_and_owns_what_it_creates(
         TBinaryInputProtocol::new(reader, true),
         TBinaryOutputProtocol::new(frames, true),
     );
-    // set_ugi cannot change who an authenticated connection is.
-    client.set_ugi("mallory".into(), vec![]).unwrap();
+    // set_ugi cannot change who an authenticated connection is: only a proxy user may act
+    // as another user.
+    let refused = client.set_ugi("mallory".into(), vec![]).unwrap_err();
+    let thrift::Error::User(refused) = refused else {
+        panic!("set_ugi was not refused with a declared exception: {refused}");
+    };
+    let refused = refused
+        .downcast_ref::<hivestore_idl::hive_metastore::MetaException>()
+        .expect("a MetaException");
+    let message = refused.message.as_deref().unwrap_or_default();
+    assert!(
+        message.contains("is not allowed to impersonate mallory"),
+        "{message}"
+    );
     let database = Database {
         name: Some("sales".into()),
         location_uri: Some("s3a://bucket/sales".into()),
