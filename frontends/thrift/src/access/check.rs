@@ -114,6 +114,14 @@ impl Session {
             Err(EngineError::NoSuchObject(_)) => Ok(None),
             Err(error) => Err(crate::errors::to_thrift(error, &[Declared::Meta])),
         };
+        // A transaction's or lock's owner is the user that opened or took it; one no longer
+        // open (or an id out of range) is the call's to report.
+        let by_user =
+            |found: Option<hivestore_engine::Result<Option<String>>>| match found.transpose() {
+                Ok(Some(Some(user))) => Ok(Some(user == who.user)),
+                Ok(_) => Ok(None),
+                Err(error) => Err(crate::errors::to_thrift(error, &[Declared::Meta])),
+            };
         let verdict = match target {
             Target::Server | Target::Catalog(_) | Target::Role(_) => Some(false),
             Target::Database { catalog, database } => {
@@ -130,21 +138,9 @@ impl Session {
                 function,
             } => owned(store.function_owner(catalog, name, function))?,
             Target::Transaction(id) => {
-                let user = u64::try_from(id).ok().map(|id| store.txn_user(id));
-                match user.transpose() {
-                    Ok(Some(Some(user))) => Some(user == who.user),
-                    Ok(_) => None,
-                    Err(error) => return Err(crate::errors::to_thrift(error, &[Declared::Meta])),
-                }
+                by_user(u64::try_from(id).ok().map(|id| store.txn_user(id)))?
             }
-            Target::Lock(id) => {
-                let user = u64::try_from(id).ok().map(|id| store.lock_user(id));
-                match user.transpose() {
-                    Ok(Some(Some(user))) => Some(user == who.user),
-                    Ok(_) => None,
-                    Err(error) => return Err(crate::errors::to_thrift(error, &[Declared::Meta])),
-                }
-            }
+            Target::Lock(id) => by_user(u64::try_from(id).ok().map(|id| store.lock_user(id)))?,
         };
         Ok(verdict.unwrap_or(true))
     }
