@@ -3,9 +3,10 @@
 //! # What it is
 //!
 //! [`Metastore`] is the catalog of a Hive Metastore — catalogs, databases,
-//! tables — opened from a directory on disk and used through plain method
-//! calls, with the semantics a Hive Metastore client expects from the
-//! Thrift server:
+//! tables, partitions, column statistics, functions, constraints, locks and
+//! transactions, the notification log — opened from a directory on disk and
+//! used through plain method calls, with the semantics a Hive Metastore
+//! client expects from the Thrift server:
 //!
 //! - names are trimmed and lowercased on every write and lookup, and checked
 //!   with Hive's rules and messages;
@@ -16,7 +17,12 @@
 //! - table types are reconciled with the `EXTERNAL` parameter, column types
 //!   are validated, `alter_table` applies Hive's rules, including the
 //!   compare-and-set Iceberg relies on;
-//! - every write is atomic and durable when the call returns.
+//! - partitions are listed and pruned by Hive's filter language on their
+//!   keys ([`Selection`]), as fast as the server lists them;
+//! - statistics are aggregated over partitions as `get_aggr_stats_for` does;
+//! - every write is atomic and durable when the call returns, writes its
+//!   notification events in the same batch, and no answer shows a write a
+//!   crash could still take back.
 //!
 //! The same engine serves hivestore's Thrift server, so a table created here
 //! is the table a Spark, Trino or Iceberg client sees through the server
@@ -26,8 +32,9 @@
 //!
 //! Not a Thrift client: it does not talk to a running metastore. Not a query
 //! engine: it stores metadata, never reads or writes table data (besides
-//! making and deleting directories as Hive does). Partitions, statistics,
-//! functions, events and transactions are not offered here yet.
+//! making and deleting directories as Hive does). One process opens a data
+//! directory at a time (sled locks it): an engine beside a running server
+//! talks to the server over Thrift instead.
 //!
 //! # Stability
 //!
@@ -62,12 +69,28 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod events;
+mod functions;
+mod partitions;
+mod statistics;
+mod transactions;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use hivestore_engine::kv::MemoryBackend;
 use hivestore_engine::Store;
 
+pub use events::Events;
+pub use partitions::Selection;
+
+pub use hivestore_engine::{
+    make_partition_name, partition_name_to_values, AggregateStatistics, ColumnStatistics,
+    ConstraintKind, ConstraintRow, DropPartitionsOptions, DroppedPartitions, ForeignKeyFilter,
+    Function, FunctionType, Partition, PartitionStatistics, ReferencedColumn, ResourceType,
+    ResourceUri, StatsDecimal, StatsKind, StatsValue, StatsWriteOptions, TableStatistics,
+    DEFAULT_PARTITION_NAME, DEFAULT_STATS_ENGINE,
+};
 pub use hivestore_engine::{
     AlterTableOptions, Catalog, CreationMetadata, Database, DatabaseType, DropDatabaseOptions,
     DropTableOptions, DroppedDatabase, DroppedTable, Durability, Error, ExpectedParameter,
@@ -78,7 +101,22 @@ pub use hivestore_engine::{
     EXTERNAL_TABLE, EXTERNAL_TABLE_PURGE_PARAMETER, MANAGED_TABLE, MATERIALIZED_VIEW, VIRTUAL_VIEW,
 };
 
-/// An open metastore: catalogs, databases and tables with Hive's semantics.
+/// Hive's locks: what [`Metastore::lock`] takes and answers.
+pub mod locks {
+    pub use hivestore_engine::locks::{
+        DataOperation, LockComponent, LockLevel, LockRequest, LockResponse, LockState, LockStatus,
+        LockType, ShowLocksFilter,
+    };
+}
+
+/// Hive's transactions: what [`Metastore::open_txns`] takes and its kin answer.
+pub mod txns {
+    pub use hivestore_engine::txns::{
+        OpenTxnRequest, OpenTxns, TableValidWriteIds, TxnState, TxnSummary, TxnType,
+    };
+}
+
+/// An open metastore: the catalog of a Hive Metastore with Hive's semantics.
 ///
 /// Cheap to share between threads (`&Metastore` is `Send + Sync`); every
 /// method is one atomic, durable operation. One process opens a data
@@ -325,7 +363,7 @@ impl Metastore {
     /// Runs `call`, and answers only once what it read is durable (see
     /// [`Store::settle`]): an answer never shows a write that a crash could
     /// still lose.
-    fn settled<T>(&self, call: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+    pub(crate) fn settled<T>(&self, call: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
         let mark = self.store.read_mark();
         let answer = call(&self.store)?;
         self.store.settle(mark)?;
