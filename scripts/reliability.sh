@@ -15,7 +15,7 @@ if [ "${1:-}" = "--long" ]; then
   cycles=200
   rounds=3
 fi
-cargo test --release -p hivestore-engine --test durability --test crash
+cargo test --release -p hivestore-engine --test durability --test crash --test listing_race
 for round in $(seq "$rounds"); do
   HIVESTORE_RELIABILITY_CYCLES="$cycles" HIVESTORE_BIN="${HIVESTORE_BIN:-$TARGET_DIR/release/hivestore}" \
     "$ROOT/.venv/bin/python" -m pytest -q -rs -s -p no:cacheprovider \
