@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use hivestore_engine::kv::{redacted_postgres_url, PostgresBackend};
 use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::audit::AuditLog;
 use hivestore_thrift::auth::digest_md5::DigestMd5;
 use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
-use hivestore_thrift::config::{ServeArgs, ServeConfig};
+use hivestore_thrift::config::{ServeArgs, ServeConfig, StoreLocation};
 use hivestore_thrift::http::HttpSettings;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
@@ -106,13 +107,35 @@ fn external_root_uri(root: &str) -> Result<String, String> {
     Ok(absolute.display().to_string())
 }
 
+/// The store `--store` names: the embedded one in the data directory, or PostgreSQL.
+fn open_store(config: &ServeConfig, options: StoreOptions) -> Result<Store, String> {
+    match &config.store {
+        StoreLocation::Sled => {
+            std::fs::create_dir_all(&config.data_dir).map_err(|error| {
+                format!(
+                    "cannot create data dir {}: {error}",
+                    config.data_dir.display()
+                )
+            })?;
+            Store::open(&config.data_dir, options).map_err(|error| {
+                format!(
+                    "cannot open the store in {}: {error}",
+                    config.data_dir.display()
+                )
+            })
+        }
+        StoreLocation::Postgres { url, connections } => {
+            let shown = redacted_postgres_url(url);
+            let backend = PostgresBackend::connect(url, *connections)
+                .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
+            tracing::info!(store = %shown, connections, "store on PostgreSQL");
+            Store::open_with_backend(Arc::new(backend), options)
+                .map_err(|error| format!("cannot open the store in {shown}: {error}"))
+        }
+    }
+}
+
 fn serve(config: &ServeConfig) -> Result<(), String> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|error| {
-        format!(
-            "cannot create data dir {}: {error}",
-            config.data_dir.display()
-        )
-    })?;
     let mut options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
     options.txn_timeout = config.txn_timeout;
     options.page_cache_bytes = config.page_cache_bytes;
@@ -123,12 +146,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         .iter()
         .map(|root| external_root_uri(root))
         .collect::<Result<_, _>>()?;
-    let store = Store::open(&config.data_dir, options).map_err(|error| {
-        format!(
-            "cannot open the store in {}: {error}",
-            config.data_dir.display()
-        )
-    })?;
+    let store = open_store(config, options)?;
     let settings = ServerSettings {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,

@@ -12,9 +12,11 @@ of the test's databases is read back through the Thrift API: it must equal the m
 the one call in flight at the kill, whose answer never arrived) the model with that call applied,
 as a whole. Several rounds run on the same data directory, so recovery after recovery is covered
 too. Bounded: at most ROUNDS rounds of at most OPS_MAX calls and ROUND_DEADLINE_S seconds each.
-hivestore only: skipped under HMS_URI. The seed is printed; set HIVESTORE_CRASH_SEED to replay.
+It runs twice: on the embedded store, and on a PostgreSQL database (`--store postgres://`,
+a PostgreSQL server of the test's own). hivestore only: skipped under HMS_URI. The seed is printed; set HIVESTORE_CRASH_SEED to replay.
 """
 
+import contextlib
 import copy
 import os
 import random
@@ -28,6 +30,7 @@ from hive_metastore.ttypes import Database, FieldSchema
 
 from conftest import hivestore_binary, free_loopback_port, port_accepts
 from hms_helpers import Server, connected, make_table
+from postgres_server import PostgresServer
 
 ROUNDS = 8
 OPS_MAX = 400
@@ -235,11 +238,20 @@ def run_round(hivestore, workload, rng, round_number):
     return workload.state, (in_flight[1] if in_flight else None), in_flight
 
 
-def test_acknowledged_ddl_survives_kill_9_and_nothing_is_half_applied(tmp_path):
+@pytest.mark.parametrize("store", ["sled", "postgres"])
+def test_acknowledged_ddl_survives_kill_9_and_nothing_is_half_applied(tmp_path, store):
     seed = int(os.environ.get("HIVESTORE_CRASH_SEED", random.randrange(2**32)))
     print(f"HIVESTORE_CRASH_SEED={seed}")
+    with contextlib.ExitStack() as stack:
+        hivestore = Hivestore(tmp_path)
+        if store == "postgres":
+            postgres = stack.enter_context(PostgresServer())
+            hivestore.extra_args = ["--store", postgres.url()]
+        run_crash_rounds(hivestore, seed)
+
+
+def run_crash_rounds(hivestore, seed):
     rng = random.Random(seed)
-    hivestore = Hivestore(tmp_path)
     workload = Workload(random.Random(rng.randrange(2**32)), f"crash{seed % 100000}")
     try:
         for round_number in range(ROUNDS):

@@ -5,6 +5,8 @@
 //! # hivestore.toml
 //! listen = "0.0.0.0:9083"
 //! data_dir = "/var/lib/hivestore"
+//! store = "sled"                      # or "postgres://hive:secret@db:5432/metastore"
+//! postgres_connections = 8
 //! warehouse = "/warehouse"
 //! external_roots = ["/data/external", "/mnt/lake"]
 //! max_connections = 2000
@@ -100,6 +102,15 @@ pub struct ServeArgs {
     /// Directory of the embedded store [default: ./data].
     #[arg(long, env = "HIVESTORE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Where the catalog is stored: `sled`, the embedded store in --data-dir, or a PostgreSQL
+    /// database, `postgres://user:password@host:port/database` (one server per database)
+    /// [default: sled].
+    #[arg(long, env = "HIVESTORE_STORE")]
+    pub store: Option<String>,
+    /// Connections to PostgreSQL for reads and writes, with --store postgres://
+    /// [default: 8].
+    #[arg(long, env = "HIVESTORE_POSTGRES_CONNECTIONS")]
+    pub postgres_connections: Option<usize>,
     /// Warehouse root: default location of databases and managed tables [default: ./warehouse].
     #[arg(long, env = "HIVESTORE_WAREHOUSE")]
     pub warehouse: Option<String>,
@@ -328,6 +339,8 @@ pub struct ServeArgs {
 struct FileSettings {
     listen: Option<String>,
     data_dir: Option<PathBuf>,
+    store: Option<String>,
+    postgres_connections: Option<usize>,
     warehouse: Option<String>,
     external_roots: Option<Vec<String>>,
     max_connections: Option<usize>,
@@ -394,6 +407,8 @@ pub struct ServeConfig {
     pub listen: String,
     /// Directory of the embedded store.
     pub data_dir: PathBuf,
+    /// Where the catalog is stored.
+    pub store: StoreLocation,
     /// Warehouse root.
     pub warehouse: String,
     /// Local directories besides the warehouse where data may be made, moved and deleted.
@@ -577,6 +592,14 @@ impl ServeArgs {
                 file.data_dir,
                 PathBuf::from(DATA_DIR_DEFAULT),
             ),
+            store: store_location(
+                self.store.clone().or(file.store),
+                pick(
+                    self.postgres_connections,
+                    file.postgres_connections,
+                    POSTGRES_CONNECTIONS_DEFAULT,
+                ),
+            )?,
             warehouse: pick(
                 self.warehouse.clone(),
                 file.warehouse,
@@ -970,6 +993,49 @@ fn disk_reserve_bytes(mebibytes: u64) -> Result<u64, String> {
     Ok(mebibytes << 20)
 }
 
+/// Where the catalog is stored (`--store`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// The embedded store (sled) in the data directory.
+    Sled,
+    /// A PostgreSQL database.
+    Postgres {
+        /// Its URL, password included.
+        url: String,
+        /// Connections for reads and writes.
+        connections: usize,
+    },
+}
+
+/// Connections to PostgreSQL by default (`--postgres-connections`).
+pub const POSTGRES_CONNECTIONS_DEFAULT: usize = 8;
+/// At most this many connections to PostgreSQL: each is a PostgreSQL backend process.
+pub const POSTGRES_CONNECTIONS_MAX: usize = 256;
+
+fn store_location(store: Option<String>, connections: usize) -> Result<StoreLocation, String> {
+    let Some(store) = store else {
+        return Ok(StoreLocation::Sled);
+    };
+    if store == "sled" {
+        return Ok(StoreLocation::Sled);
+    }
+    if !(store.starts_with("postgres://") || store.starts_with("postgresql://")) {
+        return Err(format!(
+            "store must be sled or a postgres:// URL, not {}",
+            store.split("://").next().unwrap_or_default()
+        ));
+    }
+    if !(1..=POSTGRES_CONNECTIONS_MAX).contains(&connections) {
+        return Err(format!(
+            "postgres_connections must be between 1 and {POSTGRES_CONNECTIONS_MAX}, not {connections}"
+        ));
+    }
+    Ok(StoreLocation::Postgres {
+        url: store,
+        connections,
+    })
+}
+
 fn pick<T>(flag: Option<T>, file: Option<T>, default: T) -> T {
     flag.or(file).unwrap_or(default)
 }
@@ -1043,6 +1109,38 @@ mod tests {
         assert_eq!(flags_win.external_roots, ["/f"]);
         let error = parse(&["--external-root", "/a,,/b"]).unwrap_err();
         assert!(error.contains("external_roots"), "{error}");
+    }
+
+    #[test]
+    fn the_store_is_sled_or_a_postgres_url_with_bounded_connections() {
+        let resolve = |store: Option<&str>, connections: Option<usize>| {
+            ServeArgs {
+                store: store.map(str::to_string),
+                postgres_connections: connections,
+                ..ServeArgs::default()
+            }
+            .resolve()
+        };
+        assert_eq!(resolve(None, None).unwrap().store, StoreLocation::Sled);
+        assert_eq!(
+            resolve(Some("sled"), None).unwrap().store,
+            StoreLocation::Sled
+        );
+        let url = "postgres://hive:secret@db:5432/metastore";
+        assert_eq!(
+            resolve(Some(url), None).unwrap().store,
+            StoreLocation::Postgres {
+                url: url.to_string(),
+                connections: POSTGRES_CONNECTIONS_DEFAULT
+            }
+        );
+        let error = resolve(Some("mysql://hive:secret@db/metastore"), None).unwrap_err();
+        assert_eq!(error, "store must be sled or a postgres:// URL, not mysql");
+        assert!(!error.contains("secret"));
+        let error = resolve(Some(url), Some(0)).unwrap_err();
+        assert!(error.contains("postgres_connections"), "{error}");
+        let too_many = POSTGRES_CONNECTIONS_MAX + 1;
+        assert!(resolve(Some(url), Some(too_many)).is_err());
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! replicated store (PostgreSQL first) can be added behind the same trait.
 
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres_backend;
 mod simulated;
 mod sled_backend;
 
@@ -18,6 +20,12 @@ use std::sync::Arc;
 use crate::error::Result;
 
 pub use memory::MemoryBackend;
+#[cfg(feature = "postgres")]
+pub use postgres_backend::{
+    redacted as redacted_postgres_url, PostgresBackend, POSTGRES_CONNECTIONS_DEFAULT,
+    POSTGRES_RECONNECT_ATTEMPTS, POSTGRES_SERVER_LOCK_WAIT, POSTGRES_STATEMENT_BYTES_MAX,
+    POSTGRES_STATEMENT_ROWS_MAX, POSTGRES_TABLE,
+};
 pub use simulated::SimulatedDisk;
 pub use sled_backend::{
     SledBackend, COMPRESSION_LEVEL, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES_DEFAULT,
