@@ -14,8 +14,10 @@ use hivestore_thrift::auth::digest_md5::DigestMd5;
 use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
-use hivestore_thrift::config::{ServeArgs, ServeConfig, StoreLocation};
+use hivestore_thrift::config::{LogFormat, ServeArgs, ServeConfig, StoreLocation};
 use hivestore_thrift::http::HttpSettings;
+use hivestore_thrift::metrics::listener::{MetricsHandle, MetricsServer};
+use hivestore_thrift::metrics::MetricsSource;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
 use hivestore_thrift::tls::Tls;
@@ -55,13 +57,21 @@ enum Command {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    init_logging();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => args.resolve().and_then(|config| serve(&config)),
-        Command::Bench(args) => bench(&args),
+        Command::Serve(args) => args.resolve().and_then(|config| {
+            init_logging(config.log_format);
+            serve(&config)
+        }),
+        Command::Bench(args) => {
+            init_logging(LogFormat::Text);
+            bench(&args)
+        }
         Command::Passwd { user } => passwd(&user),
-        Command::Stats(args) => store_stats::run(&args),
+        Command::Stats(args) => {
+            init_logging(LogFormat::Text);
+            store_stats::run(&args)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -72,15 +82,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_logging() {
+fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("HIVESTORE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let log = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(std::io::stderr);
+    match format {
         // Colours only for a person at a terminal: a log file or a collector gets plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        LogFormat::Text => log
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        // A collector parses every line: no colour, wherever it goes.
+        LogFormat::Json => log.json().with_ansi(false).init(),
+    }
 }
 
 /// The warehouse root as a URI: a local path becomes an absolute `file:` URI (created if
@@ -136,6 +151,33 @@ fn open_store(config: &ServeConfig, options: StoreOptions) -> Result<Store, Stri
 }
 
 fn serve(config: &ServeConfig) -> Result<(), String> {
+    // Served from before the store opens, so that /ready can tell an opening store.
+    let metrics = MetricsSource::new();
+    let metrics_listener = start_metrics(config, &metrics)?;
+    let served = serve_store(config, &metrics);
+    if let Some(listener) = metrics_listener {
+        listener.stop();
+    }
+    served
+}
+
+/// Starts the metrics listener when `--metrics-listen` asks for one.
+fn start_metrics(
+    config: &ServeConfig,
+    metrics: &Arc<MetricsSource>,
+) -> Result<Option<MetricsHandle>, String> {
+    let Some(listen) = &config.metrics_listen else {
+        return Ok(None);
+    };
+    let server = MetricsServer::bind(listen, Arc::clone(metrics))
+        .map_err(|error| format!("cannot listen for metrics on {listen}: {error}"))?;
+    let handle = server
+        .spawn()
+        .map_err(|error| format!("cannot serve metrics on {listen}: {error}"))?;
+    Ok(Some(handle))
+}
+
+fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(), String> {
     let mut options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
     options.txn_timeout = config.txn_timeout;
     options.page_cache_bytes = config.page_cache_bytes;
@@ -190,6 +232,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
         );
     }
     let state = Arc::new(state);
+    metrics.store_opened(Arc::clone(&state));
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,
@@ -215,6 +258,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
     let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
     let signal_audit = audit.clone();
+    let signal_metrics = Arc::clone(metrics);
     std::thread::spawn(move || {
         for signal in signals.forever() {
             if signal == SIGHUP {
@@ -227,6 +271,7 @@ fn serve(config: &ServeConfig) -> Result<(), String> {
                 continue;
             }
             tracing::info!(signal, "stop requested");
+            signal_metrics.stopping();
             stop.stop();
             return;
         }

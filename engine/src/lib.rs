@@ -88,6 +88,7 @@ mod store;
 mod store_uuid;
 pub mod tokens;
 pub mod txns;
+mod usage;
 pub mod warehouse;
 mod workload;
 
@@ -95,6 +96,7 @@ pub use grants::{GrantObject, GrantRequest, GrantsView, PrivilegeFilter, Privile
 pub use model::partition_name;
 pub use storage::{keys, kv, size, values};
 pub use txns::locks;
+pub use usage::{HitsAndMisses, StoreUsage};
 
 pub use catalog::column_type::{is_valid_type, TYPE_FROM_DESERIALIZER};
 pub use catalog::databases::{default_database_location, DropDatabaseOptions, DroppedDatabase};

@@ -30,6 +30,7 @@ use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes, WriteBatch, SCAN_PA
 use crate::storage::values::{self, StoredValue, ValueView};
 use crate::storage::visibility::{ReadMark, Visibility};
 use crate::txns::acid::{AcidState, AcidTable, TXN_TIMEOUT_DEFAULT};
+use crate::usage::{StoreUsage, UsageCounts};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
 
 /// The version of the key and value layout as a whole, stored under
@@ -149,6 +150,8 @@ pub struct Store {
     pub(crate) stats: KeptStats,
     /// Every role, membership and grant, kept while unchanged (see `grants/view.rs`).
     pub(crate) grants: KeptGrants,
+    /// How often kept structures answered reads, and what removal sweeps did (`usage.rs`).
+    pub(crate) usage: UsageCounts,
 }
 
 impl Store {
@@ -189,6 +192,7 @@ impl Store {
             visibility,
             stats: KeptStats::new(),
             grants: KeptGrants::default(),
+            usage: UsageCounts::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -206,6 +210,11 @@ impl Store {
         self.commit
             .as_ref()
             .map(|commit| commit.counters().as_ref())
+    }
+
+    /// How often kept structures answered reads, and what removal sweeps did, since the open.
+    pub fn usage(&self) -> StoreUsage {
+        self.usage.snapshot()
     }
 
     /// The backend, for tools and tests that look at raw keys.

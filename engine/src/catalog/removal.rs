@@ -10,6 +10,8 @@
 //! other tables go on between batches. A crash in the middle leaves the marker, and the next
 //! open finishes the job.
 
+use std::sync::atomic::Ordering;
+
 use crate::error::Result;
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::KeyRange;
@@ -28,6 +30,7 @@ impl Store {
     /// leaves the marker for the next drop or open to finish, and is only logged.
     pub(crate) fn finish_removals(&self) {
         if let Err(error) = self.sweep_pending_removals() {
+            self.usage.removal_failures.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(%error, "deleting a dropped table's partitions failed; the next drop or restart retries");
         }
     }
@@ -46,7 +49,11 @@ impl Store {
         // Batches span tables: a database of a thousand small tables is removed in one write,
         // not in a write per table and keyspace, each waiting for its flush.
         while done < tables.len() {
-            deleted += self.write(|txn| remove_batch(txn, &tables, &mut done))?;
+            let batch = self.write(|txn| remove_batch(txn, &tables, &mut done))?;
+            self.usage
+                .removal_keys_deleted
+                .fetch_add(batch, Ordering::Relaxed);
+            deleted += batch;
         }
         Ok(deleted)
     }

@@ -209,11 +209,14 @@ impl Store {
     ) -> Result<Option<Listing>> {
         let (kept_names, _) = self.kept_names();
         if let Some((names, encodings)) = kept_names.get_kept(table.id, version, key_parts) {
+            self.usage.kept_name_listings.record(true);
             return Ok(Some((names, Some(encodings))));
         }
         if !read && !kept_names.missed_before(table.id, version) {
+            self.usage.kept_name_listings.record(false);
             return Ok(None);
         }
+        // The read below counts its own use or miss.
         let names = self.every_name_at(table, key_parts, version)?;
         let encodings = kept_names
             .get_kept(table.id, version, key_parts)
@@ -257,6 +260,11 @@ impl Store {
                 present.push(index);
             }
         }
+        let missed = missing_indexes.len();
+        let count = |count: usize| u64::try_from(count).unwrap_or(u64::MAX);
+        self.usage
+            .kept_encodings
+            .record_many(count(present.len() - missed), count(missed));
         Ok(ReadListing::Listed {
             selected: present,
             kind,

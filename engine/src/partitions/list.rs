@@ -249,7 +249,9 @@ impl Store {
             }
             // A short listing is read as asked, unless a kept one answers it.
             let (kept_names, _) = self.kept_names();
-            if let Some(names) = kept_names.get(table.id, version, &key_parts) {
+            let kept = kept_names.get(table.id, version, &key_parts);
+            self.usage.kept_name_listings.record(kept.is_some());
+            if let Some(names) = kept {
                 return Ok(names);
             }
             Ok(Arc::new(self.read_names(&table, &key_parts, limit)?))
@@ -266,7 +268,9 @@ impl Store {
         version: u64,
     ) -> Result<Arc<PartitionNames>> {
         let (kept_names, versions) = self.kept_names();
-        if let Some(names) = kept_names.get(table.id, version, key_parts) {
+        let kept = kept_names.get(table.id, version, key_parts);
+        self.usage.kept_name_listings.record(kept.is_some());
+        if let Some(names) = kept {
             return Ok(names);
         }
         let names = Arc::new(self.read_names(table, key_parts, usize::MAX)?);

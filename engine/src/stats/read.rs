@@ -205,7 +205,9 @@ pub(crate) fn decoded_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
 ) -> Result<Arc<KeptColumnChunks<KeptStatsChunk>>> {
-    if let Some(kept) = store.stats.chunks.statistics(wanted) {
+    let kept = store.stats.chunks.statistics(wanted);
+    store.usage.kept_statistics_chunks.record(kept.is_some());
+    if let Some(kept) = kept {
         return Ok(kept);
     }
     let previous = store.stats.chunks.statistics_of_any_version(wanted);
@@ -471,7 +473,9 @@ pub(crate) fn decoded_sketch_chunks(
     store: &Store,
     wanted: &ColumnChunksKey<'_>,
 ) -> Result<Arc<KeptColumnChunks<DecodedSketchChunk>>> {
-    if let Some(kept) = store.stats.chunks.sketches(wanted) {
+    let kept = store.stats.chunks.sketches(wanted);
+    store.usage.kept_sketch_chunks.record(kept.is_some());
+    if let Some(kept) = kept {
         return Ok(kept);
     }
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::counters::Counters;
 use crate::limits::Limits;
+use crate::socket::CountedSocket;
 
 /// No message is arriving.
 const NONE: u64 = u64::MAX;
@@ -207,7 +208,8 @@ impl TimedStream {
         }
     }
 
-    fn counters(&self) -> &Counters {
+    /// The server's counters.
+    pub(crate) fn counters(&self) -> &Counters {
         &self.state.counters
     }
 }
@@ -230,7 +232,7 @@ impl Read for TimedStream {
             }
             let wait = Duration::from_millis(deadline - now).min(READ_WAIT_MAX);
             self.stream.set_read_timeout(Some(wait))?;
-            match (&*self.stream).read(buffer) {
+            match CountedSocket::new(&self.stream, self.counters()).read(buffer) {
                 Ok(count) => {
                     if count > 0 {
                         self.activity.bytes_arrived();

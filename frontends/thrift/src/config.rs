@@ -56,6 +56,8 @@
 //! auth_to_local = "DEFAULT"
 //! audit_log = "/var/log/hivestore/audit.log"
 //! audit_format = "text"
+//! metrics_listen = "127.0.0.1:9090"
+//! log_format = "json"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -331,6 +333,14 @@ pub struct ServeArgs {
     /// [default: text].
     #[arg(long, env = "HIVESTORE_AUDIT_FORMAT")]
     pub audit_format: Option<String>,
+    /// Address of an HTTP listener serving GET /metrics (Prometheus text format), /health and
+    /// /ready, e.g. 127.0.0.1:9090 [default: none, not served].
+    #[arg(long, value_name = "ADDR:PORT", env = "HIVESTORE_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
+    /// Format of the log on standard error: `text`, or `json` (one object a line: timestamp,
+    /// level, target, fields); colours only in text on a terminal [default: text].
+    #[arg(long, value_name = "FORMAT", env = "HIVESTORE_LOG_FORMAT")]
+    pub log_format: Option<String>,
 }
 
 /// The config file's settings; all optional.
@@ -398,6 +408,8 @@ struct FileSettings {
     groups_cache_secs: Option<u64>,
     audit_log: Option<String>,
     audit_format: Option<String>,
+    metrics_listen: Option<String>,
+    log_format: Option<String>,
 }
 
 /// The settings a server runs with, all resolved.
@@ -451,6 +463,31 @@ pub struct ServeConfig {
     pub access: AccessSettings,
     /// The audit log.
     pub audit: AuditSettings,
+    /// Where metrics and health are served over HTTP, when they are.
+    pub metrics_listen: Option<String>,
+    /// The log's format.
+    pub log_format: LogFormat,
+}
+
+/// The format of the log on standard error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Lines for people; coloured only on a terminal.
+    #[default]
+    Text,
+    /// One JSON object a line, for collectors.
+    Json,
+}
+
+impl LogFormat {
+    /// Reads `text` or `json`.
+    pub fn parse(text: &str) -> Result<LogFormat, String> {
+        match text {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            other => Err(format!("log_format must be text or json, not {other:?}")),
+        }
+    }
 }
 
 impl ServeArgs {
@@ -715,6 +752,11 @@ impl ServeArgs {
                     None => AuditFormat::Text,
                 },
             },
+            metrics_listen: metrics_listen(self.metrics_listen.clone().or(file.metrics_listen))?,
+            log_format: match self.log_format.clone().or(file.log_format) {
+                Some(text) => LogFormat::parse(&text)?,
+                None => LogFormat::Text,
+            },
         })
     }
 
@@ -798,6 +840,18 @@ fn external_roots(flags: Vec<String>, file: Option<Vec<String>>) -> Result<Vec<S
 }
 
 /// The HTTP path, with or without its leading `/`: one segment or more of URL path characters.
+/// The metrics listener's address, if one is given: an address to bind, never empty.
+fn metrics_listen(listen: Option<String>) -> Result<Option<String>, String> {
+    match listen {
+        Some(listen) if listen.trim().is_empty() => Err(
+            "metrics_listen must be an ADDR:PORT to serve metrics on, e.g. 127.0.0.1:9090; \
+             leave it out to serve none"
+                .to_string(),
+        ),
+        listen => Ok(listen),
+    }
+}
+
 fn http_path(path: String) -> Result<String, String> {
     let trimmed = path.strip_prefix('/').unwrap_or(&path);
     let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~/".contains(c);
@@ -1621,5 +1675,54 @@ mod tests {
             ..ServeArgs::default()
         };
         assert!(args.resolve().unwrap_err().contains("connections"));
+    }
+
+    #[test]
+    fn metrics_and_the_log_format_come_from_flags_or_the_file() {
+        let defaults = ServeArgs::default().resolve().unwrap();
+        assert_eq!(defaults.metrics_listen, None);
+        assert_eq!(defaults.log_format, LogFormat::Text);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hivestore.toml");
+        std::fs::write(
+            &path,
+            "metrics_listen = \"127.0.0.1:9\"\nlog_format = \"json\"\n",
+        )
+        .unwrap();
+        let from_file = ServeArgs {
+            config: Some(path.clone()),
+            ..ServeArgs::default()
+        };
+        let config = from_file.resolve().unwrap();
+        assert_eq!(config.metrics_listen.as_deref(), Some("127.0.0.1:9"));
+        assert_eq!(config.log_format, LogFormat::Json);
+        let flags = ServeArgs {
+            config: Some(path),
+            metrics_listen: Some("127.0.0.1:10".into()),
+            log_format: Some("text".into()),
+            ..ServeArgs::default()
+        };
+        let config = flags.resolve().unwrap();
+        assert_eq!(config.metrics_listen.as_deref(), Some("127.0.0.1:10"));
+        assert_eq!(config.log_format, LogFormat::Text);
+        for (args, named) in [
+            (
+                ServeArgs {
+                    log_format: Some("xml".into()),
+                    ..ServeArgs::default()
+                },
+                "log_format",
+            ),
+            (
+                ServeArgs {
+                    metrics_listen: Some(" ".into()),
+                    ..ServeArgs::default()
+                },
+                "metrics_listen",
+            ),
+        ] {
+            let error = args.resolve().unwrap_err();
+            assert!(error.contains(named), "{error}");
+        }
     }
 }

@@ -22,6 +22,7 @@ use crate::dispatch::{Arrived, Dispatcher, Outcome};
 use crate::limits::Limits;
 use crate::message::{MessageReader, ReadError, IDLE_BUFFER_BYTES_MAX, READ_BYTES_MIN};
 use crate::service::{ServerState, Session};
+use crate::socket::CountedSocket;
 
 /// Serves one client stream: detects its format, then answers message after message until the
 /// client leaves (`Ok`) or breaks the protocol (`Err` with the reason). Public so that tests and
@@ -313,9 +314,10 @@ pub(crate) fn serve_handoff(handoff: Handoff, limits: Limits) -> Result<(), Stri
         Arc::clone(&handoff.state),
         Arc::clone(&handoff.stopping),
     );
+    let state = Arc::clone(&handoff.state);
     serve_detected(
         io::Cursor::new(handoff.replay).chain(timed),
-        &**stream,
+        CountedSocket::new(stream, &state.counters),
         handoff.peer,
         handoff.state,
         limits,
@@ -335,14 +337,14 @@ const WORKER_WRITE_WAIT: std::time::Duration = std::time::Duration::from_millis(
 /// Writes replies to the socket until one write waits longer than its timeout; from there on
 /// keeps the bytes in `unsent`, for a thread of the connection's own to write.
 struct WorkerWriter<'a> {
-    stream: &'a TcpStream,
+    socket: CountedSocket<'a>,
     unsent: &'a mut Vec<u8>,
 }
 
 impl Write for WorkerWriter<'_> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         if self.unsent.is_empty() {
-            match self.stream.write(bytes) {
+            match self.socket.write(bytes) {
                 Err(error)
                     if matches!(
                         error.kind(),
@@ -417,6 +419,7 @@ impl Connection {
     ) -> Connection {
         let stream = Arc::new(stream);
         let activity = Arc::new(Activity::default());
+        state.counters.record_connection_opened();
         let timed = TimedStream::new(
             Arc::clone(&stream),
             Arc::clone(&activity),
@@ -459,7 +462,8 @@ impl Connection {
             if room == 0 {
                 break;
             }
-            match (&*self.stream).read(&mut scratch[..room]) {
+            let mut socket = CountedSocket::new(&self.stream, &self.state.counters);
+            match socket.read(&mut scratch[..room]) {
                 Ok(0) if self.messages.buffered().is_empty() => return Readable::Close(None),
                 Ok(0) => {
                     return Readable::Close(Some(
@@ -564,7 +568,8 @@ impl Connection {
         }
         if !self.unsent.is_empty() {
             let unsent = std::mem::take(&mut self.unsent);
-            if let Err(error) = (&*self.stream).write_all(&unsent) {
+            let mut socket = CountedSocket::new(&self.stream, &self.state.counters);
+            if let Err(error) = socket.write_all(&unsent) {
                 return Turn::Close(Some(format!("a reply was not taken: {error}")));
             }
             if let Some(turn) = self.after_request(format, limits, big) {
@@ -573,7 +578,7 @@ impl Connection {
         }
         loop {
             let mut writer = WorkerWriter {
-                stream: &self.stream,
+                socket: CountedSocket::new(&self.stream, &self.state.counters),
                 unsent: &mut self.unsent,
             };
             let served = serve_one(
@@ -617,5 +622,13 @@ impl Connection {
             }
             Err(error) => Some(Turn::Close(ending(error, &self.state))),
         }
+    }
+}
+
+impl Drop for Connection {
+    /// However a connection ends (closed by the poller, lost with a thread that could not
+    /// start), it is no longer open.
+    fn drop(&mut self) {
+        self.state.counters.record_connection_closed();
     }
 }

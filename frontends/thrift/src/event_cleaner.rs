@@ -23,23 +23,34 @@ pub fn spawn(state: Arc<ServerState>, ttl: Duration, interval: Duration) {
         .name("event-cleaner".to_string())
         .spawn(move || loop {
             std::thread::sleep(interval);
-            clean_once(&state, ttl);
-            purge_empty_aborted_txns(&state);
+            run_round(&state, ttl);
         });
     if let Err(error) = spawned {
         tracing::error!(%error, "cannot start the notification event cleaner");
     }
 }
 
+/// One round of the cleaner: expired events, then empty aborted transactions; recorded for
+/// the counters.
+pub fn run_round(state: &ServerState, ttl: Duration) {
+    let (deleted, clean_errors) = clean_once(state, ttl);
+    let (purged, purge_errors) = purge_empty_aborted_txns(state);
+    state
+        .counters
+        .record_cleaner_round(deleted, purged, clean_errors + purge_errors);
+}
+
 /// One round: deletes expired events batch by batch until none is left or the round's bound
-/// is reached; returns how many went.
-pub fn clean_once(state: &ServerState, ttl: Duration) -> usize {
+/// is reached; returns how many went, and how many batches failed (0 or 1: a failure ends
+/// the round).
+pub fn clean_once(state: &ServerState, ttl: Duration) -> (usize, u64) {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
     let cutoff = now.saturating_sub(ttl.as_secs());
     let cutoff = i32::try_from(cutoff).unwrap_or(i32::MAX);
     let mut deleted = 0;
+    let mut errors = 0;
     for _ in 0..CLEAN_BATCH_COUNT_PER_ROUND_MAX {
         match state
             .store()
@@ -53,6 +64,7 @@ pub fn clean_once(state: &ServerState, ttl: Duration) -> usize {
             }
             Err(error) => {
                 tracing::warn!(%error, "notification event cleanup failed; retried next round");
+                errors += 1;
                 break;
             }
         }
@@ -60,13 +72,14 @@ pub fn clean_once(state: &ServerState, ttl: Duration) -> usize {
     if deleted > 0 {
         tracing::info!(deleted, "expired notification events deleted");
     }
-    deleted
+    (deleted, errors)
 }
 
 /// One round of transaction housekeeping: purges aborted transactions that wrote nothing,
-/// batch by batch, bounded; returns how many went.
-pub fn purge_empty_aborted_txns(state: &ServerState) -> usize {
+/// batch by batch, bounded; returns how many went, and how many batches failed (0 or 1).
+pub fn purge_empty_aborted_txns(state: &ServerState) -> (usize, u64) {
     let mut purged = 0;
+    let mut errors = 0;
     for _ in 0..CLEAN_BATCH_COUNT_PER_ROUND_MAX {
         match state
             .store()
@@ -80,6 +93,7 @@ pub fn purge_empty_aborted_txns(state: &ServerState) -> usize {
             }
             Err(error) => {
                 tracing::warn!(%error, "purging empty aborted transactions failed; retried next round");
+                errors += 1;
                 break;
             }
         }
@@ -87,5 +101,5 @@ pub fn purge_empty_aborted_txns(state: &ServerState) -> usize {
     if purged > 0 {
         tracing::info!(purged, "aborted transactions without writes purged");
     }
-    purged
+    (purged, errors)
 }

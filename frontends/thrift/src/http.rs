@@ -106,7 +106,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn new(status: u16, text: impl Into<String>) -> Refusal {
+    pub(crate) fn new(status: u16, text: impl Into<String>) -> Refusal {
         Refusal {
             status,
             text: text.into(),
@@ -133,7 +133,7 @@ fn reason_phrase(status: u16) -> &'static str {
 
 /// Why reading a head stopped short of one.
 #[derive(Debug)]
-enum HeadRead {
+pub(crate) enum HeadRead {
     /// The client left between two requests.
     Closed,
     /// Answer this and close.
@@ -144,7 +144,7 @@ enum HeadRead {
 
 /// Reads until `buffer` holds a whole head (its end, past the blank line, returned), never
 /// holding more than [`HTTP_HEAD_BYTES_MAX`] bytes. `buffer` may start with bytes already read.
-fn read_head<R: Read>(reader: &mut R, buffer: &mut Vec<u8>) -> Result<usize, HeadRead> {
+pub(crate) fn read_head<R: Read>(reader: &mut R, buffer: &mut Vec<u8>) -> Result<usize, HeadRead> {
     let mut searched = 0;
     loop {
         if let Some(at) = find_blank_line(&buffer[searched..]) {
@@ -536,7 +536,7 @@ fn refuse<W: Write>(writer: &mut W, refusal: Refusal) -> Result<(), String> {
     Err(format!("HTTP {}: {}", refusal.status, refusal.text))
 }
 
-fn respond<W: Write>(
+pub(crate) fn respond<W: Write>(
     writer: &mut W,
     status: u16,
     content_type: &str,

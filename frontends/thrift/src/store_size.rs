@@ -45,6 +45,7 @@ pub fn count_once(state: &ServerState) {
             state.counters.record_live_size(live, took);
         }
         Err(error) => {
+            state.counters.record_live_count_failed();
             tracing::warn!(%error, "counting the store's live data failed; retried next round")
         }
     }

@@ -26,6 +26,7 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use crate::activity::TimedStream;
 use crate::connection::Handoff;
 use crate::limits::Limits;
+use crate::socket::CountedSocket;
 
 /// Why a connection opening with a TLS ClientHello is closed when TLS is off.
 pub const TLS_NOT_CONFIGURED: &str =
@@ -178,7 +179,7 @@ impl Socket {
             }
             self.stream
                 .set_read_timeout(Some((until - now).min(HANDSHAKE_READ_WAIT_MAX)))?;
-            match (&*self.stream).read(buffer) {
+            match CountedSocket::new(&self.stream, self.timed.counters()).read(buffer) {
                 Err(error)
                     if matches!(
                         error.kind(),
@@ -206,11 +207,11 @@ impl Read for Socket {
 
 impl Write for Socket {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        (&*self.stream).write(bytes)
+        CountedSocket::new(&self.stream, self.timed.counters()).write(bytes)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        (&*self.stream).flush()
+        CountedSocket::new(&self.stream, self.timed.counters()).flush()
     }
 }
 
