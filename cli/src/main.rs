@@ -1,6 +1,7 @@
 //! The `hivestore` command.
 #![forbid(unsafe_code)]
 
+mod import;
 mod store_stats;
 
 use std::process::ExitCode;
@@ -42,6 +43,9 @@ enum Command {
         /// The user the password is for.
         user: String,
     },
+    /// Copy a live Hive Metastore's catalog into a data directory (no server may run on it),
+    /// compare the two (--verify) and keep applying the source's changes (--follow).
+    Import(Box<import::ImportArgs>),
     /// Print a stopped store's live data per keyspace (keys, key and value bytes) and the
     /// bytes its files take on disk.
     Stats(store_stats::StatsArgs),
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench(&args),
         Command::Passwd { user } => passwd(&user),
         Command::Stats(args) => store_stats::run(&args),
+        Command::Import(args) => return import(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -344,6 +349,21 @@ fn passwd(user: &str) -> Result<(), String> {
         hivestore_thrift::auth::passwords::password_line(user, password)?
     );
     Ok(())
+}
+
+/// `hivestore import`: exit 1 when it could not be done, 2 when `--verify` found differences.
+fn import(args: &import::ImportArgs) -> ExitCode {
+    match import::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(import::Failure::Error(reason)) => {
+            eprintln!("hivestore import: {reason}");
+            ExitCode::FAILURE
+        }
+        Err(import::Failure::Differences(count)) => {
+            eprintln!("hivestore import: verify found {count} differences");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {
