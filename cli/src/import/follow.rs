@@ -95,7 +95,6 @@ pub fn follow(copier: &Copier, stop: &AtomicBool, interval: Duration) -> Result<
         "following the source's notification log"
     );
     let mut applied: u64 = 0;
-    let mut reported = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         let events = copier
             .source()
@@ -115,10 +114,7 @@ pub fn follow(copier: &Copier, stop: &AtomicBool, interval: Duration) -> Result<
             last = event.event_id;
             applied += 1;
         }
-        if reported.elapsed() >= super::progress::LOG_INTERVAL {
-            tracing::info!(applied, last_event_id = last, "following");
-            reported = Instant::now();
-        }
+        tracing::info!(applied, last_event_id = last, "applied the source's events");
     }
     tracing::info!(applied, last_event_id = last, "stopped following");
     Ok(())
