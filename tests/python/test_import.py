@@ -375,7 +375,8 @@ def test_a_wrong_uri_or_a_dead_source_is_refused_and_nothing_is_written(tmp_path
     assert dead.returncode == 1
     assert "cannot read the source" in dead.stderr and str(port) in dead.stderr
     for limit, value in (("--batch-size", "0"), ("--connections", "65"),
-                         ("--batch-size", "10001")):
+                         ("--batch-size", "10001"), ("--connections", "0"),
+                         ("--follow-interval-ms", "60001")):
         refused = import_into(f"thrift://127.0.0.1:{port}", data_dir, tmp_path / "w", limit,
                               value)
         assert refused.returncode == 1

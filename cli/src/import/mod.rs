@@ -30,7 +30,7 @@ use progress::Reporter;
 use reads::{Side, SourceCalls};
 use verify::Verifier;
 
-/// The most events' worth of time a follower waits between polls: a minute.
+/// The longest wait `--follow-interval-ms` may ask for between polls: a minute.
 const FOLLOW_INTERVAL_MS_MAX: u64 = 60_000;
 
 /// `hivestore import`'s flags.
@@ -47,24 +47,28 @@ pub struct ImportArgs {
     /// location). Give the source's `hive.metastore.warehouse.dir`. Nothing is created there.
     #[arg(long, default_value = hivestore_thrift::config::WAREHOUSE_DEFAULT)]
     pub warehouse: String,
-    /// Connections to the source that partitions are read over in parallel.
+    /// Connections to the source that partitions are read over in parallel (1 to 64).
     #[arg(long, default_value_t = CONNECTIONS_DEFAULT)]
     pub connections: usize,
-    /// Partitions read and written per call (`get_partitions_by_names`, statistics).
+    /// Partitions read and written per call (`get_partitions_by_names`, statistics; 1 to
+    /// 10000).
     #[arg(long, default_value_t = PARTITION_BATCH_SIZE_DEFAULT)]
     pub batch_size: usize,
-    /// Do not copy: only compare (`--verify`) or follow (`--follow`) an earlier copy.
+    /// Do not copy: only compare (`--verify`) or follow (`--follow`) an earlier copy
+    /// [default: off, copy].
     #[arg(long)]
     pub skip_copy: bool,
     /// After the copy, compare source and copy object by object and print every difference;
-    /// exits 2 if there is any.
+    /// exits 2 if there is any [default: off].
     #[arg(long)]
     pub verify: bool,
     /// After the copy, apply the source's notification log to the copy until SIGINT or
-    /// SIGTERM (the source must log events: Hive's DbNotificationListener, or hivestore).
+    /// SIGTERM (the source must log events: Hive's DbNotificationListener, or hivestore)
+    /// [default: off].
     #[arg(long)]
     pub follow: bool,
-    /// How long `--follow` waits after a poll that found no event, in milliseconds.
+    /// How long `--follow` waits after a poll that found no event, in milliseconds (at most
+    /// 60000).
     #[arg(long, default_value_t = FOLLOW_INTERVAL_MS_DEFAULT)]
     pub follow_interval_ms: u64,
     /// Use the framed transport to the source (default: buffered).
@@ -73,7 +77,8 @@ pub struct ImportArgs {
     /// Use the compact protocol to the source (default: binary).
     #[arg(long)]
     pub compact: bool,
-    /// Connect to the source over TLS, trusting the CA certificates of this PEM file.
+    /// Connect to the source over TLS, trusting the CA certificates of this PEM file
+    /// [default: plain TCP].
     #[arg(long)]
     pub tls_ca: Option<PathBuf>,
     /// The user announced to the source with `set_ugi` (default: none).
