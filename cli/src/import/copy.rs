@@ -796,3 +796,54 @@ fn is_empty(constraints: &SQLAllTableConstraints) -> bool {
             .as_ref()
             .is_none_or(Vec::is_empty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn partition(value: &str, create_time: i32, parameter: &str) -> Partition {
+        Partition {
+            values: Some(vec![value.to_string()]),
+            db_name: Some("db".to_string()),
+            table_name: Some("t".to_string()),
+            create_time: Some(create_time),
+            last_access_time: Some(0),
+            sd: None,
+            parameters: Some(BTreeMap::from([("p".to_string(), parameter.to_string())])),
+            privileges: None,
+            cat_name: None,
+            write_id: None,
+            is_stats_compliant: None,
+            col_stats: None,
+            file_metadata: None,
+        }
+    }
+
+    fn by_name(partitions: &[Partition]) -> BTreeMap<String, Partition> {
+        partitions
+            .iter()
+            .map(|partition| {
+                (
+                    format!("ds={}", partition.values.as_ref().unwrap()[0]),
+                    partition.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_missing_and_changed_partitions_are_written() {
+        // The copy's own create time is no change; a parameter is.
+        let source = by_name(&[
+            partition("1", 10, "a"),
+            partition("2", 10, "b"),
+            partition("3", 10, "c"),
+        ]);
+        let copy = by_name(&[partition("1", 99, "a"), partition("2", 10, "changed")]);
+        let (missing, changed) = partitions_to_write(&source, &copy);
+        assert_eq!(missing, vec![partition("3", 10, "c")]);
+        assert_eq!(changed, vec![partition("2", 10, "b")]);
+        let (missing, changed) = partitions_to_write(&source, &source);
+        assert!(missing.is_empty() && changed.is_empty());
+    }
+}

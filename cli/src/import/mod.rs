@@ -213,6 +213,12 @@ fn warehouse_uri(warehouse: &str) -> Result<String, String> {
 fn verify_all(copier: &Copier, batch_size: usize) -> Result<u64, String> {
     let mut copy = copier.copy_side();
     let mut source = copier.source();
+    // Not a difference: the source moves on; the copy's id is where the copy or --follow left it.
+    eprintln!(
+        "verify: event id: source {}, copy {}",
+        source.current_event_id()?,
+        copy.current_event_id()?
+    );
     let mut report = |line: String| println!("{line}");
     let mut verifier = Verifier {
         source: &mut source,
