@@ -163,7 +163,11 @@ fn a_store_without_event_logging_writes_no_event_and_its_id_only_rises() {
     assert_eq!(kinds(&store, 0), vec![]);
     assert_eq!(store.current_event_id().unwrap(), 0);
     assert_eq!(store.raise_event_id(41).unwrap(), 41);
-    assert_eq!(store.raise_event_id(7).unwrap(), 41, "the id never goes down");
+    assert_eq!(
+        store.raise_event_id(7).unwrap(),
+        41,
+        "the id never goes down"
+    );
     assert_eq!(store.current_event_id().unwrap(), 41);
     assert!(store.raise_event_id(u64::MAX).is_err());
     drop(store);
