@@ -1,6 +1,7 @@
 //! The `hivestore` command.
 #![forbid(unsafe_code)]
 
+mod import;
 mod store_stats;
 
 use std::process::ExitCode;
@@ -45,6 +46,9 @@ enum Command {
         /// The user the password is for.
         user: String,
     },
+    /// Copy a live Hive Metastore's catalog into a data directory (no server may run on it),
+    /// compare the two (--verify) and keep applying the source's changes (--follow).
+    Import(Box<import::ImportArgs>),
     /// Print a stopped store's live data per keyspace (keys, key and value bytes) and the
     /// bytes its files take on disk.
     Stats(store_stats::StatsArgs),
@@ -71,6 +75,10 @@ fn main() -> ExitCode {
         Command::Stats(args) => {
             init_logging(LogFormat::Text);
             store_stats::run(&args)
+        }
+        Command::Import(args) => {
+            init_logging(LogFormat::Text);
+            return import(&args);
         }
     };
     match result {
@@ -407,6 +415,21 @@ fn passwd(user: &str) -> Result<(), String> {
         hivestore_thrift::auth::passwords::password_line(user, password)?
     );
     Ok(())
+}
+
+/// `hivestore import`: exit 1 when it could not be done, 2 when `--verify` found differences.
+fn import(args: &import::ImportArgs) -> ExitCode {
+    match import::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(import::Failure::Error(reason)) => {
+            eprintln!("hivestore import: {reason}");
+            ExitCode::FAILURE
+        }
+        Err(import::Failure::Differences(count)) => {
+            eprintln!("hivestore import: verify found {count} differences");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn bench(args: &hivestore_loadgen::BenchArgs) -> Result<(), String> {

@@ -82,6 +82,10 @@ pub struct StoreOptions {
     pub compress_new_store: bool,
     /// How long parameter values, comments and type names may be (`value_limits.rs`).
     pub value_limits: crate::model::value_limits::ValueLimits,
+    /// Whether changes write their notification events (true by default). An import writes
+    /// none: the copy's log starts at its source's id ([`Store::raise_event_id`]) instead of
+    /// holding an event per copied object.
+    pub log_events: bool,
 }
 
 impl StoreOptions {
@@ -99,6 +103,7 @@ impl StoreOptions {
             disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
             compress_new_store: true,
             value_limits: crate::model::value_limits::ValueLimits::default(),
+            log_events: true,
         }
     }
 
@@ -171,7 +176,7 @@ impl Store {
     pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
         check_format_version(backend.as_ref())?;
         let next_id = read_next_id(backend.as_ref())?;
-        let events = EventCounter::load(backend.as_ref())?;
+        let events = EventCounter::load(backend.as_ref(), options.log_events)?;
         let visibility = Arc::new(Visibility::default());
         let commit = match options.durability {
             Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
@@ -443,7 +448,7 @@ impl Store {
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
-            state.events = EventCounter::load(self.backend.as_ref())?;
+            state.events = EventCounter::load(self.backend.as_ref(), self.options.log_events)?;
             Ok(())
         });
         self.stats.slot_versions.bump(every);

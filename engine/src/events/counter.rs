@@ -9,13 +9,33 @@ use crate::storage::kv::{KvBackend, WriteBatch};
 /// The next event id.
 pub(crate) struct EventCounter {
     next_event_id: u64,
+    /// Whether events are written at all ([`crate::StoreOptions::log_events`]).
+    logging: bool,
 }
 
 impl EventCounter {
     /// The counter as persisted.
-    pub(crate) fn load(backend: &dyn KvBackend) -> Result<EventCounter> {
+    pub(crate) fn load(backend: &dyn KvBackend, logging: bool) -> Result<EventCounter> {
         let next_event_id = read_next_event_id(backend)?;
-        Ok(EventCounter { next_event_id })
+        Ok(EventCounter {
+            next_event_id,
+            logging,
+        })
+    }
+
+    /// Whether changes write their events.
+    pub(crate) fn is_logging(&self) -> bool {
+        self.logging
+    }
+
+    /// Moves the counter up so that the next id is at least `next_event_id`; it never goes
+    /// down. Returns whether it moved.
+    pub(crate) fn raise_to(&mut self, next_event_id: u64) -> bool {
+        if next_event_id <= self.next_event_id {
+            return false;
+        }
+        self.next_event_id = next_event_id;
+        true
     }
 
     /// The id the next event gets.

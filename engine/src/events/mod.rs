@@ -115,7 +115,13 @@ impl WriteTxn<'_> {
 
     /// [`WriteTxn::emit`], leaving `event` with the caller: a write logging one event per
     /// partition refills a few fields of one record instead of cloning its table each time.
+    /// Under [`crate::StoreOptions::log_events`] off nothing is written and the id the event
+    /// would have had is returned, not handed out.
     pub(crate) fn emit_reused(&mut self, event: &mut EventRecord) -> Result<u64> {
+        let (counter, _) = self.event_log();
+        if !counter.is_logging() {
+            return Ok(counter.next_id());
+        }
         event.event_time = self.event_time();
         let stored = values::encode(&*event)?;
         let (counter, batch) = self.event_log();
@@ -174,6 +180,21 @@ impl Store {
     /// there is none yet.
     pub fn current_event_id(&self) -> Result<u64> {
         Ok(read_next_event_id(self.reader())?.saturating_sub(1))
+    }
+
+    /// Moves the notification log's counter up so that [`Store::current_event_id`] is at least
+    /// `event_id`, durably; it never goes down (ids must not repeat). An import ends its copy
+    /// at its source's id this way, so that consumers of the log continue where they were.
+    /// Returns the current id after the call.
+    pub fn raise_event_id(&self, event_id: u64) -> Result<u64> {
+        let next_event_id = event_id.checked_add(1).ok_or_else(|| {
+            crate::error::Error::InvalidInput(format!("event id {event_id} is too large"))
+        })?;
+        self.write(|txn| {
+            let (counter, _) = txn.event_log();
+            counter.raise_to(next_event_id);
+            Ok(counter.next_id() - 1)
+        })
     }
 
     /// Deletes events written before `cutoff` (seconds since the epoch), oldest first, at

@@ -146,6 +146,39 @@ fn ids_continue_after_a_reopen() {
 }
 
 #[test]
+fn a_store_without_event_logging_writes_no_event_and_its_id_only_rises() {
+    // An import writes its copy without events, then raises the id to its source's.
+    let backend = Arc::new(MemoryBackend::new());
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    options.log_events = false;
+    let store = Store::open_with_backend(backend.clone(), options).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    store.create_table(partitioned("t")).unwrap();
+    assert_eq!(kinds(&store, 0), vec![]);
+    assert_eq!(store.current_event_id().unwrap(), 0);
+    assert_eq!(store.raise_event_id(41).unwrap(), 41);
+    assert_eq!(
+        store.raise_event_id(7).unwrap(),
+        41,
+        "the id never goes down"
+    );
+    assert_eq!(store.current_event_id().unwrap(), 41);
+    assert!(store.raise_event_id(u64::MAX).is_err());
+    drop(store);
+    // A logging store over the same data continues after the raised id.
+    let store = store_over(&backend);
+    assert_eq!(store.current_event_id().unwrap(), 41);
+    store.drop_table("hive", "db", "t").unwrap();
+    assert_eq!(kinds(&store, 0), vec![(42, "DROP_TABLE")]);
+}
+
+#[test]
 fn filters_skip_types_databases_and_tables() {
     let store = store_over(&Arc::new(MemoryBackend::new()));
     for name in ["db", "other"] {
