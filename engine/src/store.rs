@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::backup::snapshot::Snapshots;
 use crate::catalog::sweeper::Sweeper;
 use crate::confinement::{check_external_roots, Roots};
 use crate::error::{Error, Result};
@@ -149,6 +150,8 @@ pub struct Store {
     pub(crate) stats: KeptStats,
     /// Every role, membership and grant, kept while unchanged (see `grants/view.rs`).
     pub(crate) grants: KeptGrants,
+    /// The before-images of a backup being made while writes go on (see `backup/snapshot.rs`).
+    pub(crate) snapshots: Snapshots,
 }
 
 impl Store {
@@ -189,6 +192,7 @@ impl Store {
             visibility,
             stats: KeptStats::new(),
             grants: KeptGrants::default(),
+            snapshots: Snapshots::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -329,6 +333,7 @@ impl Store {
             .record(&batch, &self.partition_versions, slot_stripes);
         self.partition_versions.bump(stripes);
         self.stats.slot_versions.bump(slot_stripes);
+        self.snapshots.save_before(&batch, self.backend.as_ref());
         let sequence = self.visibility.begin_apply();
         let applied = self.backend.apply(batch);
         self.visibility.end_apply(sequence);
