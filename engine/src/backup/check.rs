@@ -78,8 +78,9 @@ struct Checker {
     databases: HashSet<u64>,
     /// Database ids named by `0x03` keys, checked once `0x04` was read.
     named_databases: Vec<(Vec<u8>, u64)>,
-    /// Table ids and their partition key counts.
-    tables: HashMap<u64, usize>,
+    /// Table ids and their partition key counts (`None` when the table's value is bad: its
+    /// key is there, so what names it is not reported again).
+    tables: HashMap<u64, Option<usize>>,
     /// Table ids named by `0x05` keys, with the key and its database's id.
     named_tables: HashMap<u64, (Vec<u8>, u64)>,
     pending_removals: HashSet<u64>,
@@ -221,9 +222,10 @@ impl Checker {
 
     fn table(&mut self, rest: &[u8], value: &[u8]) -> Check {
         let id = id_key(rest)?;
+        self.tables.insert(id, None);
         self.object_id(id)?;
         let table = decode::<crate::Table>(value, 3)?;
-        self.tables.insert(id, table.partition_keys.len());
+        self.tables.insert(id, Some(table.partition_keys.len()));
         match self.named_tables.get(&id) {
             Some((_, database)) => self.database_exists(*database),
             None => Err(format!("table {id} has no name in its database")),
@@ -259,7 +261,7 @@ impl Checker {
         }
         let (_, values) = keys::decode_partition_key(key).map_err(|error| error.to_string())?;
         let record = decode::<crate::PartitionRecord>(value, 4)?;
-        if let Some(&count) = self.tables.get(&table) {
+        if let Some(&Some(count)) = self.tables.get(&table) {
             if values.len() != count {
                 return Err(format!(
                     "{} partition values where its table has {count} partition keys",
