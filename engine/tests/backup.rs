@@ -571,6 +571,53 @@ fn a_snapshot_dump_is_the_state_at_its_start_whatever_is_written_meanwhile() {
 }
 
 #[test]
+fn a_snapshot_dump_under_a_concurrent_writer_is_its_start() {
+    // Goal: writes racing the dump's page reads and cursor moves (not only between steps)
+    // never show in it. Method: a writer thread adds and drops partitions for as long as the
+    // dump runs (bounded by ROUNDS_MAX), the dump reads small pages.
+    const ROUNDS_MAX: usize = 2_000;
+    let (backend, store) = filled_store();
+    let options = SnapshotOptions {
+        page_entry_count: 32,
+        ..SnapshotOptions::default()
+    };
+    let mut dump = store.begin_snapshot_dump(Vec::new(), &options).unwrap();
+    let before = entries(backend.as_ref());
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let bytes = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            for round in 0..ROUNDS_MAX {
+                apply(
+                    &store,
+                    &Write::AddPartitions {
+                        first: round * 3,
+                        count: 3,
+                    },
+                );
+                apply(
+                    &store,
+                    &Write::DropPartitions {
+                        first: round * 2,
+                        count: 2,
+                    },
+                );
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+            }
+        });
+        while dump.step().unwrap() {}
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap();
+        dump.finish().unwrap().1
+    });
+    let restored = MemoryBackend::new();
+    restore_into_backend(bytes.as_slice(), &restored).unwrap();
+    assert_eq!(entries(&restored), before);
+    assert_ne!(entries(backend.as_ref()), before, "the writer wrote");
+}
+
+#[test]
 fn a_snapshot_dump_past_its_image_limit_fails_and_writers_go_on() {
     let (_backend, store) = filled_store();
     let options = SnapshotOptions {

@@ -1,12 +1,15 @@
 //! A dump of a served store as of one moment, while writers go on.
 //!
-//! The dump walks the keys in order, a page at a time, each page read under the writer lock
-//! (every batch is applied under it), and moves a cursor to the page's last key. From the
+//! The dump walks the keys in order, a page at a time, and after each page moves a cursor to
+//! the page's last key under the writer lock (every batch is applied under it). From the
 //! moment the dump starts, a batch about to change a key past the cursor first saves the
 //! key's value as it was (its before-image, `None` for a key that did not exist), once per
 //! key. The dump takes a key's before-image when it reaches the key: the old value of a
 //! changed key, a deleted key that is gone from the store, nothing for a key created since.
-//! So the dump is the state at its start, whatever was written meanwhile.
+//! So the dump is the state at its start, whatever was written meanwhile. Pages are read
+//! without the lock: a key of the page that has no before-image when the cursor passes it
+//! was not written since the start, so the page read its value of then; writers wait only for
+//! the cursor's move.
 //!
 //! That state is durable: the dump starts by settling every batch applied before it. The
 //! before-images are bounded by [`SnapshotOptions::image_bytes_max`]: past it the dump fails
@@ -40,7 +43,7 @@ pub struct SnapshotOptions {
     pub image_bytes_max: u64,
     /// How the dump's blocks are compressed.
     pub compression: Compression,
-    /// The keys read per step, under the writer lock (1 to the backend's page limit).
+    /// The keys read per step (1 to the backend's page limit).
     pub page_entry_count: usize,
 }
 
@@ -242,8 +245,11 @@ impl<W: Write> SnapshotDump<'_, W> {
         Ok(more)
     }
 
-    /// Under the writer lock: the next page of the store, the before-images saved for its
-    /// range (taken out of the capture), and whether keys remain past it.
+    /// The next page of the store, read without locks, and under the writer lock the cursor
+    /// moved to its last key and the before-images saved for its range taken out of the
+    /// capture; whether keys remain past it. A key of the page without a before-image was not
+    /// written since the dump began (a write to a key past the cursor saves one first), so
+    /// the page read it as it was then; a key with one is taken from its image.
     #[allow(clippy::type_complexity)]
     fn read_page(
         &self,
@@ -253,48 +259,57 @@ impl<W: Write> SnapshotDump<'_, W> {
         bool,
     )> {
         let store = self.store;
-        store.under_writer_lock(|| {
-            store.snapshots.with_capture(|capture| {
-                let capture = capture.as_mut().ok_or_else(|| {
-                    Error::Internal("a snapshot dump lost its capture".to_string())
-                })?;
-                if let Some(failure) = &capture.failure {
-                    return Err(Error::Unavailable(format!("the backup failed: {failure}")));
-                }
-                if capture.at_end {
-                    return Ok((Vec::new(), Vec::new(), false));
-                }
-                let range = KeyRange {
-                    start: capture
-                        .cursor
-                        .clone()
-                        .map_or(Bound::Unbounded, Bound::Excluded),
-                    end: Bound::Unbounded,
-                };
-                let page = store.reader().scan(&range, self.page_entry_count)?;
-                let more = page.len() == self.page_entry_count;
-                let images = if more {
-                    let last = page.last().map(|(key, _)| key.to_vec()).unwrap_or_default();
-                    let after = capture.images.split_off(&last);
-                    let mut upto_last = std::mem::replace(&mut capture.images, after);
-                    if let Some(image) = capture.images.remove(&last) {
-                        upto_last.insert(last.clone(), image);
+        let cursor = store.snapshots.with_capture(|capture| {
+            let capture = capture
+                .as_ref()
+                .ok_or_else(|| Error::Internal("a snapshot dump lost its capture".to_string()))?;
+            Ok::<_, Error>((capture.at_end, capture.cursor.clone()))
+        })?;
+        let (at_end, cursor) = cursor;
+        if at_end {
+            return Ok((Vec::new(), Vec::new(), false));
+        }
+        let range = KeyRange {
+            start: cursor.map_or(Bound::Unbounded, Bound::Excluded),
+            end: Bound::Unbounded,
+        };
+        let page = store.reader().scan(&range, self.page_entry_count)?;
+        let more = page.len() == self.page_entry_count;
+        let last = page.last().map(|(key, _)| key.to_vec());
+        store
+            .under_writer_lock(|| {
+                store.snapshots.with_capture(|capture| {
+                    let capture = capture.as_mut().ok_or_else(|| {
+                        Error::Internal("a snapshot dump lost its capture".to_string())
+                    })?;
+                    if let Some(failure) = &capture.failure {
+                        return Err(Error::Unavailable(format!("the backup failed: {failure}")));
                     }
-                    capture.cursor = Some(last);
-                    upto_last
-                } else {
-                    capture.at_end = true;
-                    std::mem::take(&mut capture.images)
-                };
-                capture.image_bytes = capture.image_bytes.saturating_sub(
-                    images
-                        .iter()
-                        .map(|(key, value)| image_cost(key, value))
-                        .sum(),
-                );
-                Ok((page, images.into_iter().collect(), more))
+                    let images = match (more, last) {
+                        (true, Some(last)) => {
+                            let after = capture.images.split_off(&last);
+                            let mut upto_last = std::mem::replace(&mut capture.images, after);
+                            if let Some(image) = capture.images.remove(&last) {
+                                upto_last.insert(last.clone(), image);
+                            }
+                            capture.cursor = Some(last);
+                            upto_last
+                        }
+                        _ => {
+                            capture.at_end = true;
+                            std::mem::take(&mut capture.images)
+                        }
+                    };
+                    capture.image_bytes = capture.image_bytes.saturating_sub(
+                        images
+                            .iter()
+                            .map(|(key, value)| image_cost(key, value))
+                            .sum(),
+                    );
+                    Ok((images.into_iter().collect(), more))
+                })
             })
-        })
+            .map(|(images, more)| (page, images, more))
     }
 
     /// Writes the trailer and gives the stream back; `Err` if the store went back to its
