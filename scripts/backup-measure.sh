@@ -75,6 +75,6 @@ echo "== write latency (create_drop_table), online backups back to back"
 ) &
 "$BIN" bench --uri "thrift://127.0.0.1:$PORT" --workload create_drop_table --mode latency \
     --seconds "$LATENCY_SECONDS" --database backup_measure
-grep "backup written" "$WORK/serve.log" | tail -3
+grep "backup written" "$WORK/serve.log" | tail -3 || echo "no backup finished during the measurement"
 ls -l "$WORK/backups"
 stop
