@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod import;
+mod store_backup;
 mod store_stats;
 
 use std::process::ExitCode;
@@ -22,7 +23,7 @@ use hivestore_thrift::metrics::MetricsSource;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
 use hivestore_thrift::tls::Tls;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
 /// hivestore: a fast Hive Metastore.
@@ -52,6 +53,16 @@ enum Command {
     /// Print a stopped store's live data per keyspace (keys, key and value bytes) and the
     /// bytes its files take on disk.
     Stats(store_stats::StatsArgs),
+    /// Write a stopped store's keys and values to a dump (docs/backup-format.md): versioned,
+    /// checksummed, zstd-compressed blocks. A served store is backed up by the server
+    /// (`serve --backup-dir`, SIGUSR1).
+    Dump(store_backup::DumpArgs),
+    /// Make a new store from a dump, checking every block, the trailer's counts and the whole
+    /// dump's checksum; a refused dump leaves no store.
+    Restore(store_backup::RestoreArgs),
+    /// Check a stopped store's integrity: every key and value, references between them, and
+    /// counters; prints each problem with its key and exits non-zero if there is any.
+    Check(store_backup::CheckArgs),
 }
 
 /// The server answers from archived values with few allocations, but Thrift decoding (of
@@ -79,6 +90,18 @@ fn main() -> ExitCode {
         Command::Import(args) => {
             init_logging(LogFormat::Text);
             return import(&args);
+        }
+        Command::Dump(args) => {
+            init_logging(LogFormat::Text);
+            store_backup::dump(&args)
+        }
+        Command::Restore(args) => {
+            init_logging(LogFormat::Text);
+            store_backup::restore(&args)
+        }
+        Command::Check(args) => {
+            init_logging(LogFormat::Text);
+            store_backup::check(&args)
         }
     };
     match result {
@@ -248,6 +271,16 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
     );
     hivestore_thrift::prewarm::spawn(state.clone(), config.prewarm_bytes);
     hivestore_thrift::store_size::spawn(state.clone(), config.size_count_interval);
+    let backups = match &config.backups {
+        Some(settings) => {
+            tracing::info!(dir = %settings.dir.display(), interval = ?settings.interval, keep = settings.keep, "online backups on SIGUSR1 and at the interval");
+            Some(hivestore_thrift::backups::spawn(
+                state.clone(),
+                settings.clone(),
+            )?)
+        }
+        None => None,
+    };
     let tls = match &config.tls {
         Some(settings) => Some(Arc::new(Tls::load(settings.clone())?)),
         None => None,
@@ -263,12 +296,19 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
     let server = Server::bind_with_tls(&config.listen, config.limits, state.clone(), tls.clone())
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();
-    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])
+    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
     let signal_audit = audit.clone();
     let signal_metrics = Arc::clone(metrics);
     std::thread::spawn(move || {
         for signal in signals.forever() {
+            if signal == SIGUSR1 {
+                match &backups {
+                    Some(backups) => backups.request(),
+                    None => tracing::warn!("SIGUSR1: no backup made, --backup-dir is not set"),
+                }
+                continue;
+            }
             if signal == SIGHUP {
                 reload(tls.as_deref());
                 reload_jwks(jwt.as_deref());

@@ -66,6 +66,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod backup;
 pub mod calendar;
 mod catalog;
 mod confinement;

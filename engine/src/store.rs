@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::backup::snapshot::Snapshots;
 use crate::catalog::sweeper::Sweeper;
 use crate::confinement::{check_external_roots, Roots};
 use crate::error::{Error, Result};
@@ -157,6 +158,8 @@ pub struct Store {
     pub(crate) grants: KeptGrants,
     /// How often kept structures answered reads, and what removal sweeps did (`usage.rs`).
     pub(crate) usage: UsageCounts,
+    /// The before-images of a backup being made while writes go on (see `backup/snapshot.rs`).
+    pub(crate) snapshots: Snapshots,
 }
 
 impl Store {
@@ -198,6 +201,7 @@ impl Store {
             stats: KeptStats::new(),
             grants: KeptGrants::default(),
             usage: UsageCounts::default(),
+            snapshots: Snapshots::default(),
         };
         store.bootstrap()?;
         // A drop interrupted by a crash left its partitions: finish deleting them.
@@ -343,6 +347,7 @@ impl Store {
             .record(&batch, &self.partition_versions, slot_stripes);
         self.partition_versions.bump(stripes);
         self.stats.slot_versions.bump(slot_stripes);
+        self.snapshots.save_before(&batch, self.backend.as_ref());
         let sequence = self.visibility.begin_apply();
         let applied = self.backend.apply(batch);
         self.visibility.end_apply(sequence);

@@ -13,7 +13,7 @@
 //! with Hive's time-to-live (`hive.metastore.event.db.listener.timetolive`).
 
 pub(crate) mod counter;
-mod model;
+pub(crate) mod model;
 pub(crate) mod parts;
 mod writes;
 

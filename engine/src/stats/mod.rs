@@ -32,7 +32,7 @@
 mod accurate;
 mod aggregate;
 mod basic;
-mod chunk;
+pub(crate) mod chunk;
 mod chunk_changes;
 mod chunk_refresh;
 mod chunk_run;
@@ -49,12 +49,12 @@ mod kept_chunks;
 mod kept_slots;
 mod merge;
 mod ndv;
-mod packed;
+pub(crate) mod packed;
 mod prewarm;
 mod read;
 #[cfg(test)]
 mod size_tests;
-mod sketch_chunk;
+pub(crate) mod sketch_chunk;
 mod slot_changes;
 mod slot_index;
 mod slots;
@@ -62,7 +62,7 @@ mod snapshot;
 mod stored_chunk;
 #[cfg(test)]
 mod test_store;
-mod transactional;
+pub(crate) mod transactional;
 mod write;
 
 pub use smol_str::SmolStr;

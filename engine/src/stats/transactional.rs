@@ -126,7 +126,7 @@ struct ViewSource {
 
 /// The tables a materialized view reads.
 #[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
-struct ViewSources {
+pub(crate) struct ViewSources {
     sources: Vec<ViewSource>,
 }
 

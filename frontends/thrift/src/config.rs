@@ -21,6 +21,10 @@
 //! event_ttl_secs = 86400
 //! event_clean_interval_secs = 60
 //! size_count_interval_secs = 3600
+//! backup_dir = "/var/backups/hivestore"
+//! backup_interval_secs = 86400
+//! backup_keep = 7
+//! backup_image_mb = 256
 //! delegation_token_renew_interval_secs = 86400
 //! delegation_token_max_lifetime_secs = 604800
 //! delegation_key_update_interval_secs = 86400
@@ -167,6 +171,23 @@ pub struct ServeArgs {
     /// seconds (a count reads every key) [default: 3600].
     #[arg(long, env = "HIVESTORE_SIZE_COUNT_INTERVAL_SECS")]
     pub size_count_interval_secs: Option<u64>,
+    /// Where the server writes online backups: a consistent dump of the store while it serves,
+    /// on SIGUSR1 and every --backup-interval-secs (`hivestore-<UTC time>.dump`, written under a
+    /// temporary name and renamed once complete and synced) [default: none, no backups].
+    #[arg(long, env = "HIVESTORE_BACKUP_DIR")]
+    pub backup_dir: Option<PathBuf>,
+    /// How often the server writes a backup into --backup-dir, in seconds; 0: only on SIGUSR1
+    /// [default: 0].
+    #[arg(long, env = "HIVESTORE_BACKUP_INTERVAL_SECS")]
+    pub backup_interval_secs: Option<u64>,
+    /// How many backups --backup-dir keeps: the oldest beyond are deleted after each new one
+    /// [default: 7].
+    #[arg(long, env = "HIVESTORE_BACKUP_KEEP")]
+    pub backup_keep: Option<usize>,
+    /// The most memory an online backup may hold for the old values of keys written while it
+    /// runs, in MiB; past it the backup fails (writers never wait) [default: 256].
+    #[arg(long, env = "HIVESTORE_BACKUP_IMAGE_MB")]
+    pub backup_image_mb: Option<u64>,
     /// Hive's `metastore.cluster.delegation.token.renew-interval`: a delegation token expires
     /// this long after its issue or last renewal, in seconds [default: 86400].
     #[arg(long, env = "HIVESTORE_DELEGATION_TOKEN_RENEW_INTERVAL_SECS")]
@@ -365,6 +386,10 @@ struct FileSettings {
     event_ttl_secs: Option<u64>,
     event_clean_interval_secs: Option<u64>,
     size_count_interval_secs: Option<u64>,
+    backup_dir: Option<PathBuf>,
+    backup_interval_secs: Option<u64>,
+    backup_keep: Option<usize>,
+    backup_image_mb: Option<u64>,
     delegation_token_renew_interval_secs: Option<u64>,
     delegation_token_max_lifetime_secs: Option<u64>,
     delegation_key_update_interval_secs: Option<u64>,
@@ -435,6 +460,8 @@ pub struct ServeConfig {
     pub event_clean_interval: std::time::Duration,
     /// How often the store's live data is counted.
     pub size_count_interval: std::time::Duration,
+    /// Online backups, when a directory is given.
+    pub backups: Option<crate::backups::BackupSettings>,
     /// How long delegation tokens and their master keys live.
     pub delegation_tokens: TokenSettings,
     /// The most partitions one call may fetch whole (`None`: no limit).
@@ -671,6 +698,20 @@ impl ServeArgs {
                     self.size_count_interval_secs,
                     file.size_count_interval_secs,
                     crate::store_size::SIZE_COUNT_INTERVAL_SECS_DEFAULT,
+                ),
+            )?,
+            backups: crate::backups::BackupSettings::resolve(
+                self.backup_dir.clone().or(file.backup_dir),
+                pick(self.backup_interval_secs, file.backup_interval_secs, 0),
+                pick(
+                    self.backup_keep,
+                    file.backup_keep,
+                    crate::backups::BACKUP_KEEP_DEFAULT,
+                ),
+                pick(
+                    self.backup_image_mb,
+                    file.backup_image_mb,
+                    crate::backups::BACKUP_IMAGE_MB_DEFAULT,
                 ),
             )?,
             delegation_tokens: TokenSettings {

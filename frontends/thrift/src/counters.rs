@@ -154,6 +154,8 @@ pub struct Counters {
     live_count_errors: AtomicU64,
     /// The notification event cleaner's rounds.
     cleaner: Mutex<CleanerState>,
+    /// Online backups: made, failed, and the last one made (`backups.*`).
+    backups: Mutex<BackupCounts>,
 }
 
 impl Default for Counters {
@@ -176,6 +178,7 @@ impl Default for Counters {
             live_size: Mutex::new(None),
             live_count_errors: AtomicU64::new(0),
             cleaner: Mutex::new(CleanerState::default()),
+            backups: Mutex::new(BackupCounts::default()),
         }
     }
 }
@@ -347,6 +350,25 @@ impl Counters {
         *lock(&self.cleaner)
     }
 
+    /// Records a backup: its bytes when it was written, `None` when it failed, after `took`.
+    pub fn record_backup(&self, bytes: Option<u64>, took: Duration) {
+        if let Ok(mut backups) = self.backups.lock() {
+            match bytes {
+                Some(bytes) => {
+                    backups.done += 1;
+                    backups.last_bytes = bytes;
+                    backups.last_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX).max(1);
+                    backups.last_unix_ms = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |since| {
+                            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+                        });
+                }
+                None => backups.failed += 1,
+            }
+        }
+    }
+
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
     /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`,
     /// `connections.evicted`, `connections.timed_out`, `connections.open`,
@@ -354,7 +376,9 @@ impl Counters {
     /// `bytes.written`; once the statistics prewarm is over, `statistics_prewarm.done` (1),
     /// `.columns`, `.bytes`, `.ms` and `.complete` (1 when every table's statistics fitted);
     /// once the store's live data was counted, `store.live_bytes`, `store.live_keys`,
-    /// `store.live_count_ms` and `store.live_bytes.<KEYSPACE>` (keys and values of each).
+    /// `store.live_count_ms` and `store.live_bytes.<KEYSPACE>` (keys and values of each);
+    /// online backups' `backups.done`, `backups.failed`, and the last one's
+    /// `backups.last_unix_ms` (when it was written), `backups.last_bytes` and `backups.last_ms`.
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
         let mut counters = BTreeMap::new();
         let mut put = |name: String, value: u64| {
@@ -406,8 +430,28 @@ impl Counters {
                 put(name, keyspace.live_bytes());
             }
         }
+        let backups = self
+            .backups
+            .lock()
+            .map(|backups| *backups)
+            .unwrap_or_default();
+        put("backups.done".into(), backups.done);
+        put("backups.failed".into(), backups.failed);
+        put("backups.last_unix_ms".into(), backups.last_unix_ms);
+        put("backups.last_bytes".into(), backups.last_bytes);
+        put("backups.last_ms".into(), backups.last_ms);
         counters
     }
+}
+
+/// The online backups' counts.
+#[derive(Debug, Clone, Copy, Default)]
+struct BackupCounts {
+    done: u64,
+    failed: u64,
+    last_unix_ms: u64,
+    last_bytes: u64,
+    last_ms: u64,
 }
 
 /// The connection and wire counts, as read at once (each count on its own).

@@ -29,6 +29,7 @@ pub mod access;
 pub mod activity;
 pub mod audit;
 pub mod auth;
+pub mod backups;
 pub mod calls;
 pub mod config;
 mod connection;
