@@ -202,14 +202,21 @@ def test_connections_over_the_cap_are_closed_and_the_metastore_port_serves(meter
     silent = [socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_S)
               for _ in range(METRICS_CONNECTIONS_MAX)]
     try:
-        # Give the listener the time to take each of them up before the one over the cap.
-        time.sleep(0.5)
-        with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_S) as over:
-            try:
-                over.sendall(b"GET /health HTTP/1.1\r\n\r\n")
-                assert over.recv(1) == b"", "the connection over the cap is closed unanswered"
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+        # The listener takes the silent ones up in its own time: until it has taken all of
+        # them, a probe may still get a place (and an answer). Once it has, every probe over
+        # the cap is closed unanswered.
+        deadline = time.monotonic() + METRICS_HEAD_DEADLINE_S
+        while True:
+            with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_S) as over:
+                try:
+                    over.sendall(b"GET /health HTTP/1.1\r\n\r\n")
+                    answer = over.recv(1)
+                except (BrokenPipeError, ConnectionResetError):
+                    answer = b""
+            if answer == b"":
+                break
+            assert time.monotonic() < deadline, "a connection over the cap was answered"
+            time.sleep(0.05)
         with connected(server) as client:
             assert "default" in client.get_all_databases()
     finally:
