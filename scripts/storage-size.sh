@@ -11,7 +11,9 @@
 # again after a restart (the figures of docs/benchmarks/storage-size.md).
 # Env: PARTITIONS (default 10000), CALLS (default 40000), HIVESTORE (default
 #      target/release/hivestore), UNCOMPRESSED=1 (the stores start with sled's log
-#      uncompressed, as stores made before compression: the "before" figures).
+#      uncompressed, as stores made before compression: the "before" figures), RECENT_SLOTS
+#      (passed as `serve --stats-recent-slots`; 0 rewrites statistics chunks at every write, as
+#      before recent slots).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="${1:-target/storage-size}"
@@ -31,7 +33,7 @@ text = b"segment_size: 524288\nuse_compression: false\nversion: 0.34\n"
 open(sys.argv[1], "wb").write(text + struct.pack("<I", zlib.crc32(text)))' "$DATA/conf"
   fi
   "$HIVESTORE" serve --data-dir "$DATA" --warehouse "$DIR/warehouse" --listen "127.0.0.1:$PORT" \
-    >>"$DIR/server.log" 2>&1 &
+    ${RECENT_SLOTS:+--stats-recent-slots "$RECENT_SLOTS"} >>"$DIR/server.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do
     (echo >/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && return 0

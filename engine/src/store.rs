@@ -81,6 +81,11 @@ pub struct StoreOptions {
     pub compress_new_store: bool,
     /// How long parameter values, comments and type names may be (`value_limits.rs`).
     pub value_limits: crate::model::value_limits::ValueLimits,
+    /// Partitions' statistics a chunk of 128 may hold as recent slots, written apart from it,
+    /// before a write merges them into it (see [`crate::stats::RECENT_SLOT_COUNT_MAX`], the
+    /// default); 0 rewrites the chunk at every write. At most
+    /// [`crate::stats::CHUNK_SLOT_COUNT`] matters.
+    pub recent_slot_count_max: usize,
 }
 
 impl StoreOptions {
@@ -98,6 +103,7 @@ impl StoreOptions {
             disk_reserve_bytes: crate::storage::kv::DISK_RESERVE_BYTES_DEFAULT,
             compress_new_store: true,
             value_limits: crate::model::value_limits::ValueLimits::default(),
+            recent_slot_count_max: crate::stats::RECENT_SLOT_COUNT_MAX,
         }
     }
 
