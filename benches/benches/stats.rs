@@ -9,7 +9,8 @@
 //!
 //! The allocator is the server's (mimalloc), so that the figures are the server's time.
 //!
-//! Run: `cargo bench -p hivestore-benches --bench stats`.
+//! Run: `cargo bench -p hivestore-benches --bench stats`; `HIVESTORE_BENCH_RECENT_SLOTS=0`
+//! makes every write rewrite its chunks whole, as before recent slots (the "before" figures).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -81,6 +82,41 @@ fn bench_statistics(criterion: &mut Criterion) {
                 let partitions = start..start + WRITE_BATCH_LEN;
                 write_batch(&store, PLAIN_TABLE, partitions, READ_COLUMN_COUNT);
                 start = (start + WRITE_BATCH_LEN) % PARTITION_COUNT;
+            })
+        },
+    );
+    // Issue 30's ANALYZE after every insert: one partition a write, the next one each time.
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(
+        "update_partition_column_statistics/1_partition/20_columns",
+        |bench| {
+            let mut next = 0;
+            bench.iter(|| {
+                write_batch(&store, PLAIN_TABLE, next..next + 1, READ_COLUMN_COUNT);
+                next = (next + 1) % PARTITION_COUNT;
+            })
+        },
+    );
+    // A planner's read right after such a write: the chunks the write changed are read again
+    // (with their recent slots), the others are the kept ones.
+    group.bench_function(
+        "get_aggr_stats_for/10k_partitions/50_columns/after_a_1_partition_write",
+        |bench| {
+            let mut next = 0;
+            bench.iter(|| {
+                write_batch(&store, PLAIN_TABLE, next..next + 1, READ_COLUMN_COUNT);
+                next = (next + 1) % PARTITION_COUNT;
+                let aggregate = store
+                    .aggregate_column_statistics(
+                        "hive",
+                        "bench",
+                        PLAIN_TABLE,
+                        &names,
+                        &columns,
+                        "hive",
+                    )
+                    .expect("aggregate");
+                black_box(aggregate)
             })
         },
     );

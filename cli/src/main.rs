@@ -213,6 +213,7 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
     options.txn_timeout = config.txn_timeout;
     options.page_cache_bytes = config.page_cache_bytes;
     options.disk_reserve_bytes = config.disk_reserve_bytes;
+    options.recent_slot_count_max = config.stats_recent_slots;
     options.value_limits = config.value_limits;
     options.external_roots = config
         .external_roots

@@ -87,6 +87,11 @@ pub struct StoreOptions {
     /// none: the copy's log starts at its source's id ([`Store::raise_event_id`]) instead of
     /// holding an event per copied object.
     pub log_events: bool,
+    /// Partitions' statistics a chunk of 128 may hold as recent slots, written apart from it,
+    /// before a write merges them into it (see [`crate::stats::RECENT_SLOT_COUNT_MAX`], the
+    /// default); 0 rewrites the chunk at every write. At most
+    /// [`crate::stats::CHUNK_SLOT_COUNT`] matters.
+    pub recent_slot_count_max: usize,
 }
 
 impl StoreOptions {
@@ -105,6 +110,7 @@ impl StoreOptions {
             compress_new_store: true,
             value_limits: crate::model::value_limits::ValueLimits::default(),
             log_events: true,
+            recent_slot_count_max: crate::stats::RECENT_SLOT_COUNT_MAX,
         }
     }
 

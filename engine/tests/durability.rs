@@ -6,10 +6,10 @@
 //!   crash can still lose, nor an event id that is later given to another event;
 //! - a write whose flush fails is gone for readers at once, reads go on while the disk is
 //!   full, and writes work again once it has room, without a restart;
-//! - driven through random operations (partitions and tables added and dropped) with crashes
-//!   and full disks in between, the store
-//!   keeps every acknowledged write, shows no failed one, and every event a reader saw keeps
-//!   its id and content.
+//! - driven through random operations (partitions and tables added and dropped, partitions'
+//!   statistics written one partition a call, as recent slots and merged chunks) with crashes
+//!   and full disks in between, the store keeps every acknowledged write, shows no failed one,
+//!   and every event a reader saw keeps its id and content.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -19,8 +19,8 @@ use std::time::Duration;
 use hivestore_engine::events::{EventFilter, EventKind, EventRecord};
 use hivestore_engine::kv::{KeyRange, KvBackend, KvBytes, SimulatedDisk, WriteBatch};
 use hivestore_engine::{
-    AddPartitionsOptions, Database, Durability, Error, FieldSchema, Partition, Result,
-    StorageDescriptor, Store, StoreOptions, Table,
+    AddPartitionsOptions, ColumnStatistics, Database, Durability, Error, FieldSchema, Partition,
+    Result, StatsKind, StatsWriteOptions, StorageDescriptor, Store, StoreOptions, Table,
 };
 
 fn options() -> StoreOptions {
@@ -292,6 +292,9 @@ struct Model {
     current_event_id: u64,
     /// Tables besides `t` and `u` (which stay): acknowledged present or absent.
     tables: BTreeMap<String, bool>,
+    /// The null count of the statistics of column `id` acknowledged for each partition that
+    /// has some.
+    statistics: BTreeMap<(String, String), i64>,
 }
 
 const TABLES: [&str; 2] = ["t", "u"];
@@ -317,17 +320,24 @@ fn run_model(seed: u64) {
         let value = format!("v{}", random.below(24));
         let key = (table.to_string(), value.clone());
         match random.below(100) {
-            0..=39 => {
+            0..=29 => {
                 if let Ok(added) = add(&store, table, &value) {
                     assert_eq!(added.len(), 1);
                     model.partitions.insert(key, true);
                 }
             }
-            40..=59 => {
+            30..=44 => {
+                let nulls = step as i64;
+                if write_statistics(&store, table, &value, nulls).is_ok() {
+                    model.statistics.insert(key, nulls);
+                }
+            }
+            45..=59 => {
                 if store
                     .drop_partition("hive", "db", table, &[value], false)
                     .is_ok()
                 {
+                    model.statistics.remove(&key);
                     model.partitions.insert(key, false);
                 }
             }
@@ -367,11 +377,43 @@ fn run_model(seed: u64) {
     check_reads(&store, &mut model, seed, STEPS_PER_SEED);
 }
 
+/// Writes statistics of column `id` of one partition, `nulls` its null count.
+fn write_statistics(store: &Store, table: &str, value: &str, nulls: i64) -> Result<()> {
+    let mut stats = ColumnStatistics::new("id", "bigint", StatsKind::Long);
+    stats.num_nulls = nulls;
+    let writes = vec![(format!("p={value}"), vec![stats])];
+    let options = StatsWriteOptions::default();
+    store.update_partition_column_statistics("hive", "db", table, writes, &options)
+}
+
+/// Checks the statistics each partition of `table` shows against the model, settled.
+fn check_statistics(store: &Store, table: &str, model: &Model, context: &str) {
+    let names: Vec<String> = (0..24).map(|value| format!("p=v{value}")).collect();
+    let Ok(read) = settled(store, |store| {
+        let columns = ["id".to_string()];
+        store.partition_column_statistics("hive", "db", table, &names, &columns, "hive", false)
+    }) else {
+        return; // a read may fail while the disk is full
+    };
+    let read: BTreeMap<String, i64> = read
+        .into_iter()
+        .map(|partition| (partition.partition_name, partition.stats[0].num_nulls))
+        .collect();
+    let expected: BTreeMap<String, i64> = model
+        .statistics
+        .iter()
+        .filter(|((model_table, _), _)| model_table == table)
+        .map(|((_, value), nulls)| (format!("p={value}"), *nulls))
+        .collect();
+    assert_eq!(read, expected, "{context}: statistics of {table}");
+}
+
 /// Reads everything the model knows of, settled; checks it against the model and adds what
 /// it saw of the log.
 fn check_reads(store: &Store, model: &mut Model, seed: u64, step: usize) {
     let context = format!("seed {seed} step {step}");
     for table in TABLES {
+        check_statistics(store, table, model, &context);
         let Ok(listed) = settled(store, |store| {
             store.list_partition_names("hive", "db", table, -1)
         }) else {

@@ -126,6 +126,13 @@ pub fn build_store(
     options.durability = Durability::Memory;
     // The figures of a store made before sled's log was compressed, for a before/after.
     options.compress_new_store = std::env::var_os("HIVESTORE_BENCH_UNCOMPRESSED").is_none();
+    // HIVESTORE_BENCH_RECENT_SLOTS=0: every write rewrites its chunks, as before recent slots.
+    if let Some(count) = std::env::var("HIVESTORE_BENCH_RECENT_SLOTS")
+        .ok()
+        .and_then(|count| count.parse().ok())
+    {
+        options.recent_slot_count_max = count;
+    }
     let store = Store::open(directory, options).expect("open the store");
     let database = Database {
         name: "bench".into(),

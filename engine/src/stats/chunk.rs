@@ -94,7 +94,7 @@ impl StatsChunk {
         self.kinds.len()
     }
 
-    fn grow_to(&mut self, length: usize) {
+    pub(crate) fn grow_to(&mut self, length: usize) {
         assert!(length <= CHUNK_SLOT_COUNT as usize);
         if self.len() >= length {
             return;

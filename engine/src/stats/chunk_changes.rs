@@ -3,7 +3,8 @@
 //!
 //! The kept chunks (`kept_chunks.rs`) key their entries by the version of the table's stripe
 //! of the partition sequence lock (`consistent.rs`). Every batch that puts or deletes a chunk
-//! key (statistics chunks in keyspace 0x09, sketch chunks in 0x0A) records here, before it is
+//! key (statistics chunks and their recent slots in keyspace 0x09, sketch chunks in 0x0A)
+//! records here, before it is
 //! applied, each such chunk under the version its stripe will have once the batch is applied.
 //! A read at version `until` that finds a column's chunks kept at `since` asks which of them a
 //! batch changed after `since`: those are read again, the others are the kept ones. A chunk
@@ -20,6 +21,7 @@ use std::sync::Mutex;
 
 use fxhash::FxHashMap;
 
+use super::recent_slots::RECENT_SLOT_SUFFIX_LEN;
 use crate::storage::consistent::{PartitionVersions, STRIPE_COUNT};
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::{WriteBatch, WriteOp};
@@ -95,6 +97,15 @@ fn chunk_key_op(key: &[u8]) -> ChunkKeyOp<'_> {
     let is_sketch = keyspace == Some(keys::KEYSPACE_STATS_SKETCH);
     let number = match (is_sketch, rest.len()) {
         (false, CHUNK_NUMBER_LEN) => rest,
+        // A recent slot changes its chunk as readers see it (`recent_slots.rs`).
+        (false, RECENT_SLOT_SUFFIX_LEN) => {
+            let number = &rest[..CHUNK_NUMBER_LEN];
+            let Ok(number) = <[u8; CHUNK_NUMBER_LEN]>::try_from(number) else {
+                return ChunkKeyOp::Unknown(Some(table_id));
+            };
+            let column = &key[..key.len() - RECENT_SLOT_SUFFIX_LEN];
+            return ChunkKeyOp::Chunk(table_id, column, u32::from_be_bytes(number));
+        }
         (true, 8) if rest[..4] == keys::STATS_SKETCH_CHUNK_MARK => &rest[4..],
         // A sketch or histogram of one slot (written before sketch chunks): not kept.
         (true, 5) => return ChunkKeyOp::NotAChunk,
@@ -222,9 +233,9 @@ mod tests {
 
     #[test]
     fn a_batch_names_the_chunks_it_changes_from_its_version_on() {
-        // Goal: after a batch writing chunks 1 and 3 of column c (a put and a delete), a read
-        // kept from before it learns exactly those, one kept from after it none, and other
-        // columns, engines and sketch chunks stay apart.
+        // Goal: after a batch writing chunks 1 and 3 of column c (a put and a delete) and a
+        // recent slot of chunk 4, a read kept from before it learns exactly those, one kept
+        // from after it none, and other columns, engines and sketch chunks stay apart.
         let table = TableId(5);
         let versions = PartitionVersions::new();
         let changes = ChunkChanges::default();
@@ -234,13 +245,15 @@ mod tests {
             keys::stats_sketch_chunk_key(table, "d", "hive", 7),
             keys::stats_sketch_key(table, "d", "hive", 9, 1),
             keys::partition_prefix(table),
+            keys::stats_recent_slot_key(table, "c", "hive", 4, 17),
         ];
         changes.record(&batch_of(&written), &versions);
         let mut changed = changes
             .changed_since(table, &column(table, "c"), 0)
             .unwrap();
         changed.sort_unstable();
-        assert_eq!(changed, vec![1, 3]);
+        // A recent slot is a change of its chunk.
+        assert_eq!(changed, vec![1, 3, 4]);
         assert_eq!(
             changes.changed_since(table, &column(table, "c"), 2),
             Some(vec![])
@@ -294,7 +307,7 @@ mod tests {
         let versions = PartitionVersions::new();
         let changes = ChunkChanges::default();
         let mut odd = keys::stats_chunk_key(table, "c", "hive", 1);
-        odd.push(0);
+        odd.extend_from_slice(&[0, 0]);
         changes.record(&batch_of(&[odd]), &versions);
         assert_eq!(changes.changed_since(table, &column(table, "c"), 0), None);
         assert_eq!(

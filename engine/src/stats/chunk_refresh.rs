@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::chunk_run::{ChunkRun, CHUNK_NUMBER_LEN};
+use super::chunk_run::{ChunkEntries, ChunkRun, CHUNK_NUMBER_LEN};
 use super::kept_chunks::{ColumnChunksKey, HeapSize, KeptColumnChunks};
 use crate::error::Result;
-use crate::storage::kv::{KvBackend, KvBytes};
+use crate::storage::kv::KvBackend;
 use crate::store::Store;
 
 /// How a column's chunks are read: their keys, a stored value's view, and the chunk kept
@@ -30,7 +30,7 @@ pub(crate) fn refreshed_chunks<T, W, K, V, M>(
 where
     T: HeapSize,
     K: Fn(u32) -> Vec<u8>,
-    V: Fn(KvBytes, KvBytes) -> Result<W>,
+    V: Fn(ChunkEntries) -> Result<W>,
     M: Fn(W) -> Result<T>,
 {
     if previous.version > wanted.version {
@@ -62,7 +62,8 @@ where
 }
 
 /// The stored chunks among `numbers` (ascending), by one range scan when they follow each
-/// other (a write of a run of partitions), else one lookup each.
+/// other (a write of a run of partitions), else one short scan each (a chunk and its recent
+/// slots).
 fn read_chunks<W, K, V, M>(
     reader: &dyn KvBackend,
     numbers: &[u32],
@@ -70,30 +71,24 @@ fn read_chunks<W, K, V, M>(
 ) -> Result<Vec<(u32, W)>>
 where
     K: Fn(u32) -> Vec<u8>,
-    V: Fn(KvBytes, KvBytes) -> Result<W>,
+    V: Fn(ChunkEntries) -> Result<W>,
 {
     let (Some(&first), Some(&last)) = (numbers.first(), numbers.last()) else {
         return Ok(Vec::new());
     };
     let mut found = Vec::with_capacity(numbers.len());
-    if (last - first) as usize + 1 == numbers.len() {
+    let runs: Vec<(u32, u32)> = match (last - first) as usize + 1 == numbers.len() {
+        true => vec![(first, last)],
+        false => numbers.iter().map(|&number| (number, number)).collect(),
+    };
+    for (first, last) in runs {
         let keys = ((reading.key_of)(first), (reading.key_of)(last));
         let run = ChunkRun::load(reader, keys, (first, last), &reading.view)?;
-        let mut views = run.into_views();
-        for &number in numbers {
-            if let Some(view) = views[(number - first) as usize].take() {
+        for (number, view) in (first..).zip(run.into_views()) {
+            if let Some(view) = view {
                 found.push((number, view));
             }
         }
-        return Ok(found);
-    }
-    for &number in numbers {
-        let key = (reading.key_of)(number);
-        let Some(value) = reader.get(&key)? else {
-            continue;
-        };
-        let key = KvBytes::from_shared(Arc::from(key));
-        found.push((number, (reading.view)(key, value)?));
     }
     Ok(found)
 }

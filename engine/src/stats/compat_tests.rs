@@ -111,16 +111,17 @@ fn sketches_read_back(store: &Store) -> Vec<Option<Vec<u8>>> {
 }
 
 #[test]
-fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write() {
+fn sketches_stored_one_key_per_slot_are_read_merged_and_rewritten() {
     // Goal: a store of the previous build keeps working. Method: write with this build,
     // rewrite the values in the previous build's forms, then aggregate and read back (the
     // union of six one-key sketches is 6, where the greatest partition NDV would be 1), write
-    // half the partitions again and check that their sketches moved into a sketch chunk,
-    // their own keys are gone, and every answer stays the same.
+    // half the partitions again (recent slots over the old chunk, `recent_slots.rs`) and
+    // check that every answer stays the same; deleting one partition's statistics merges the
+    // chunk, which stores it packed with the rewritten half's sketches in a sketch chunk.
     let store = store_with_partitions();
     write(&store, 0..PARTITION_COUNT);
     assert_eq!(merged_ndv(&store), PARTITION_COUNT as i64);
-    let expected: Vec<Option<Vec<u8>>> = (0..PARTITION_COUNT)
+    let mut expected: Vec<Option<Vec<u8>>> = (0..PARTITION_COUNT)
         .map(|index| Some(sparse_hll(index as u32 + 1)))
         .collect();
     assert_eq!(sketches_read_back(&store), expected);
@@ -134,7 +135,19 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write(
     assert_eq!(sketches_read_back(&store), expected);
     let reader = store.reader();
     let table = resolve_table(reader, "hive", "db", "p").unwrap().id;
-    for index in 0..PARTITION_COUNT {
+    let chunk_key = keys::stats_chunk_key(table, "l", "hive", 0);
+    let chunk_kind =
+        |store: &Store| store.reader().get(&chunk_key).unwrap().unwrap()[VALUE_KIND_OFFSET];
+    assert_eq!(chunk_kind(&store), ValueKind::StatsChunk as u8);
+
+    let last = format!("ds={}", PARTITION_COUNT - 1);
+    store
+        .delete_partition_column_statistics("hive", "db", "p", &last, None, "hive")
+        .unwrap();
+    expected.pop();
+    assert_eq!(chunk_kind(&store), ValueKind::StatsPackedChunk as u8);
+    assert_eq!(sketches_read_back(&store)[..], expected[..]);
+    for index in 0..PARTITION_COUNT - 1 {
         let slot = find_slot(reader, table, &[index.to_string()])
             .unwrap()
             .unwrap();
@@ -148,9 +161,9 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_moved_by_the_next_write(
     }
 
     // Dropping every statistic of the partitions clears both forms.
-    for name in names() {
+    for name in &names()[..PARTITION_COUNT - 1] {
         store
-            .delete_partition_column_statistics("hive", "db", "p", &name, None, "hive")
+            .delete_partition_column_statistics("hive", "db", "p", name, None, "hive")
             .unwrap();
     }
     let prefix = keys::stats_table_prefix(keys::KEYSPACE_STATS_SKETCH, table);
@@ -183,9 +196,9 @@ fn drop_the_stored_union(store: &Store) {
 }
 
 #[test]
-fn sketch_chunks_stored_without_a_union_merge_alike_and_get_one_by_their_next_write() {
+fn sketch_chunks_stored_without_a_union_merge_alike_and_get_one_by_their_next_merge() {
     // Goal: a sketch chunk of the form before stored unions (kind 9) aggregates and reads
-    // back as one with its union (kind 12), cold and kept, and its next write stores the
+    // back as one with its union (kind 12), cold and kept, and its next merge stores the
     // union. Method: write with this build, rewrite the chunk without its union, compare.
     let store = store_with_partitions();
     write(&store, 0..PARTITION_COUNT);
@@ -203,6 +216,11 @@ fn sketch_chunks_stored_without_a_union_merge_alike_and_get_one_by_their_next_wr
     }
     assert_eq!(sketches_read_back(&store), expected);
 
+    // Deleting one partition's statistics merges the chunk (`recent_slots.rs`), and the
+    // partition written again is a recent slot beside it.
+    store
+        .delete_partition_column_statistics("hive", "db", "p", "ds=0", None, "hive")
+        .unwrap();
     write(&store, 0..1);
     assert_eq!(sketch_chunk_kind(&store), with_union);
     assert_eq!(merged_ndv(&store), PARTITION_COUNT as i64);

@@ -14,6 +14,13 @@
 //! [`CHUNK_SLOT_COUNT`] partitions, one key each: a write rewrites one chunk per column
 //! (a few kilobytes), a 10k-partition aggregation reads 79 chunks per column in key order.
 //!
+//! Planners that run `ANALYZE` after every insert write one partition a call, and a chunk per
+//! column is still 128 partitions' bytes for one partition's. Such a write stores each
+//! column's statistics for its partition as a *recent slot*, a key of its own right after its
+//! chunk's, which every reader reads with the chunk and lays over it; a chunk's recent slots
+//! are merged into it once there would be more than `StoreOptions::recent_slot_count_max` of
+//! them (`recent_slots.rs`, `chunk_writer.rs`).
+//!
 //! A partition gets its place in the arrays, its *slot*, the first time statistics are written
 //! for it: a per-table counter hands it out and an index maps partition values to it
 //! (keyspace 0x08). The slot never changes, so renaming a partition moves one index entry and
@@ -36,6 +43,7 @@ pub(crate) mod chunk;
 mod chunk_changes;
 mod chunk_refresh;
 mod chunk_run;
+mod chunk_writer;
 mod column_fold;
 #[cfg(test)]
 mod compat_tests;
@@ -52,6 +60,9 @@ mod ndv;
 pub(crate) mod packed;
 mod prewarm;
 mod read;
+pub(crate) mod recent_slots;
+#[cfg(test)]
+mod recent_tests;
 #[cfg(test)]
 mod size_tests;
 pub(crate) mod sketch_chunk;
@@ -75,6 +86,8 @@ pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERAT
 pub use chunk::CHUNK_SLOT_COUNT;
 pub use prewarm::{PrewarmReport, PREWARM_BYTES_MAX};
 pub use read::{PartitionStatistics, TableStatistics};
+pub(crate) use recent_slots::recent_offset;
+pub use recent_slots::RECENT_SLOT_COUNT_MAX;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 

@@ -10,9 +10,9 @@ use super::chunk::{
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
 use super::chunk_refresh::{refreshed_chunks, ChunkReading};
-use super::chunk_run::ChunkRun;
+use super::chunk_run::{ChunkEntries, ChunkRun};
 use super::kept_chunks::{ColumnChunksKey, KeptColumnChunks};
-use super::packed::{packed_view, PackedStatsChunk};
+use super::packed::{packed_chunk_view, PackedStatsChunk};
 use super::sketch_chunk::{DecodedSketchChunk, SketchChunks, StoredSketches};
 use super::slot_index::slot_index;
 use super::stored_chunk::{KeptStatsChunk, StoredChunk};
@@ -190,7 +190,7 @@ impl ColumnChunks {
             keys::stats_chunk_key(table, column, engine, first),
             keys::stats_chunk_key(table, column, engine, last),
         );
-        let run = ChunkRun::load(reader, keys, (first, last), packed_view)?;
+        let run = ChunkRun::load(reader, keys, (first, last), packed_chunk_view)?;
         Ok(ColumnChunks(run))
     }
 }
@@ -214,7 +214,7 @@ pub(crate) fn decoded_chunks(
     let (table, column, engine) = (wanted.table, wanted.column, wanted.engine);
     let reading = ChunkReading {
         key_of: |number| keys::stats_chunk_key(table, column, engine, number),
-        view: packed_view,
+        view: packed_chunk_view,
         make: KeptStatsChunk::from_view,
     };
     let refreshed = match &previous {
@@ -483,7 +483,7 @@ pub(crate) fn decoded_sketch_chunks(
     let previous = store.stats.chunks.sketches_of_any_version(wanted);
     let reading = ChunkReading {
         key_of: |number| keys::stats_sketch_chunk_key(table, column, engine, number),
-        view: StoredSketches::new,
+        view: |entries: ChunkEntries| entries.whole(StoredSketches::new),
         make: DecodedSketchChunk::from_stored,
     };
     let refreshed = match &previous {

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::CHUNK_SLOT_COUNT;
-use super::chunk_run::ChunkRun;
+use super::chunk_run::{ChunkEntries, ChunkRun};
 use super::hll_union::{ArchivedStoredUnion, HllUnion, StoredUnion, StoredUnionView, UnionRef};
 use crate::error::{Error, Result};
 use crate::storage::keys::{self, TableId};
@@ -219,7 +219,8 @@ impl SketchChunks {
             keys::stats_sketch_chunk_key(table, column, engine, first),
             keys::stats_sketch_chunk_key(table, column, engine, last),
         );
-        let run = ChunkRun::load(reader, keys, (first, last), StoredSketches::new)?;
+        let view = |entries: ChunkEntries| entries.whole(StoredSketches::new);
+        let run = ChunkRun::load(reader, keys, (first, last), view)?;
         Ok(SketchChunks(run))
     }
 }

@@ -8,6 +8,13 @@ use crate::{
     Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions, Table,
 };
 
+/// The most a recent slot (`recent_slots.rs`) of the tests' columns stages, key and value: a
+/// key of about 25 bytes (keyspace, table id, column, engine, chunk, offset) and a value of an
+/// 8-byte header and a 144-byte archive (two bytes, a type name, eleven numbers, two empty
+/// byte vectors), with room for a longer type name. A whole chunk of 128 `bigint` slots is
+/// 4.8 KB.
+pub(super) const RECENT_SLOT_BYTES_MAX: usize = 256;
+
 /// A store on `backend`, made or opened again: the database, table and `partition_count`
 /// partitions are made only when `make` is set.
 pub(super) fn store_with_partitions(

@@ -6,16 +6,10 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use fxhash::FxHashMap;
-
 use super::accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
-use super::chunk::{
-    chunk_of, StatsChunk, TableStatsRecord, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
-    SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
-};
+use super::chunk::TableStatsRecord;
+use super::chunk_writer::ChunkWriter;
 use super::merge::merge;
-use super::packed::{pack, unpacked_chunk};
-use super::sketch_chunk::{SketchUnionChunk, StoredSketches};
 use super::slots::{find_slot, SlotAllocator};
 use super::snapshot::AccuracyWrite;
 use super::{ColumnStatistics, StatsWriteOptions};
@@ -27,7 +21,7 @@ use crate::partitions::partitioned::values_of_name;
 use crate::partitions::partitioned::PartitionedTable;
 use crate::partitions::stored::resolve_table;
 use crate::storage::keys::{self, TableId};
-use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
+use crate::storage::kv::{self, KeyRange, KvBackend};
 use crate::store::{Store, WriteTxn};
 
 /// Hive's message for statistics of a partition that does not exist.
@@ -281,7 +275,8 @@ impl Store {
                     .1
                     .extend(stats);
             }
-            let mut writer = ChunkWriter::new(table.id, &options.engine);
+            let recent_slot_count_max = self.options().recent_slot_count_max;
+            let mut writer = ChunkWriter::new(table.id, &options.engine, recent_slot_count_max);
             let mut slots = SlotAllocator::load(txn, table.id)?;
             let mut memo = AccuracyMemo::default();
             let mut events = PartitionStatsEvents::new(&table.table, &options.engine)?;
@@ -407,7 +402,8 @@ impl Store {
                 None => data_columns(&table.table).into_iter().collect(),
             };
             let slot = find_slot(txn.reader(), table.id, &values)?;
-            let mut writer = ChunkWriter::new(table.id, engine);
+            let recent_slot_count_max = self.options().recent_slot_count_max;
+            let mut writer = ChunkWriter::new(table.id, engine, recent_slot_count_max);
             let mut deleted = Vec::new();
             if let Some(slot) = slot {
                 for column in columns {
@@ -454,218 +450,6 @@ fn table_record_statistics(record: &TableStatsRecord, column: &str) -> Option<Co
     stats.bit_vectors = record.bit_vectors.clone();
     stats.histogram = record.histogram.clone();
     Some(stats)
-}
-
-/// The chunks one write changes, loaded once and written once: the write's own staged
-/// changes are not visible to its reads, so two partitions of one chunk must share it. The
-/// same for the chunks' sketch values, loaded only when a sketch is written or removed.
-struct ChunkWriter<'a> {
-    table: TableId,
-    engine: &'a str,
-    /// By column, then chunk number: looked up by `&str`, so a hit allocates nothing.
-    /// Fx hashing: SipHash of the column name, three times a statistic, cost more than
-    /// setting the statistic.
-    chunks: FxHashMap<String, FxHashMap<u32, StatsChunk>>,
-    sketches: FxHashMap<String, FxHashMap<u32, Vec<Vec<u8>>>>,
-}
-
-impl<'a> ChunkWriter<'a> {
-    fn new(table: TableId, engine: &'a str) -> Self {
-        ChunkWriter {
-            table,
-            engine,
-            chunks: FxHashMap::default(),
-            sketches: FxHashMap::default(),
-        }
-    }
-
-    fn chunk(&mut self, txn: &WriteTxn<'_>, column: &str, chunk: u32) -> Result<&mut StatsChunk> {
-        if !self.chunks.contains_key(column) {
-            self.chunks.insert(column.to_string(), FxHashMap::default());
-        }
-        let by_number = self
-            .chunks
-            .get_mut(column)
-            .ok_or_else(|| Error::Internal("a column's chunks are missing".to_string()))?;
-        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
-            let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
-            let loaded = match txn.get(&key)? {
-                Some(stored) => unpacked_chunk(&key, stored)?,
-                None => StatsChunk::default(),
-            };
-            entry.insert(loaded);
-        }
-        by_number
-            .get_mut(&chunk)
-            .ok_or_else(|| Error::Internal("a loaded chunk is missing".to_string()))
-    }
-
-    /// Stores `bytes` (empty: none) as the sketch of `offset` in chunk `chunk` of `column`.
-    fn set_sketch(
-        &mut self,
-        txn: &WriteTxn<'_>,
-        column: &str,
-        (chunk, offset): (u32, usize),
-        bytes: &[u8],
-    ) -> Result<()> {
-        let sketches = self.sketch_chunk(txn, column, chunk)?;
-        if sketches.len() <= offset {
-            sketches.resize(offset + 1, Vec::new());
-        }
-        sketches[offset].clear();
-        sketches[offset].extend_from_slice(bytes);
-        Ok(())
-    }
-
-    /// The sketches of chunk `chunk` of `column`, loaded once (empty bytes: none).
-    fn sketch_chunk(
-        &mut self,
-        txn: &WriteTxn<'_>,
-        column: &str,
-        chunk: u32,
-    ) -> Result<&mut Vec<Vec<u8>>> {
-        if !self.sketches.contains_key(column) {
-            self.sketches
-                .insert(column.to_string(), FxHashMap::default());
-        }
-        let by_number = self
-            .sketches
-            .get_mut(column)
-            .ok_or_else(|| Error::Internal("a column's sketches are missing".to_string()))?;
-        if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
-            let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
-            let loaded = match txn.get(&key)? {
-                Some(stored) => {
-                    let key = KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
-                    StoredSketches::new(key, stored)?.to_sketches()?
-                }
-                None => Vec::new(),
-            };
-            entry.insert(loaded);
-        }
-        by_number
-            .get_mut(&chunk)
-            .ok_or_else(|| Error::Internal("a loaded sketch chunk is missing".to_string()))
-    }
-
-    /// The statistics at `slot` with their sketch and histogram, for a merge.
-    fn stored(
-        &mut self,
-        txn: &WriteTxn<'_>,
-        column: &str,
-        slot: u32,
-    ) -> Result<Option<ColumnStatistics>> {
-        let (chunk_number, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk_number)?;
-        let flags = chunk.flags.get(offset).copied().unwrap_or(0);
-        let Some(mut stats) = chunk.get(offset, column) else {
-            return Ok(None);
-        };
-        let (table, engine) = (self.table, self.engine);
-        let key = |tag| keys::stats_sketch_key(table, column, engine, slot, tag);
-        if flags & SKETCH_IN_CHUNK != 0 {
-            let sketches = self.sketch_chunk(txn, column, chunk_number)?;
-            stats.bit_vectors = sketches
-                .get(offset)
-                .filter(|bytes| !bytes.is_empty())
-                .cloned();
-        } else if flags & HAS_BIT_VECTORS != 0 {
-            stats.bit_vectors = txn
-                .get(&key(SKETCH_TAG_BIT_VECTORS))?
-                .map(|bytes| bytes.to_vec());
-        }
-        if flags & HAS_HISTOGRAM != 0 {
-            stats.histogram = txn
-                .get(&key(SKETCH_TAG_HISTOGRAM))?
-                .map(|bytes| bytes.to_vec());
-        }
-        Ok(Some(stats))
-    }
-
-    fn set(
-        &mut self,
-        txn: &mut WriteTxn<'_>,
-        column: &str,
-        slot: u32,
-        stats: &ColumnStatistics,
-        last_analyzed: i64,
-    ) -> Result<()> {
-        let (chunk_number, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk_number)?;
-        let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
-        chunk.set(offset, stats, last_analyzed);
-        if stats.bit_vectors.is_some() {
-            chunk.flags[offset] |= SKETCH_IN_CHUNK;
-        }
-        self.forget_slot_sketch(txn, column, slot, old_flags, stats.histogram.is_some());
-        // The sketch value is touched only when there is a sketch to write or one to
-        // remove, so a write without sketches stages nothing but its chunks.
-        if stats.bit_vectors.is_some() || old_flags & SKETCH_IN_CHUNK != 0 {
-            let bytes = stats.bit_vectors.as_deref().unwrap_or_default();
-            self.set_sketch(txn, column, (chunk_number, offset), bytes)?;
-        }
-        if let Some(histogram) = &stats.histogram {
-            let key =
-                keys::stats_sketch_key(self.table, column, self.engine, slot, SKETCH_TAG_HISTOGRAM);
-            txn.put_raw(key, histogram.clone());
-        }
-        Ok(())
-    }
-
-    /// Stages the removal of the slot's own sketch keys its `old_flags` say exist: the
-    /// `bitVectors` of the form before sketch chunks, and the histogram unless `replaced`.
-    fn forget_slot_sketch(
-        &self,
-        txn: &mut WriteTxn<'_>,
-        column: &str,
-        slot: u32,
-        old_flags: u8,
-        replaced: bool,
-    ) {
-        let key = |tag| keys::stats_sketch_key(self.table, column, self.engine, slot, tag);
-        if old_flags & HAS_BIT_VECTORS != 0 && old_flags & SKETCH_IN_CHUNK == 0 {
-            txn.delete(key(SKETCH_TAG_BIT_VECTORS));
-        }
-        if old_flags & HAS_HISTOGRAM != 0 && !replaced {
-            txn.delete(key(SKETCH_TAG_HISTOGRAM));
-        }
-    }
-
-    fn clear(&mut self, txn: &mut WriteTxn<'_>, column: &str, slot: u32) -> Result<()> {
-        let (chunk_number, offset) = chunk_of(slot);
-        let chunk = self.chunk(txn, column, chunk_number)?;
-        let old_flags = chunk.flags.get(offset).copied().unwrap_or(0);
-        chunk.clear(offset);
-        self.forget_slot_sketch(txn, column, slot, old_flags, false);
-        if old_flags & SKETCH_IN_CHUNK != 0 {
-            self.set_sketch(txn, column, (chunk_number, offset), &[])?;
-        }
-        Ok(())
-    }
-
-    /// Stages every changed chunk and sketch value; an empty one is deleted.
-    fn finish(self, txn: &mut WriteTxn<'_>) -> Result<()> {
-        for (column, by_number) in self.chunks {
-            for (chunk, value) in by_number {
-                let key = keys::stats_chunk_key(self.table, &column, self.engine, chunk);
-                if value.is_empty() {
-                    txn.delete(key);
-                } else {
-                    txn.put_value(key, &pack(&value))?;
-                }
-            }
-        }
-        for (column, by_number) in self.sketches {
-            for (chunk, sketches) in by_number {
-                let key = keys::stats_sketch_chunk_key(self.table, &column, self.engine, chunk);
-                match SketchUnionChunk::from_sketches(&sketches)? {
-                    Some(value) => txn.put_value(key, &value)?,
-                    None => txn.delete(key),
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -762,7 +546,8 @@ pub(crate) fn forget_partitions(
         return Ok(());
     }
     for (column, engine) in column_engines(txn.reader(), table)? {
-        let mut writer = ChunkWriter::new(table, &engine);
+        // Clearing a slot merges its chunk whatever the bound.
+        let mut writer = ChunkWriter::new(table, &engine, 0);
         for slot in &slots {
             writer.clear(txn, &column, *slot)?;
         }

@@ -610,6 +610,21 @@ pub fn stats_chunk_key(table: TableId, column: &str, engine: &str, chunk: u32) -
     key
 }
 
+/// `0x09 + table id + component(column) + component(engine) + chunk + offset`: one slot's
+/// statistics written after its chunk, sorting right after the chunk's key
+/// (`crate::stats`, recent slots).
+pub fn stats_recent_slot_key(
+    table: TableId,
+    column: &str,
+    engine: &str,
+    chunk: u32,
+    offset: u8,
+) -> Vec<u8> {
+    let mut key = stats_chunk_key(table, column, engine, chunk);
+    key.push(offset);
+    key
+}
+
 /// `0x0A + table id + component(column) + component(engine) + slot + tag`.
 pub fn stats_sketch_key(table: TableId, column: &str, engine: &str, slot: u32, tag: u8) -> Vec<u8> {
     let mut key = stats_column_engine_prefix(KEYSPACE_STATS_SKETCH, table, column, engine);

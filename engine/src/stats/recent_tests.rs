@@ -1,0 +1,432 @@
+//! Recent slots (`recent_slots.rs`) against whole chunks: what a one-partition write stages,
+//! that every read answers as over chunks written whole, that the kept chunks follow, and
+//! that drops take recent slots along.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use super::chunk_run::CHUNK_NUMBER_LEN;
+use super::recent_slots::{recent_offset, RECENT_SLOT_COUNT_MAX, RECENT_SLOT_SUFFIX_LEN};
+use super::test_store::RECENT_SLOT_BYTES_MAX;
+use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
+use crate::error::Result;
+use crate::keys;
+use crate::storage::kv::{KeyRange, KvBackend, KvBytes, MemoryBackend, WriteBatch, WriteOp};
+use crate::{
+    Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions, Table,
+};
+
+const PARTITION_COUNT: usize = 300;
+/// The columns of the table, with their types: those of `hivestore bench --workload
+/// stats_update`.
+const COLUMNS: [(&str, &str); 4] = [
+    ("b", "bigint"),
+    ("i", "int"),
+    ("s", "string"),
+    ("d", "double"),
+];
+
+/// What one batch staged in the statistics keyspaces 0x09 and 0x0A.
+#[derive(Debug, Default, Clone, Copy)]
+struct StagedStatistics {
+    bytes: usize,
+    /// Puts of whole chunks (not recent slots).
+    chunk_puts: usize,
+}
+
+/// A memory backend that records what each batch stages in the statistics keyspaces.
+#[derive(Default)]
+struct CountingBackend {
+    inner: MemoryBackend,
+    batches: Mutex<Vec<StagedStatistics>>,
+}
+
+impl CountingBackend {
+    fn take(&self) -> Vec<StagedStatistics> {
+        std::mem::take(&mut *self.batches.lock().unwrap())
+    }
+}
+
+fn is_statistics_key(key: &[u8]) -> bool {
+    matches!(
+        key.first(),
+        Some(&keys::KEYSPACE_STATS_CHUNK | &keys::KEYSPACE_STATS_SKETCH)
+    )
+}
+
+impl KvBackend for CountingBackend {
+    fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
+        self.inner.get(key)
+    }
+
+    fn scan(&self, range: &KeyRange, count: usize) -> Result<Vec<(KvBytes, KvBytes)>> {
+        self.inner.scan(range, count)
+    }
+
+    fn apply(&self, batch: WriteBatch) -> Result<()> {
+        let mut staged = StagedStatistics::default();
+        for op in batch.ops() {
+            let (key, value_len) = match op {
+                WriteOp::Put { key, value } => (key, value.len()),
+                WriteOp::Delete { key } => (key, 0),
+            };
+            if !is_statistics_key(key) {
+                continue;
+            }
+            staged.bytes += key.len() + value_len;
+            let is_chunk = key[0] == keys::KEYSPACE_STATS_CHUNK
+                && keys::decode_stats_column_key(key)
+                    .is_ok_and(|(_, _, _, rest)| rest.len() == CHUNK_NUMBER_LEN);
+            if is_chunk && matches!(op, WriteOp::Put { .. }) {
+                staged.chunk_puts += 1;
+            }
+        }
+        if staged.bytes > 0 {
+            self.batches.lock().unwrap().push(staged);
+        }
+        self.inner.apply(batch)
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn open(backend: Arc<dyn KvBackend>) -> Store {
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    Store::open_with_backend(backend, options).unwrap()
+}
+
+/// Database `db`, table `p` of [`COLUMNS`] partitioned by `ds`, partitions `ds=0`, `ds=1`...
+fn make_table(store: &Store) {
+    let database = Database {
+        name: "db".to_string(),
+        ..Database::default()
+    };
+    store.create_database(database).unwrap();
+    let column = |(name, type_name): (&str, &str)| FieldSchema {
+        name: name.to_string(),
+        type_name: type_name.to_string(),
+        comment: None,
+    };
+    let table = Table {
+        table_name: "p".to_string(),
+        db_name: "db".to_string(),
+        sd: Some(StorageDescriptor {
+            cols: COLUMNS.into_iter().map(column).collect(),
+            ..StorageDescriptor::default()
+        }),
+        partition_keys: vec![column(("ds", "string"))],
+        ..Table::default()
+    };
+    store.create_table(table).unwrap();
+    let partitions = (0..PARTITION_COUNT)
+        .map(|index| Partition {
+            values: vec![index.to_string()],
+            ..Partition::default()
+        })
+        .collect();
+    store
+        .add_partitions("hive", "db", "p", partitions, &Default::default())
+        .unwrap();
+}
+
+/// A sparse HLL of precision 10 holding `key` (run length 1), in Hive's bytes.
+fn sparse_hll(key: u32) -> Vec<u8> {
+    let mut bytes = b"HLL\xA0\x01\x01".to_vec();
+    let mut value = key << 6 | 1;
+    while value >= 0x80 {
+        bytes.push(0x80 | (value & 0x7F) as u8);
+        value >>= 7;
+    }
+    bytes.push(value as u8);
+    bytes
+}
+
+/// Statistics of every column for partition `index` in round `round`, a sketch with each when
+/// `sketched`.
+fn statistics(index: usize, round: i64, sketched: bool) -> Vec<ColumnStatistics> {
+    let number = index as i64 * 7 + round;
+    COLUMNS
+        .iter()
+        .map(|(name, type_name)| {
+            let kind = match *type_name {
+                "string" => StatsKind::String,
+                "double" => StatsKind::Double,
+                _ => StatsKind::Long,
+            };
+            let mut stats = ColumnStatistics::new(*name, *type_name, kind);
+            stats.num_nulls = number % 11;
+            stats.num_distinct_values = 1 + number % 5;
+            match kind {
+                StatsKind::String => {
+                    stats.max_length = number % 30;
+                    stats.avg_length = (number % 30) as f64 / 2.0;
+                }
+                StatsKind::Double => {
+                    stats.low_value = Some(StatsValue::Double(-(number as f64) / 4.0));
+                    stats.high_value = Some(StatsValue::Double(number as f64));
+                }
+                _ => {
+                    stats.low_value = Some(StatsValue::Integer(-number));
+                    stats.high_value = Some(StatsValue::Integer(number * 3));
+                }
+            }
+            if sketched {
+                stats.bit_vectors = Some(sparse_hll(number as u32 % 1000 + 1));
+            }
+            stats
+        })
+        .collect()
+}
+
+fn write(store: &Store, writes: Vec<(String, Vec<ColumnStatistics>)>) {
+    let options = StatsWriteOptions {
+        last_analyzed: 5,
+        ..StatsWriteOptions::default()
+    };
+    store
+        .update_partition_column_statistics("hive", "db", "p", writes, &options)
+        .unwrap();
+}
+
+fn name(index: usize) -> String {
+    format!("ds={index}")
+}
+
+fn column_names() -> Vec<String> {
+    COLUMNS.iter().map(|(name, _)| name.to_string()).collect()
+}
+
+/// The recent slots stored, by chunk key (without the offset).
+fn recent_slots_by_chunk(backend: &dyn KvBackend) -> BTreeMap<Vec<u8>, usize> {
+    let range = KeyRange::prefix(&[keys::KEYSPACE_STATS_CHUNK]);
+    let mut by_chunk = BTreeMap::new();
+    for entry in crate::storage::kv::scan(backend, range, 1000) {
+        let (key, _) = entry.unwrap();
+        let (_, _, _, rest) = keys::decode_stats_column_key(&key).unwrap();
+        if rest.len() == RECENT_SLOT_SUFFIX_LEN {
+            assert!(recent_offset(rest).is_some());
+            *by_chunk.entry(key[..key.len() - 1].to_vec()).or_insert(0) += 1;
+        }
+    }
+    by_chunk
+}
+
+/// The sketches stored at their slot's own key.
+fn own_sketch_count(backend: &dyn KvBackend) -> usize {
+    let range = KeyRange::prefix(&[keys::KEYSPACE_STATS_SKETCH]);
+    let own = crate::storage::kv::scan(backend, range, 1000).filter(|entry| {
+        let (key, _) = entry.as_ref().unwrap();
+        let (_, _, _, rest) = keys::decode_stats_column_key(key).unwrap();
+        rest.len() == 5 && rest[4] == super::chunk::SKETCH_TAG_BIT_VECTORS
+    });
+    own.count()
+}
+
+#[test]
+fn a_one_partition_write_stages_the_bytes_of_its_slots_not_of_their_chunks() {
+    // Goal: issue 30's ANALYZE after every insert writes one partition a call; such a write
+    // stages about a recent slot per column, not a 128-slot chunk per column, and the chunk
+    // merges its recent slots shared by many writes keep the average near that. Method: full
+    // chunks written whole (as every build before recent slots wrote them), then one write
+    // per partition, each batch's statistics keys and values counted.
+    let backend = Arc::new(CountingBackend::default());
+    let store = open(backend.clone());
+    make_table(&store);
+    let all = (0..PARTITION_COUNT)
+        .map(|index| (name(index), statistics(index, 0, false)))
+        .collect();
+    write(&store, all);
+    let whole = backend.take();
+    assert_eq!(whole.len(), 1);
+    let chunk_count = PARTITION_COUNT.div_ceil(128) * COLUMNS.len();
+    assert_eq!(whole[0].chunk_puts, chunk_count);
+    let whole_chunk_bytes = whole[0].bytes / chunk_count;
+    for index in 0..PARTITION_COUNT {
+        write(&store, vec![(name(index), statistics(index, 1, false))]);
+    }
+    let batches = backend.take();
+    assert_eq!(batches.len(), PARTITION_COUNT);
+    let single_bound = COLUMNS.len() * RECENT_SLOT_BYTES_MAX;
+    let (merging, recent): (Vec<StagedStatistics>, Vec<StagedStatistics>) =
+        batches.iter().partition(|batch| batch.chunk_puts > 0);
+    assert!(
+        recent.iter().all(|batch| batch.bytes <= single_bound),
+        "{recent:?}"
+    );
+    assert!(recent.len() > merging.len() * RECENT_SLOT_COUNT_MAX / 2);
+    // A merge rewrites each column's chunk once for RECENT_SLOT_COUNT_MAX + 1 writes.
+    let total: usize = batches.iter().map(|batch| batch.bytes).sum();
+    let per_write_per_column = total / (PARTITION_COUNT * COLUMNS.len());
+    let amortized_bound = RECENT_SLOT_BYTES_MAX * 2 + whole_chunk_bytes / RECENT_SLOT_COUNT_MAX;
+    assert!(
+        per_write_per_column <= amortized_bound,
+        "{per_write_per_column} bytes a column a write, chunks of {whole_chunk_bytes}"
+    );
+    assert!(whole_chunk_bytes > 4 * RECENT_SLOT_BYTES_MAX);
+}
+
+/// Reads that must answer the same over recent slots as over whole chunks.
+fn reads(
+    store: &Store,
+) -> (
+    Vec<super::PartitionStatistics>,
+    Vec<super::AggregateStatistics>,
+) {
+    let names: Vec<String> = (0..PARTITION_COUNT).map(name).collect();
+    let partitions = store
+        .partition_column_statistics("hive", "db", "p", &names, &column_names(), "hive", true)
+        .unwrap();
+    let aggregate = |names: &[String]| {
+        store
+            .aggregate_column_statistics("hive", "db", "p", names, &column_names(), "hive")
+            .unwrap()
+    };
+    let aggregates = vec![
+        aggregate(&names),
+        aggregate(&names[..128]),
+        aggregate(&names[100..230]),
+        aggregate(&[name(3), name(140), name(299)]),
+    ];
+    (partitions, aggregates)
+}
+
+/// 900 writes of one partition each in a scattered order (two thirds with sketches) and, one
+/// in ten, a delete of a partition's statistics, reads in between; `model` follows them.
+fn scattered_writes(store: &Store, model: &mut BTreeMap<usize, Vec<ColumnStatistics>>) {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |bound: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % bound as u64) as usize
+    };
+    for step in 0..900 {
+        let index = next(PARTITION_COUNT);
+        match next(10) {
+            0 => {
+                store
+                    .delete_partition_column_statistics(
+                        "hive",
+                        "db",
+                        "p",
+                        &name(index),
+                        None,
+                        "hive",
+                    )
+                    .unwrap();
+                model.remove(&index);
+            }
+            choice => {
+                let stats = statistics(index, step as i64, choice % 3 != 0);
+                write(store, vec![(name(index), stats.clone())]);
+                model.insert(index, stats);
+            }
+        }
+        if step % 97 == 0 {
+            reads(store);
+        }
+    }
+}
+
+#[test]
+fn reads_over_recent_slots_answer_as_over_chunks_written_whole() {
+    // Goal: every read answers the same whether the chunks hold the statistics or recent
+    // slots laid over them, the kept chunks never serve a stale slot, and the recent slots
+    // per chunk stay within their bound. Method: a store written whole, then one partition a
+    // write in a scattered order (some with sketches, some deletes), reads in between;
+    // its reads (kept), a new store's on the same data (nothing kept) and those of a
+    // store written whole with the final statistics must all agree, and match the model.
+    let backend = Arc::new(MemoryBackend::new());
+    let store = open(backend.clone());
+    make_table(&store);
+    let mut model: BTreeMap<usize, Vec<ColumnStatistics>> = BTreeMap::new();
+    let first: Vec<_> = (0..PARTITION_COUNT)
+        .map(|index| (name(index), statistics(index, 0, true)))
+        .collect();
+    for (index, (_, stats)) in first.iter().enumerate() {
+        model.insert(index, stats.clone());
+    }
+    write(&store, first);
+    scattered_writes(&store, &mut model);
+    let by_chunk = recent_slots_by_chunk(backend.as_ref());
+    assert!(!by_chunk.is_empty());
+    assert!(
+        by_chunk
+            .values()
+            .all(|count| *count <= RECENT_SLOT_COUNT_MAX),
+        "{by_chunk:?}"
+    );
+
+    let kept = reads(&store);
+    let fresh = reads(&open(backend));
+    let whole_store = open(Arc::new(MemoryBackend::new()));
+    make_table(&whole_store);
+    let final_writes = model
+        .iter()
+        .map(|(index, stats)| (name(*index), stats.clone()))
+        .collect();
+    write(&whole_store, final_writes);
+    let whole = reads(&whole_store);
+    assert_eq!(kept, fresh);
+    assert_eq!(kept, whole);
+    let expected: Vec<(String, Vec<ColumnStatistics>)> = model
+        .into_iter()
+        .map(|(index, stats)| (name(index), stats))
+        .collect();
+    let mut read: Vec<(String, Vec<ColumnStatistics>)> = kept
+        .0
+        .into_iter()
+        .map(|partition| (partition.partition_name, partition.stats))
+        .collect();
+    read.sort_by_key(|(name, _)| name.trim_start_matches("ds=").parse::<usize>().unwrap());
+    assert_eq!(read, expected);
+}
+
+#[test]
+fn drops_take_recent_slots_along() {
+    // Goal: a dropped partition's recent slots and their sketches go with it, and a dropped
+    // table leaves no statistics key. Method: one partition a write (recent slots), a drop
+    // of one partition, then of the table, the keyspaces looked at.
+    let backend = Arc::new(MemoryBackend::new());
+    let store = open(backend.clone());
+    make_table(&store);
+    for index in 0..6 {
+        write(&store, vec![(name(index), statistics(index, 1, true))]);
+    }
+    // The first write stored the chunk; the next five are a recent slot per column each,
+    // their sketches at their slots' own keys.
+    assert_eq!(
+        recent_slots_by_chunk(backend.as_ref())
+            .values()
+            .sum::<usize>(),
+        5 * 4
+    );
+    assert_eq!(own_sketch_count(backend.as_ref()), 5 * 4);
+    store
+        .drop_partition("hive", "db", "p", &["2".to_string()], false)
+        .unwrap();
+    // The drop merged the chunks: no recent slot is left, their sketches moved into the
+    // chunks' sketch values, and partition 2 has nothing.
+    assert!(recent_slots_by_chunk(backend.as_ref()).is_empty());
+    assert_eq!(own_sketch_count(backend.as_ref()), 0);
+    let names: Vec<String> = (0..6).map(name).collect();
+    let read = store
+        .partition_column_statistics("hive", "db", "p", &names, &column_names(), "hive", true)
+        .unwrap();
+    let read_names: Vec<&str> = read.iter().map(|p| p.partition_name.as_str()).collect();
+    assert_eq!(read_names, ["ds=0", "ds=1", "ds=3", "ds=4", "ds=5"]);
+    assert!(read
+        .iter()
+        .all(|p| p.stats.iter().all(|s| s.bit_vectors.is_some())));
+    for index in 0..3 {
+        write(&store, vec![(name(index + 10), statistics(index, 2, true))]);
+    }
+    store.drop_table("hive", "db", "p").unwrap();
+    for keyspace in [keys::KEYSPACE_STATS_CHUNK, keys::KEYSPACE_STATS_SKETCH] {
+        let left = backend.scan(&KeyRange::prefix(&[keyspace]), 1).unwrap();
+        assert!(left.is_empty(), "keyspace 0x{keyspace:02X}");
+    }
+}
