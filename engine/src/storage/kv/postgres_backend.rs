@@ -238,8 +238,11 @@ fn range_clause(range: &KeyRange) -> (String, Vec<Vec<u8>>) {
     (clause, parameters)
 }
 
+/// Keys and the values to put at them.
+type Puts = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// The batch's last operation on each key, puts and deletes apart, in key order.
-fn last_operations(batch: WriteBatch) -> (Vec<(Vec<u8>, Vec<u8>)>, Vec<Vec<u8>>) {
+fn last_operations(batch: WriteBatch) -> (Puts, Vec<Vec<u8>>) {
     let mut last = std::collections::BTreeMap::new();
     for op in batch.into_ops() {
         match op {
