@@ -108,10 +108,7 @@ impl PostgresBackend {
         let mut holder = connect()?;
         let deadline = Instant::now() + POSTGRES_SERVER_LOCK_WAIT;
         let held = loop {
-            let held: bool = holder
-                .query_one("SELECT pg_try_advisory_lock($1)", &[&SERVER_LOCK_KEY])
-                .and_then(|row| row.try_get(0))
-                .map_err(|error| storage_error(url, "take the server lock", &error))?;
+            let held = try_server_lock(&mut holder, url)?;
             if held || Instant::now() >= deadline {
                 break held;
             }
@@ -198,11 +195,7 @@ impl PostgresBackend {
         }
         let mut client = Client::connect(&self.url, NoTls)
             .map_err(|error| storage_error(&self.url, "connect", &error))?;
-        let held: bool = client
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&SERVER_LOCK_KEY])
-            .and_then(|row| row.try_get(0))
-            .map_err(|error| storage_error(&self.url, "take the server lock", &error))?;
-        if !held {
+        if !try_server_lock(&mut client, &self.url)? {
             return Err(Error::Unavailable(format!(
                 "lost the server lock on the PostgreSQL database at {}: another server holds it",
                 redacted(&self.url)
@@ -211,6 +204,14 @@ impl PostgresBackend {
         *holder = Some(client);
         Ok(())
     }
+}
+
+/// Takes the one-server lock on `client`'s session if nobody holds it; whether it did.
+fn try_server_lock(client: &mut Client, url: &str) -> Result<bool> {
+    client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&SERVER_LOCK_KEY])
+        .and_then(|row| row.try_get(0))
+        .map_err(|error| storage_error(url, "take the server lock", &error))
 }
 
 /// The `WHERE` clause of `range` with its parameters from `$1`.
