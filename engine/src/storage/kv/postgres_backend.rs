@@ -76,9 +76,13 @@ pub fn redacted(url: &str) -> String {
 }
 
 /// Whether `error` means the connection is gone: closed, ended by the server (SQLSTATE class
-/// 57, operator intervention: a shutdown, `pg_terminate_backend`) or broken (class 08).
+/// 57, operator intervention: a shutdown, `pg_terminate_backend`), broken (class 08), or an
+/// I/O error on its socket (a read that met the server's end before the client saw it close).
 fn connection_lost(error: &postgres::Error) -> bool {
+    let io_failed = std::error::Error::source(error)
+        .is_some_and(|cause| cause.downcast_ref::<std::io::Error>().is_some());
     error.is_closed()
+        || io_failed
         || error
             .as_db_error()
             .is_some_and(|db| matches!(&db.code().code()[..2], "57" | "08"))
