@@ -7,21 +7,50 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use hivestore_engine::backup::{self, Compression, RestoreOptions};
-use hivestore_engine::kv::{SledBackend, RESERVE_FILE_NAME};
+use hivestore_engine::kv::{
+    redacted_postgres_url, KvBackend, PostgresBackend, SledBackend, RESERVE_FILE_NAME,
+};
 
 /// The page cache offline commands read through: each key is read once, so a big cache would
 /// only hold what is not read again.
 const OFFLINE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// The buffer between the dump and its file or pipe.
 const STREAM_BUFFER_BYTES: usize = 1024 * 1024;
+/// Connections to PostgreSQL an offline command uses: it reads or writes one batch at a time.
+const OFFLINE_POSTGRES_CONNECTIONS: usize = 1;
+
+/// Where an offline command finds its store: a data directory (sled), or a PostgreSQL
+/// database (`--store postgres://...`), whose one-server lock it takes, so that it never runs
+/// beside a server on that database.
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct StoreArgs {
+    /// The data directory of a sled store the server does not hold open (sled locks it; a
+    /// served store is backed up by the server itself: `serve --backup-dir`).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// A store on PostgreSQL instead: `postgres://user:password@host:port/database`, the
+    /// URL `serve --store` takes.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+}
+
+impl StoreArgs {
+    /// The store, as messages name it (a PostgreSQL URL without its password).
+    fn shown(&self) -> String {
+        match (&self.data_dir, &self.store) {
+            (Some(dir), _) => dir.display().to_string(),
+            (None, Some(url)) => redacted_postgres_url(url),
+            (None, None) => String::new(),
+        }
+    }
+}
 
 /// The arguments of `hivestore dump`.
 #[derive(clap::Args)]
 pub struct DumpArgs {
-    /// The data directory of a store the server does not hold open (sled locks it; a served
-    /// store is backed up by the server itself: `serve --backup-dir`).
-    #[arg(long)]
-    pub data_dir: PathBuf,
+    #[command(flatten)]
+    pub source: StoreArgs,
     /// Where to write the dump: a file (made, or replaced once complete), or `-` for standard
     /// output.
     #[arg(long)]
@@ -37,10 +66,11 @@ pub struct RestoreArgs {
     /// The dump to read: a file, or `-` for standard input.
     #[arg(long = "in")]
     pub input: PathBuf,
-    /// The new store's data directory: it must not exist or be empty. The store is built
-    /// beside it and renamed into place once complete.
-    #[arg(long)]
-    pub data_dir: PathBuf,
+    /// The new store: a data directory that must not exist or be empty (the store is built
+    /// beside it and renamed into place once complete), or a PostgreSQL database whose table
+    /// must hold no key (what a failed restore wrote there is deleted again).
+    #[command(flatten)]
+    pub target: StoreArgs,
     /// Do not compress the new store's log (default: compressed, as `serve` makes stores).
     #[arg(long)]
     pub no_compression: bool,
@@ -49,9 +79,8 @@ pub struct RestoreArgs {
 /// The arguments of `hivestore check`.
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// The data directory of a store the server does not hold open.
-    #[arg(long)]
-    pub data_dir: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 fn open_stopped(dir: &Path) -> Result<SledBackend, String> {
@@ -64,6 +93,30 @@ fn open_stopped(dir: &Path) -> Result<SledBackend, String> {
         .map_err(|error| format!("cannot open the store in {}: {error}", dir.display()))
 }
 
+/// The store `args` names, opened for an offline command.
+fn open_offline(args: &StoreArgs) -> Result<Box<dyn KvBackend>, String> {
+    match (&args.data_dir, &args.store) {
+        (Some(dir), _) => Ok(Box::new(open_stopped(dir)?)),
+        (None, Some(url)) => Ok(Box::new(open_postgres(url)?)),
+        (None, None) => Err("name the store: --data-dir DIR or --store postgres://...".into()),
+    }
+}
+
+fn open_postgres(url: &str) -> Result<PostgresBackend, String> {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(format!(
+            "--store must be a postgres:// URL here (a sled store is named by --data-dir), not {}",
+            url.split("://").next().unwrap_or_default()
+        ));
+    }
+    PostgresBackend::connect(url, OFFLINE_POSTGRES_CONNECTIONS).map_err(|error| {
+        format!(
+            "cannot open the store in {}: {error}",
+            redacted_postgres_url(url)
+        )
+    })
+}
+
 fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
@@ -71,7 +124,7 @@ fn is_stdio(path: &Path) -> bool {
 /// Dumps the store in `args.data_dir`; a file is written under a temporary name, synced and
 /// renamed when complete.
 pub fn dump(args: &DumpArgs) -> Result<(), String> {
-    let backend = open_stopped(&args.data_dir)?;
+    let backend = open_offline(&args.source)?;
     let compression = if args.no_compression {
         Compression::None
     } else {
@@ -80,7 +133,7 @@ pub fn dump(args: &DumpArgs) -> Result<(), String> {
     let start = Instant::now();
     let summary = if is_stdio(&args.out) {
         let out = BufWriter::with_capacity(STREAM_BUFFER_BYTES, std::io::stdout().lock());
-        backup::dump_backend(&backend, out, compression)
+        backup::dump_backend(backend.as_ref(), out, compression)
             .map_err(|error| format!("cannot dump: {error}"))?
             .0
     } else {
@@ -88,7 +141,7 @@ pub fn dump(args: &DumpArgs) -> Result<(), String> {
         let file = std::fs::File::create(&partial)
             .map_err(|error| format!("cannot create {}: {error}", partial.display()))?;
         let written = backup::dump_backend(
-            &backend,
+            backend.as_ref(),
             BufWriter::with_capacity(STREAM_BUFFER_BYTES, file),
             compression,
         )
@@ -129,7 +182,7 @@ fn partial_path(out: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Restores the dump in `args.input` into the new store `args.data_dir`.
+/// Restores the dump in `args.input` into the new store `args.target`.
 pub fn restore(args: &RestoreArgs) -> Result<(), String> {
     let options = RestoreOptions {
         page_cache_bytes: OFFLINE_CACHE_BYTES,
@@ -144,8 +197,12 @@ pub fn restore(args: &RestoreArgs) -> Result<(), String> {
         Box::new(file)
     };
     let input = BufReader::with_capacity(STREAM_BUFFER_BYTES, input);
-    let summary = backup::restore_into_dir(input, &args.data_dir, options)
-        .map_err(|error| format!("cannot restore: {error}"))?;
+    let summary = match (&args.target.data_dir, &args.target.store) {
+        (Some(dir), _) => backup::restore_into_dir(input, dir, options),
+        (None, Some(url)) => backup::restore_into_backend(input, &open_postgres(url)?),
+        (None, None) => return Err("name the new store: --data-dir DIR or --store URL".into()),
+    }
+    .map_err(|error| format!("cannot restore into {}: {error}", args.target.shown()))?;
     eprintln!(
         "restored {} keys, {} bytes of keys and values, from {} bytes of dump (store {}, made by hivestore {}) in {:.1} s",
         summary.sizes.keys(),
@@ -158,12 +215,12 @@ pub fn restore(args: &RestoreArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks the store in `args.data_dir`, printing each problem; `Err` if any.
+/// Checks the store `args` names, printing each problem; `Err` if any.
 pub fn check(args: &CheckArgs) -> Result<(), String> {
-    let backend = open_stopped(&args.data_dir)?;
+    let backend = open_offline(&args.store)?;
     let start = Instant::now();
     let mut out = std::io::stdout().lock();
-    let summary = backup::check_backend(&backend, &mut |problem| {
+    let summary = backup::check_backend(backend.as_ref(), &mut |problem| {
         let _ = writeln!(out, "{}: {}", problem.key, problem.reason);
     })
     .map_err(|error| format!("cannot read the store: {error}"))?;
@@ -178,7 +235,7 @@ pub fn check(args: &CheckArgs) -> Result<(), String> {
         return Err(format!(
             "{} problems found in {}",
             summary.problems,
-            args.data_dir.display()
+            args.store.shown()
         ));
     }
     Ok(())

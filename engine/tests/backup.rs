@@ -259,6 +259,23 @@ fn a_refused_restore_into_a_directory_leaves_nothing() {
 }
 
 #[test]
+fn a_restore_refused_part_way_into_a_backend_deletes_what_it_wrote() {
+    let (backend, _store) = filled_store();
+    let mut bytes = dump(backend.as_ref(), Compression::None);
+    let starts = block_starts(&bytes);
+    assert!(
+        starts.len() > 3,
+        "the dump has blocks to restore before the bad one"
+    );
+    let last_block = starts[starts.len() - 2];
+    bytes[last_block + 30] ^= 0x01;
+    let target = MemoryBackend::new();
+    let error = restore_into_backend(bytes.as_slice(), &target).unwrap_err();
+    assert!(error.to_string().contains("checksum"), "{error}");
+    assert_eq!(entries(&target).len(), 0);
+}
+
+#[test]
 fn corrupted_truncated_and_reordered_dumps_are_refused_where_they_break() {
     let (backend, _store) = filled_store();
     let bytes = dump(backend.as_ref(), Compression::Zstd);

@@ -8,7 +8,8 @@ with an empty data directory; the pyiceberg-vendored Hive 4 client creates a dat
 partitioned table, 2,500 partitions in two calls and their statistics, and prunes them by
 filter; a second hivestore on the same database exits at start saying why; the first is
 stopped and a third, on yet another empty data directory, answers the same listings,
-statistics and event id. kill -9 under writes is covered by test_crash_recovery.py, which
+statistics and event id. A sled store moves to PostgreSQL and back through `dump` and
+`restore --store`. kill -9 under writes is covered by test_crash_recovery.py, which
 runs on PostgreSQL too. hivestore only: skipped under HMS_URI.
 """
 
@@ -20,7 +21,7 @@ from hive_metastore.ttypes import (ColumnStatistics, ColumnStatisticsData, Colum
                                    ColumnStatisticsObj, Database, FieldSchema, LongColumnStatsData,
                                    Partition, PartitionsStatsRequest)
 
-from conftest import hivestore_binary, start_hivestore
+from conftest import hivestore_binary, start_hivestore, stop_hivestore
 from hms_helpers import connected, make_table, storage_descriptor
 from postgres_server import PostgresServer
 
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("HMS_URI")),
 
 PARTITION_COUNT = 2_500
 START_TIMEOUT_S = 30.0
+COMMAND_TIMEOUT_S = 120.0
 
 
 def partition(db: str, table: str, day: int) -> Partition:
@@ -105,3 +107,82 @@ def test_a_catalog_on_postgres_outlives_its_servers_and_one_server_holds_it(tmp_
         finally:
             third.process.terminate()
             third.process.wait(timeout=START_TIMEOUT_S)
+
+
+def hivestore(*args: str, stdin=None, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    return subprocess.run([str(hivestore_binary()), *args], stdin=stdin, stdout=stdout,
+                          stderr=subprocess.PIPE, text=stdout == subprocess.PIPE,
+                          timeout=COMMAND_TIMEOUT_S)
+
+
+def test_a_store_moves_from_sled_to_postgres_and_back_through_a_dump(tmp_path):
+    """dump | restore --store, check --store, dump --store: the catalog a sled server held is
+    served from PostgreSQL, then from a sled directory again, the same; a restore into a
+    database that holds a store, or beside a server on it, is refused and changes nothing."""
+    for name in ("sled", "postgres", "back"):
+        (tmp_path / name).mkdir()
+    sled = start_hivestore(hivestore_binary(), tmp_path / "sled")
+    try:
+        with connected(sled) as client:
+            client.create_database(Database(name="sales", parameters={}))
+            client.create_table(make_table("sales", "orders",
+                                           columns=[FieldSchema("id", "bigint", None)],
+                                           partition_keys=[FieldSchema("ds", "string", None)]))
+            client.add_partitions([partition("sales", "orders", day)
+                                   for day in range(PARTITION_COUNT)])
+            for day in (10, 20, 2490):
+                client.update_partition_column_statistics(id_statistics("sales", "orders", day))
+            seen = what_a_planner_reads(client, "sales", "orders")
+    finally:
+        stop_hivestore(sled)
+    assert seen[0] == PARTITION_COUNT
+
+    with PostgresServer() as postgres:
+        postgres.create_database("metastore")
+        url = postgres.url("metastore")
+        dump = tmp_path / "sled.dump"
+        done = hivestore("dump", "--data-dir", str(tmp_path / "sled" / "data0"),
+                         "--out", str(dump))
+        assert done.returncode == 0, done.stderr
+        with open(dump, "rb") as dumped:
+            done = hivestore("restore", "--in", "-", "--store", url, stdin=dumped)
+        assert done.returncode == 0, done.stderr
+        keys = postgres.sql("SELECT count(*) FROM hivestore_kv", "metastore").strip()
+        assert int(keys) > PARTITION_COUNT
+
+        # Refused into a database that holds a store: nothing changes.
+        with open(dump, "rb") as dumped:
+            again = hivestore("restore", "--in", "-", "--store", url, stdin=dumped)
+        assert again.returncode != 0
+        assert "holds keys" in again.stderr, again.stderr
+        assert postgres.sql("SELECT count(*) FROM hivestore_kv", "metastore").strip() == keys
+
+        checked = hivestore("check", "--store", url)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "0 problems" in checked.stderr
+
+        served = start_hivestore(hivestore_binary(), tmp_path / "postgres",
+                                 extra_args=["--store", url])
+        try:
+            with connected(served) as client:
+                assert what_a_planner_reads(client, "sales", "orders") == seen
+            # An offline command never runs beside a server on the same database.
+            beside = hivestore("dump", "--store", url, "--out", str(tmp_path / "beside.dump"))
+            assert beside.returncode != 0
+            assert "another hivestore server" in beside.stderr, beside.stderr
+            assert not (tmp_path / "beside.dump").exists()
+        finally:
+            stop_hivestore(served)
+
+        back_dump = tmp_path / "postgres.dump"
+        done = hivestore("dump", "--store", url, "--out", str(back_dump))
+        assert done.returncode == 0, done.stderr
+    done = hivestore("restore", "--in", str(back_dump), "--data-dir",
+                     str(tmp_path / "back" / "data0"))
+    assert done.returncode == 0, done.stderr
+    back = start_hivestore(hivestore_binary(), tmp_path / "back")
+    try:
+        with connected(back) as client:
+            assert what_a_planner_reads(client, "sales", "orders") == seen
+    finally:
+        stop_hivestore(back)

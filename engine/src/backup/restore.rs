@@ -34,9 +34,10 @@ pub struct RestoreSummary {
     pub dump_bytes: u64,
 }
 
-/// Writes the dump in `input` into `backend`, which must hold no key. A dump refused part way
-/// leaves what was written before the bad block: restore into a directory
-/// ([`restore_into_dir`]) to leave nothing.
+/// Writes the dump in `input` into `backend`, which must hold no key. A restore that fails
+/// part way (a refused block, a store that fails) deletes again what it wrote, so that the
+/// store is left empty as it was found (as far as the store still takes writes: the error
+/// says when it did not).
 pub fn restore_into_backend<R: Read>(input: R, backend: &dyn KvBackend) -> Result<RestoreSummary> {
     if let Some(entry) = kv::scan(backend, KeyRange::all(), 1).next() {
         let (key, _) = entry?;
@@ -45,6 +46,33 @@ pub fn restore_into_backend<R: Read>(input: R, backend: &dyn KvBackend) -> Resul
             crate::error::escape_bytes(&key)
         )));
     }
+    let restored = restore_blocks(input, backend);
+    if let Err(error) = &restored {
+        if let Err(cleanup) = delete_all(backend) {
+            return Err(Error::Storage(format!(
+                "{error}; what was restored before could not be deleted again: {cleanup}"
+            )));
+        }
+    }
+    restored
+}
+
+/// Deletes every key of `backend`, a page of keys a batch.
+fn delete_all(backend: &dyn KvBackend) -> Result<()> {
+    loop {
+        let page = backend.scan(&KeyRange::all(), kv::SCAN_PAGE_ENTRY_COUNT_MAX)?;
+        if page.is_empty() {
+            return backend.flush();
+        }
+        let mut batch = WriteBatch::new();
+        for (key, _) in &page {
+            batch.delete(key.to_vec());
+        }
+        backend.apply(batch)?;
+    }
+}
+
+fn restore_blocks<R: Read>(input: R, backend: &dyn KvBackend) -> Result<RestoreSummary> {
     let mut reader = DumpReader::open(input)?;
     let mut unflushed_bytes = 0u64;
     while let Some(block) = reader.next_block()? {
