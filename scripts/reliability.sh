@@ -20,5 +20,6 @@ for round in $(seq "$rounds"); do
   HIVESTORE_RELIABILITY_CYCLES="$cycles" HIVESTORE_BIN="${HIVESTORE_BIN:-$TARGET_DIR/release/hivestore}" \
     "$ROOT/.venv/bin/python" -m pytest -q -rs -s -p no:cacheprovider \
     tests/python/test_reliability.py tests/python/test_crash_recovery.py \
-    tests/python/test_wire_robustness.py tests/python/test_input_limits.py
+    tests/python/test_wire_robustness.py tests/python/test_input_limits.py \
+    tests/python/test_failover.py
 done

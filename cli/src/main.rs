@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod import;
+mod postgres_store;
 mod store_backup;
 mod store_stats;
 
@@ -9,7 +10,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use hivestore_engine::kv::{redacted_postgres_url, PostgresBackend};
 use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::audit::AuditLog;
 use hivestore_thrift::auth::digest_md5::DigestMd5;
@@ -154,7 +154,11 @@ fn external_root_uri(root: &str) -> Result<String, String> {
 }
 
 /// The store `--store` names: the embedded one in the data directory, or PostgreSQL.
-fn open_store(config: &ServeConfig, options: StoreOptions) -> Result<Store, String> {
+fn open_store(
+    config: &ServeConfig,
+    metrics: &MetricsSource,
+    options: StoreOptions,
+) -> Result<Store, String> {
     match &config.store {
         StoreLocation::Sled => {
             std::fs::create_dir_all(&config.data_dir).map_err(|error| {
@@ -170,14 +174,11 @@ fn open_store(config: &ServeConfig, options: StoreOptions) -> Result<Store, Stri
                 )
             })
         }
-        StoreLocation::Postgres { url, connections } => {
-            let shown = redacted_postgres_url(url);
-            let backend = PostgresBackend::connect(url, *connections)
-                .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
-            tracing::info!(store = %shown, connections, "store on PostgreSQL");
-            Store::open_with_backend(Arc::new(backend), options)
-                .map_err(|error| format!("cannot open the store in {shown}: {error}"))
-        }
+        StoreLocation::Postgres {
+            url,
+            connections,
+            standby,
+        } => postgres_store::open(url, *connections, *standby, metrics, options),
     }
 }
 
@@ -220,7 +221,7 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
         .iter()
         .map(|root| external_root_uri(root))
         .collect::<Result<_, _>>()?;
-    let store = open_store(config, options)?;
+    let store = open_store(config, metrics, options)?;
     let settings = ServerSettings {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,

@@ -1,8 +1,9 @@
 //! The PostgreSQL backend against a PostgreSQL server of the test's own (Debian's
 //! `postgresql` binaries, installed by `.ci/run`; initdb and the server run as the
 //! `postgres` user when the tests run as root): checked against the memory backend over a
-//! random sequence of operations, a store over it across a reopen, the one-server lock, and
-//! reconnection after the server dropped every connection.
+//! random sequence of operations, a store over it across a reopen, the one-server lock,
+//! reconnection after the server dropped every connection, fencing of a server that lost
+//! the lock, and a standby taking over.
 #![cfg(feature = "postgres")]
 
 use std::ops::Bound;
@@ -401,4 +402,67 @@ fn lost_connections_are_made_again() {
         error.to_string().contains("another hivestore server"),
         "{error}"
     );
+}
+
+fn put(backend: &dyn KvBackend, key: &[u8]) -> Result<(), Error> {
+    let mut batch = WriteBatch::new();
+    batch.put(key.to_vec(), b"v".to_vec());
+    backend.apply(batch)
+}
+
+#[test]
+fn a_server_that_lost_the_database_is_fenced_and_a_standby_takes_it_over() {
+    let server = Postgres::start();
+    let url = server.url("postgres");
+    let first = PostgresBackend::connect(&url, 2).unwrap();
+    put(&first, b"before").unwrap();
+
+    // Only the lock's connection ends: the first backend's pool lives on, unaware.
+    let mut admin = server.admin();
+    let ended = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks \
+             WHERE locktype = 'advisory' AND granted",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ended.len(), 1, "one connection holds the lock");
+    let second = PostgresBackend::connect(&url, 1).unwrap();
+    assert_eq!(second.epoch(), first.epoch() + 1);
+
+    // The first one's next batch meets the raised epoch: refused, nothing written, and so
+    // is everything after it.
+    let error = put(&first, b"fenced").unwrap_err();
+    assert!(matches!(error, Error::Unavailable(_)), "{error:?}");
+    assert!(error.to_string().contains("taken over"), "{error}");
+    assert!(first.is_fenced());
+    assert!(first.get(b"before").is_err());
+    assert!(first.watch().is_err());
+    assert!(second.get(b"fenced").unwrap().is_none());
+    assert!(second.get(b"before").unwrap().is_some());
+    put(&second, b"second").unwrap();
+
+    // A standby waits while the second serves, and takes over once it is gone.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let standby_url = url.clone();
+    let standby = std::thread::spawn(move || {
+        let backend =
+            PostgresBackend::connect_with(&standby_url, 1, kv::ServerLockWait::Standby).unwrap();
+        sender.send(backend.epoch()).unwrap();
+        backend
+    });
+    let waited = receiver.recv_timeout(std::time::Duration::from_millis(1500));
+    assert!(
+        waited.is_err(),
+        "the standby waited while the second served"
+    );
+    let second_epoch = second.epoch();
+    drop(second);
+    let epoch = receiver
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the standby took over");
+    assert_eq!(epoch, second_epoch + 1);
+    let third = standby.join().unwrap();
+    assert!(third.get(b"second").unwrap().is_some());
+    put(&third, b"third").unwrap();
 }

@@ -7,6 +7,7 @@
 //! data_dir = "/var/lib/hivestore"
 //! store = "sled"                      # or "postgres://hive:secret@db:5432/metastore"
 //! postgres_connections = 8
+//! standby = false                     # with postgres: wait, and take over when the server stops
 //! warehouse = "/warehouse"
 //! external_roots = ["/data/external", "/mnt/lake"]
 //! max_connections = 2000
@@ -110,7 +111,7 @@ pub struct ServeArgs {
     #[arg(long, env = "HIVESTORE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
     /// Where the catalog is stored: `sled`, the embedded store in --data-dir, or a PostgreSQL
-    /// database, `postgres://user:password@host:port/database` (one server per database)
+    /// database, `postgres://user:password@host:port/database` (one server serves it)
     /// [default: sled].
     #[arg(long, env = "HIVESTORE_STORE")]
     pub store: Option<String>,
@@ -118,6 +119,11 @@ pub struct ServeArgs {
     /// [default: 8].
     #[arg(long, env = "HIVESTORE_POSTGRES_CONNECTIONS")]
     pub postgres_connections: Option<usize>,
+    /// With --store postgres://: while another server serves the database, wait (not
+    /// listening) and take the database over when that server stops or dies, instead of
+    /// refusing to start.
+    #[arg(long, env = "HIVESTORE_STANDBY")]
+    pub standby: bool,
     /// Warehouse root: default location of databases and managed tables [default: ./warehouse].
     #[arg(long, env = "HIVESTORE_WAREHOUSE")]
     pub warehouse: Option<String>,
@@ -379,6 +385,7 @@ struct FileSettings {
     data_dir: Option<PathBuf>,
     store: Option<String>,
     postgres_connections: Option<usize>,
+    standby: Option<bool>,
     warehouse: Option<String>,
     external_roots: Option<Vec<String>>,
     max_connections: Option<usize>,
@@ -673,6 +680,7 @@ impl ServeArgs {
                     file.postgres_connections,
                     POSTGRES_CONNECTIONS_DEFAULT,
                 ),
+                self.standby || file.standby.unwrap_or(false),
             )?,
             warehouse: pick(
                 self.warehouse.clone(),
@@ -1114,6 +1122,8 @@ pub enum StoreLocation {
         url: String,
         /// Connections for reads and writes.
         connections: usize,
+        /// Whether to wait as a standby while another server serves the database.
+        standby: bool,
     },
 }
 
@@ -1122,11 +1132,20 @@ pub const POSTGRES_CONNECTIONS_DEFAULT: usize = 8;
 /// At most this many connections to PostgreSQL: each is a PostgreSQL backend process.
 pub const POSTGRES_CONNECTIONS_MAX: usize = 256;
 
-fn store_location(store: Option<String>, connections: usize) -> Result<StoreLocation, String> {
-    let Some(store) = store else {
-        return Ok(StoreLocation::Sled);
-    };
+fn store_location(
+    store: Option<String>,
+    connections: usize,
+    standby: bool,
+) -> Result<StoreLocation, String> {
+    let store = store.unwrap_or_else(|| "sled".to_string());
     if store == "sled" {
+        if standby {
+            return Err(
+                "standby needs a store on PostgreSQL (--store postgres://...): a sled \
+                        store is one process's"
+                    .to_string(),
+            );
+        }
         return Ok(StoreLocation::Sled);
     }
     if !(store.starts_with("postgres://") || store.starts_with("postgresql://")) {
@@ -1143,6 +1162,7 @@ fn store_location(store: Option<String>, connections: usize) -> Result<StoreLoca
     Ok(StoreLocation::Postgres {
         url: store,
         connections,
+        standby,
     })
 }
 
@@ -1258,8 +1278,28 @@ mod tests {
             resolve(Some(url), None).unwrap().store,
             StoreLocation::Postgres {
                 url: url.to_string(),
-                connections: POSTGRES_CONNECTIONS_DEFAULT
+                connections: POSTGRES_CONNECTIONS_DEFAULT,
+                standby: false,
             }
+        );
+        let standby = ServeArgs {
+            store: Some(url.to_string()),
+            standby: true,
+            ..ServeArgs::default()
+        };
+        assert!(matches!(
+            standby.resolve().unwrap().store,
+            StoreLocation::Postgres { standby: true, .. }
+        ));
+        let error = ServeArgs {
+            standby: true,
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(
+            error.contains("standby needs a store on PostgreSQL"),
+            "{error}"
         );
         let error = resolve(Some("mysql://hive:secret@db/metastore"), None).unwrap_err();
         assert_eq!(error, "store must be sled or a postgres:// URL, not mysql");

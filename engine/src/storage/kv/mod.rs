@@ -22,9 +22,10 @@ use crate::error::Result;
 pub use memory::MemoryBackend;
 #[cfg(feature = "postgres")]
 pub use postgres_backend::{
-    redacted as redacted_postgres_url, PostgresBackend, POSTGRES_CONNECTIONS_DEFAULT,
-    POSTGRES_RECONNECT_ATTEMPTS, POSTGRES_SERVER_LOCK_WAIT, POSTGRES_STATEMENT_BYTES_MAX,
-    POSTGRES_STATEMENT_ROWS_MAX, POSTGRES_TABLE,
+    redacted as redacted_postgres_url, PostgresBackend, ServerLockWait,
+    POSTGRES_CONNECTIONS_DEFAULT, POSTGRES_EPOCH_TABLE, POSTGRES_RECONNECT_ATTEMPTS,
+    POSTGRES_SERVER_LOCK_WAIT, POSTGRES_STATEMENT_BYTES_MAX, POSTGRES_STATEMENT_ROWS_MAX,
+    POSTGRES_TABLE,
 };
 pub use simulated::SimulatedDisk;
 pub use sled_backend::{

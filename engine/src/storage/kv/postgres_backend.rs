@@ -5,11 +5,19 @@
 //! A batch is one PostgreSQL transaction, durable at its commit (`synchronous_commit` as the
 //! server has it: on by default), so [`KvBackend::flush`] has nothing left to do. One
 //! server at a time: the backend holds a session advisory lock on a connection of its own
-//! for its whole life, and refuses to open while another holds it; the engine's in-memory
-//! state (its writer lock, kept listings, the lock table) is one process's.
+//! for its whole life, and refuses to open while another holds it (or, as a standby, waits
+//! until it can take it); the engine's in-memory state (its writer lock, kept listings, the
+//! lock table) is one process's.
+//!
+//! The lock alone does not stop a server that lost it without noticing (its lock's
+//! connection ended, its pool's lived on) from writing beside the next one. So each holder
+//! raises an epoch row when it takes the lock, and every batch reads that row `FOR SHARE`
+//! in its transaction and commits only if the epoch is still its own: the next holder's
+//! raise waits for batches in flight and fences every later one. A fenced backend refuses
+//! every operation from then on.
 
 use std::ops::Bound;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -37,10 +45,24 @@ const RECONNECT_WAIT_FIRST: Duration = Duration::from_millis(50);
 /// holds it until PostgreSQL has seen its connections close.
 pub const POSTGRES_SERVER_LOCK_WAIT: Duration = Duration::from_secs(10);
 const SERVER_LOCK_RETRY: Duration = Duration::from_millis(200);
+/// How long a standby waits before it connects again to a PostgreSQL it lost.
+const STANDBY_RECONNECT_WAIT: Duration = Duration::from_secs(1);
 /// How long the check that the lock's connection still lives may take.
 const LOCK_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 /// The advisory lock's key: `hivestore` in ASCII, as a big-endian integer.
 const SERVER_LOCK_KEY: i64 = 0x68_69_76_65_73_74_6f;
+/// The table of the one row that holds the lock holders' epoch.
+pub const POSTGRES_EPOCH_TABLE: &str = "hivestore_server";
+
+/// How long a starting server waits for the one-server lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerLockWait {
+    /// At most this long, then the backend refuses to open.
+    Bounded(Duration),
+    /// As long as another server holds it: a standby, which takes the database over when
+    /// that server stops or dies.
+    Standby,
+}
 
 /// The store's table in a PostgreSQL database.
 pub struct PostgresBackend {
@@ -49,6 +71,10 @@ pub struct PostgresBackend {
     next: AtomicUsize,
     /// The connection that holds the advisory lock while the backend lives.
     lock_holder: Mutex<Option<Client>>,
+    /// The epoch this backend raised when it took the lock.
+    epoch: i64,
+    /// Set once another server has taken the database over: every operation is refused.
+    fenced: AtomicBool,
 }
 
 impl std::fmt::Debug for PostgresBackend {
@@ -105,32 +131,42 @@ impl PostgresBackend {
     /// Connects to the PostgreSQL database of `url` (`postgres://user:password@host:port/db`,
     /// or the key-value form PostgreSQL's libraries take) with `connection_count` connections
     /// (at least one), takes the one-server lock (waiting up to [`POSTGRES_SERVER_LOCK_WAIT`]
-    /// for it), and creates the table if it is missing.
+    /// for it), and creates the tables if they are missing.
     pub fn connect(url: &str, connection_count: usize) -> Result<Self> {
+        Self::connect_with(
+            url,
+            connection_count,
+            ServerLockWait::Bounded(POSTGRES_SERVER_LOCK_WAIT),
+        )
+    }
+
+    /// [`PostgresBackend::connect`], waiting for the one-server lock as `wait` says.
+    pub fn connect_with(url: &str, connection_count: usize, wait: ServerLockWait) -> Result<Self> {
         let connect =
             || Client::connect(url, NoTls).map_err(|error| storage_error(url, "connect", &error));
-        let mut holder = connect()?;
-        let deadline = Instant::now() + POSTGRES_SERVER_LOCK_WAIT;
-        let held = loop {
-            let held = try_server_lock(&mut holder, url)?;
-            if held || Instant::now() >= deadline {
-                break held;
-            }
-            std::thread::sleep(SERVER_LOCK_RETRY);
-        };
-        if !held {
-            return Err(Error::Unavailable(format!(
-                "another hivestore server is serving the PostgreSQL database at {} (one server \
-                 per database: several servers on one database are not supported yet)",
-                redacted(url)
-            )));
+        let mut holder = take_server_lock(url, wait)?;
+        for statement in [
+            format!(
+                "CREATE TABLE IF NOT EXISTS {POSTGRES_TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL)"
+            ),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {POSTGRES_EPOCH_TABLE} \
+                 (id smallint PRIMARY KEY, epoch bigint NOT NULL)"
+            ),
+            format!("INSERT INTO {POSTGRES_EPOCH_TABLE} VALUES (1, 0) ON CONFLICT (id) DO NOTHING"),
+        ] {
+            holder
+                .batch_execute(&statement)
+                .map_err(|error| storage_error(url, "create its tables", &error))?;
         }
-        let create = format!(
-            "CREATE TABLE IF NOT EXISTS {POSTGRES_TABLE} (k bytea PRIMARY KEY, v bytea NOT NULL)"
+        // Waits for the batches of a previous holder still in flight, and fences its later ones.
+        let raise = format!(
+            "UPDATE {POSTGRES_EPOCH_TABLE} SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch"
         );
-        holder
-            .batch_execute(&create)
-            .map_err(|error| storage_error(url, "create its table", &error))?;
+        let epoch: i64 = holder
+            .query_one(&raise, &[])
+            .and_then(|row| row.try_get(0))
+            .map_err(|error| storage_error(url, "raise the server epoch", &error))?;
         let mut connections = Vec::new();
         for _ in 0..connection_count.max(1) {
             connections.push(Mutex::new(Some(connect()?)));
@@ -140,7 +176,53 @@ impl PostgresBackend {
             connections,
             next: AtomicUsize::new(0),
             lock_holder: Mutex::new(Some(holder)),
+            epoch,
+            fenced: AtomicBool::new(false),
         })
+    }
+
+    /// The epoch this backend raised when it took the database.
+    pub fn epoch(&self) -> i64 {
+        self.epoch
+    }
+
+    /// Whether another server has taken the database over from this backend.
+    pub fn is_fenced(&self) -> bool {
+        self.fenced.load(Ordering::Acquire)
+    }
+
+    /// Checks that the one-server lock is still this backend's (taking it again if only its
+    /// connection was lost and nobody took the database meanwhile). `Err` if it is not, or
+    /// PostgreSQL cannot be reached; [`PostgresBackend::is_fenced`] tells the two apart.
+    pub fn watch(&self) -> Result<()> {
+        self.refuse_if_fenced()?;
+        self.check_lock_holder()
+    }
+
+    fn fenced_error(&self) -> Error {
+        Error::Unavailable(format!(
+            "another hivestore server has taken over the PostgreSQL database at {}: this \
+             server no longer serves it",
+            redacted(&self.url)
+        ))
+    }
+
+    fn refuse_if_fenced(&self) -> Result<()> {
+        if self.is_fenced() {
+            return Err(self.fenced_error());
+        }
+        Ok(())
+    }
+
+    fn fence(&self) -> Error {
+        if !self.fenced.swap(true, Ordering::AcqRel) {
+            tracing::error!(
+                store = %redacted(&self.url),
+                epoch = self.epoch,
+                "another server has taken over the database: every operation is refused"
+            );
+        }
+        self.fenced_error()
     }
 
     /// Runs `operation` on a connection of the pool, connecting again (with back-off) when
@@ -200,14 +282,76 @@ impl PostgresBackend {
         let mut client = Client::connect(&self.url, NoTls)
             .map_err(|error| storage_error(&self.url, "connect", &error))?;
         if !try_server_lock(&mut client, &self.url)? {
-            return Err(Error::Unavailable(format!(
-                "lost the server lock on the PostgreSQL database at {}: another server holds it",
-                redacted(&self.url)
-            )));
+            return Err(self.fence());
+        }
+        if read_epoch(&mut client, &self.url)? != self.epoch {
+            return Err(self.fence());
         }
         *holder = Some(client);
         Ok(())
     }
+}
+
+/// A connection that holds the one-server lock, taken as `wait` says.
+fn take_server_lock(url: &str, wait: ServerLockWait) -> Result<Client> {
+    let connect =
+        || Client::connect(url, NoTls).map_err(|error| storage_error(url, "connect", &error));
+    let deadline = match wait {
+        ServerLockWait::Bounded(wait) => Some(Instant::now() + wait),
+        ServerLockWait::Standby => None,
+    };
+    let mut holder = connect()?;
+    let mut told = false;
+    loop {
+        match try_server_lock(&mut holder, url) {
+            Ok(true) => {
+                if told {
+                    tracing::info!(store = %redacted(url), "took the database over");
+                }
+                return Ok(holder);
+            }
+            Ok(false) => {}
+            // A standby outlives PostgreSQL's restarts; a bounded wait fails.
+            Err(error) if deadline.is_none() && matches!(error, Error::Unavailable(_)) => {
+                tracing::warn!(%error, "standby: PostgreSQL is unreachable, trying again");
+                std::thread::sleep(STANDBY_RECONNECT_WAIT);
+                if let Ok(client) = connect() {
+                    holder = client;
+                }
+                continue;
+            }
+            Err(error) => return Err(error),
+        }
+        match deadline {
+            Some(deadline) if Instant::now() >= deadline => {
+                return Err(Error::Unavailable(format!(
+                    "another hivestore server is serving the PostgreSQL database at {} (one \
+                     server per database; start this one with --standby to wait and take over \
+                     when that server stops)",
+                    redacted(url)
+                )));
+            }
+            Some(_) => {}
+            None if !told => {
+                tracing::info!(
+                    store = %redacted(url),
+                    "standby: another server serves the database; waiting to take it over"
+                );
+                told = true;
+            }
+            None => {}
+        }
+        std::thread::sleep(SERVER_LOCK_RETRY);
+    }
+}
+
+/// The epoch row's value.
+fn read_epoch(client: &mut Client, url: &str) -> Result<i64> {
+    let query = format!("SELECT epoch FROM {POSTGRES_EPOCH_TABLE} WHERE id = 1");
+    client
+        .query_one(&query, &[])
+        .and_then(|row| row.try_get(0))
+        .map_err(|error| storage_error(url, "read the server epoch", &error))
 }
 
 /// Takes the one-server lock on `client`'s session if nobody holds it; whether it did.
@@ -291,6 +435,7 @@ fn statements<T>(rows: &[T], bytes: impl Fn(&T) -> usize) -> Vec<&[T]> {
 
 impl KvBackend for PostgresBackend {
     fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
+        self.refuse_if_fenced()?;
         let query = format!("SELECT v FROM {POSTGRES_TABLE} WHERE k = $1");
         let row = self.with_client("read a key", |client| client.query_opt(&query, &[&key]))?;
         match row {
@@ -305,6 +450,7 @@ impl KvBackend for PostgresBackend {
     }
 
     fn scan(&self, range: &KeyRange, entry_count_max: usize) -> Result<Vec<(KvBytes, KvBytes)>> {
+        self.refuse_if_fenced()?;
         assert!(entry_count_max <= SCAN_PAGE_ENTRY_COUNT_MAX);
         if range.is_empty() || entry_count_max == 0 {
             return Ok(Vec::new());
@@ -337,6 +483,7 @@ impl KvBackend for PostgresBackend {
     }
 
     fn apply(&self, batch: WriteBatch) -> Result<()> {
+        self.refuse_if_fenced()?;
         if batch.is_empty() {
             return Ok(());
         }
@@ -346,8 +493,12 @@ impl KvBackend for PostgresBackend {
              ON CONFLICT (k) DO UPDATE SET v = excluded.v"
         );
         let delete = format!("DELETE FROM {POSTGRES_TABLE} WHERE k = ANY($1::bytea[])");
-        self.with_client("apply a batch", |client| {
+        let epoch = format!("SELECT epoch FROM {POSTGRES_EPOCH_TABLE} WHERE id = 1 FOR SHARE");
+        let taken_over = self.with_client("apply a batch", |client| {
             let mut transaction = client.transaction()?;
+            if transaction.query_one(&epoch, &[])?.try_get::<_, i64>(0)? != self.epoch {
+                return Ok(true);
+            }
             for chunk in statements(&deletes, Vec::len) {
                 transaction.execute(&delete, &[&chunk])?;
             }
@@ -356,8 +507,12 @@ impl KvBackend for PostgresBackend {
                 let values: Vec<&[u8]> = chunk.iter().map(|(_, value)| value.as_slice()).collect();
                 transaction.execute(&upsert, &[&keys, &values])?;
             }
-            transaction.commit()
-        })
+            transaction.commit().map(|()| false)
+        })?;
+        if taken_over {
+            return Err(self.fence());
+        }
+        Ok(())
     }
 
     fn flush(&self) -> Result<()> {
@@ -365,6 +520,7 @@ impl KvBackend for PostgresBackend {
     }
 
     fn size_on_disk(&self) -> Result<Option<u64>> {
+        self.refuse_if_fenced()?;
         let query = format!("SELECT pg_total_relation_size('{POSTGRES_TABLE}')");
         let bytes: i64 = self.with_client("read the table's size", |client| {
             client.query_one(&query, &[])?.try_get(0)

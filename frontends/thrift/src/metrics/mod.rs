@@ -23,6 +23,7 @@ pub struct MetricsSource {
     started: Instant,
     state: OnceLock<Arc<ServerState>>,
     stopping: AtomicBool,
+    standby: AtomicBool,
 }
 
 /// Whether the server is ready for clients, and if not why.
@@ -41,12 +42,19 @@ impl MetricsSource {
             started: Instant::now(),
             state: OnceLock::new(),
             stopping: AtomicBool::new(false),
+            standby: AtomicBool::new(false),
         })
     }
 
     /// Serves `state`'s counters from now on: the store is open. The first state given stays.
     pub fn store_opened(&self, state: Arc<ServerState>) {
         let _ = self.state.set(state);
+    }
+
+    /// Records whether the server waits as a standby (`--standby`) for another server's
+    /// database: not ready while it does.
+    pub fn standing_by(&self, standby: bool) {
+        self.standby.store(standby, Ordering::Release);
     }
 
     /// Records that the server is stopping: it is no longer ready.
@@ -69,6 +77,9 @@ impl MetricsSource {
     pub fn readiness(&self) -> Readiness {
         if self.stopping.load(Ordering::Acquire) {
             return Readiness::NotReady("the server is stopping");
+        }
+        if self.standby.load(Ordering::Acquire) {
+            return Readiness::NotReady("a standby: another server serves the database");
         }
         let Some(state) = self.state.get() else {
             return Readiness::NotReady("the store is opening");
@@ -107,6 +118,12 @@ mod tests {
             source.readiness(),
             Readiness::NotReady("the store is opening")
         );
+        source.standing_by(true);
+        assert_eq!(
+            source.readiness(),
+            Readiness::NotReady("a standby: another server serves the database")
+        );
+        source.standing_by(false);
         let state = memory_state();
         source.store_opened(Arc::clone(&state));
         assert_eq!(

@@ -1,0 +1,63 @@
+//! A store on PostgreSQL for `serve`: connected (as a standby, waiting for the database,
+//! when `--standby` asks), and watched for the rest of the process's life, so that a server
+//! another has taken the database from stops instead of answering from what it keeps in
+//! memory.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hivestore_engine::kv::{redacted_postgres_url, PostgresBackend, ServerLockWait};
+use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::metrics::MetricsSource;
+
+/// How often the server checks that the database is still its own.
+pub const POSTGRES_WATCH_INTERVAL: Duration = Duration::from_secs(1);
+/// The exit status of a server another has taken the database from (`EX_TEMPFAIL`): a
+/// supervisor may start it again, as a standby.
+pub const FENCED_EXIT_CODE: i32 = 75;
+
+/// Opens the store in the PostgreSQL database at `url`.
+pub fn open(
+    url: &str,
+    connections: usize,
+    standby: bool,
+    metrics: &MetricsSource,
+    options: StoreOptions,
+) -> Result<Store, String> {
+    let shown = redacted_postgres_url(url);
+    let wait = if standby {
+        metrics.standing_by(true);
+        ServerLockWait::Standby
+    } else {
+        ServerLockWait::Bounded(hivestore_engine::kv::POSTGRES_SERVER_LOCK_WAIT)
+    };
+    let backend = PostgresBackend::connect_with(url, connections, wait)
+        .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
+    metrics.standing_by(false);
+    let backend = Arc::new(backend);
+    tracing::info!(store = %shown, connections, epoch = backend.epoch(), "store on PostgreSQL");
+    let store = Store::open_with_backend(Arc::clone(&backend) as _, options)
+        .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
+    spawn_watch(backend);
+    Ok(store)
+}
+
+/// Checks the database is still this server's every [`POSTGRES_WATCH_INTERVAL`]; when
+/// another server has taken it over, the process exits with [`FENCED_EXIT_CODE`] (its
+/// writes are refused already; this stops its reads). A PostgreSQL that cannot be reached
+/// is waited for.
+fn spawn_watch(backend: Arc<PostgresBackend>) {
+    std::thread::Builder::new()
+        .name("postgres-watch".into())
+        .spawn(move || loop {
+            std::thread::sleep(POSTGRES_WATCH_INTERVAL);
+            if let Err(error) = backend.watch() {
+                if backend.is_fenced() {
+                    tracing::error!(%error, "stopping: the database is another server's now");
+                    std::process::exit(FENCED_EXIT_CODE);
+                }
+                tracing::warn!(%error, "cannot check the server lock; trying again");
+            }
+        })
+        .expect("a thread can be started at start-up");
+}
