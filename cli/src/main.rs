@@ -1,6 +1,7 @@
 //! The `hivestore` command.
 #![forbid(unsafe_code)]
 
+mod follower;
 mod import;
 mod postgres_store;
 mod store_backup;
@@ -17,13 +18,14 @@ use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
 use hivestore_thrift::config::{LogFormat, ServeArgs, ServeConfig, StoreLocation};
+use hivestore_thrift::following::Following;
 use hivestore_thrift::http::HttpSettings;
 use hivestore_thrift::metrics::listener::{MetricsHandle, MetricsServer};
 use hivestore_thrift::metrics::MetricsSource;
 use hivestore_thrift::server::Server;
 use hivestore_thrift::service::{ServerSettings, ServerState};
 use hivestore_thrift::tls::Tls;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::Signals;
 
 /// hivestore: a fast Hive Metastore.
@@ -38,7 +40,7 @@ struct Cli {
 enum Command {
     // Both boxed: the two flag sets are large and of very different sizes.
     /// Serve the Hive Metastore Thrift API.
-    Serve(Box<ServeArgs>),
+    Serve(Box<ServeCommand>),
     /// Measure the latency and throughput of a Hive Metastore (this one or any other).
     Bench(Box<hivestore_loadgen::BenchArgs>),
     /// Read a password from standard input (one line) and print the `user:hash` line to add to
@@ -65,6 +67,15 @@ enum Command {
     Check(store_backup::CheckArgs),
 }
 
+/// `serve`'s flags: the server's, and following a source until cut-over.
+#[derive(clap::Args)]
+struct ServeCommand {
+    #[command(flatten)]
+    serve: ServeArgs,
+    #[command(flatten)]
+    follow: follower::FollowFromArgs,
+}
+
 /// The server answers from archived values with few allocations, but Thrift decoding (of
 /// requests here, of replies in `hivestore bench`) allocates per string; glibc's allocator
 /// costs a fifth of a `get_table` round trip in the load generator. mimalloc halves that.
@@ -74,9 +85,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => args.resolve().and_then(|config| {
+        Command::Serve(args) => args.serve.resolve().and_then(|config| {
             init_logging(config.log_format);
-            serve(&config)
+            serve(&config, &args.follow)
         }),
         Command::Bench(args) => {
             init_logging(LogFormat::Text);
@@ -182,11 +193,14 @@ fn open_store(
     }
 }
 
-fn serve(config: &ServeConfig) -> Result<(), String> {
+fn serve(config: &ServeConfig, follow: &follower::FollowFromArgs) -> Result<(), String> {
+    let data_dir = matches!(config.store, StoreLocation::Sled).then_some(config.data_dir.as_path());
+    // The source first: a wrong URI, a dead source or a copy cut over opens nothing.
+    let follower = follower::prepare(follow, data_dir)?;
     // Served from before the store opens, so that /ready can tell an opening store.
     let metrics = MetricsSource::new();
     let metrics_listener = start_metrics(config, &metrics)?;
-    let served = serve_store(config, &metrics);
+    let served = serve_store(config, &metrics, follower);
     if let Some(listener) = metrics_listener {
         listener.stop();
     }
@@ -209,8 +223,14 @@ fn start_metrics(
     Ok(Some(handle))
 }
 
-fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(), String> {
+fn serve_store(
+    config: &ServeConfig,
+    metrics: &Arc<MetricsSource>,
+    follower: Option<follower::Prepared>,
+) -> Result<(), String> {
     let mut options = StoreOptions::new(warehouse_uri(&config.warehouse)?);
+    // A follower's copy logs no events of its own: its id is the follower's position.
+    options.log_events = follower.is_none();
     options.txn_timeout = config.txn_timeout;
     options.page_cache_bytes = config.page_cache_bytes;
     options.disk_reserve_bytes = config.disk_reserve_bytes;
@@ -222,11 +242,27 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
         .map(|root| external_root_uri(root))
         .collect::<Result<_, _>>()?;
     let store = open_store(config, metrics, options)?;
+    let following = match &follower {
+        Some(prepared) => {
+            // The source made, moved and deleted the directories already.
+            store.set_warehouse_untouched(true);
+            let position = store
+                .current_event_id()
+                .map_err(|error| format!("cannot read the copy's event id: {error}"))?;
+            let position = i64::try_from(position).unwrap_or(i64::MAX);
+            Some(Arc::new(Following::new(
+                prepared.source().to_string(),
+                position,
+            )))
+        }
+        None => None,
+    };
     let settings = ServerSettings {
         event_ttl: config.event_ttl,
         event_clean_interval: config.event_clean_interval,
         limit_partition_request: config.limit_partition_request,
         delegation_tokens: config.delegation_tokens,
+        stats_fetch_sketches: config.stats_fetch_sketches,
     };
     let auth = auth_policy(config)?;
     let jwt = match &config.jwt {
@@ -257,6 +293,9 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
         tracing::info!(destination = ?config.audit.destination, "writing the audit log");
         state = state.with_audit(Arc::clone(audit));
     }
+    if let Some(following) = following {
+        state = state.with_following(following);
+    }
     if config.access.enforce {
         tracing::info!(
             admin_users = config.access.admin_users.len(),
@@ -266,6 +305,9 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
     }
     let state = Arc::new(state);
     metrics.store_opened(Arc::clone(&state));
+    if let Some(follower) = follower {
+        follower.start(Arc::clone(&state))?;
+    }
     hivestore_thrift::event_cleaner::spawn(
         state.clone(),
         config.event_ttl,
@@ -298,7 +340,7 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
     let server = Server::bind_with_tls(&config.listen, config.limits, state.clone(), tls.clone())
         .map_err(|error| format!("cannot listen on {}: {error}", config.listen))?;
     let stop = server.stop_handle();
-    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1])
+    let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
         .map_err(|error| format!("cannot install signal handlers: {error}"))?;
     let signal_audit = audit.clone();
     let signal_metrics = Arc::clone(metrics);
@@ -308,6 +350,17 @@ fn serve_store(config: &ServeConfig, metrics: &Arc<MetricsSource>) -> Result<(),
                 match &backups {
                     Some(backups) => backups.request(),
                     None => tracing::warn!("SIGUSR1: no backup made, --backup-dir is not set"),
+                }
+                continue;
+            }
+            if signal == SIGUSR2 {
+                match state.following() {
+                    Some(following) if following.is_following() => {
+                        tracing::info!(source = following.source(), "SIGUSR2: cutting over");
+                        following.request_cut_over();
+                    }
+                    Some(_) => tracing::info!("SIGUSR2: already cut over"),
+                    None => tracing::warn!("SIGUSR2: no cut-over, --follow-from is not set"),
                 }
                 continue;
             }

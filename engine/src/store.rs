@@ -215,6 +215,13 @@ impl Store {
         Ok(store)
     }
 
+    /// Leaves the warehouse filesystem alone (`true`: changes record locations and make, move
+    /// and delete nothing, as under [`StoreOptions::metadata_only`]) or touches it again: a
+    /// copy following another metastore, whose source has done it already, until cut-over.
+    pub fn set_warehouse_untouched(&self, untouched: bool) {
+        self.warehouse.set_untouched(untouched);
+    }
+
     /// The options the store was opened with.
     pub fn options(&self) -> &StoreOptions {
         &self.options
@@ -459,7 +466,9 @@ impl Store {
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
-            state.events = EventCounter::load(self.backend.as_ref(), self.options.log_events)?;
+            // Logging as before the failure: `start_logging_events` may have turned it on.
+            let logging = state.events.is_logging();
+            state.events = EventCounter::load(self.backend.as_ref(), logging)?;
             Ok(())
         });
         self.stats.slot_versions.bump(every);

@@ -358,6 +358,8 @@ pub(crate) enum Undo {
 pub(crate) struct Warehouse {
     filesystem: Option<Arc<dyn Filesystem>>,
     roots: Arc<Roots>,
+    /// Whether the filesystem is left alone for now ([`crate::Store::set_warehouse_untouched`]).
+    untouched: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Warehouse {
@@ -365,14 +367,29 @@ impl Warehouse {
         Warehouse {
             filesystem,
             roots: Arc::new(roots),
+            untouched: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
+    }
+
+    /// Leaves the filesystem alone (`true`) or touches it again, from the next change on.
+    pub(crate) fn set_untouched(&self, untouched: bool) {
+        self.untouched
+            .store(untouched, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The filesystem, unless there is none or it is left alone for now.
+    fn touched_filesystem(&self) -> Option<&dyn Filesystem> {
+        if self.untouched.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
+        self.filesystem.as_deref()
     }
 
     /// The filesystem and local path for `location`, if hivestore touches it: the path as
     /// the filesystem resolves its text ([`resolved_path`]), which is what is checked and
     /// acted on.
     fn resolve(&self, location: &str) -> Option<(&dyn Filesystem, PathBuf)> {
-        let filesystem = self.filesystem.as_deref()?;
+        let filesystem = self.touched_filesystem()?;
         Some((filesystem, resolved_local_dir(location)?))
     }
 
@@ -454,7 +471,7 @@ impl Warehouse {
         locations: &[Option<&str>],
     ) -> Result<(Vec<DirState>, Option<Undo>), String> {
         let mut states = vec![DirState::Untouched; locations.len()];
-        let Some(filesystem) = self.filesystem.as_deref() else {
+        let Some(filesystem) = self.touched_filesystem() else {
             return Ok((states, None));
         };
         self.confine_all(Action::Create, locations.iter().flatten().copied())?;

@@ -585,3 +585,30 @@ fn a_table_or_database_drop_that_would_delete_a_live_tables_directory_is_refused
     assert!(!dir(&database_location).exists());
     assert_eq!(marker(&kept_location).as_deref(), Some("kept"));
 }
+
+#[test]
+fn a_warehouse_left_alone_makes_no_directory_until_touched_again() {
+    // A follower records the source's databases without making their directories (the
+    // source did), and makes them again once cut over.
+    let warehouse = tempfile::tempdir().unwrap();
+    let store = store_over(
+        Arc::new(MemoryBackend::new()),
+        warehouse.path(),
+        Durability::Memory,
+    );
+    store.set_warehouse_untouched(true);
+    let followed = warehouse.path().join("followed.db");
+    store
+        .create_database(database(
+            "followed",
+            Some(followed.to_string_lossy().to_string()),
+        ))
+        .unwrap();
+    assert!(!followed.exists());
+    store.set_warehouse_untouched(false);
+    let own = warehouse.path().join("own.db");
+    store
+        .create_database(database("own", Some(own.to_string_lossy().to_string())))
+        .unwrap();
+    assert!(own.is_dir());
+}

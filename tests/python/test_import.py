@@ -70,12 +70,12 @@ def import_into(source_uri, data_dir, warehouse, *args):
                       *args)
 
 
-def serve_copy(workdir: Path, data_dir: Path, warehouse: Path) -> Server:
-    """`hivestore serve` on a copied data directory."""
+def serve_copy(workdir: Path, data_dir: Path, warehouse: Path, *extra) -> Server:
+    """`hivestore serve` on a copied data directory, with `extra` flags."""
     port = free_loopback_port()
-    log_path = workdir / "copy-serve.log"
+    log_path = workdir / f"copy-serve-{port}.log"
     command = [str(hivestore_binary()), "serve", "--listen", f"127.0.0.1:{port}",
-               "--data-dir", str(data_dir), "--warehouse", str(warehouse)]
+               "--data-dir", str(data_dir), "--warehouse", str(warehouse), *map(str, extra)]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
@@ -367,6 +367,208 @@ def test_follow_applies_the_sources_writes_after_the_import(hivestore_source, tm
             assert client.get_table("live", "t1").parameters["changed"] == "yes"
     finally:
         stop_hivestore(copy)
+
+
+@pytest.fixture()
+def sketching_source(tmp_path):
+    """A hivestore source whose statistics reads return their sketches."""
+    workdir = tmp_path / "sketching-source"
+    workdir.mkdir()
+    running = start_hivestore(hivestore_binary(), workdir, extra_args=("--stats-fetch-sketches",))
+    try:
+        yield running
+    finally:
+        stop_hivestore(running)
+
+
+BIT_VECTORS = b"HL\x00\x01\xff"
+PARTITION_BIT_VECTORS = b"FM\x10\x00\x07\x08"
+
+
+def fill_fine_grants_and_sketches(server):
+    """Grants on a partition, a table column and a partition column; statistics with NDV
+    sketches on a table and a partition."""
+    from hive_metastore.ttypes import (
+        ColumnStatistics, ColumnStatisticsData, ColumnStatisticsDesc, ColumnStatisticsObj,
+        Database, FieldSchema, HiveObjectPrivilege, HiveObjectRef, HiveObjectType,
+        LongColumnStatsData, Partition, PrincipalType, PrivilegeBag, PrivilegeGrantInfo)
+    with connected(server) as client:
+        client.create_database(Database(name="g", parameters={}))
+        client.create_table(make_table("g", "t", columns=[FieldSchema("id", "int", None),
+                                                       FieldSchema("name", "string", None)],
+                                       partition_keys=[FieldSchema("ds", "string", None)]))
+        sd = client.get_table("g", "t").sd
+        client.add_partitions([Partition(values=[day], dbName="g", tableName="t", sd=sd,
+                                         parameters={}) for day in ("d1", "d2")])
+
+        def grant(kind, values, column, user, privilege):
+            return HiveObjectPrivilege(
+                HiveObjectRef(kind, "g", "t", values, column), user, PrincipalType.USER,
+                PrivilegeGrantInfo(privilege, 0, "admin", PrincipalType.USER, False), "SQL")
+        client.grant_privileges(PrivilegeBag([
+            grant(HiveObjectType.PARTITION, ["d1"], None, "carol", "SELECT"),
+            grant(HiveObjectType.COLUMN, None, "name", "dave", "SELECT"),
+            grant(HiveObjectType.COLUMN, ["d2"], "id", "erin", "SELECT")]))
+
+        def sketched(sketch, partition=None):
+            return ColumnStatistics(
+                statsDesc=ColumnStatisticsDesc(isTblLevel=partition is None, dbName="g",
+                                               tableName="t", partName=partition),
+                statsObj=[ColumnStatisticsObj("id", "int", ColumnStatisticsData(
+                    longStats=LongColumnStatsData(lowValue=1, highValue=9, numNulls=0,
+                                                  numDVs=9, bitVectors=sketch)))],
+                engine="hive")
+        client.update_table_column_statistics(sketched(BIT_VECTORS))
+        client.update_partition_column_statistics(sketched(PARTITION_BIT_VECTORS, "ds=d1"))
+
+
+def fine_grants(client):
+    """Every partition, table column and partition column grant, as comparable tuples."""
+    from hive_metastore.ttypes import HiveObjectRef, HiveObjectType
+    found = set()
+    for kind, values in ((HiveObjectType.PARTITION, None), (HiveObjectType.COLUMN, None),
+                         (HiveObjectType.COLUMN, [""])):
+        for grant in client.list_privileges(None, None, HiveObjectRef(kind, None, None,
+                                                                     values, None)):
+            found.add((grant.hiveObject.objectType, tuple(grant.hiveObject.partValues or ()),
+                       grant.hiveObject.columnName, grant.principalName,
+                       grant.grantInfo.privilege))
+    return found
+
+
+def test_partition_and_column_grants_and_sketches_are_copied_and_verified(
+        sketching_source, tmp_path):
+    fill_fine_grants_and_sketches(sketching_source)
+    data_dir, warehouse = tmp_path / "copy", tmp_path / "warehouse"
+    done = import_into(sketching_source.uri, data_dir, warehouse, "--verify")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    with connected(sketching_source) as client:
+        source_grants = fine_grants(client)
+    assert len(source_grants) == 3, source_grants
+    copy = serve_copy(tmp_path, data_dir, warehouse, "--stats-fetch-sketches")
+    try:
+        from hive_metastore.ttypes import PartitionsStatsRequest, TableStatsRequest
+        with connected(copy) as client:
+            assert fine_grants(client) == source_grants
+            table = client.get_table_statistics_req(TableStatsRequest("g", "t", ["id"],
+                                                                      engine="hive"))
+            assert table.tableStats[0].statsData.longStats.bitVectors == BIT_VECTORS
+            partition = client.get_partitions_statistics_req(
+                PartitionsStatsRequest("g", "t", ["id"], ["ds=d1"], engine="hive"))
+            assert partition.partStats["ds=d1"][0].statsData.longStats.bitVectors == \
+                PARTITION_BIT_VECTORS
+    finally:
+        stop_hivestore(copy)
+    # A revoked grant and a changed sketch on the source are differences, then copied.
+    from hive_metastore.ttypes import (HiveObjectPrivilege, HiveObjectRef, HiveObjectType,
+                                       PrincipalType, PrivilegeBag, PrivilegeGrantInfo)
+    with connected(sketching_source) as client:
+        client.revoke_privileges(PrivilegeBag([HiveObjectPrivilege(
+            HiveObjectRef(HiveObjectType.COLUMN, "g", "t", None, "name"), "dave",
+            PrincipalType.USER, PrivilegeGrantInfo("SELECT", 0, "admin", PrincipalType.USER,
+                                                   False), "SQL")]))
+        from hive_metastore.ttypes import (ColumnStatistics, ColumnStatisticsData,
+                                           ColumnStatisticsDesc, ColumnStatisticsObj,
+                                           LongColumnStatsData)
+        client.update_table_column_statistics(ColumnStatistics(
+            statsDesc=ColumnStatisticsDesc(isTblLevel=True, dbName="g", tableName="t"),
+            statsObj=[ColumnStatisticsObj("id", "int", ColumnStatisticsData(
+                longStats=LongColumnStatsData(lowValue=1, highValue=9, numNulls=0, numDVs=9,
+                                              bitVectors=b"HL\x00\x02\xfe")))],
+            engine="hive"))
+    checked = import_into(sketching_source.uri, data_dir, warehouse, "--skip-copy", "--verify")
+    assert checked.returncode == 2, checked.stdout[-4000:] + checked.stderr[-4000:]
+    lines = checked.stdout.splitlines()
+    assert any(line.startswith("extra in copy: privilege") and "dave" in line
+               for line in lines), checked.stdout
+    assert any(line.startswith("differs: statistics of table g.t column id") for line in lines), \
+        checked.stdout
+    again = import_into(sketching_source.uri, data_dir, warehouse, "--verify")
+    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
+
+
+def wait_until(check, what):
+    """Polls `check` until it is true, within FOLLOW_WAIT_S."""
+    deadline = time.monotonic() + FOLLOW_WAIT_S
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"not within {FOLLOW_WAIT_S}s: {what}")
+
+
+def metrics_get(port, path):
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_serve_follow_from_serves_reads_refuses_writes_and_cuts_over(hivestore_source,
+                                                                    tmp_path):
+    from hive_metastore.ttypes import Database, MetaException
+    fill_partitions(hivestore_source, "live", tables=1, partitions=3)
+    data_dir, warehouse = tmp_path / "copy", tmp_path / "warehouse"
+    done = import_into(hivestore_source.uri, data_dir, warehouse)
+    assert done.returncode == 0, done.stderr[-4000:]
+    metrics_port = free_loopback_port()
+    follower = serve_copy(tmp_path, data_dir, warehouse, "--follow-from", hivestore_source.uri,
+                          "--follow-interval-ms", "100", "--metrics-listen",
+                          f"127.0.0.1:{metrics_port}")
+    try:
+        # A write on the source is read through the follower.
+        with connected(hivestore_source) as source:
+            source.create_table(make_table("live", "written_on_source"))
+            last = source.get_current_notificationEventId().eventId
+        with connected(follower) as client:
+            wait_until(lambda: "written_on_source" in client.get_all_tables("live"),
+                       "the source's new table on the follower")
+            wait_until(lambda: client.get_current_notificationEventId().eventId == last,
+                       "the follower's event id at the source's")
+            # A write through the follower is refused, naming the source and the cut-over.
+            with pytest.raises(MetaException) as refused:
+                client.create_database(Database(name="here", parameters={}))
+            assert hivestore_source.uri in refused.value.message
+            assert "SIGUSR2" in refused.value.message
+        status, body = metrics_get(metrics_port, "/ready")
+        assert status == 200 and f"following {hivestore_source.uri}" in body, body
+        status, text = metrics_get(metrics_port, "/metrics")
+        assert "hivestore_follow_following 1" in text and "hivestore_follow_lag_events" in text
+        # Cut-over: the follower catches up, then serves writes itself.
+        with connected(hivestore_source) as source:
+            source.create_table(make_table("live", "before_cut_over"))
+        follower.process.send_signal(signal.SIGUSR2)
+        with connected(follower) as client:
+            def written():
+                try:
+                    client.create_database(Database(name="here", parameters={}))
+                    return True
+                except MetaException:
+                    return False
+            wait_until(written, "a write through the follower after SIGUSR2")
+            assert "before_cut_over" in client.get_all_tables("live")
+            copy_id = client.get_current_notificationEventId().eventId
+        with connected(hivestore_source) as source:
+            assert "here" not in source.get_all_databases()
+            source_id = source.get_current_notificationEventId().eventId
+        # The copy logs its own write from the source's id on.
+        assert copy_id == source_id + 1, (copy_id, source_id)
+        status, text = metrics_get(metrics_port, "/metrics")
+        assert "hivestore_follow_following 0" in text
+        assert (data_dir / "cut-over").is_file()
+    finally:
+        stop_hivestore(follower)
+    # A copy cut over is not followed again.
+    command = [str(hivestore_binary()), "serve", "--listen", f"127.0.0.1:{free_loopback_port()}",
+               "--data-dir", str(data_dir), "--warehouse", str(warehouse), "--follow-from",
+               hivestore_source.uri]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+    assert again.returncode == 1
+    assert "was cut over" in again.stderr and "without --follow-from" in again.stderr
 
 
 def test_a_wrong_uri_or_a_dead_source_is_refused_and_nothing_is_written(tmp_path):

@@ -13,16 +13,16 @@ use hivestore_idl::hive_metastore::{
     AddCheckConstraintRequest, AddDefaultConstraintRequest, AddForeignKeyRequest,
     AddNotNullConstraintRequest, AddPrimaryKeyRequest, AddUniqueConstraintRequest,
     ColumnStatistics, ColumnStatisticsDesc, ColumnStatisticsObj, CreateCatalogRequest,
-    HiveObjectType, Partition, PrincipalType, PrivilegeBag, Role, SQLAllTableConstraints,
-    SetPartitionsStatsRequest, Table,
+    HiveObjectRef, HiveObjectType, Partition, PrincipalType, PrivilegeBag, Role,
+    SQLAllTableConstraints, SetPartitionsStatsRequest, Table,
 };
 use hivestore_thrift::service::{ServerState, Session};
 
 use super::compare;
 use super::progress::Counters;
 use super::reads::{
-    copy_session, failed, object_ref, qualified_database, CopyCalls, Dialect, Side, SourceCalls,
-    TableName, STATISTICS_ENGINE,
+    copy_session, failed, fine_grant_kinds, grant_kinds, object_ref, qualified_database, CopyCalls,
+    Dialect, Side, SourceCalls, TableName, STATISTICS_ENGINE,
 };
 
 /// How many partitions are read and written per call, by default (`--batch-size`).
@@ -128,6 +128,9 @@ impl Copier {
                 };
                 self.sync_constraints(&name, Constraints::Foreign)?;
             }
+        }
+        for kind in fine_grant_kinds() {
+            self.sync_grants_of_kind(kind)?;
         }
         self.raise_event_id(event_id)?;
         Ok(event_id)
@@ -250,6 +253,60 @@ impl Copier {
             .map_err(|error| failed("grant_privileges", &format!("{object_type:?}"), &error))?;
         for _ in 0..count {
             self.counters.object(true);
+        }
+        Ok(())
+    }
+
+    /// Makes every grant the copy's the source's, metastore-wide: global grants the copy lacks
+    /// are added, and the grants on databases, tables, partitions and columns made exactly the
+    /// source's. Neither Hive nor hivestore logs an event for a grant, so `--follow` calls
+    /// this at its own interval.
+    pub fn sync_all_grants(&self) -> Result<(), String> {
+        self.sync_privileges(HiveObjectType::GLOBAL, None, None, None)?;
+        for kind in grant_kinds() {
+            self.sync_grants_of_kind(kind)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the copy's grants of one metastore-wide reference (`grant_kinds`) the source's:
+    /// those it lacks granted, those the source has not revoked.
+    fn sync_grants_of_kind(&self, kind: HiveObjectRef) -> Result<(), String> {
+        let source: BTreeMap<_, _> = self
+            .source()
+            .privileges(kind.clone())?
+            .into_iter()
+            .map(|privilege| (compare::privilege(privilege.clone()), privilege))
+            .collect();
+        let mut extra: BTreeMap<_, _> = self
+            .copy_side()
+            .privileges(kind.clone())?
+            .into_iter()
+            .map(|privilege| (compare::privilege(privilege.clone()), privilege))
+            .collect();
+        let mut missing = Vec::new();
+        for (normalised, privilege) in source {
+            if extra.remove(&normalised).is_none() {
+                missing.push(privilege);
+            }
+        }
+        let described = format!("{:?}", kind.object_type);
+        let session = self.session();
+        if !extra.is_empty() {
+            let count = extra.len();
+            let privileges = Some(extra.into_values().collect());
+            session
+                .revoke_privileges(PrivilegeBag { privileges })
+                .map_err(|error| failed("revoke_privileges", &described, &error))?;
+            (0..count).for_each(|_| self.counters.object(true));
+        }
+        if !missing.is_empty() {
+            let count = missing.len();
+            let privileges = Some(missing);
+            session
+                .grant_privileges(PrivilegeBag { privileges })
+                .map_err(|error| failed("grant_privileges", &described, &error))?;
+            (0..count).for_each(|_| self.counters.object(true));
         }
         Ok(())
     }

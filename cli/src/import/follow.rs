@@ -19,7 +19,10 @@ pub const FOLLOW_EVENTS_PER_POLL: i32 = 1_000;
 /// (`--follow-interval-ms`).
 pub const FOLLOW_INTERVAL_MS_DEFAULT: u64 = 1_000;
 /// How long a sleep between polls lasts at most before the stop flag is looked at again.
-const STOP_CHECK: Duration = Duration::from_millis(100);
+pub const STOP_CHECK: Duration = Duration::from_millis(100);
+/// How often the follower makes the copy's grants the source's, by default
+/// (`--follow-grants-interval-secs`): neither Hive nor hivestore logs an event for a grant.
+pub const FOLLOW_GRANTS_INTERVAL_SECS_DEFAULT: u64 = 60;
 
 /// What an event asks of the follower.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,40 +90,64 @@ pub fn action(event: &NotificationEvent) -> Action {
     }
 }
 
-/// Applies the source's events from the copy's event id on, until `stop` is set.
-pub fn follow(copier: &Copier, stop: &AtomicBool, interval: Duration) -> Result<(), String> {
+/// Applies the source's events from the copy's event id on, until `stop` is set; grants,
+/// which no event announces, are made the source's every `grants_interval`.
+pub fn follow(
+    copier: &Copier,
+    stop: &AtomicBool,
+    interval: Duration,
+    grants_interval: Duration,
+) -> Result<(), String> {
     let mut last = copier_event_id(copier)?;
     tracing::info!(
         from_event_id = last,
         "following the source's notification log"
     );
     let mut applied: u64 = 0;
+    let mut grants_synced = Instant::now();
     while !stop.load(Ordering::Relaxed) {
-        let events = copier
-            .source()
-            .calls
-            .get_next_notification(last, FOLLOW_EVENTS_PER_POLL)
-            .map_err(|error| failed("get_next_notification", &last.to_string(), &error))?;
-        if events.is_empty() {
+        if grants_synced.elapsed() >= grants_interval {
+            copier.sync_all_grants()?;
+            grants_synced = Instant::now();
+        }
+        let (position, count) = poll(copier, last, &|| stop.load(Ordering::Relaxed))?;
+        if count == 0 {
             sleep_unless_stopped(interval, stop);
             continue;
         }
-        for event in events {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            apply(copier, &event)?;
-            copier.raise_event_id(event.event_id)?;
-            last = event.event_id;
-            applied += 1;
-        }
+        last = position;
+        applied += count;
         tracing::info!(applied, last_event_id = last, "applied the source's events");
     }
     tracing::info!(applied, last_event_id = last, "stopped following");
     Ok(())
 }
 
-fn copier_event_id(copier: &Copier) -> Result<i64, String> {
+/// One poll: the source's events after `last`, at most `FOLLOW_EVENTS_PER_POLL`, each
+/// applied and the copy's event id raised to it, until `stopped` says so. Returns the last
+/// event applied and how many were.
+pub fn poll(copier: &Copier, last: i64, stopped: &dyn Fn() -> bool) -> Result<(i64, u64), String> {
+    let events = copier
+        .source()
+        .calls
+        .get_next_notification(last, FOLLOW_EVENTS_PER_POLL)
+        .map_err(|error| failed("get_next_notification", &last.to_string(), &error))?;
+    let mut position = last;
+    let mut applied = 0;
+    for event in events {
+        if stopped() {
+            break;
+        }
+        apply(copier, &event)?;
+        copier.raise_event_id(event.event_id)?;
+        position = event.event_id;
+        applied += 1;
+    }
+    Ok((position, applied))
+}
+
+/// The copy's notification id: the last source event applied.
+pub fn copier_event_id(copier: &Copier) -> Result<i64, String> {
     let id = copier
         .copy_side()
         .current_event_id()

@@ -8,10 +8,10 @@
 //! without event logging (the copy's notification id is raised to the source's instead).
 
 mod compare;
-mod copy;
-mod follow;
+pub mod copy;
+pub mod follow;
 mod progress;
-mod reads;
+pub mod reads;
 mod verify;
 
 use std::path::PathBuf;
@@ -21,11 +21,11 @@ use std::time::Duration;
 
 use hivestore_engine::{Store, StoreOptions};
 use hivestore_loadgen::Endpoint;
-use hivestore_thrift::service::ServerState;
+use hivestore_thrift::service::{ServerSettings, ServerState};
 
 use copy::PARTITION_BATCH_SIZE_MAX;
 use copy::{Copier, CONNECTIONS_DEFAULT, CONNECTIONS_MAX, PARTITION_BATCH_SIZE_DEFAULT};
-use follow::FOLLOW_INTERVAL_MS_DEFAULT;
+use follow::{FOLLOW_GRANTS_INTERVAL_SECS_DEFAULT, FOLLOW_INTERVAL_MS_DEFAULT};
 use progress::Reporter;
 use reads::{Side, SourceCalls};
 use verify::Verifier;
@@ -71,6 +71,10 @@ pub struct ImportArgs {
     /// 60000).
     #[arg(long, default_value_t = FOLLOW_INTERVAL_MS_DEFAULT)]
     pub follow_interval_ms: u64,
+    /// How often `--follow` makes the copy's grants the source's, in seconds (no event
+    /// announces a grant; at least 1).
+    #[arg(long, default_value_t = FOLLOW_GRANTS_INTERVAL_SECS_DEFAULT)]
+    pub follow_grants_interval_secs: u64,
     /// Use the framed transport to the source (default: buffered).
     #[arg(long)]
     pub framed: bool,
@@ -114,7 +118,7 @@ pub fn run(args: &ImportArgs) -> Result<(), Failure> {
     }
     let dialect = sources[0].dialect;
     tracing::info!(source = %endpoint.uri, ?dialect, "source reached");
-    let state = Arc::new(ServerState::new(open_store(args)?));
+    let state = Arc::new(copy_state(open_store(args)?));
     let copier = Copier::new(sources, Arc::clone(&state), args.batch_size);
     if !args.skip_copy {
         let reporter = Reporter::start(Arc::clone(&copier.counters));
@@ -137,9 +141,20 @@ pub fn run(args: &ImportArgs) -> Result<(), Failure> {
                 .map_err(|error| format!("cannot install signal handlers: {error}"))?;
         }
         let interval = Duration::from_millis(args.follow_interval_ms);
-        follow::follow(&copier, &stop, interval)?;
+        let grants_interval = Duration::from_secs(args.follow_grants_interval_secs);
+        follow::follow(&copier, &stop, interval, grants_interval)?;
     }
     Ok(())
+}
+
+/// The copy's server state: its statistics reads return sketches, so that the sketches a
+/// source returns are compared, and copied, byte for byte.
+pub fn copy_state(store: Store) -> ServerState {
+    let settings = ServerSettings {
+        stats_fetch_sketches: true,
+        ..ServerSettings::default()
+    };
+    ServerState::new(store).with_settings(settings)
 }
 
 fn check(args: &ImportArgs) -> Result<(), String> {
@@ -160,6 +175,9 @@ fn check(args: &ImportArgs) -> Result<(), String> {
             "--follow-interval-ms {} is out of range: at most {FOLLOW_INTERVAL_MS_MAX}",
             args.follow_interval_ms
         ));
+    }
+    if args.follow_grants_interval_secs == 0 {
+        return Err("--follow-grants-interval-secs must be at least 1".to_string());
     }
     if args.skip_copy && !args.verify && !args.follow {
         return Err("--skip-copy leaves nothing to do without --verify or --follow".to_string());

@@ -626,6 +626,35 @@ pub fn object_ref(
     }
 }
 
+/// The references whose grants are read metastore-wide, one call each: every database's,
+/// every table's, every partition's, every table column's and every partition column's. Hive
+/// (2.3 and 4) and hivestore answer a reference without a database with the grants on every
+/// object of its kind, to every principal when none is named; a `COLUMN` reference with
+/// partition values (any) selects partition columns, one without them table columns.
+pub fn grant_kinds() -> Vec<HiveObjectRef> {
+    let every = |object_type, part_values: Option<Vec<String>>| HiveObjectRef {
+        object_type: Some(object_type),
+        db_name: None,
+        object_name: None,
+        part_values,
+        column_name: None,
+        cat_name: None,
+    };
+    vec![
+        every(HiveObjectType::DATABASE, None),
+        every(HiveObjectType::TABLE, None),
+        every(HiveObjectType::PARTITION, None),
+        every(HiveObjectType::COLUMN, None),
+        every(HiveObjectType::COLUMN, Some(vec![String::new()])),
+    ]
+}
+
+/// Of `grant_kinds`, those the per-object reads of the copy and `--verify` do not cover:
+/// partitions', table columns' and partition columns'.
+pub fn fine_grant_kinds() -> Vec<HiveObjectRef> {
+    grant_kinds().split_off(2)
+}
+
 /// Hive's partition name: `key=value/...`, keys and values escaped as Hive escapes paths.
 pub fn partition_name(keys: &[String], values: &[String]) -> String {
     hivestore_engine::partition_name::make_partition_name(keys, values)

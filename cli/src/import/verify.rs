@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 
-use hivestore_idl::hive_metastore::{HiveObjectType, SQLAllTableConstraints};
+use hivestore_idl::hive_metastore::{HiveObjectRef, HiveObjectType, SQLAllTableConstraints};
 
 use super::compare;
 use super::copy::column_names;
-use super::reads::{object_ref, Calls, Side, TableName, DEFAULT_CATALOG};
+use super::reads::{fine_grant_kinds, object_ref, Calls, Side, TableName, DEFAULT_CATALOG};
 
 /// Compares two sides; hands each difference to `report` and returns how many there were.
 pub struct Verifier<'a, S: Calls, C: Calls> {
@@ -95,6 +95,9 @@ impl<S: Calls, C: Calls> Verifier<'_, S, C> {
         self.privileges(HiveObjectType::GLOBAL, None, None, None)?;
         for catalog in self.source.catalog_names()? {
             self.catalog(&catalog)?;
+        }
+        for kind in fine_grant_kinds() {
+            self.grants(kind)?;
         }
         Ok(self.differences)
     }
@@ -270,7 +273,12 @@ impl<S: Calls, C: Calls> Verifier<'_, S, C> {
         database: Option<&str>,
         object: Option<&str>,
     ) -> Result<(), String> {
-        let object = object_ref(object_type, catalog, database, object);
+        self.grants(object_ref(object_type, catalog, database, object))
+    }
+
+    /// Compares the grants `object` selects: one object's, or (`grant_kinds`) every object's
+    /// of a kind.
+    fn grants(&mut self, object: HiveObjectRef) -> Result<(), String> {
         let normalise = |privileges: Vec<_>| -> BTreeSet<String> {
             privileges
                 .into_iter()

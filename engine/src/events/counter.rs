@@ -28,6 +28,11 @@ impl EventCounter {
         self.logging
     }
 
+    /// Starts writing events from the next change on.
+    pub(crate) fn start_logging(&mut self) {
+        self.logging = true;
+    }
+
     /// Moves the counter up so that the next id is at least `next_event_id`; it never goes
     /// down. Returns whether it moved.
     pub(crate) fn raise_to(&mut self, next_event_id: u64) -> bool {

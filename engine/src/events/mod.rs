@@ -197,6 +197,18 @@ impl Store {
         })
     }
 
+    /// Starts logging events on a store opened with [`crate::StoreOptions::log_events`] off:
+    /// a copy that followed another metastore's log (its id raised to each event applied)
+    /// serves writes of its own from now on, their ids going on from that id. Until the
+    /// store is opened again; a reopen after a failed write keeps it.
+    pub fn start_logging_events(&self) -> Result<u64> {
+        self.write(|txn| {
+            let (counter, _) = txn.event_log();
+            counter.start_logging();
+            Ok(counter.next_id() - 1)
+        })
+    }
+
     /// Deletes events written before `cutoff` (seconds since the epoch), oldest first, at
     /// most `max_count`; returns how many went. The write recorded with an expiring
     /// `ACID_WRITE` event goes with it (Hive's cleaner deletes `TXN_WRITE_NOTIFICATION_LOG`

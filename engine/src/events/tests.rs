@@ -179,6 +179,28 @@ fn a_store_without_event_logging_writes_no_event_and_its_id_only_rises() {
 }
 
 #[test]
+fn a_follower_starts_logging_at_cut_over_from_its_raised_id() {
+    // A copy that followed a source (no events, id raised per event applied) serves writes of
+    // its own after cut-over: their events go on from the source's id.
+    let backend = Arc::new(MemoryBackend::new());
+    let mut options = StoreOptions::new("/warehouse").metadata_only();
+    options.durability = Durability::Memory;
+    options.log_events = false;
+    let store = Store::open_with_backend(backend, options).unwrap();
+    store.raise_event_id(9).unwrap();
+    store
+        .create_database(Database {
+            name: "db".to_string(),
+            ..Database::default()
+        })
+        .unwrap();
+    assert_eq!(kinds(&store, 0), vec![]);
+    assert_eq!(store.start_logging_events().unwrap(), 9);
+    store.create_table(partitioned("t")).unwrap();
+    assert_eq!(kinds(&store, 0), vec![(10, "CREATE_TABLE")]);
+}
+
+#[test]
 fn filters_skip_types_databases_and_tables() {
     let store = store_over(&Arc::new(MemoryBackend::new()));
     for name in ["db", "other"] {

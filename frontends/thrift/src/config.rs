@@ -35,6 +35,7 @@
 //! prewarm_mb = 128
 //! disk_reserve_mb = 64
 //! stats_recent_slots = 0
+//! stats_fetch_sketches = false
 //! max_param_value_bytes = 32672
 //! max_params_bytes = 4194304
 //! max_stats_sketch_bytes = 1048576
@@ -237,6 +238,11 @@ pub struct ServeArgs {
     /// 16 is the bound measured [default: 0, at most 128].
     #[arg(long, env = "HIVESTORE_STATS_RECENT_SLOTS")]
     pub stats_recent_slots: Option<usize>,
+    /// Statistics reads return the NDV sketches (`bitVectors`) and KLL histograms they hold,
+    /// as Hive does with `metastore.stats.fetch.bitvector` and `.kll` [default: off, as
+    /// Hive].
+    #[arg(long, env = "HIVESTORE_STATS_FETCH_SKETCHES")]
+    pub stats_fetch_sketches: bool,
     /// Longest parameter value of a database, table, partition, storage descriptor or serde,
     /// in bytes [default: 32672].
     #[arg(long, env = "HIVESTORE_MAX_PARAM_VALUE_BYTES")]
@@ -413,6 +419,7 @@ struct FileSettings {
     prewarm_mb: Option<u64>,
     disk_reserve_mb: Option<u64>,
     stats_recent_slots: Option<usize>,
+    stats_fetch_sketches: Option<bool>,
     max_param_value_bytes: Option<usize>,
     max_comment_bytes: Option<usize>,
     max_type_name_bytes: Option<usize>,
@@ -489,6 +496,8 @@ pub struct ServeConfig {
     pub disk_reserve_bytes: u64,
     /// Recent slots a statistics chunk keeps before a write merges them into it.
     pub stats_recent_slots: usize,
+    /// Whether statistics reads return sketches and histograms.
+    pub stats_fetch_sketches: bool,
     /// How long stored parameter values, comments and type names may be.
     pub value_limits: ValueLimits,
     /// TLS, when served.
@@ -787,6 +796,8 @@ impl ServeArgs {
                 file.stats_recent_slots,
                 STATS_RECENT_SLOTS_DEFAULT,
             ))?,
+            stats_fetch_sketches: self.stats_fetch_sketches
+                || file.stats_fetch_sketches.unwrap_or(false),
             value_limits,
             tls,
             authentication: match self.authentication.clone().or(file.authentication) {

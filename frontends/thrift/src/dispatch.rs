@@ -284,6 +284,26 @@ impl Dispatcher {
             user = self.session.user().as_deref().unwrap_or("-"),
             "call"
         );
+        let following = self.state.following();
+        if let Some(refusal) = following.and_then(|following| following.refusal(row)) {
+            input
+                .skip(TType::Struct)
+                .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
+            call.answer = Answered::Fast(Answer::Failed);
+            hivestore_idl::handler::Handler::observe(&*self.session, method.name, true);
+            if one_way || method.oneway {
+                return Ok(Outcome::NoReply);
+            }
+            direct::write_refusal(
+                method.name,
+                header.sequence_number,
+                protocol,
+                reply,
+                refusal,
+            )
+            .map_err(|error| DispatchError(format!("writing a reply: {error}")))?;
+            return Ok(Outcome::Reply);
+        }
         let reply_start = reply.len();
         if !one_way && row.has_fast_path() {
             let sequence = header.sequence_number;
@@ -325,8 +345,13 @@ impl Dispatcher {
     /// The method an unframed binary call of `name` calls, when this dispatcher reads such calls
     /// as they arrive ([`Dispatcher::dispatch_arriving`]).
     pub fn arriving_method(&self, name: &str) -> Option<&'static str> {
+        // While following, such a call (a write) is read whole, for `dispatch` to refuse.
+        let following = self
+            .state
+            .following()
+            .is_some_and(|following| following.is_following());
         methods::implemented(name)
-            .filter(|method| method.is_read_arriving())
+            .filter(|method| method.is_read_arriving() && !following)
             .map(|method| method.name)
     }
 

@@ -45,6 +45,7 @@ pub mod dispatch;
 pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
+pub mod following;
 #[cfg(test)]
 mod hot_family_targets;
 pub mod http;

@@ -50,6 +50,8 @@ pub struct ServerState {
     access: AccessPolicy,
     /// The audit log, when one is written (`--audit-log`).
     audit: Option<Arc<AuditLog>>,
+    /// The source this server follows until cut-over (`--follow-from`), if any.
+    following: Option<Arc<crate::following::Following>>,
 }
 
 /// What a bound server answers `get_config_value` with: its port and its wire limits.
@@ -74,6 +76,9 @@ pub struct ServerSettings {
     pub limit_partition_request: Option<u32>,
     /// How long delegation tokens and their master keys live.
     pub delegation_tokens: TokenSettings,
+    /// Whether statistics reads return NDV sketches (`bitVectors`) and KLL histograms:
+    /// Hive's `metastore.stats.fetch.bitvector` and `.kll` (`--stats-fetch-sketches`).
+    pub stats_fetch_sketches: bool,
 }
 
 impl Default for ServerSettings {
@@ -85,6 +90,7 @@ impl Default for ServerSettings {
             ),
             limit_partition_request: None,
             delegation_tokens: TokenSettings::default(),
+            stats_fetch_sketches: false,
         }
     }
 }
@@ -116,7 +122,19 @@ impl ServerState {
             secret_manager: SecretManager::new(TokenSettings::default()),
             access: AccessPolicy::default(),
             audit: None,
+            following: None,
         }
+    }
+
+    /// Serves the copy of a followed source: its writes are refused until cut-over.
+    pub fn with_following(mut self, following: Arc<crate::following::Following>) -> Self {
+        self.following = Some(following);
+        self
+    }
+
+    /// The source this server follows, while it does (and after its cut-over).
+    pub fn following(&self) -> Option<&Arc<crate::following::Following>> {
+        self.following.as_ref()
     }
 
     /// Records where the server listens and its limits; the first server bound keeps them.

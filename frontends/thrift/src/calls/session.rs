@@ -114,6 +114,9 @@ fn server_value(session: &Session, var: &ConfVar) -> String {
         "metastore.transactional.event.listeners" => NOTIFICATION_LISTENER.to_string(),
         "metastore.event.message.factory" => MESSAGE_ENCODER.to_string(),
         "metastore.event.db.notification.api.auth" => "false".to_string(),
+        "metastore.stats.fetch.bitvector" | "metastore.stats.fetch.kll" => {
+            settings.stats_fetch_sketches.to_string()
+        }
         _ => hive_default(var),
     }
 }

@@ -29,10 +29,6 @@ use crate::convert_stats::{column_stats_from_idl, column_stats_to_idl};
 use crate::errors::{exception, to_thrift, Declared};
 use crate::service::Session;
 
-/// Whether reads return `bitVectors` and histograms: Hive's `metastore.stats.fetch.bitvector`
-/// and `metastore.stats.fetch.kll`, both off by default, so Hive's answers carry neither.
-const FETCH_SKETCHES: bool = false;
-
 /// The exceptions the statistics calls declare, by family.
 mod throws {
     use crate::errors::Declared::{self, *};
@@ -321,7 +317,7 @@ pub fn get_table_column(
             &target.table,
             std::slice::from_ref(&column),
             DEFAULT_STATS_ENGINE,
-            FETCH_SKETCHES,
+            session.settings().stats_fetch_sketches,
         )
         .map_err(|error| to_thrift(error, throws::GET_ONE))?;
     if found.stats.is_empty() {
@@ -358,7 +354,7 @@ pub fn get_partition_column(
             std::slice::from_ref(&partition_name),
             std::slice::from_ref(&column),
             DEFAULT_STATS_ENGINE,
-            FETCH_SKETCHES,
+            session.settings().stats_fetch_sketches,
         )
         .map_err(|error| to_thrift(error, throws::GET_ONE))?;
     let Some(partition) = found.into_iter().next() else {
@@ -399,7 +395,7 @@ pub fn get_table_req(
             &target.table,
             &request.col_names,
             &engine,
-            FETCH_SKETCHES,
+            session.settings().stats_fetch_sketches,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
     // Hive answers no statistics, rather than flag them, when the snapshot cannot see them.
@@ -453,7 +449,7 @@ pub(crate) fn partitions_statistics(
             &request.part_names,
             &request.col_names,
             &engine,
-            FETCH_SKETCHES,
+            session.settings().stats_fetch_sketches,
         )
         .map_err(|error| to_thrift(error, throws::GET))?;
     // Partitions whose statistics the snapshot cannot see are left out, as Hive does.

@@ -150,6 +150,18 @@ pub fn answer(
     Ok(answer)
 }
 
+/// Writes `error` as the reply to a call of `method` that was not served: its declared
+/// exception when the method declares the error's kind, else a `TApplicationException`.
+pub fn write_refusal(
+    method: &str,
+    sequence: i32,
+    protocol: Protocol,
+    reply: &mut Vec<u8>,
+    error: thrift::Error,
+) -> thrift::Result<()> {
+    write_failure_after_acting(&mut Encoder::new(reply, protocol), method, sequence, error)
+}
+
 /// Writes the reply to a call that succeeded: the header, then the result struct whose
 /// `success` field (id 0) is the struct `body` writes.
 fn write_success(

@@ -33,6 +33,7 @@ pub(super) fn render(source: &MetricsSource) -> String {
         store(&mut out, state);
         kept(&mut out, state);
         background(&mut out, state);
+        follow(&mut out, state);
     }
     out.finish()
 }
@@ -347,4 +348,35 @@ fn background(out: &mut Exposition, state: &ServerState) {
             count(report.columns),
         );
     }
+}
+
+/// The follower of `serve --follow-from`, when there is one.
+fn follow(out: &mut Exposition, state: &ServerState) {
+    let Some(following) = state.following() else {
+        return;
+    };
+    gauge(
+        out,
+        "hivestore_follow_following",
+        "1 while the server follows its source (writes refused), 0 once cut over.",
+        u64::from(following.is_following()),
+    );
+    gauge(
+        out,
+        "hivestore_follow_position",
+        "The last source event the copy applied (its notification event id).",
+        u64::try_from(following.position()).unwrap_or(0),
+    );
+    gauge(
+        out,
+        "hivestore_follow_lag_events",
+        "Source events not applied yet, as of the follower's last read of the source's id.",
+        u64::try_from(following.lag_events()).unwrap_or(0),
+    );
+    gauge(
+        out,
+        "hivestore_follow_failing",
+        "1 when the follower's last poll failed (its error is in the log and /ready), else 0.",
+        u64::from(following.last_error().is_some()),
+    );
 }

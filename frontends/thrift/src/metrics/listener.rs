@@ -269,7 +269,7 @@ pub(crate) fn answer(method: &str, target: &str, source: &MetricsSource) -> Answ
         },
         "/health" => Answer::text(200, "alive\n"),
         _ => match source.readiness() {
-            Readiness::Ready => Answer::text(200, "ready\n"),
+            Readiness::Ready => Answer::text(200, format!("ready{}\n", source.following_note())),
             Readiness::NotReady(reason) => Answer::text(503, format!("not ready: {reason}\n")),
         },
     }

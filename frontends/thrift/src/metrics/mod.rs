@@ -90,6 +90,27 @@ impl MetricsSource {
         Readiness::Ready
     }
 
+    /// What `/ready` adds about the follower of `--follow-from`: its source, position, lag and
+    /// last error; empty without one.
+    pub fn following_note(&self) -> String {
+        let Some(following) = self.state().and_then(|state| state.following()) else {
+            return String::new();
+        };
+        if !following.is_following() {
+            return format!("; cut over from {}", following.source());
+        }
+        let error = following
+            .last_error()
+            .map(|error| format!("; last error: {error}"))
+            .unwrap_or_default();
+        format!(
+            "; following {} (writes refused): at event {}, {} behind{error}",
+            following.source(),
+            following.position(),
+            following.lag_events()
+        )
+    }
+
     /// The metrics, in Prometheus's text format.
     pub fn render(&self) -> String {
         families::render(self)
