@@ -1,12 +1,14 @@
 //! A store on PostgreSQL for `serve`: connected (as a standby, waiting for the database,
-//! when `--standby` asks), and watched for the rest of the process's life, so that a server
-//! another has taken the database from stops instead of answering from what it keeps in
-//! memory.
+//! when `--standby` asks), its point reads kept in memory (`--cache-mb`), and watched for the
+//! rest of the process's life, so that a server another has taken the database from stops
+//! instead of answering from what it keeps in memory.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use hivestore_engine::kv::{redacted_postgres_url, PostgresBackend, ServerLockWait};
+use hivestore_engine::kv::{
+    redacted_postgres_url, KvBackend, PostgresBackend, ReadCache, ServerLockWait,
+};
 use hivestore_engine::{Store, StoreOptions};
 use hivestore_thrift::metrics::MetricsSource;
 
@@ -36,7 +38,11 @@ pub fn open(
     metrics.standing_by(false);
     let backend = Arc::new(backend);
     tracing::info!(store = %shown, connections, epoch = backend.epoch(), "store on PostgreSQL");
-    let store = Store::open_with_backend(Arc::clone(&backend) as _, options)
+    // This server is the database's one writer while it holds the lock (fenced otherwise,
+    // and then it exits), so point reads can be kept in memory: the page cache's budget.
+    let budget = usize::try_from(options.page_cache_bytes).unwrap_or(usize::MAX);
+    let cached = ReadCache::new(Arc::clone(&backend) as Arc<dyn KvBackend>, budget);
+    let store = Store::open_with_backend(Arc::new(cached), options)
         .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
     spawn_watch(backend);
     Ok(store)

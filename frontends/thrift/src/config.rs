@@ -220,7 +220,8 @@ pub struct ServeArgs {
         allow_hyphen_values = true
     )]
     pub limit_partition_request: Option<i64>,
-    /// The embedded store's page cache, in MiB [default: 128].
+    /// The embedded store's page cache, in MiB; on PostgreSQL, the point reads kept in
+    /// memory [default: 128].
     #[arg(long, env = "HIVESTORE_CACHE_MB")]
     pub cache_mb: Option<u64>,
     /// Column statistics read into memory (kept) at start, so that planners' first reads after a

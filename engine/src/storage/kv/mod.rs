@@ -11,6 +11,7 @@
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres_backend;
+mod read_cache;
 mod simulated;
 mod sled_backend;
 
@@ -27,6 +28,7 @@ pub use postgres_backend::{
     POSTGRES_SERVER_LOCK_WAIT, POSTGRES_STATEMENT_BYTES_MAX, POSTGRES_STATEMENT_ROWS_MAX,
     POSTGRES_TABLE,
 };
+pub use read_cache::ReadCache;
 pub use simulated::SimulatedDisk;
 pub use sled_backend::{
     SledBackend, COMPRESSION_LEVEL, DISK_RESERVE_BYTES_DEFAULT, PAGE_CACHE_BYTES_DEFAULT,
