@@ -7,7 +7,9 @@
 //!     --toggle-collect='*profiled_call*' target/release/deps/stats_profile-<hash> aggr_hll
 //! ```
 //!
-//! Calls: `aggr`, `aggr_hll`, `read`, `write` (without one, nothing runs); `aggr_after_write`
+//! Calls: `aggr`, `aggr_hll`, `read`, `write`, `write_one` (one partition's 20 columns, the
+//! next partition each run, as the `stats` bench's `1_partition`; without one, nothing runs);
+//! `aggr_after_write`
 //! and `read_after_write` measure `aggr` or `read` right after an unmeasured `write` (500
 //! partitions that already have statistics, of the table both read), each run: the first call
 //! after a write, which finds only what the write left kept. `aggr_after_new` and
@@ -87,6 +89,9 @@ fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
+/// The partition the next `write_one` writes.
+static NEXT_ONE_PARTITION: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The call, measured or not.
 fn run_call(store: &hivestore_engine::Store, call: &str, names: &[String], columns: &[String]) {
     match call {
@@ -127,7 +132,17 @@ fn run_call(store: &hivestore_engine::Store, call: &str, names: &[String], colum
                 READ_COLUMN_COUNT.min(columns.len()),
             );
         }
-        other => panic!("unknown call {other}: aggr, aggr_hll, read or write"),
+        "write_one" => {
+            let next = NEXT_ONE_PARTITION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let partition = next % names.len();
+            write_batch(
+                store,
+                PLAIN_TABLE,
+                partition..partition + 1,
+                READ_COLUMN_COUNT.min(columns.len()),
+            );
+        }
+        other => panic!("unknown call {other}: aggr, aggr_hll, read, write or write_one"),
     }
 }
 
@@ -143,7 +158,7 @@ enum Before {
 fn main() {
     // `cargo bench` passes `--bench`: without a call named, there is nothing to profile.
     let Some(call) = std::env::args().skip(1).find(|arg| !arg.starts_with("--")) else {
-        eprintln!("stats_profile: name a call (aggr, aggr_hll, read or write)");
+        eprintln!("stats_profile: name a call (aggr, aggr_hll, read, write or write_one)");
         return;
     };
     let partition_count = env_count("STATS_PROFILE_PARTITIONS", PARTITION_COUNT);

@@ -369,6 +369,7 @@ fn statistics_follow_partitions_and_tables() {
     for keyspace in [
         keys::KEYSPACE_STATS_SLOT,
         keys::KEYSPACE_STATS_CHUNK,
+        keys::KEYSPACE_STATS_RECENT,
         keys::KEYSPACE_STATS_SKETCH,
         keys::KEYSPACE_TABLE_STATS,
     ] {
@@ -1335,10 +1336,9 @@ impl StatsReadCount {
 
     fn count(&self, key: &[u8]) {
         let statistics = keys::KEYSPACE_STATS_SLOT..=keys::KEYSPACE_STATS_SKETCH;
-        if key
-            .first()
-            .is_some_and(|keyspace| statistics.contains(keyspace))
-        {
+        if key.first().is_some_and(|keyspace| {
+            statistics.contains(keyspace) || *keyspace == keys::KEYSPACE_STATS_RECENT
+        }) {
             self.entries
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }

@@ -145,6 +145,7 @@ impl Checker {
             keys::KEYSPACE_PARTITION => self.partition(key, value),
             keys::KEYSPACE_STATS_SLOT => self.slot(key, value),
             keys::KEYSPACE_STATS_CHUNK
+            | keys::KEYSPACE_STATS_RECENT
             | keys::KEYSPACE_STATS_SKETCH
             | keys::KEYSPACE_TABLE_STATS => self.statistics(key, value),
             keys::KEYSPACE_PENDING_REMOVAL => {
@@ -315,7 +316,7 @@ impl Checker {
             keys::decode_stats_column_key(key).map_err(|error| error.to_string())?;
         match key[0] {
             keys::KEYSPACE_STATS_CHUNK if rest.len() == 4 => archive(value, &[6, 8]),
-            keys::KEYSPACE_STATS_CHUNK if crate::stats::recent_offset(rest).is_some() => {
+            keys::KEYSPACE_STATS_RECENT if crate::stats::recent_offset(rest).is_some() => {
                 archive(value, &[70])
             }
             keys::KEYSPACE_TABLE_STATS if rest.is_empty() => archive(value, &[7]),

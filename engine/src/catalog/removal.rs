@@ -60,11 +60,12 @@ impl Store {
 }
 
 /// The ranges a dropped table's removal deletes: its statistics, then its partitions.
-fn ranges_of_dropped(table: TableId) -> [KeyRange; 5] {
+fn ranges_of_dropped(table: TableId) -> [KeyRange; 6] {
     let stats = |keyspace| KeyRange::prefix(&keys::stats_table_prefix(keyspace, table));
     [
         stats(keys::KEYSPACE_STATS_SLOT),
         stats(keys::KEYSPACE_STATS_CHUNK),
+        stats(keys::KEYSPACE_STATS_RECENT),
         stats(keys::KEYSPACE_STATS_SKETCH),
         stats(keys::KEYSPACE_TABLE_STATS),
         KeyRange::prefix(&keys::partition_prefix(table)),

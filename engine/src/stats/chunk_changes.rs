@@ -3,7 +3,7 @@
 //!
 //! The kept chunks (`kept_chunks.rs`) key their entries by the version of the table's stripe
 //! of the partition sequence lock (`consistent.rs`). Every batch that puts or deletes a chunk
-//! key (statistics chunks and their recent slots in keyspace 0x09, sketch chunks in 0x0A)
+//! key (statistics chunks in keyspace 0x09, their recent slots in 0x38, sketch chunks in 0x0A)
 //! records here, before it is
 //! applied, each such chunk under the version its stripe will have once the batch is applied.
 //! A read at version `until` that finds a column's chunks kept at `since` asks which of them a
@@ -17,6 +17,7 @@
 //! Memory is bounded per stripe by [`RECORDED_CHUNK_COUNT_MAX`]: past it the stripe's record
 //! is emptied and whole only from the batch that passed it.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 use fxhash::FxHashMap;
@@ -46,13 +47,13 @@ struct StripeChanges {
 impl StripeChanges {
     /// Records `chunks` as changed at `version`, or, when they would pass the bound, empties
     /// the record and makes it whole from `version` on.
-    fn record(&mut self, chunks: &[(&[u8], u32)], version: u64) {
+    fn record(&mut self, chunks: &[(Cow<'_, [u8]>, u32)], version: u64) {
         if self.chunk_count + chunks.len() > RECORDED_CHUNK_COUNT_MAX {
             self.forget_before(version);
             return;
         }
         for (column, number) in chunks {
-            let changed = match self.columns.get_mut(*column) {
+            let changed = match self.columns.get_mut(column.as_ref()) {
                 Some(changed) => changed,
                 None => self.columns.entry(column.to_vec()).or_default(),
             };
@@ -72,10 +73,10 @@ impl StripeChanges {
 
 /// What a batch does to one chunk key's stripe record.
 enum ChunkKeyOp<'a> {
-    /// The key is no chunk key of keyspace 0x09 or 0x0A.
+    /// The key is no chunk key of keyspace 0x09, 0x0A or 0x38.
     NotAChunk,
-    /// A chunk of the column (the key without its number) changes.
-    Chunk(TableId, &'a [u8], u32),
+    /// A chunk of the column (the chunk's key without its number) changes.
+    Chunk(TableId, Cow<'a, [u8]>, u32),
     /// A key of those keyspaces that does not decode: the stripe of `TableId` cannot say.
     Unknown(Option<TableId>),
 }
@@ -85,7 +86,9 @@ fn chunk_key_op(key: &[u8]) -> ChunkKeyOp<'_> {
     let keyspace = key.first().copied();
     let is_chunk_keyspace = matches!(
         keyspace,
-        Some(keys::KEYSPACE_STATS_CHUNK | keys::KEYSPACE_STATS_SKETCH)
+        Some(
+            keys::KEYSPACE_STATS_CHUNK | keys::KEYSPACE_STATS_SKETCH | keys::KEYSPACE_STATS_RECENT
+        )
     );
     if !is_chunk_keyspace {
         return ChunkKeyOp::NotAChunk;
@@ -94,28 +97,32 @@ fn chunk_key_op(key: &[u8]) -> ChunkKeyOp<'_> {
     let Ok((table_id, _, _, rest)) = keys::decode_stats_column_key(key) else {
         return ChunkKeyOp::Unknown(table);
     };
-    let is_sketch = keyspace == Some(keys::KEYSPACE_STATS_SKETCH);
-    let number = match (is_sketch, rest.len()) {
-        (false, CHUNK_NUMBER_LEN) => rest,
-        // A recent slot changes its chunk as readers see it (`recent_slots.rs`).
-        (false, RECENT_SLOT_SUFFIX_LEN) => {
+    let number = match (keyspace, rest.len()) {
+        (Some(keys::KEYSPACE_STATS_CHUNK), CHUNK_NUMBER_LEN) => rest,
+        // A recent slot changes its chunk as readers see it (`recent_slots.rs`): the change
+        // is recorded under the chunk's column.
+        (Some(keys::KEYSPACE_STATS_RECENT), RECENT_SLOT_SUFFIX_LEN) => {
             let number = &rest[..CHUNK_NUMBER_LEN];
             let Ok(number) = <[u8; CHUNK_NUMBER_LEN]>::try_from(number) else {
                 return ChunkKeyOp::Unknown(Some(table_id));
             };
-            let column = &key[..key.len() - RECENT_SLOT_SUFFIX_LEN];
-            return ChunkKeyOp::Chunk(table_id, column, u32::from_be_bytes(number));
+            let mut column = key[..key.len() - RECENT_SLOT_SUFFIX_LEN].to_vec();
+            column[0] = keys::KEYSPACE_STATS_CHUNK;
+            let number = u32::from_be_bytes(number);
+            return ChunkKeyOp::Chunk(table_id, Cow::Owned(column), number);
         }
-        (true, 8) if rest[..4] == keys::STATS_SKETCH_CHUNK_MARK => &rest[4..],
+        (Some(keys::KEYSPACE_STATS_SKETCH), 8) if rest[..4] == keys::STATS_SKETCH_CHUNK_MARK => {
+            &rest[4..]
+        }
         // A sketch or histogram of one slot (written before sketch chunks): not kept.
-        (true, 5) => return ChunkKeyOp::NotAChunk,
+        (Some(keys::KEYSPACE_STATS_SKETCH), 5) => return ChunkKeyOp::NotAChunk,
         _ => return ChunkKeyOp::Unknown(Some(table_id)),
     };
     let Ok(number) = <[u8; CHUNK_NUMBER_LEN]>::try_from(number) else {
         return ChunkKeyOp::Unknown(Some(table_id));
     };
     let column = &key[..key.len() - CHUNK_NUMBER_LEN];
-    ChunkKeyOp::Chunk(table_id, column, u32::from_be_bytes(number))
+    ChunkKeyOp::Chunk(table_id, Cow::Borrowed(column), u32::from_be_bytes(number))
 }
 
 /// The record of every stripe, shared by the store's writers and readers.
@@ -151,7 +158,7 @@ impl ChunkChanges {
     /// once the batch is applied. Called under the writer lock, before the batch moves the
     /// stripes (so before any reader can see their new version).
     pub(crate) fn record(&self, batch: &WriteBatch, versions: &PartitionVersions) {
-        let mut per_stripe: Vec<Vec<(&[u8], u32)>> = Vec::new();
+        let mut per_stripe: Vec<Vec<(Cow<'_, [u8]>, u32)>> = Vec::new();
         let mut unknown: Vec<usize> = Vec::new();
         for op in batch.ops() {
             let key = match op {

@@ -1,40 +1,42 @@
 //! One column's chunk values (packed statistics chunks, sketch chunks) over a range of chunk
 //! numbers: read by one range scan and kept in place, then validated once each. A statistics
-//! chunk's recent slots (`recent_slots.rs`) sort between its key and the next chunk's, so the
-//! same scan reads them.
+//! chunk's recent slots (`recent_slots.rs`) are read with it, by a second scan of the same
+//! range in their keyspace (0x38).
 
 use super::recent_slots::{recent_offset, RECENT_SLOT_SUFFIX_LEN};
 use crate::error::{Error, Result};
+use crate::storage::keys;
 use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
 use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 
 /// The length of a chunk number at the end of a chunk key.
 pub(crate) const CHUNK_NUMBER_LEN: usize = 4;
 
-/// What a key of the scanned column is: a chunk's key, or a recent slot of a chunk.
-enum ChunkEntryKey {
-    Chunk(u32),
-    Recent(u32, usize),
-}
-
-/// Reads key `key` of `column` (a chunk key without its number): its last 4 bytes are a chunk
-/// number, or its last 5 a chunk number and a recent slot's offset.
-fn chunk_entry_key(column: &[u8], key: &[u8]) -> Result<ChunkEntryKey> {
+/// The chunk number a key of the scanned column ends with (`column`: the key without it),
+/// and the offset after it when the key is a recent slot's (`suffix_len` 5) rather than a
+/// chunk's (4).
+fn chunk_entry_key(column: &[u8], key: &[u8], suffix_len: usize) -> Result<(u32, usize)> {
     let not_ours = || Error::corruption(key, "not a chunk key of the column scanned");
     let rest = key.strip_prefix(column).ok_or_else(not_ours)?;
+    if rest.len() != suffix_len {
+        return Err(not_ours());
+    }
     let number = rest
         .get(..CHUNK_NUMBER_LEN)
         .and_then(|number| <[u8; CHUNK_NUMBER_LEN]>::try_from(number).ok())
         .map(u32::from_be_bytes)
         .ok_or_else(not_ours)?;
-    match rest.len() {
-        CHUNK_NUMBER_LEN => Ok(ChunkEntryKey::Chunk(number)),
-        RECENT_SLOT_SUFFIX_LEN => {
-            let offset = recent_offset(rest).ok_or_else(not_ours)?;
-            Ok(ChunkEntryKey::Recent(number, offset))
-        }
-        _ => Err(not_ours()),
+    match suffix_len {
+        RECENT_SLOT_SUFFIX_LEN => Ok((number, recent_offset(rest).ok_or_else(not_ours)?)),
+        _ => Ok((number, 0)),
     }
+}
+
+/// `key` (a statistics chunk key) in the recent slots' keyspace.
+fn in_recent_keyspace(key: &[u8]) -> Vec<u8> {
+    let mut recent = key.to_vec();
+    recent[0] = keys::KEYSPACE_STATS_RECENT;
+    recent
 }
 
 /// What is stored for one chunk: its value, if any, and its recent slots in offset order
@@ -56,14 +58,12 @@ impl ChunkEntries {
     }
 
     /// The chunk's value through `view`, for chunks that have no recent slots (sketch
-    /// chunks): a recent slot beside one is corrupt.
+    /// chunks: their scan reads none).
     pub(crate) fn whole<V>(self, view: impl Fn(KvBytes, KvBytes) -> Result<V>) -> Result<V> {
-        if let Some((_, key, _)) = self.recent.first() {
-            return Err(Error::corruption(
-                key,
-                "a recent slot beside a sketch chunk",
-            ));
-        }
+        assert!(
+            self.recent.is_empty(),
+            "only statistics chunks have recent slots"
+        );
         let value = self
             .value
             .ok_or_else(|| Error::corruption(&self.key, "a chunk without a value"))?;
@@ -78,9 +78,10 @@ pub(crate) struct ChunkRun<V> {
 
 impl<V> ChunkRun<V> {
     /// The values stored from key `start` through key `last_key` (the keys of chunks `first`
-    /// and `last`) and the recent slots of each; `view` makes what is kept of a chunk's
-    /// entries. Every key in between is a chunk key of the same column (they sort between two
-    /// of them), its number in its last 4 bytes, or a recent slot's key (5 bytes).
+    /// and `last`) and, for statistics chunks (keyspace 0x09), the recent slots of each; `view`
+    /// makes what is kept of a chunk's entries. Every key in between is a chunk key of the same
+    /// column (they sort between two of them), its number in its last 4 bytes; every recent
+    /// slot key of the range ends with a chunk number and an offset.
     pub(crate) fn load(
         reader: &dyn KvBackend,
         (start, last_key): (Vec<u8>, Vec<u8>),
@@ -88,30 +89,38 @@ impl<V> ChunkRun<V> {
         view: impl Fn(ChunkEntries) -> Result<V>,
     ) -> Result<ChunkRun<V>> {
         assert!(first <= last, "a chunk range runs forward");
-        let end = kv::prefix_successor(&last_key)
-            .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
-        let column = start
-            .get(..start.len().saturating_sub(CHUNK_NUMBER_LEN))
-            .unwrap_or_default();
+        assert!(!start.is_empty(), "a chunk key has a keyspace");
+        let column_len = start.len().saturating_sub(CHUNK_NUMBER_LEN);
         let mut entries: Vec<Option<ChunkEntries>> = Vec::new();
         entries.resize_with((last - first) as usize + 1, || None);
-        let range = KeyRange::between(&start, &end);
-        for entry in kv::scan(reader, range, SCAN_PAGE_ENTRY_COUNT) {
-            let (key, value) = entry?;
-            let entry_key = chunk_entry_key(column, &key)?;
-            let number = match entry_key {
-                ChunkEntryKey::Chunk(number) | ChunkEntryKey::Recent(number, _) => number,
-            };
-            let index = number
+        let index_of = |key: &[u8], number: u32| {
+            number
                 .checked_sub(first)
                 .filter(|index| *index <= last - first)
-                .ok_or_else(|| Error::corruption(&key, "a chunk outside its scanned range"))?;
-            let chunk_key_len = column.len() + CHUNK_NUMBER_LEN;
-            let chunk = entries[index as usize]
-                .get_or_insert_with(|| ChunkEntries::new(&key[..chunk_key_len]));
-            match entry_key {
-                ChunkEntryKey::Chunk(_) => chunk.value = Some(value),
-                ChunkEntryKey::Recent(_, offset) => chunk.recent.push((offset, key, value)),
+                .map(|index| index as usize)
+                .ok_or_else(|| Error::corruption(key, "a chunk outside its scanned range"))
+        };
+        let chunk_column = &start[..column_len];
+        for entry in scan_between(reader, &start, &last_key)? {
+            let (key, value) = entry?;
+            let (number, _) = chunk_entry_key(chunk_column, &key, CHUNK_NUMBER_LEN)?;
+            let chunk =
+                entries[index_of(&key, number)?].get_or_insert_with(|| ChunkEntries::new(&key));
+            chunk.value = Some(value);
+        }
+        if start[0] == keys::KEYSPACE_STATS_CHUNK {
+            let (start, last_key) = (in_recent_keyspace(&start), in_recent_keyspace(&last_key));
+            let recent_column = &start[..column_len];
+            for entry in scan_between(reader, &start, &last_key)? {
+                let (key, value) = entry?;
+                let (number, offset) =
+                    chunk_entry_key(recent_column, &key, RECENT_SLOT_SUFFIX_LEN)?;
+                let chunk = entries[index_of(&key, number)?].get_or_insert_with(|| {
+                    let mut chunk_key = key[..column_len + CHUNK_NUMBER_LEN].to_vec();
+                    chunk_key[0] = keys::KEYSPACE_STATS_CHUNK;
+                    ChunkEntries::new(&chunk_key)
+                });
+                chunk.recent.push((offset, key, value));
             }
         }
         let views = entries
@@ -125,4 +134,19 @@ impl<V> ChunkRun<V> {
     pub(crate) fn into_views(self) -> Vec<Option<V>> {
         self.views
     }
+}
+
+/// The entries from key `start` through key `last` and the keys that extend it.
+fn scan_between<'a>(
+    reader: &'a dyn KvBackend,
+    start: &[u8],
+    last: &[u8],
+) -> Result<impl Iterator<Item = Result<(KvBytes, KvBytes)>> + 'a> {
+    let end = kv::prefix_successor(last)
+        .ok_or_else(|| Error::Internal("a chunk key has no successor".to_string()))?;
+    Ok(kv::scan(
+        reader,
+        KeyRange::between(start, &end),
+        SCAN_PAGE_ENTRY_COUNT,
+    ))
 }

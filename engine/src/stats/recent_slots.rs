@@ -1,13 +1,15 @@
-//! Recent slots: one slot's statistics written at a key of its own right after its chunk's
-//! key (`chunk key + offset`, value kind 70), so that a write of one partition stages about a
-//! hundred bytes per column instead of rewriting its chunk's 128 slots.
+//! Recent slots: one slot's statistics written at a key of its own (keyspace 0x38, the chunk's
+//! key there and an offset; value kind 70), so that a write of one partition stages about a
+//! hundred bytes per column instead of rewriting its chunk's 128 slots. Not beside the chunks:
+//! every new key among them made sled split a leaf of chunks, and every merge join one,
+//! rewriting and compressing kilobytes of chunks each time.
 //!
-//! Every reader of a chunk reads it with its recent slots in one range scan (they sort
-//! between the chunk's key and the next chunk's) and lays them over it (`chunk_run.rs`,
-//! `packed.rs`): readers see one chunk, as if it had been rewritten. A write merges a chunk's
+//! Every reader of a chunk reads it with its recent slots (a range scan of the chunks, then
+//! one of their recent slots) and lays them over it (`chunk_run.rs`, `packed.rs`): readers see
+//! one chunk, as if it had been rewritten. A write merges a chunk's
 //! recent slots into it once the chunk would hold more than [`RECENT_SLOT_COUNT_MAX`] of them
 //! (`StoreOptions::recent_slot_count_max`),
-//! and whenever it clears a slot (drops), so the chunk keyspace holds at most that many per
+//! and whenever it clears a slot (drops), so keyspace 0x38 holds at most that many per
 //! chunk and the rewrite of a chunk is shared by that many writes.
 //!
 //! A recent slot's sketch (`bitVectors`) is stored at the slot's own key (flag 4 without 16,

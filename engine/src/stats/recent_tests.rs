@@ -26,7 +26,7 @@ const COLUMNS: [(&str, &str); 4] = [
     ("d", "double"),
 ];
 
-/// What one batch staged in the statistics keyspaces 0x09 and 0x0A.
+/// What one batch staged in the statistics keyspaces 0x09, 0x0A and 0x38.
 #[derive(Debug, Default, Clone, Copy)]
 struct StagedStatistics {
     bytes: usize,
@@ -50,7 +50,11 @@ impl CountingBackend {
 fn is_statistics_key(key: &[u8]) -> bool {
     matches!(
         key.first(),
-        Some(&keys::KEYSPACE_STATS_CHUNK | &keys::KEYSPACE_STATS_SKETCH)
+        Some(
+            &keys::KEYSPACE_STATS_CHUNK
+                | &keys::KEYSPACE_STATS_SKETCH
+                | &keys::KEYSPACE_STATS_RECENT
+        )
     )
 }
 
@@ -199,17 +203,23 @@ fn column_names() -> Vec<String> {
     COLUMNS.iter().map(|(name, _)| name.to_string()).collect()
 }
 
-/// The recent slots stored, by chunk key (without the offset).
+/// The recent slots stored, by chunk key (without the offset); the chunk keyspace holds
+/// chunks only.
 fn recent_slots_by_chunk(backend: &dyn KvBackend) -> BTreeMap<Vec<u8>, usize> {
-    let range = KeyRange::prefix(&[keys::KEYSPACE_STATS_CHUNK]);
+    let chunks = KeyRange::prefix(&[keys::KEYSPACE_STATS_CHUNK]);
+    for entry in crate::storage::kv::scan(backend, chunks, 1000) {
+        let (key, _) = entry.unwrap();
+        let (_, _, _, rest) = keys::decode_stats_column_key(&key).unwrap();
+        assert_eq!(rest.len(), CHUNK_NUMBER_LEN);
+    }
+    let range = KeyRange::prefix(&[keys::KEYSPACE_STATS_RECENT]);
     let mut by_chunk = BTreeMap::new();
     for entry in crate::storage::kv::scan(backend, range, 1000) {
         let (key, _) = entry.unwrap();
         let (_, _, _, rest) = keys::decode_stats_column_key(&key).unwrap();
-        if rest.len() == RECENT_SLOT_SUFFIX_LEN {
-            assert!(recent_offset(rest).is_some());
-            *by_chunk.entry(key[..key.len() - 1].to_vec()).or_insert(0) += 1;
-        }
+        assert_eq!(rest.len(), RECENT_SLOT_SUFFIX_LEN);
+        assert!(recent_offset(rest).is_some());
+        *by_chunk.entry(key[..key.len() - 1].to_vec()).or_insert(0) += 1;
     }
     by_chunk
 }
@@ -425,7 +435,11 @@ fn drops_take_recent_slots_along() {
         write(&store, vec![(name(index + 10), statistics(index, 2, true))]);
     }
     store.drop_table("hive", "db", "p").unwrap();
-    for keyspace in [keys::KEYSPACE_STATS_CHUNK, keys::KEYSPACE_STATS_SKETCH] {
+    for keyspace in [
+        keys::KEYSPACE_STATS_CHUNK,
+        keys::KEYSPACE_STATS_RECENT,
+        keys::KEYSPACE_STATS_SKETCH,
+    ] {
         let left = backend.scan(&KeyRange::prefix(&[keyspace]), 1).unwrap();
         assert!(left.is_empty(), "keyspace 0x{keyspace:02X}");
     }

@@ -466,6 +466,7 @@ pub(crate) fn forget_columns(
     let keyspaces: &[u8] = if partition_level {
         &[
             keys::KEYSPACE_STATS_CHUNK,
+            keys::KEYSPACE_STATS_RECENT,
             keys::KEYSPACE_STATS_SKETCH,
             keys::KEYSPACE_TABLE_STATS,
         ]

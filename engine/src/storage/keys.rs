@@ -54,7 +54,7 @@ pub const CONSTRAINT_BY_PARENT: u8 = 0x01;
 /// After [`KEYSPACE_CONSTRAINT`]: a foreign key by the table it is declared on.
 pub const CONSTRAINT_FOREIGN_KEY_BY_CHILD: u8 = 0x02;
 
-// Column statistics (`crate::stats`): keyspaces 0x08 to 0x0B.
+// Column statistics (`crate::stats`): keyspaces 0x08 to 0x0B, and 0x38.
 /// Partition statistics slots: `0x08 + table id + component(value)…` → slot
 /// (u32, big-endian); `0x08 + table id + 0x00 0x00` → the next slot to hand out.
 pub const KEYSPACE_STATS_SLOT: u8 = 0x08;
@@ -67,6 +67,12 @@ pub const KEYSPACE_STATS_CHUNK: u8 = 0x09;
 /// component(column) + component(engine) + slot (u32, big-endian) + tag` → raw
 /// bytes (histograms, and `bitVectors` written before sketch chunks).
 pub const KEYSPACE_STATS_SKETCH: u8 = 0x0A;
+/// Recent slots of statistics chunks: `0x38 + table id + component(column) +
+/// component(engine) + chunk (u32, big-endian) + offset (u8)` → one slot's statistics
+/// written apart from its chunk (`crate::stats`, recent slots). A keyspace of their own: among
+/// the chunks' big values, each new key split a leaf of chunks and each merge joined them again,
+/// and sled rewrote (and compressed) those leaves whole.
+pub const KEYSPACE_STATS_RECENT: u8 = 0x38;
 /// Table-level statistics: `0x0B + table id + component(column) +
 /// component(engine)` → table column statistics value; `0x0B + table id +
 /// 0x00 0x00` → the table's transaction statistics.
@@ -113,6 +119,7 @@ const _: () = assert!(
 );
 const _: () = assert!(KEYSPACE_STATS_SKETCH < KEYSPACE_TABLE_STATS && KEYSPACE_TABLE_STATS < 0x10);
 const _: () = assert!(KEYSPACE_PARTITION_EVENT < KEYSPACE_CONSTRAINT && KEYSPACE_CONSTRAINT < 0x10);
+const _: () = assert!(KEYSPACE_PRIVILEGE < KEYSPACE_STATS_RECENT);
 
 /// The surrogate id of a database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -376,10 +383,12 @@ pub(crate) fn stats_slot_table_id(key: &[u8]) -> Option<u64> {
 }
 
 /// The table id of a partition statistics key (a slot or the table's slot counter, a chunk,
-/// a sketch or histogram), if `key` is one.
+/// a recent slot, a sketch or histogram), if `key` is one.
 pub(crate) fn stats_partition_level_table_id(key: &[u8]) -> Option<u64> {
     let keyspace = *key.first()?;
-    if !(KEYSPACE_STATS_SLOT..=KEYSPACE_STATS_SKETCH).contains(&keyspace) {
+    let partition_level = (KEYSPACE_STATS_SLOT..=KEYSPACE_STATS_SKETCH).contains(&keyspace)
+        || keyspace == KEYSPACE_STATS_RECENT;
+    if !partition_level {
         return None;
     }
     let rest = take_keyspace(key, keyspace).ok()?;
@@ -541,12 +550,18 @@ pub fn decode_pending_removal_key(key: &[u8]) -> Result<TableId> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Column statistics keys (keyspaces 0x08 to 0x0B, see `crate::stats`).
+// Column statistics keys (keyspaces 0x08 to 0x0B and 0x38, see `crate::stats`).
+
+/// Whether `keyspace` holds column statistics: 0x08 to 0x0B, and 0x38.
+pub const fn is_statistics_keyspace(keyspace: u8) -> bool {
+    (keyspace >= KEYSPACE_STATS_SLOT && keyspace <= KEYSPACE_TABLE_STATS)
+        || keyspace == KEYSPACE_STATS_RECENT
+}
 
 /// `0x08 + table id`, `0x09 + table id`, ...: the prefix of one statistics
 /// keyspace for one table.
 pub fn stats_table_prefix(keyspace: u8, table: TableId) -> Vec<u8> {
-    assert!((KEYSPACE_STATS_SLOT..=KEYSPACE_TABLE_STATS).contains(&keyspace));
+    assert!(is_statistics_keyspace(keyspace));
     id_key(keyspace, table.0)
 }
 
@@ -610,9 +625,9 @@ pub fn stats_chunk_key(table: TableId, column: &str, engine: &str, chunk: u32) -
     key
 }
 
-/// `0x09 + table id + component(column) + component(engine) + chunk + offset`: one slot's
-/// statistics written after its chunk, sorting right after the chunk's key
-/// (`crate::stats`, recent slots).
+/// `0x38 + table id + component(column) + component(engine) + chunk + offset`: one slot's
+/// statistics written apart from its chunk (`crate::stats`, recent slots); a chunk's recent
+/// slots follow each other, in offset order.
 pub fn stats_recent_slot_key(
     table: TableId,
     column: &str,
@@ -620,7 +635,8 @@ pub fn stats_recent_slot_key(
     chunk: u32,
     offset: u8,
 ) -> Vec<u8> {
-    let mut key = stats_chunk_key(table, column, engine, chunk);
+    let mut key = stats_column_engine_prefix(KEYSPACE_STATS_RECENT, table, column, engine);
+    key.extend_from_slice(&chunk.to_be_bytes());
     key.push(offset);
     key
 }
@@ -672,13 +688,14 @@ pub fn view_sources_key(view: TableId) -> Vec<u8> {
     key
 }
 
-/// The column, engine and trailing bytes (chunk, slot + tag, or nothing) of
-/// a key in keyspaces 0x09 to 0x0B.
+/// The column, engine and trailing bytes (chunk, chunk + offset, slot + tag, or nothing) of
+/// a key in keyspaces 0x09 to 0x0B and 0x38.
 pub fn decode_stats_column_key(key: &[u8]) -> Result<(TableId, String, String, &[u8])> {
     let decode = || {
         let rest = match key.split_first() {
             Some((first, rest))
-                if (KEYSPACE_STATS_CHUNK..=KEYSPACE_TABLE_STATS).contains(first) =>
+                if (KEYSPACE_STATS_CHUNK..=KEYSPACE_TABLE_STATS).contains(first)
+                    || *first == KEYSPACE_STATS_RECENT =>
             {
                 rest
             }

@@ -129,6 +129,7 @@ const KEYSPACE_NAMES: &[(u8, &str)] = &[
     (keys::KEYSPACE_PROPERTY_MAP, "PROPERTY_MAP"),
     (keys::KEYSPACE_DELEGATION_TOKEN, "DELEGATION_TOKEN"),
     (keys::KEYSPACE_MASTER_KEY, "MASTER_KEY"),
+    (keys::KEYSPACE_STATS_RECENT, "STATS_RECENT"),
 ];
 
 /// The bytes of the files in `dir` and below (a store's data directory), counted as their

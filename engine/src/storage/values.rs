@@ -151,7 +151,7 @@ pub enum ValueKind {
     RoleMember = 63,
     /// A privilege granted on an object (`crate::PrivilegeGrant`).
     PrivilegeGrant = 64,
-    /// One slot's statistics written after its chunk (`crate::stats`); kinds 70 to 72
+    /// One slot's statistics written apart from its chunk (`crate::stats`); kinds 70 to 72
     /// belong to them.
     StatsRecentSlot = 70,
 }
