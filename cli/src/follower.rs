@@ -26,8 +26,6 @@ use crate::import::reads::{Side, SourceCalls};
 
 /// The file in the data directory that records a cut-over: the source and the event id.
 pub const CUT_OVER_FILE: &str = "cut-over";
-/// The longest wait `--follow-interval-ms` may ask for between polls: a minute.
-const FOLLOW_INTERVAL_MS_MAX: u64 = 60_000;
 /// Partitions read per call when the follower re-reads a table's (as `import`'s default).
 const FOLLOW_BATCH_SIZE: usize = crate::import::copy::PARTITION_BATCH_SIZE_DEFAULT;
 
@@ -63,15 +61,7 @@ pub fn prepare(args: &FollowFromArgs, data_dir: Option<&Path>) -> Result<Option<
     let Some(from) = &args.follow_from else {
         return Ok(None);
     };
-    if args.follow_interval_ms > FOLLOW_INTERVAL_MS_MAX {
-        return Err(format!(
-            "--follow-interval-ms {} is out of range: at most {FOLLOW_INTERVAL_MS_MAX}",
-            args.follow_interval_ms
-        ));
-    }
-    if args.follow_grants_interval_secs == 0 {
-        return Err("--follow-grants-interval-secs must be at least 1".to_string());
-    }
+    follow::check_intervals(args.follow_interval_ms, args.follow_grants_interval_secs)?;
     let data_dir = data_dir.ok_or("--follow-from needs the embedded store (--data-dir)")?;
     let cut_over_file = data_dir.join(CUT_OVER_FILE);
     if let Ok(recorded) = std::fs::read_to_string(&cut_over_file) {

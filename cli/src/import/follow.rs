@@ -13,6 +13,23 @@ use hivestore_idl::hive_metastore::NotificationEvent;
 use super::copy::{Constraints, Copier};
 use super::reads::{failed, Calls, TableName, DEFAULT_CATALOG};
 
+/// The longest wait `--follow-interval-ms` may ask for between polls: a minute.
+pub const FOLLOW_INTERVAL_MS_MAX: u64 = 60_000;
+
+/// Checks the follower's two intervals, as `import --follow` and `serve --follow-from` take
+/// them.
+pub fn check_intervals(interval_ms: u64, grants_interval_secs: u64) -> Result<(), String> {
+    if interval_ms > FOLLOW_INTERVAL_MS_MAX {
+        return Err(format!(
+            "--follow-interval-ms {interval_ms} is out of range: at most {FOLLOW_INTERVAL_MS_MAX}"
+        ));
+    }
+    if grants_interval_secs == 0 {
+        return Err("--follow-grants-interval-secs must be at least 1".to_string());
+    }
+    Ok(())
+}
+
 /// How many events one poll reads.
 pub const FOLLOW_EVENTS_PER_POLL: i32 = 1_000;
 /// How long the follower waits after a poll that found nothing, by default

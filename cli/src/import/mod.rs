@@ -30,9 +30,6 @@ use progress::Reporter;
 use reads::{Side, SourceCalls};
 use verify::Verifier;
 
-/// The longest wait `--follow-interval-ms` may ask for between polls: a minute.
-const FOLLOW_INTERVAL_MS_MAX: u64 = 60_000;
-
 /// `hivestore import`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -170,15 +167,7 @@ fn check(args: &ImportArgs) -> Result<(), String> {
             args.batch_size
         ));
     }
-    if args.follow_interval_ms > FOLLOW_INTERVAL_MS_MAX {
-        return Err(format!(
-            "--follow-interval-ms {} is out of range: at most {FOLLOW_INTERVAL_MS_MAX}",
-            args.follow_interval_ms
-        ));
-    }
-    if args.follow_grants_interval_secs == 0 {
-        return Err("--follow-grants-interval-secs must be at least 1".to_string());
-    }
+    follow::check_intervals(args.follow_interval_ms, args.follow_grants_interval_secs)?;
     if args.skip_copy && !args.verify && !args.follow {
         return Err("--skip-copy leaves nothing to do without --verify or --follow".to_string());
     }
