@@ -482,12 +482,7 @@ impl Copier {
             self.write_table(name, &source, copy)?;
         }
         self.counters.object(written || statistics_written);
-        let keys: Vec<String> = source
-            .partition_keys
-            .iter()
-            .flatten()
-            .filter_map(|key| key.name.clone())
-            .collect();
+        let keys = partition_key_names(&source);
         if !keys.is_empty() {
             self.sync_partitions(name, &keys, &columns)?;
         }
@@ -809,6 +804,16 @@ pub fn column_names(table: &Table) -> Vec<String> {
         .iter()
         .flat_map(|sd| sd.cols.iter().flatten())
         .filter_map(|column| column.name.clone())
+        .collect()
+}
+
+/// The names of a table's partition keys, in order.
+pub fn partition_key_names(table: &Table) -> Vec<String> {
+    table
+        .partition_keys
+        .iter()
+        .flatten()
+        .filter_map(|key| key.name.clone())
         .collect()
 }
 

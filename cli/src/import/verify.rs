@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use hivestore_idl::hive_metastore::{HiveObjectRef, HiveObjectType, SQLAllTableConstraints};
 
 use super::compare;
-use super::copy::column_names;
+use super::copy::{column_names, partition_key_names};
 use super::reads::{fine_grant_kinds, object_ref, Calls, Side, TableName, DEFAULT_CATALOG};
 
 /// Compares two sides; hands each difference to `report` and returns how many there were.
@@ -174,12 +174,7 @@ impl<S: Calls, C: Calls> Verifier<'_, S, C> {
             return Ok(());
         };
         let columns = column_names(&source);
-        let keys: Vec<String> = source
-            .partition_keys
-            .iter()
-            .flatten()
-            .filter_map(|key| key.name.clone())
-            .collect();
+        let keys = partition_key_names(&source);
         let lines = compare::table_differences(&compare::table(source), &compare::table(copy));
         self.fields(&format!("table {name}"), lines);
         let source = compare::statistics(self.source.table_statistics(name, &columns)?);
