@@ -4,10 +4,12 @@
 Starts a PostgreSQL of its own (Debian's binaries, as tests/python/postgres_server.py does),
 one hivestore on the embedded store and one on the PostgreSQL database, then runs
 `hivestore bench --uri <sled> --compare <postgres>` over the reads a planner repeats and the
-partition workloads at the sizes given. Loopback only; every bench run is bounded by its
+partition workloads at the sizes given. With --reader, instead: the server on PostgreSQL
+against a reader beside it (`serve --reader`) over the reads, the reader's tables made through
+the writing server. Loopback only; every bench run is bounded by its
 --seconds and --calls. Needs the venv and release build scripts/test.sh makes.
 
-    scripts/postgres-bench.py [--partitions 10000] [--seconds 5] [--out FILE.csv]
+    scripts/postgres-bench.py [--partitions 10000] [--seconds 5] [--out FILE.csv] [--reader]
 """
 
 import argparse
@@ -49,6 +51,8 @@ def main():
     parser.add_argument("--partitions", default="10000")
     parser.add_argument("--seconds", default="5")
     parser.add_argument("--out", help="also write the rows as CSV here")
+    parser.add_argument("--reader", action="store_true",
+                        help="compare the writing server with a reader beside it")
     parser.add_argument("--bin", default=str(ROOT / "target" / "release" / "hivestore"))
     args = parser.parse_args()
     binary = Path(args.bin)
@@ -56,11 +60,20 @@ def main():
             PostgresServer() as postgres:
         workdir = Path(tmp)
         postgres.create_database("metastore")
-        sled, sled_uri = start(binary, workdir, "sled", [])
         pg, pg_uri = start(binary, workdir, "postgres", ["--store", postgres.url("metastore")])
+        if args.reader:
+            other, other_uri = start(binary, workdir, "reader",
+                                     ["--store", postgres.url("metastore"), "--reader"])
+            runs = [(READS, "latency,throughput", ["--uri", pg_uri, "--compare", other_uri,
+                                                   "--compare-setup-via", pg_uri])]
+        else:
+            other, other_uri = start(binary, workdir, "sled", [])
+            runs = [(workloads, modes, ["--uri", other_uri, "--compare", pg_uri])
+                    for workloads, modes in ((READS, "latency,throughput"),
+                                             ("add_partitions", "latency"))]
         try:
-            for workloads, modes in ((READS, "latency,throughput"), ("add_partitions", "latency")):
-                command = [str(binary), "bench", "--uri", sled_uri, "--compare", pg_uri,
+            for workloads, modes, endpoints in runs:
+                command = [str(binary), "bench", *endpoints,
                            "--workload", workloads, "--mode", modes, "--connections", "1,16",
                            "--partitions", args.partitions, "--seconds", args.seconds]
                 if args.out:
@@ -68,7 +81,7 @@ def main():
                 print("$", " ".join(command), flush=True)
                 subprocess.run(command, check=True)
         finally:
-            for process in (sled, pg):
+            for process in (other, pg):
                 process.terminate()
                 process.wait(timeout=STARTUP_TIMEOUT_S)
 

@@ -40,6 +40,7 @@ fn tiny_args(uri: String, workload: Vec<Workload>) -> BenchArgs {
         compare: None,
         tls_ca: None,
         compare_tls_ca: None,
+        compare_setup_via: None,
         call_timeout: 60,
         pause_ms: 0,
         keep_database: false,

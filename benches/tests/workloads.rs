@@ -56,6 +56,7 @@ fn tiny_args(server: &TestServer) -> BenchArgs {
         compare: None,
         tls_ca: None,
         compare_tls_ca: None,
+        compare_setup_via: None,
         call_timeout: 60,
         pause_ms: 0,
         keep_database: false,

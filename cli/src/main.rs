@@ -188,8 +188,8 @@ fn open_store(
         StoreLocation::Postgres {
             url,
             connections,
-            standby,
-        } => postgres_store::open(url, *connections, *standby, metrics, options),
+            role,
+        } => postgres_store::open(url, *connections, *role, metrics, options),
     }
 }
 
@@ -242,6 +242,11 @@ fn serve_store(
         .map(|root| external_root_uri(root))
         .collect::<Result<_, _>>()?;
     let store = open_store(config, metrics, options)?;
+    if store.is_reader() && follower.is_some() {
+        return Err(
+            "a reader cannot follow another metastore: the writing server does".to_string(),
+        );
+    }
     let following = match &follower {
         Some(prepared) => {
             // The source made, moved and deleted the directories already.
@@ -308,14 +313,21 @@ fn serve_store(
     if let Some(follower) = follower {
         follower.start(Arc::clone(&state))?;
     }
-    hivestore_thrift::event_cleaner::spawn(
-        state.clone(),
-        config.event_ttl,
-        config.event_clean_interval,
-    );
+    // A reader writes nothing: the writing server cleans the log and makes the backups.
+    let reader = state.store().is_reader();
+    if !reader {
+        hivestore_thrift::event_cleaner::spawn(
+            state.clone(),
+            config.event_ttl,
+            config.event_clean_interval,
+        );
+    }
     hivestore_thrift::prewarm::spawn(state.clone(), config.prewarm_bytes);
     hivestore_thrift::store_size::spawn(state.clone(), config.size_count_interval);
     let backups = match &config.backups {
+        Some(_) if reader => {
+            return Err("online backups are made by the writing server, not a reader".to_string())
+        }
         Some(settings) => {
             tracing::info!(dir = %settings.dir.display(), interval = ?settings.interval, keep = settings.keep, "online backups on SIGUSR1 and at the interval");
             Some(hivestore_thrift::backups::spawn(

@@ -1,5 +1,6 @@
 //! A store on PostgreSQL for `serve`: connected (as a standby, waiting for the database,
-//! when `--standby` asks), its point reads kept in memory (`--cache-mb`), and watched for the
+//! when `--standby` asks; beside the writing server, reading, when `--reader` does), its
+//! point reads kept in memory (`--cache-mb`), and, on the writing server, watched for the
 //! rest of the process's life, so that a server another has taken the database from stops
 //! instead of answering from what it keeps in memory.
 
@@ -10,6 +11,7 @@ use hivestore_engine::kv::{
     redacted_postgres_url, KvBackend, PostgresBackend, ReadCache, ServerLockWait,
 };
 use hivestore_engine::{Store, StoreOptions};
+use hivestore_thrift::config::PostgresRole;
 use hivestore_thrift::metrics::MetricsSource;
 
 /// How often the server checks that the database is still its own.
@@ -18,32 +20,41 @@ pub const POSTGRES_WATCH_INTERVAL: Duration = Duration::from_secs(1);
 /// supervisor may start it again, as a standby.
 pub const FENCED_EXIT_CODE: i32 = 75;
 
-/// Opens the store in the PostgreSQL database at `url`.
+/// Opens the store in the PostgreSQL database at `url`, as `role` says.
 pub fn open(
     url: &str,
     connections: usize,
-    standby: bool,
+    role: PostgresRole,
     metrics: &MetricsSource,
-    options: StoreOptions,
+    mut options: StoreOptions,
 ) -> Result<Store, String> {
     let shown = redacted_postgres_url(url);
-    let wait = if standby {
+    let failed =
+        |error: hivestore_engine::Error| format!("cannot open the store in {shown}: {error}");
+    // Readers beside this server keep what they keep current from the change log.
+    options.change_log = true;
+    // Point reads are kept in memory, within the page cache's budget: on the writing server
+    // because it is the one writer (fenced otherwise, and then it exits), on a reader because
+    // it forgets what the change log names before each call.
+    let budget = usize::try_from(options.page_cache_bytes).unwrap_or(usize::MAX);
+    if role == PostgresRole::Reader {
+        let backend = PostgresBackend::connect_reader(url, connections).map_err(failed)?;
+        tracing::info!(store = %shown, connections, "reading the store on PostgreSQL beside its writing server");
+        let cached = ReadCache::new(Arc::new(backend) as Arc<dyn KvBackend>, budget);
+        return Store::open_reader(Arc::new(cached), options).map_err(failed);
+    }
+    let wait = if role == PostgresRole::Standby {
         metrics.standing_by(true);
         ServerLockWait::Standby
     } else {
         ServerLockWait::Bounded(hivestore_engine::kv::POSTGRES_SERVER_LOCK_WAIT)
     };
-    let backend = PostgresBackend::connect_with(url, connections, wait)
-        .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
+    let backend = PostgresBackend::connect_with(url, connections, wait).map_err(failed)?;
     metrics.standing_by(false);
     let backend = Arc::new(backend);
     tracing::info!(store = %shown, connections, epoch = backend.epoch(), "store on PostgreSQL");
-    // This server is the database's one writer while it holds the lock (fenced otherwise,
-    // and then it exits), so point reads can be kept in memory: the page cache's budget.
-    let budget = usize::try_from(options.page_cache_bytes).unwrap_or(usize::MAX);
     let cached = ReadCache::new(Arc::clone(&backend) as Arc<dyn KvBackend>, budget);
-    let store = Store::open_with_backend(Arc::new(cached), options)
-        .map_err(|error| format!("cannot open the store in {shown}: {error}"))?;
+    let store = Store::open_with_backend(Arc::new(cached), options).map_err(failed)?;
     spawn_watch(backend);
     Ok(store)
 }

@@ -95,6 +95,7 @@ mod workload;
 
 pub use grants::{GrantObject, GrantRequest, GrantsView, PrivilegeFilter, PrivilegeSet, RoleGrant};
 pub use model::partition_name;
+pub use storage::changes::CHANGE_LOG_WINDOW;
 pub use storage::{keys, kv, size, values};
 pub use txns::locks;
 pub use usage::{HitsAndMisses, StoreUsage};

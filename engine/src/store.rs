@@ -24,6 +24,7 @@ use crate::events::counter::EventCounter;
 use crate::grants::KeptGrants;
 use crate::partitions::name_listing::KeptNames;
 use crate::stats::kept::KeptStats;
+use crate::storage::changes;
 use crate::storage::commit::{CommitCounters, CommitPipeline};
 use crate::storage::consistent::{PartitionVersions, Stripes, OPTIMISTIC_ATTEMPT_COUNT};
 use crate::storage::keys::{self, FIRST_ID};
@@ -33,6 +34,10 @@ use crate::storage::visibility::{ReadMark, Visibility};
 use crate::txns::acid::{AcidState, AcidTable, TXN_TIMEOUT_DEFAULT};
 use crate::usage::{StoreUsage, UsageCounts};
 use crate::warehouse::{Filesystem, LocalFilesystem, Undo, Warehouse};
+
+/// Scans of a table's partitions a reader beside another process's writer tries before it
+/// gives up (see [`Store::read_partitions_at_version`]).
+pub const READER_SCAN_ATTEMPT_COUNT: usize = 32;
 
 /// The version of the key and value layout as a whole, stored under
 /// [`keys::META_FORMAT_VERSION`]. A store written by another version is not
@@ -92,6 +97,11 @@ pub struct StoreOptions {
     /// default); 0 rewrites the chunk at every write. At most
     /// [`crate::stats::CHUNK_SLOT_COUNT`] matters.
     pub recent_slot_count_max: usize,
+    /// Whether each batch also writes what it changed to the change log
+    /// (`storage/changes.rs`), so that readers beside this writer ([`Store::open_reader`])
+    /// keep what they keep current. Off by default: only a backend other processes read needs
+    /// it (PostgreSQL).
+    pub change_log: bool,
 }
 
 impl StoreOptions {
@@ -111,6 +121,7 @@ impl StoreOptions {
             value_limits: crate::model::value_limits::ValueLimits::default(),
             log_events: true,
             recent_slot_count_max: crate::stats::RECENT_SLOT_COUNT_MAX,
+            change_log: false,
         }
     }
 
@@ -138,6 +149,8 @@ struct WriterState {
     next_id: u64,
     /// The notification log's ids (see `crate::events`).
     events: EventCounter,
+    /// The change log's last version, when batches are logged (see `storage/changes.rs`).
+    change_version: Option<u64>,
 }
 
 /// The hivestore catalog: catalogs, databases, tables.
@@ -166,6 +179,9 @@ pub struct Store {
     pub(crate) usage: UsageCounts,
     /// The before-images of a backup being made while writes go on (see `backup/snapshot.rs`).
     pub(crate) snapshots: Snapshots,
+    /// For a reader beside another process's writer ([`Store::open_reader`]): the last
+    /// version of the change log it has caught up with; `None` for the writer.
+    reader: Option<Mutex<u64>>,
 }
 
 impl Store {
@@ -184,8 +200,46 @@ impl Store {
     /// database `default`.
     pub fn open_with_backend(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
         check_format_version(backend.as_ref())?;
+        let store = Store::open_parts(backend, options, None)?;
+        store.bootstrap()?;
+        // A drop interrupted by a crash left its partitions: finish deleting them.
+        store.sweep_pending_removals()?;
+        Ok(store)
+    }
+
+    /// Opens a store that another process writes, to read it beside that writer: over a
+    /// backend both reach (PostgreSQL), whose writer logs its changes
+    /// ([`StoreOptions::change_log`]). Every write is refused. Before it answers a call, a
+    /// reader calls [`Store::catch_up`], after which its reads see every batch the writer had
+    /// committed, and what it keeps in memory holds no value older than those.
+    pub fn open_reader(backend: Arc<dyn KvBackend>, options: StoreOptions) -> Result<Store> {
+        let key = keys::meta_key(keys::META_FORMAT_VERSION);
+        if backend.get(&key)?.is_none() {
+            return Err(Error::Unavailable(
+                "the store has not been created yet: start its writing server first".to_string(),
+            ));
+        }
+        check_format_version(backend.as_ref())?;
+        let options = StoreOptions {
+            durability: Durability::Memory,
+            ..options
+        };
+        let version = changes::read_version(backend.as_ref())?;
+        Store::open_parts(backend, options, Some(Mutex::new(version)))
+    }
+
+    fn open_parts(
+        backend: Arc<dyn KvBackend>,
+        options: StoreOptions,
+        reader: Option<Mutex<u64>>,
+    ) -> Result<Store> {
         let next_id = read_next_id(backend.as_ref())?;
         let events = EventCounter::load(backend.as_ref(), options.log_events)?;
+        let change_version = if options.change_log && reader.is_none() {
+            Some(changes::read_version(backend.as_ref())?)
+        } else {
+            None
+        };
         let visibility = Arc::new(Visibility::default());
         let commit = match options.durability {
             Durability::Flush => Some(CommitPipeline::start(backend.clone(), visibility.clone())?),
@@ -193,9 +247,13 @@ impl Store {
         };
         let warehouse = Warehouse::new(options.filesystem.clone(), confinement_roots(&options)?);
         let acid = AcidTable::load(backend.as_ref(), &visibility)?;
-        let store = Store {
+        Ok(Store {
             backend,
-            writer: Mutex::new(WriterState { next_id, events }),
+            writer: Mutex::new(WriterState {
+                next_id,
+                events,
+                change_version,
+            }),
             commit,
             options,
             warehouse,
@@ -208,11 +266,72 @@ impl Store {
             grants: KeptGrants::default(),
             usage: UsageCounts::default(),
             snapshots: Snapshots::default(),
+            reader,
+        })
+    }
+
+    /// Whether this store reads beside another process's writer ([`Store::open_reader`]).
+    pub fn is_reader(&self) -> bool {
+        self.reader.is_some()
+    }
+
+    /// For a reader: brings what it keeps up to the writer's last committed batch (one range
+    /// scan of the change log when nothing changed). Every read that begins after it returns
+    /// sees that batch and the ones before it. Nothing to do for the writer.
+    pub fn catch_up(&self) -> Result<()> {
+        let Some(reader) = &self.reader else {
+            return Ok(());
         };
-        store.bootstrap()?;
-        // A drop interrupted by a crash left its partitions: finish deleting them.
-        store.sweep_pending_removals()?;
-        Ok(store)
+        let mut version = reader
+            .lock()
+            .map_err(|_| Error::Internal("the reader's version lock is poisoned".to_string()))?;
+        match changes::read_since(self.backend.as_ref(), *version)? {
+            changes::Since::Current => {}
+            changes::Since::Batches(batches, reached) => {
+                for batch in &batches {
+                    self.observe(batch);
+                }
+                *version = reached;
+            }
+            changes::Since::Lost(reached) => {
+                self.forget_everything_kept();
+                self.backend.reopen()?;
+                self.forget_everything_kept();
+                *version = reached;
+            }
+        }
+        Ok(())
+    }
+
+    /// What a reader keeps, moved past `batch`, which the writer applied: as
+    /// [`Store::apply_locked`] moves it around its own apply.
+    fn observe(&self, batch: &WriteBatch) {
+        let stripes = PartitionVersions::touched_by(batch);
+        let slot_stripes = PartitionVersions::slots_touched_by(batch);
+        let grants_touched = KeptGrants::touched_by(batch);
+        if grants_touched {
+            self.grants.bump();
+        }
+        self.stats
+            .record(batch, &self.partition_versions, slot_stripes);
+        self.partition_versions.bump(stripes);
+        self.stats.slot_versions.bump(slot_stripes);
+        self.backend.forget(batch);
+        self.stats.slot_versions.bump(slot_stripes);
+        self.partition_versions.bump(stripes);
+        if grants_touched {
+            self.grants.bump();
+        }
+    }
+
+    /// Drops every kept listing, statistic and grant view, as if one batch touched every
+    /// table (called twice, around what changed, so that no read between the two keeps).
+    fn forget_everything_kept(&self) {
+        let every = Stripes::all();
+        self.stats.forget_all(&self.partition_versions);
+        self.partition_versions.bump(every);
+        self.stats.slot_versions.bump(every);
+        self.grants.bump();
     }
 
     /// Leaves the warehouse filesystem alone (`true`: changes record locations and make, move
@@ -325,7 +444,7 @@ impl Store {
                 );
             }
             if !batch.is_empty() {
-                if let Err(error) = self.apply_locked(batch) {
+                if let Err(error) = self.apply_locked(&mut state, batch) {
                     state.events.give_back(event_id_before);
                     state.next_id = id_before;
                     drop(state);
@@ -348,7 +467,10 @@ impl Store {
 
     /// Applies `batch` under the writer lock: numbered for settling, with the stripes and
     /// statistics change records moved around it as readers of those expect.
-    fn apply_locked(&self, batch: WriteBatch) -> Result<()> {
+    fn apply_locked(&self, state: &mut WriterState, mut batch: WriteBatch) -> Result<()> {
+        if let Some(version) = state.change_version {
+            changes::stage(&mut batch, version + 1)?;
+        }
         let stripes = PartitionVersions::touched_by(&batch);
         let slot_stripes = PartitionVersions::slots_touched_by(&batch);
         let grants_touched = KeptGrants::touched_by(&batch);
@@ -369,8 +491,13 @@ impl Store {
         if grants_touched {
             self.grants.bump();
         }
-        if applied.is_err() {
-            self.visibility.set_broken();
+        match &applied {
+            Ok(()) => {
+                if let Some(version) = &mut state.change_version {
+                    *version += 1;
+                }
+            }
+            Err(_) => self.visibility.set_broken(),
         }
         applied
     }
@@ -380,11 +507,11 @@ impl Store {
     /// harmless (the event cleaner's deletes, done again after a restart).
     pub(crate) fn apply_without_waiting(&self, batch: WriteBatch) -> Result<()> {
         self.ready_to_write()?;
-        let state = self
+        let mut state = self
             .writer
             .lock()
             .map_err(|_| Error::Internal("the writer lock is poisoned".to_string()))?;
-        let applied = self.apply_locked(batch);
+        let applied = self.apply_locked(&mut state, batch);
         drop(state);
         if let Err(error) = &applied {
             self.reopen_after(error);
@@ -440,6 +567,13 @@ impl Store {
     /// Before a write: the store back at its durable state if a write failed, and the backend
     /// taking writes (not short of disk).
     fn ready_to_write(&self) -> Result<()> {
+        if self.reader.is_some() {
+            return Err(Error::Refused(
+                "this server reads beside the one that writes the store: writes go to that \
+                 server"
+                    .to_string(),
+            ));
+        }
         if self.visibility.is_broken() {
             self.reopen_after_failure()?;
         }
@@ -458,22 +592,19 @@ impl Store {
         if !self.visibility.is_broken() {
             return Ok(()); // another call got there first
         }
-        let every = Stripes::all();
-        self.stats.forget_all(&self.partition_versions);
-        self.partition_versions.bump(every);
-        self.stats.slot_versions.bump(every);
-        self.grants.bump();
+        self.forget_everything_kept();
         self.visibility.begin_reopen();
         let reopened = self.backend.reopen().and_then(|()| {
             state.next_id = read_next_id(self.backend.as_ref())?;
             // Logging as before the failure: `start_logging_events` may have turned it on.
             let logging = state.events.is_logging();
             state.events = EventCounter::load(self.backend.as_ref(), logging)?;
+            if state.change_version.is_some() {
+                state.change_version = Some(changes::read_version(self.backend.as_ref())?);
+            }
             Ok(())
         });
-        self.stats.slot_versions.bump(every);
-        self.partition_versions.bump(every);
-        self.grants.bump();
+        self.forget_everything_kept();
         reopened?;
         self.visibility.end_reopen();
         tracing::warn!(
@@ -499,6 +630,9 @@ impl Store {
         mut scan: impl FnMut(u64) -> Result<R>,
     ) -> Result<R> {
         let versions = &self.partition_versions;
+        if self.reader.is_some() {
+            return self.read_partitions_beside_writer(table, scan);
+        }
         for _ in 0..OPTIMISTIC_ATTEMPT_COUNT {
             match versions.stable_version(table) {
                 Some(version) => {
@@ -519,6 +653,32 @@ impl Store {
             .stable_version(table)
             .ok_or_else(|| Error::Internal("a partition batch outlived the writer lock".into()))?;
         scan(version)
+    }
+
+    /// [`Store::read_partitions_at_version`] on a reader, where batches are another
+    /// process's: the scan is whole if catching up after it moved nothing of the table's.
+    /// Nothing here holds that process's writers back, so a table written without pause can
+    /// fail the read after [`READER_SCAN_ATTEMPT_COUNT`] scans.
+    fn read_partitions_beside_writer<R>(
+        &self,
+        table: keys::TableId,
+        mut scan: impl FnMut(u64) -> Result<R>,
+    ) -> Result<R> {
+        let versions = &self.partition_versions;
+        for _ in 0..READER_SCAN_ATTEMPT_COUNT {
+            self.catch_up()?;
+            let version = versions
+                .stable_version(table)
+                .ok_or_else(|| Error::Internal("a reader's stripe was left odd".to_string()))?;
+            let result = scan(version)?;
+            self.catch_up()?;
+            if versions.unchanged(table, version) {
+                return Ok(result);
+            }
+        }
+        Err(Error::Unavailable(format!(
+            "the table's partitions changed during each of {READER_SCAN_ATTEMPT_COUNT} reads; retry"
+        )))
     }
 
     /// Runs `body` holding the writer lock: no batch is applied meanwhile.

@@ -137,6 +137,10 @@ pub struct BenchArgs {
     /// Speak TLS to --compare, trusting the CA certificates of this PEM file.
     #[arg(long)]
     pub compare_tls_ca: Option<PathBuf>,
+    /// Make and drop --compare's bench tables through this metastore, for a --compare that
+    /// only reads: a `hivestore serve --reader` beside the server that writes its database.
+    #[arg(long)]
+    pub compare_setup_via: Option<String>,
     /// Seconds one measured call may take before its connection is given up and the
     /// measurement reported failed (setup and teardown calls may take 30 minutes).
     #[arg(long, default_value_t = 60)]
@@ -252,9 +256,17 @@ impl Plan {
         };
         let mut endpoints = vec![endpoint(&args.uri, &args.tls_ca)?];
         match &args.compare {
-            Some(other) => endpoints.push(endpoint(other, &args.compare_tls_ca)?),
-            None if args.compare_tls_ca.is_some() => {
-                return Err(Error::Argument("--compare-tls-ca needs --compare".into()))
+            Some(other) => {
+                let compared = endpoint(other, &args.compare_tls_ca)?;
+                endpoints.push(match &args.compare_setup_via {
+                    Some(setup) => compared.with_setup(endpoint(setup, &args.compare_tls_ca)?),
+                    None => compared,
+                });
+            }
+            None if args.compare_tls_ca.is_some() || args.compare_setup_via.is_some() => {
+                return Err(Error::Argument(
+                    "--compare-tls-ca and --compare-setup-via need --compare".into(),
+                ))
             }
             None => {}
         }

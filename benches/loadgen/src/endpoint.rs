@@ -59,6 +59,9 @@ pub struct Endpoint {
     pub tls_ca: Option<PathBuf>,
     /// The user every connection announces with `set_ugi` before its first call, if any.
     pub user: Option<String>,
+    /// Where the bench's tables are made and dropped instead, when this endpoint only reads
+    /// them (a hivestore `--reader` beside the server that writes its database).
+    pub setup: Option<Box<Endpoint>>,
 }
 
 impl Endpoint {
@@ -91,6 +94,7 @@ impl Endpoint {
             call_timeout: CALL_TIMEOUT,
             tls_ca: None,
             user: None,
+            setup: None,
         })
     }
 
@@ -117,6 +121,14 @@ impl Endpoint {
         Endpoint { user, ..self }
     }
 
+    /// The same endpoint, its tables made and dropped through `setup`.
+    pub fn with_setup(self, setup: Endpoint) -> Endpoint {
+        Endpoint {
+            setup: Some(Box::new(setup)),
+            ..self
+        }
+    }
+
     fn address(&self) -> Result<SocketAddr, Error> {
         let connect_error = |source| Error::Connect {
             endpoint: self.uri.clone(),
@@ -141,7 +153,8 @@ impl Endpoint {
 
     /// Opens a connection for setup and teardown: calls may take [`ADMIN_CALL_TIMEOUT`].
     pub fn connect_admin(&self) -> Result<Client, Error> {
-        self.open(ADMIN_CALL_TIMEOUT).map(|(client, _)| client)
+        let admin = self.setup.as_deref().unwrap_or(self);
+        admin.open(ADMIN_CALL_TIMEOUT).map(|(client, _)| client)
     }
 
     /// Opens a new connection, and counts the bytes its replies take on the wire.

@@ -148,6 +148,9 @@ impl Checker {
             | keys::KEYSPACE_STATS_RECENT
             | keys::KEYSPACE_STATS_SKETCH
             | keys::KEYSPACE_TABLE_STATS => self.statistics(key, value),
+            keys::KEYSPACE_CHANGE => keys::decode_change_key(key)
+                .map_err(|error| error.to_string())
+                .and_then(|_| archive(value, &[74])),
             keys::KEYSPACE_PENDING_REMOVAL => {
                 let table =
                     keys::decode_pending_removal_key(key).map_err(|error| error.to_string())?;
@@ -195,6 +198,7 @@ impl Checker {
                 Ok(text) if text.len() == crate::store_uuid::UUID_TEXT_LEN => Ok(()),
                 _ => Err("the UUID is not 36 characters of text".to_string()),
             },
+            name if name == keys::META_CHANGE_VERSION.as_bytes() => id_value(value).map(|_| ()),
             _ => Err("an unknown meta entry".to_string()),
         }
     }
@@ -671,6 +675,7 @@ fn archive_check(kind: u8) -> Option<fn(&[u8]) -> Check> {
         8 => valid::<packed::PackedStatsChunk>,
         9 => valid::<sketch_chunk::SketchChunk>,
         70 => valid::<recent_slots::RecentSlot>,
+        74 => valid::<crate::storage::changes::ChangeEntry>,
         10 => valid::<transactional::TransactionStatistics>,
         11 => valid::<transactional::ViewSources>,
         12 => valid::<sketch_chunk::SketchUnionChunk>,

@@ -100,6 +100,9 @@ pub const META_FORMAT_VERSION: &str = "format_version";
 /// The meta entry holding the store's UUID, made once when the store is created
 /// (`get_metastore_db_uuid`): its 36-character text.
 pub const META_DB_UUID: &str = "db_uuid";
+/// The meta entry holding the last version of the change log (8 bytes, big-endian; see
+/// [`KEYSPACE_CHANGE`]).
+pub const META_CHANGE_VERSION: &str = "change_version";
 
 // The terminator must sort below the escaped zero, and both below any byte a
 // name continues with after a literal 0x00 was escaped.
@@ -1562,6 +1565,29 @@ pub fn privilege_key(
         push_component(&mut key, part.as_bytes());
     }
     key
+}
+
+/// The change log (`storage/changes.rs`): `0x39 + version (u64, big-endian)` → the keys
+/// one batch changed (kind 74), kept for a window of versions, written only by stores that
+/// others read beside their writer.
+pub const KEYSPACE_CHANGE: u8 = 0x39;
+
+const _: () = assert!(KEYSPACE_STATS_RECENT < KEYSPACE_CHANGE);
+
+/// `0x39 + version`.
+pub fn change_key(version: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(ID_KEY_LEN);
+    key.push(KEYSPACE_CHANGE);
+    key.extend_from_slice(&version.to_be_bytes());
+    key
+}
+
+/// The version of a change log key.
+pub fn decode_change_key(key: &[u8]) -> Result<u64> {
+    match key.split_first() {
+        Some((&KEYSPACE_CHANGE, rest)) => decode_id_value(key, rest),
+        _ => Err(Error::corruption(key, "not a change log key")),
+    }
 }
 
 #[cfg(test)]

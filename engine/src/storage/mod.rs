@@ -9,7 +9,9 @@
 //! - `commit`: group commit, many writers sharing one flush.
 //! - `visibility`: read marks, so that an answer shows only durable state.
 //! - `consistent`: per-table versions that let partition listings see whole batches.
+//! - `changes`: the change log, what each batch changed, for readers beside the writer.
 
+pub(crate) mod changes;
 pub(crate) mod commit;
 pub(crate) mod consistent;
 pub mod keys;

@@ -130,6 +130,7 @@ const KEYSPACE_NAMES: &[(u8, &str)] = &[
     (keys::KEYSPACE_DELEGATION_TOKEN, "DELEGATION_TOKEN"),
     (keys::KEYSPACE_MASTER_KEY, "MASTER_KEY"),
     (keys::KEYSPACE_STATS_RECENT, "STATS_RECENT"),
+    (keys::KEYSPACE_CHANGE, "CHANGE"),
 ];
 
 /// The bytes of the files in `dir` and below (a store's data directory), counted as their

@@ -154,6 +154,9 @@ pub enum ValueKind {
     /// One slot's statistics written apart from its chunk (`crate::stats`); kinds 70 to 72
     /// belong to them.
     StatsRecentSlot = 70,
+    /// The keys one batch changed (`storage/changes.rs`); kinds 74 and 75 belong to the
+    /// change log.
+    ChangeEntry = 74,
 }
 
 /// A type stored as an rkyv archive.

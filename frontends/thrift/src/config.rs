@@ -8,6 +8,7 @@
 //! store = "sled"                      # or "postgres://hive:secret@db:5432/metastore"
 //! postgres_connections = 8
 //! standby = false                     # with postgres: wait, and take over when the server stops
+//! reader = false                      # with postgres: serve reads beside the server that writes
 //! warehouse = "/warehouse"
 //! external_roots = ["/data/external", "/mnt/lake"]
 //! max_connections = 2000
@@ -125,6 +126,11 @@ pub struct ServeArgs {
     /// refusing to start.
     #[arg(long, env = "HIVESTORE_STANDBY")]
     pub standby: bool,
+    /// With --store postgres://: serve reads beside the server that writes the database,
+    /// each call seeing every write that server acknowledged before it began; writes, locks
+    /// and transactions are refused (send them to the writing server).
+    #[arg(long, env = "HIVESTORE_READER", conflicts_with = "standby")]
+    pub reader: bool,
     /// Warehouse root: default location of databases and managed tables [default: ./warehouse].
     #[arg(long, env = "HIVESTORE_WAREHOUSE")]
     pub warehouse: Option<String>,
@@ -393,6 +399,7 @@ struct FileSettings {
     store: Option<String>,
     postgres_connections: Option<usize>,
     standby: Option<bool>,
+    reader: Option<bool>,
     warehouse: Option<String>,
     external_roots: Option<Vec<String>>,
     max_connections: Option<usize>,
@@ -690,7 +697,10 @@ impl ServeArgs {
                     file.postgres_connections,
                     POSTGRES_CONNECTIONS_DEFAULT,
                 ),
-                self.standby || file.standby.unwrap_or(false),
+                PostgresRole::of(
+                    self.standby || file.standby.unwrap_or(false),
+                    self.reader || file.reader.unwrap_or(false),
+                )?,
             )?,
             warehouse: pick(
                 self.warehouse.clone(),
@@ -1134,9 +1144,35 @@ pub enum StoreLocation {
         url: String,
         /// Connections for reads and writes.
         connections: usize,
-        /// Whether to wait as a standby while another server serves the database.
-        standby: bool,
+        /// What this server does with the database.
+        role: PostgresRole,
     },
+}
+
+/// What a server does with a PostgreSQL database (`--standby`, `--reader`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostgresRole {
+    /// Serves it, the one server that writes it; refuses to start while another does.
+    Serve,
+    /// Waits while another server serves it, then takes it over.
+    Standby,
+    /// Serves reads beside the server that writes it.
+    Reader,
+}
+
+impl PostgresRole {
+    fn of(standby: bool, reader: bool) -> Result<PostgresRole, String> {
+        match (standby, reader) {
+            (false, false) => Ok(PostgresRole::Serve),
+            (true, false) => Ok(PostgresRole::Standby),
+            (false, true) => Ok(PostgresRole::Reader),
+            (true, true) => Err(
+                "standby and reader cannot be combined: a reader does not take the database \
+                 over; run a standby beside the writing server for that"
+                    .to_string(),
+            ),
+        }
+    }
 }
 
 /// Connections to PostgreSQL by default (`--postgres-connections`).
@@ -1147,16 +1183,20 @@ pub const POSTGRES_CONNECTIONS_MAX: usize = 256;
 fn store_location(
     store: Option<String>,
     connections: usize,
-    standby: bool,
+    role: PostgresRole,
 ) -> Result<StoreLocation, String> {
     let store = store.unwrap_or_else(|| "sled".to_string());
     if store == "sled" {
-        if standby {
-            return Err(
-                "standby needs a store on PostgreSQL (--store postgres://...): a sled \
-                        store is one process's"
-                    .to_string(),
-            );
+        let asked = match role {
+            PostgresRole::Serve => None,
+            PostgresRole::Standby => Some("standby"),
+            PostgresRole::Reader => Some("reader"),
+        };
+        if let Some(asked) = asked {
+            return Err(format!(
+                "{asked} needs a store on PostgreSQL (--store postgres://...): a sled store is \
+                 one process's"
+            ));
         }
         return Ok(StoreLocation::Sled);
     }
@@ -1174,7 +1214,7 @@ fn store_location(
     Ok(StoreLocation::Postgres {
         url: store,
         connections,
-        standby,
+        role,
     })
 }
 
@@ -1292,7 +1332,7 @@ mod tests {
             StoreLocation::Postgres {
                 url: url.to_string(),
                 connections: POSTGRES_CONNECTIONS_DEFAULT,
-                standby: false,
+                role: PostgresRole::Serve,
             }
         );
         let standby = ServeArgs {
@@ -1302,7 +1342,10 @@ mod tests {
         };
         assert!(matches!(
             standby.resolve().unwrap().store,
-            StoreLocation::Postgres { standby: true, .. }
+            StoreLocation::Postgres {
+                role: PostgresRole::Standby,
+                ..
+            }
         ));
         let error = ServeArgs {
             standby: true,
@@ -1314,6 +1357,37 @@ mod tests {
             error.contains("standby needs a store on PostgreSQL"),
             "{error}"
         );
+        let reader = ServeArgs {
+            store: Some(url.to_string()),
+            reader: true,
+            ..ServeArgs::default()
+        };
+        assert!(matches!(
+            reader.resolve().unwrap().store,
+            StoreLocation::Postgres {
+                role: PostgresRole::Reader,
+                ..
+            }
+        ));
+        let error = ServeArgs {
+            reader: true,
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(
+            error.contains("reader needs a store on PostgreSQL"),
+            "{error}"
+        );
+        let error = ServeArgs {
+            store: Some(url.to_string()),
+            reader: true,
+            standby: true,
+            ..ServeArgs::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(error.contains("cannot be combined"), "{error}");
         let error = resolve(Some("mysql://hive:secret@db/metastore"), None).unwrap_err();
         assert_eq!(error, "store must be sled or a postgres:// URL, not mysql");
         assert!(!error.contains("secret"));

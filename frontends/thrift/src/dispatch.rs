@@ -26,6 +26,7 @@ use crate::audit::{
 use crate::detect::Protocol;
 pub use crate::direct::Arrived;
 use crate::direct::{self, Answer};
+use crate::errors::{exception, Declared};
 use crate::limits::Limits;
 use crate::message::Arriving;
 use crate::methods;
@@ -285,7 +286,10 @@ impl Dispatcher {
             "call"
         );
         let following = self.state.following();
-        if let Some(refusal) = following.and_then(|following| following.refusal(row)) {
+        let refusal = following
+            .and_then(|following| following.refusal(row))
+            .or_else(|| self.reader_refusal(row));
+        if let Some(refusal) = refusal {
             input
                 .skip(TType::Struct)
                 .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
@@ -342,6 +346,34 @@ impl Dispatcher {
         Ok(Outcome::Reply)
     }
 
+    /// On a server that reads beside the one writing its store: the error a call of `method`
+    /// gets, or `None` once the store has caught up with the writer's last commit, so that
+    /// the call sees what any other server acknowledged before it began.
+    fn reader_refusal(&self, method: &methods::Implemented) -> Option<thrift::Error> {
+        let store = self.state.store();
+        if !store.is_reader() {
+            return None;
+        }
+        if !crate::following::is_read(method) {
+            return Some(exception(
+                Declared::Meta,
+                format!(
+                    "{} is refused: this server reads beside the hivestore server that writes \
+                     its PostgreSQL database; send writes to that server",
+                    method.name
+                ),
+            ));
+        }
+        let caught_up = store.catch_up().err()?;
+        Some(exception(
+            Declared::Meta,
+            format!(
+                "{}: cannot read the store's latest changes: {caught_up}",
+                method.name
+            ),
+        ))
+    }
+
     /// The method an unframed binary call of `name` calls, when this dispatcher reads such calls
     /// as they arrive ([`Dispatcher::dispatch_arriving`]).
     pub fn arriving_method(&self, name: &str) -> Option<&'static str> {
@@ -350,8 +382,10 @@ impl Dispatcher {
             .state
             .following()
             .is_some_and(|following| following.is_following());
+        // A reader's calls too, for `dispatch` to catch up with the writer first.
+        let whole = following || self.state.store().is_reader();
         methods::implemented(name)
-            .filter(|method| method.is_read_arriving() && !following)
+            .filter(|method| method.is_read_arriving() && !whole)
             .map(|method| method.name)
     }
 

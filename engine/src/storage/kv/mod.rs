@@ -290,6 +290,11 @@ pub trait KvBackend: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Forgets what this backend keeps in memory of the keys `batch` changes, a batch
+    /// another process applied (see `storage/changes.rs`). Nothing by default: only a
+    /// backend that keeps values read ([`ReadCache`]) has anything to forget.
+    fn forget(&self, _batch: &WriteBatch) {}
+
     /// The bytes the backend's files take on disk, by its own count; `None` for a backend
     /// without files.
     fn size_on_disk(&self) -> Result<Option<u64>> {

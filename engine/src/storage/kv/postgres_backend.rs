@@ -69,8 +69,11 @@ pub struct PostgresBackend {
     url: String,
     connections: Vec<Mutex<Option<Client>>>,
     next: AtomicUsize,
-    /// The connection that holds the advisory lock while the backend lives.
+    /// The connection that holds the advisory lock while the backend lives; `None` for a
+    /// reader ([`PostgresBackend::connect_reader`]), which takes no lock.
     lock_holder: Mutex<Option<Client>>,
+    /// Whether this backend only reads, beside the server that holds the lock.
+    reader: bool,
     /// The epoch this backend raised when it took the lock.
     epoch: i64,
     /// Set once another server has taken the database over: every operation is refused.
@@ -176,9 +179,48 @@ impl PostgresBackend {
             connections,
             next: AtomicUsize::new(0),
             lock_holder: Mutex::new(Some(holder)),
+            reader: false,
             epoch,
             fenced: AtomicBool::new(false),
         })
+    }
+
+    /// Connects to read the database beside the server that holds its lock: no lock is
+    /// taken, no table created, and every batch is refused. The database must have been
+    /// served once (its tables made).
+    pub fn connect_reader(url: &str, connection_count: usize) -> Result<Self> {
+        let mut connections = Vec::new();
+        for _ in 0..connection_count.max(1) {
+            let client = Client::connect(url, NoTls)
+                .map_err(|error| storage_error(url, "connect", &error))?;
+            connections.push(Mutex::new(Some(client)));
+        }
+        let backend = PostgresBackend {
+            url: url.to_string(),
+            connections,
+            next: AtomicUsize::new(0),
+            lock_holder: Mutex::new(None),
+            reader: true,
+            epoch: 0,
+            fenced: AtomicBool::new(false),
+        };
+        let query = format!("SELECT to_regclass('{POSTGRES_TABLE}') IS NOT NULL");
+        let exists: bool = backend.with_client("find the store's table", |client| {
+            client.query_one(&query, &[])?.try_get(0)
+        })?;
+        if !exists {
+            return Err(Error::Unavailable(format!(
+                "the PostgreSQL database at {} holds no hivestore store yet: start its writing \
+                 server first",
+                redacted(url)
+            )));
+        }
+        Ok(backend)
+    }
+
+    /// Whether this backend only reads ([`PostgresBackend::connect_reader`]).
+    pub fn is_reader(&self) -> bool {
+        self.reader
     }
 
     /// The epoch this backend raised when it took the database.
@@ -195,6 +237,9 @@ impl PostgresBackend {
     /// connection was lost and nobody took the database meanwhile). `Err` if it is not, or
     /// PostgreSQL cannot be reached; [`PostgresBackend::is_fenced`] tells the two apart.
     pub fn watch(&self) -> Result<()> {
+        if self.reader {
+            return Ok(());
+        }
         self.refuse_if_fenced()?;
         self.check_lock_holder()
     }
@@ -252,7 +297,9 @@ impl PostgresBackend {
                         continue;
                     }
                 }
-                self.check_lock_holder()?;
+                if !self.reader {
+                    self.check_lock_holder()?;
+                }
             }
             let client = slot.as_mut().expect("connected above");
             match operation(client) {
@@ -484,6 +531,13 @@ impl KvBackend for PostgresBackend {
 
     fn apply(&self, batch: WriteBatch) -> Result<()> {
         self.refuse_if_fenced()?;
+        if self.reader {
+            return Err(Error::Refused(format!(
+                "this server reads the PostgreSQL database at {} beside the server that \
+                 writes it",
+                redacted(&self.url)
+            )));
+        }
         if batch.is_empty() {
             return Ok(());
         }

@@ -1,7 +1,9 @@
 //! Point reads kept in memory in front of a backend whose reads cross a network
 //! (PostgreSQL): a value read once answers again from memory until a batch of this process
-//! changes its key. Correct only while this process is the store's one writer, which the
-//! PostgreSQL backend's server lock and fencing make so.
+//! changes its key. Correct while this process is the store's one writer, which the
+//! PostgreSQL backend's server lock and fencing make so, or, on a reader beside that writer,
+//! because the reader forgets the keys the writer's change log names before each call
+//! ([`KvBackend::forget`], `storage/changes.rs`).
 //!
 //! Bounded by bytes with two generations: entries go to the young one; when it holds half
 //! the budget it becomes the old one (the previous old one is dropped), and a hit in the old
@@ -108,6 +110,28 @@ impl ReadCache {
     }
 }
 
+fn keys_of(batch: &WriteBatch) -> Vec<Vec<u8>> {
+    batch
+        .ops()
+        .iter()
+        .map(|op| match op {
+            WriteOp::Put { key, .. } | WriteOp::Delete { key } => key.clone(),
+        })
+        .collect()
+}
+
+impl ReadCache {
+    /// Forgets `keys` after a batch changed them, and raises the batch count again under the
+    /// same lock a read's check takes (the first raise was before the change).
+    fn forget_keys(&self, keys: &[Vec<u8>]) {
+        let mut kept = self.kept();
+        for key in keys {
+            kept.forget(key);
+        }
+        self.batches.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 impl KvBackend for ReadCache {
     fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
         if self.budget_bytes == 0 {
@@ -130,24 +154,17 @@ impl KvBackend for ReadCache {
     }
 
     fn apply(&self, batch: WriteBatch) -> Result<()> {
-        let keys: Vec<Vec<u8>> = batch
-            .ops()
-            .iter()
-            .map(|op| match op {
-                WriteOp::Put { key, .. } | WriteOp::Delete { key } => key.clone(),
-            })
-            .collect();
+        let keys = keys_of(&batch);
         self.batches.fetch_add(1, Ordering::AcqRel);
         let applied = self.inner.apply(batch);
-        // Forgotten whether the batch applied or not (a failed one may have), and the count
-        // raised under the same lock a read's check takes.
-        let mut kept = self.kept();
-        for key in &keys {
-            kept.forget(key);
-        }
-        self.batches.fetch_add(1, Ordering::AcqRel);
-        drop(kept);
+        // Forgotten whether the batch applied or not (a failed one may have).
+        self.forget_keys(&keys);
         applied
+    }
+
+    fn forget(&self, batch: &WriteBatch) {
+        self.batches.fetch_add(1, Ordering::AcqRel);
+        self.forget_keys(&keys_of(batch));
     }
 
     fn flush(&self) -> Result<()> {

@@ -212,10 +212,17 @@ fn write_failure_after_acting(
     }
     let application = match error {
         thrift::Error::Application(application) => application,
-        other => thrift::ApplicationError::new(
-            thrift::ApplicationErrorKind::Unknown,
-            hivestore_engine::bounded_message(other.to_string()),
-        ),
+        // An exception the method does not declare: its message, which its Display lacks.
+        other => {
+            let message = match crate::errors::declared_parts(&other) {
+                Some((kind, Some(message))) => format!("{kind}: {message}"),
+                _ => other.to_string(),
+            };
+            thrift::ApplicationError::new(
+                thrift::ApplicationErrorKind::Unknown,
+                hivestore_engine::bounded_message(message),
+            )
+        }
     };
     o.exception_begin(method, sequence);
     o.struct_begin();
