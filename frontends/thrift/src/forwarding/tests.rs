@@ -52,11 +52,12 @@ fn read_call(stream: &mut std::net::TcpStream, framed: bool) -> Option<Vec<u8>> 
         return Some(message);
     }
     let mut message = Vec::new();
-    let recorded = upstream::tests_support::recording(stream, &mut message);
-    let mut input = TBinaryInputProtocol::new(recorded, false);
-    input.read_message_begin().ok()?;
-    input.skip(TType::Struct).ok()?;
-    drop(input);
+    {
+        let recorded = upstream::tests_support::recording(stream, &mut message);
+        let mut input = TBinaryInputProtocol::new(recorded, false);
+        input.read_message_begin().ok()?;
+        input.skip(TType::Struct).ok()?;
+    }
     Some(message)
 }
 
@@ -71,49 +72,51 @@ fn answer(message: &[u8], seen: &Seen) -> Vec<u8> {
     }
     seen.lock().unwrap().push(entry);
     let mut reply = Vec::new();
-    let mut output = TBinaryOutputProtocol::new(&mut reply, true);
-    let ident = TMessageIdentifier::new(&header.name, TMessageType::Reply, header.sequence_number);
-    output.write_message_begin(&ident).unwrap();
-    output
-        .write_struct_begin(&TStructIdentifier::new("result"))
-        .unwrap();
-    let field = |output: &mut TBinaryOutputProtocol<&mut Vec<u8>>, kind: TType, id: i16| {
+    {
+        let mut output = TBinaryOutputProtocol::new(&mut reply, true);
+        let ident =
+            TMessageIdentifier::new(&header.name, TMessageType::Reply, header.sequence_number);
+        output.write_message_begin(&ident).unwrap();
         output
-            .write_field_begin(&TFieldIdentifier::new("f", kind, id))
+            .write_struct_begin(&TStructIdentifier::new("result"))
             .unwrap();
-    };
-    match header.name.as_str() {
-        "set_ugi" => {
-            field(&mut output, TType::List, 0);
+        let field = |output: &mut TBinaryOutputProtocol<&mut Vec<u8>>, kind: TType, id: i16| {
             output
-                .write_list_begin(&thrift::protocol::TListIdentifier::new(TType::String, 0))
+                .write_field_begin(&TFieldIdentifier::new("f", kind, id))
                 .unwrap();
-            output.write_list_end().unwrap();
-            output.write_field_end().unwrap();
+        };
+        match header.name.as_str() {
+            "set_ugi" => {
+                field(&mut output, TType::List, 0);
+                output
+                    .write_list_begin(&thrift::protocol::TListIdentifier::new(TType::String, 0))
+                    .unwrap();
+                output.write_list_end().unwrap();
+                output.write_field_end().unwrap();
+            }
+            "get_current_notificationEventId" => {
+                field(&mut output, TType::Struct, 0);
+                CurrentEvent(42).write(&mut output);
+                output.write_field_end().unwrap();
+            }
+            "drop_database" => {
+                field(&mut output, TType::Struct, 1);
+                output
+                    .write_struct_begin(&TStructIdentifier::new("e"))
+                    .unwrap();
+                field(&mut output, TType::String, 1);
+                output.write_string("no database d").unwrap();
+                output.write_field_end().unwrap();
+                output.write_field_stop().unwrap();
+                output.write_struct_end().unwrap();
+                output.write_field_end().unwrap();
+            }
+            _ => {}
         }
-        "get_current_notificationEventId" => {
-            field(&mut output, TType::Struct, 0);
-            CurrentEvent(42).write(&mut output);
-            output.write_field_end().unwrap();
-        }
-        "drop_database" => {
-            field(&mut output, TType::Struct, 1);
-            output
-                .write_struct_begin(&TStructIdentifier::new("e"))
-                .unwrap();
-            field(&mut output, TType::String, 1);
-            output.write_string("no database d").unwrap();
-            output.write_field_end().unwrap();
-            output.write_field_stop().unwrap();
-            output.write_struct_end().unwrap();
-            output.write_field_end().unwrap();
-        }
-        _ => {}
+        output.write_field_stop().unwrap();
+        output.write_struct_end().unwrap();
+        output.write_message_end().unwrap();
     }
-    output.write_field_stop().unwrap();
-    output.write_struct_end().unwrap();
-    output.write_message_end().unwrap();
-    drop(output);
     reply
 }
 

@@ -152,16 +152,17 @@ impl UpstreamConnection {
             .max_string_size(Some(limit))
             .max_container_size(Some(limit))
             .build()?;
-        let recorded = Recorded {
-            inner: &mut self.reader,
-            bytes: &mut reply,
-            limit,
-        };
-        let mut input = TBinaryInputProtocol::with_config(recorded, false, config);
-        input.read_message_begin()?;
-        input.skip(TType::Struct)?;
-        input.read_message_end()?;
-        drop(input);
+        {
+            let recorded = Recorded {
+                inner: &mut self.reader,
+                bytes: &mut reply,
+                limit,
+            };
+            let mut input = TBinaryInputProtocol::with_config(recorded, false, config);
+            input.read_message_begin()?;
+            input.skip(TType::Struct)?;
+            input.read_message_end()?;
+        }
         Ok(reply)
     }
 
@@ -206,19 +207,20 @@ impl UpstreamConnection {
     ) -> thrift::Result<Vec<u8>> {
         self.sequence = self.sequence.wrapping_add(1);
         let mut bytes = Vec::new();
-        let mut output = TBinaryOutputProtocol::new(&mut bytes, true);
-        output.write_message_begin(&TMessageIdentifier::new(
-            method,
-            TMessageType::Call,
-            self.sequence,
-        ))?;
-        output.write_struct_begin(&TStructIdentifier::new("args"))?;
-        arguments(&mut output)?;
-        output.write_field_stop()?;
-        output.write_struct_end()?;
-        output.write_message_end()?;
-        output.flush()?;
-        drop(output);
+        {
+            let mut output = TBinaryOutputProtocol::new(&mut bytes, true);
+            output.write_message_begin(&TMessageIdentifier::new(
+                method,
+                TMessageType::Call,
+                self.sequence,
+            ))?;
+            output.write_struct_begin(&TStructIdentifier::new("args"))?;
+            arguments(&mut output)?;
+            output.write_field_stop()?;
+            output.write_struct_end()?;
+            output.write_message_end()?;
+            output.flush()?;
+        }
         Ok(bytes)
     }
 }
