@@ -1,13 +1,14 @@
 //! `hivestore serve --follow-from`: the server serves a copy made by `hivestore import` while a
 //! thread of its own applies the source's notification log to it, as `import --follow` does
 //! (`import/follow.rs`, `import/copy.rs`). Until cut-over the source is the authority: clients
-//! read the copy and the copy's writes are refused (`hivestore_thrift::following`); the copy
+//! read the copy and their writes are forwarded to the source (`hivestore_thrift::following`),
+//! each reply held until this thread applied the write (it polls at once when asked); the copy
 //! logs no events of its own, so its notification id is the follower's position, and the
 //! warehouse filesystem is left alone (the source made, moved and deleted its directories).
 //!
 //! Cut-over (SIGUSR2): the follower applies the source's events up to the source's last, writes
 //! the cut-over file into the data directory, starts logging events and touching the
-//! warehouse, and lets writes in. A later start with `--follow-from` on that directory is
+//! warehouse, and serves writes itself. A later start with `--follow-from` on that directory is
 //! refused: the copy is the authority from then on.
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use hivestore_loadgen::Endpoint;
 use hivestore_thrift::following::Following;
+use hivestore_thrift::forwarding::Upstream;
 use hivestore_thrift::service::ServerState;
 
 use crate::import::copy::Copier;
@@ -89,6 +91,17 @@ impl Prepared {
         &self.endpoint.uri
     }
 
+    /// The source as forwarded writes reach it: its wire format, replies up to
+    /// `reply_bytes_max`.
+    pub fn upstream(&self, reply_bytes_max: usize) -> Upstream {
+        Upstream::new(
+            self.endpoint.uri.clone(),
+            self.endpoint.authority.clone(),
+            self.endpoint.framed,
+            reply_bytes_max,
+        )
+    }
+
     /// Starts the follower's thread over `state`'s store, from its event id.
     pub fn start(self, state: Arc<ServerState>) -> Result<(), String> {
         let following = Arc::clone(
@@ -119,7 +132,7 @@ fn run(prepared: &Prepared, state: &Arc<ServerState>, following: &Following) {
     tracing::info!(
         source = following.source(),
         from_event_id = following.position(),
-        "following the source's notification log; writes are refused until cut-over (SIGUSR2)"
+        "following the source's notification log; writes go to the source until cut-over (SIGUSR2)"
     );
     loop {
         let current = match &copier {
@@ -135,7 +148,8 @@ fn run(prepared: &Prepared, state: &Arc<ServerState>, following: &Following) {
                 }
             },
         };
-        let grants_due = grants_synced.is_none_or(|at| at.elapsed() >= prepared.grants_interval);
+        let grants_due = following.take_grants_request()
+            || grants_synced.is_none_or(|at| at.elapsed() >= prepared.grants_interval);
         let step = if following.cut_over_requested() {
             cut_over(current, state, following, &prepared.cut_over_file).map(|()| None)
         } else if grants_due {
@@ -151,7 +165,7 @@ fn run(prepared: &Prepared, state: &Arc<ServerState>, following: &Following) {
             Ok(Some(applied)) => {
                 following.record_error(None);
                 if applied == 0 {
-                    sleep_unless_cut_over(prepared.interval, following);
+                    following.pause(prepared.interval);
                 }
             }
             Err(error) => {
@@ -185,6 +199,11 @@ fn cut_over(
     following: &Following,
     cut_over_file: &Path,
 ) -> Result<(), String> {
+    // No call starts forwarding now; those in flight wait for the follower to apply them.
+    while following.forwards_in_flight(STOP_CHECK) > 0 {
+        let (position, _) = follow::poll(copier, following.position(), &|| false)?;
+        following.record_position(position);
+    }
     let target = copier.source().current_event_id()?;
     following.record_source_event_id(target);
     while following.position() < target {
@@ -216,16 +235,5 @@ fn cut_over(
 fn failed(following: &Following, error: String, interval: Duration) {
     tracing::warn!(source = following.source(), %error, "the follower failed; retrying");
     following.record_error(Some(error));
-    sleep_unless_cut_over(interval, following);
-}
-
-fn sleep_unless_cut_over(interval: Duration, following: &Following) {
-    let until = Instant::now() + interval;
-    while !following.cut_over_requested() {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        std::thread::sleep(left.min(STOP_CHECK));
-    }
+    following.pause(interval);
 }

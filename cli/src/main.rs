@@ -18,7 +18,7 @@ use hivestore_thrift::auth::gssapi::Kerberos;
 use hivestore_thrift::auth::jwt::JwtVerifier;
 use hivestore_thrift::auth::{AuthPolicy, Authentication};
 use hivestore_thrift::config::{LogFormat, ServeArgs, ServeConfig, StoreLocation};
-use hivestore_thrift::following::Following;
+use hivestore_thrift::following::{Following, Forwarding};
 use hivestore_thrift::http::HttpSettings;
 use hivestore_thrift::metrics::listener::{MetricsHandle, MetricsServer};
 use hivestore_thrift::metrics::MetricsSource;
@@ -255,10 +255,13 @@ fn serve_store(
                 .current_event_id()
                 .map_err(|error| format!("cannot read the copy's event id: {error}"))?;
             let position = i64::try_from(position).unwrap_or(i64::MAX);
-            Some(Arc::new(Following::new(
-                prepared.source().to_string(),
-                position,
-            )))
+            let forwarding = Forwarding {
+                upstream: Arc::new(prepared.upstream(config.limits.message_bytes_max)),
+                write_wait: config.follow_write_wait,
+            };
+            Some(Arc::new(
+                Following::new(prepared.source().to_string(), position).with_forwarding(forwarding),
+            ))
         }
         None => None,
     };

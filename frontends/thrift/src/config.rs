@@ -37,6 +37,7 @@
 //! disk_reserve_mb = 64
 //! stats_recent_slots = 0
 //! stats_fetch_sketches = false
+//! follow_write_wait_ms = 10000
 //! max_param_value_bytes = 32672
 //! max_params_bytes = 4194304
 //! max_stats_sketch_bytes = 1048576
@@ -87,6 +88,7 @@ use crate::auth::ldap::LdapSettings;
 use crate::auth::plain::PlainSettings;
 use crate::auth::principal_rules::AUTH_TO_LOCAL_DEFAULT;
 use crate::auth::Authentication;
+use crate::following::{FOLLOW_WRITE_WAIT_MS_DEFAULT, FOLLOW_WRITE_WAIT_MS_MAX};
 use crate::http::HTTP_PATH_DEFAULT;
 use crate::limits::{
     Limits, HANDSHAKE_TIMEOUT_SECS_DEFAULT, IDLE_TIMEOUT_SECS_DEFAULT, MESSAGE_TIMEOUT_SECS_DEFAULT,
@@ -250,6 +252,11 @@ pub struct ServeArgs {
     /// Hive].
     #[arg(long, env = "HIVESTORE_STATS_FETCH_SKETCHES")]
     pub stats_fetch_sketches: bool,
+    /// With `--follow-from`: how long the reply to a write forwarded to the source waits for
+    /// the follower to apply it, in milliseconds; past it the source's reply goes out anyway
+    /// (counted) [default: 10000, at most 600000; 0: no wait].
+    #[arg(long, env = "HIVESTORE_FOLLOW_WRITE_WAIT_MS")]
+    pub follow_write_wait_ms: Option<u64>,
     /// Longest parameter value of a database, table, partition, storage descriptor or serde,
     /// in bytes [default: 32672].
     #[arg(long, env = "HIVESTORE_MAX_PARAM_VALUE_BYTES")]
@@ -428,6 +435,7 @@ struct FileSettings {
     disk_reserve_mb: Option<u64>,
     stats_recent_slots: Option<usize>,
     stats_fetch_sketches: Option<bool>,
+    follow_write_wait_ms: Option<u64>,
     max_param_value_bytes: Option<usize>,
     max_comment_bytes: Option<usize>,
     max_type_name_bytes: Option<usize>,
@@ -506,6 +514,8 @@ pub struct ServeConfig {
     pub stats_recent_slots: usize,
     /// Whether statistics reads return sketches and histograms.
     pub stats_fetch_sketches: bool,
+    /// How long a write forwarded to a followed source waits for the follower.
+    pub follow_write_wait: std::time::Duration,
     /// How long stored parameter values, comments and type names may be.
     pub value_limits: ValueLimits,
     /// TLS, when served.
@@ -809,6 +819,11 @@ impl ServeArgs {
             ))?,
             stats_fetch_sketches: self.stats_fetch_sketches
                 || file.stats_fetch_sketches.unwrap_or(false),
+            follow_write_wait: follow_write_wait(pick(
+                self.follow_write_wait_ms,
+                file.follow_write_wait_ms,
+                FOLLOW_WRITE_WAIT_MS_DEFAULT,
+            ))?,
             value_limits,
             tls,
             authentication: match self.authentication.clone().or(file.authentication) {
@@ -1075,6 +1090,17 @@ fn txn_timeout(milliseconds: u64) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_millis(milliseconds))
 }
 
+/// The wait of a forwarded write, within its bound.
+fn follow_write_wait(milliseconds: u64) -> Result<std::time::Duration, String> {
+    if milliseconds > FOLLOW_WRITE_WAIT_MS_MAX {
+        return Err(format!(
+            "follow_write_wait_ms {milliseconds} is out of range: at most \
+             {FOLLOW_WRITE_WAIT_MS_MAX} (the 600 s Hive's clients wait for a reply)"
+        ));
+    }
+    Ok(std::time::Duration::from_millis(milliseconds))
+}
+
 /// Hive's default `hive.metastore.event.db.listener.timetolive`, a day.
 pub const EVENT_TTL_SECS_DEFAULT: u64 = 86_400;
 /// How often the event cleaner runs by default. Hive's default is 7200 s; a minute keeps the
@@ -1280,6 +1306,46 @@ mod tests {
         assert_eq!(config.warehouse, "/w");
         assert_eq!(config.limits.connections_max, 7);
         assert_eq!(config.data_dir, PathBuf::from(DATA_DIR_DEFAULT));
+    }
+
+    #[test]
+    fn a_forwarded_writes_wait_comes_from_flag_or_file_within_its_bound() {
+        let dir = std::env::temp_dir().join(format!("hivestore-wait-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("wait.toml");
+        std::fs::write(&path, "follow_write_wait_ms = 250\n").unwrap();
+        let default = ServeArgs::default().resolve().unwrap();
+        assert_eq!(
+            default.follow_write_wait,
+            std::time::Duration::from_millis(FOLLOW_WRITE_WAIT_MS_DEFAULT)
+        );
+        let from_file = ServeArgs {
+            config: Some(path.clone()),
+            ..ServeArgs::default()
+        };
+        let from_file = from_file.resolve().unwrap();
+        assert_eq!(
+            from_file.follow_write_wait,
+            std::time::Duration::from_millis(250)
+        );
+        let at_most = ServeArgs {
+            config: Some(path),
+            follow_write_wait_ms: Some(FOLLOW_WRITE_WAIT_MS_MAX),
+            ..ServeArgs::default()
+        };
+        assert_eq!(
+            at_most.resolve().unwrap().follow_write_wait,
+            std::time::Duration::from_secs(600)
+        );
+        let over = ServeArgs {
+            follow_write_wait_ms: Some(FOLLOW_WRITE_WAIT_MS_MAX + 1),
+            ..ServeArgs::default()
+        };
+        let error = over.resolve().unwrap_err();
+        assert!(
+            error.contains("follow_write_wait_ms 600001 is out of range"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -156,6 +156,20 @@ pub struct Counters {
     cleaner: Mutex<CleanerState>,
     /// Online backups: made, failed, and the last one made (`backups.*`).
     backups: Mutex<BackupCounts>,
+    /// Calls forwarded to a followed source (`follow.*`).
+    forwards: ForwardCounts,
+}
+
+/// Calls forwarded to a followed source (`serve --follow-from`).
+#[derive(Debug, Default)]
+pub struct ForwardCounts {
+    /// Calls the source answered (its reply sent on, an exception or not).
+    pub forwarded: AtomicU64,
+    /// Calls the source could not be asked or did not answer, and writes whose event id could
+    /// not be read after them.
+    pub errors: AtomicU64,
+    /// Writes answered before the follower applied them: their wait expired.
+    pub waits_expired: AtomicU64,
 }
 
 impl Default for Counters {
@@ -179,6 +193,7 @@ impl Default for Counters {
             live_count_errors: AtomicU64::new(0),
             cleaner: Mutex::new(CleanerState::default()),
             backups: Mutex::new(BackupCounts::default()),
+            forwards: ForwardCounts::default(),
         }
     }
 }
@@ -369,6 +384,11 @@ impl Counters {
         }
     }
 
+    /// Calls forwarded to a followed source.
+    pub fn forwards(&self) -> &ForwardCounts {
+        &self.forwards
+    }
+
     /// Every non-zero counter by name: `<method>.calls`, `<method>.errors`,
     /// `<method>.server_ns` (nanoseconds in all), `connections.accepted`, `connections.refused`,
     /// `connections.evicted`, `connections.timed_out`, `connections.open`,
@@ -378,7 +398,9 @@ impl Counters {
     /// once the store's live data was counted, `store.live_bytes`, `store.live_keys`,
     /// `store.live_count_ms` and `store.live_bytes.<KEYSPACE>` (keys and values of each);
     /// online backups' `backups.done`, `backups.failed`, and the last one's
-    /// `backups.last_unix_ms` (when it was written), `backups.last_bytes` and `backups.last_ms`.
+    /// `backups.last_unix_ms` (when it was written), `backups.last_bytes` and `backups.last_ms`;
+    /// calls forwarded to a followed source, `follow.forwarded_calls`, `.forward_errors` and
+    /// `.forward_waits_expired`.
     pub fn snapshot(&self) -> BTreeMap<String, i64> {
         let mut counters = BTreeMap::new();
         let mut put = |name: String, value: u64| {
@@ -440,6 +462,14 @@ impl Counters {
         put("backups.last_unix_ms".into(), backups.last_unix_ms);
         put("backups.last_bytes".into(), backups.last_bytes);
         put("backups.last_ms".into(), backups.last_ms);
+        let forwards = &self.forwards;
+        let load = |count: &AtomicU64| count.load(Ordering::Relaxed);
+        put("follow.forwarded_calls".into(), load(&forwards.forwarded));
+        put("follow.forward_errors".into(), load(&forwards.errors));
+        put(
+            "follow.forward_waits_expired".into(),
+            load(&forwards.waits_expired),
+        );
         counters
     }
 }

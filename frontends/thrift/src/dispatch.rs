@@ -17,7 +17,9 @@ use thrift::protocol::{
 use thrift::server::TProcessor;
 use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::audit::{
     self, AuditLog, AuditRecord, CallOutcome, Quoted, AUDIT_COMMAND_CHARS_MAX,
@@ -27,9 +29,11 @@ use crate::detect::Protocol;
 pub use crate::direct::Arrived;
 use crate::direct::{self, Answer};
 use crate::errors::{exception, Declared};
+use crate::following::{Following, Route};
+use crate::forwarding::{self, CatchUp, Forwarder, Waited};
 use crate::limits::Limits;
 use crate::message::Arriving;
-use crate::methods;
+use crate::methods::{self, Family};
 use crate::service::{CallTargets, ServerState, Session};
 
 /// What became of a request.
@@ -146,6 +150,16 @@ fn read_reply_outcome(
     Ok(CallOutcome::failed(kind, ""))
 }
 
+/// A call to forward, as the dispatcher read it.
+struct Forward<'a> {
+    following: &'a Arc<Following>,
+    method: &'static Method,
+    family: Family,
+    sequence: i32,
+    one_way: bool,
+    wait: bool,
+}
+
 /// A request that cannot be answered; the connection must close.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -157,6 +171,8 @@ pub struct Dispatcher {
     session: Arc<Session>,
     state: Arc<ServerState>,
     limits: Limits,
+    /// The connection's upstream while following, once it forwarded a call; closed with it.
+    forwarder: Mutex<Option<Forwarder>>,
 }
 
 impl Dispatcher {
@@ -168,6 +184,7 @@ impl Dispatcher {
             session,
             state,
             limits,
+            forwarder: Mutex::new(None),
         }
     }
 
@@ -285,28 +302,74 @@ impl Dispatcher {
             user = self.session.user().as_deref().unwrap_or("-"),
             "call"
         );
-        let following = self.state.following();
-        let refusal = following
-            .and_then(|following| following.refusal(row))
-            .or_else(|| self.reader_refusal(row));
-        if let Some(refusal) = refusal {
-            input
-                .skip(TType::Struct)
-                .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
-            call.answer = Answered::Fast(Answer::Failed);
-            hivestore_idl::handler::Handler::observe(&*self.session, method.name, true);
-            if one_way || method.oneway {
-                return Ok(Outcome::NoReply);
+        if let Some(following) = self.state.following() {
+            match following.route(row) {
+                Route::Served => self.close_upstream_after_cut_over(following),
+                Route::Forwarded { wait } => 'forwarded: {
+                    let Some(_in_flight) = following.start_forward() else {
+                        // A cut-over is under way: the call is served here once it is done.
+                        let within = following
+                            .forwarding()
+                            .map_or(Duration::ZERO, |forwarding| forwarding.write_wait);
+                        if following.wait_for_cut_over(within) {
+                            break 'forwarded;
+                        }
+                        let refusal = exception(
+                            Declared::Meta,
+                            format!(
+                                "{} is refused: this hivestore is cutting over from {} and \
+                                 did not finish within {} ms; retry",
+                                method.name,
+                                following.source(),
+                                within.as_millis()
+                            ),
+                        );
+                        return self.refuse(
+                            method,
+                            &header,
+                            &mut *input,
+                            protocol,
+                            reply,
+                            call,
+                            one_way,
+                            refusal,
+                        );
+                    };
+                    let forward = Forward {
+                        following,
+                        method,
+                        family: row.family,
+                        sequence: header.sequence_number,
+                        one_way: one_way || method.oneway,
+                        wait,
+                    };
+                    return self.forward(&forward, message, protocol, reply, call);
+                }
+                Route::Refused(refusal) => {
+                    return self.refuse(
+                        method,
+                        &header,
+                        &mut *input,
+                        protocol,
+                        reply,
+                        call,
+                        one_way,
+                        refusal,
+                    );
+                }
             }
-            direct::write_refusal(
-                method.name,
-                header.sequence_number,
+        }
+        if let Some(refusal) = self.reader_refusal(row) {
+            return self.refuse(
+                method,
+                &header,
+                &mut *input,
                 protocol,
                 reply,
+                call,
+                one_way,
                 refusal,
-            )
-            .map_err(|error| DispatchError(format!("writing a reply: {error}")))?;
-            return Ok(Outcome::Reply);
+            );
         }
         let reply_start = reply.len();
         if !one_way && row.has_fast_path() {
@@ -354,7 +417,7 @@ impl Dispatcher {
         if !store.is_reader() {
             return None;
         }
-        if !crate::following::is_read(method) {
+        if !crate::following::served_by_reader(method) {
             return Some(exception(
                 Declared::Meta,
                 format!(
@@ -374,10 +437,153 @@ impl Dispatcher {
         ))
     }
 
+    /// Answers a call with `refusal`, its arguments skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn refuse(
+        &self,
+        method: &'static Method,
+        header: &TMessageIdentifier,
+        input: &mut dyn TInputProtocol,
+        protocol: Protocol,
+        reply: &mut Vec<u8>,
+        call: &mut Call,
+        one_way: bool,
+        refusal: thrift::Error,
+    ) -> Result<Outcome, DispatchError> {
+        input
+            .skip(TType::Struct)
+            .map_err(|error| DispatchError(format!("unreadable arguments: {error}")))?;
+        call.answer = Answered::Fast(Answer::Failed);
+        hivestore_idl::handler::Handler::observe(&*self.session, method.name, true);
+        if one_way || method.oneway {
+            return Ok(Outcome::NoReply);
+        }
+        direct::write_refusal(
+            method.name,
+            header.sequence_number,
+            protocol,
+            reply,
+            refusal,
+        )
+        .map_err(|error| DispatchError(format!("writing a reply: {error}")))?;
+        Ok(Outcome::Reply)
+    }
+
+    /// Sends a call to the followed source over this connection's upstream and writes the
+    /// source's reply; a write's reply waits for the follower. A call the source could not
+    /// be asked or did not answer gets a `MetaException` saying so.
+    fn forward(
+        &self,
+        forward: &Forward<'_>,
+        message: &[u8],
+        protocol: Protocol,
+        reply: &mut Vec<u8>,
+        call: &mut Call,
+    ) -> Result<Outcome, DispatchError> {
+        let Some(forwarding) = forward.following.forwarding() else {
+            return Err(DispatchError(
+                "a call routed to a source not forwarded to".into(),
+            ));
+        };
+        let method = forward.method;
+        let user = self.session.user();
+        let request = forwarding::Call {
+            message,
+            protocol,
+            one_way: forward.one_way,
+            user: user.as_deref(),
+        };
+        // A wait of 0 is none.
+        let wait = forward.wait && !forwarding.write_wait.is_zero();
+        let catch_up: Option<(&dyn CatchUp, Duration)> =
+            wait.then_some((&**forward.following as &dyn CatchUp, forwarding.write_wait));
+        let counts = self.state.counters.forwards();
+        let forwarded = {
+            let mut forwarder = self
+                .forwarder
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            forwarder
+                .get_or_insert_with(|| Forwarder::new(Arc::clone(&forwarding.upstream)))
+                .forward(&request, reply, catch_up)
+        };
+        let failed = match forwarded {
+            Ok(forwarded) => {
+                counts.forwarded.fetch_add(1, Ordering::Relaxed);
+                match forwarded.waited {
+                    Waited::Expired { event_id } => {
+                        counts.waits_expired.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            method = method.name,
+                            event_id,
+                            position = forward.following.position(),
+                            "a forwarded write was answered before the follower applied it"
+                        );
+                    }
+                    Waited::Unknown(error) => {
+                        counts.errors.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            method = method.name,
+                            %error,
+                            "the source's event id after a forwarded write could not be read"
+                        );
+                    }
+                    Waited::No | Waited::CaughtUp => {}
+                }
+                if !forwarded.failed && forward.family == Family::RolesAndPrivileges {
+                    // Grants have no events: the follower reads them again.
+                    forward.following.request_grants_sync();
+                }
+                forwarded.failed
+            }
+            Err(error) => {
+                counts.errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(method = method.name, %error, "a forwarded call failed");
+                call.answer = Answered::Fast(Answer::Failed);
+                if !forward.one_way {
+                    let message = format!(
+                        "{} was forwarded to {}, which this hivestore follows until cut-over, \
+                         and got no answer: {error}; it may or may not have been made there",
+                        method.name, forwarding.upstream.uri
+                    );
+                    direct::write_refusal(
+                        method.name,
+                        forward.sequence,
+                        protocol,
+                        reply,
+                        exception(Declared::Meta, message),
+                    )
+                    .map_err(|error| DispatchError(format!("writing a reply: {error}")))?;
+                }
+                true
+            }
+        };
+        hivestore_idl::handler::Handler::observe(&*self.session, method.name, failed);
+        if forward.one_way {
+            return Ok(Outcome::NoReply);
+        }
+        Ok(Outcome::Reply)
+    }
+
+    /// Closes this connection's upstream once its server cut over: nothing is forwarded then.
+    fn close_upstream_after_cut_over(&self, following: &Following) {
+        if following.is_following() {
+            return;
+        }
+        if let Some(forwarder) = self
+            .forwarder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            forwarder.close();
+        }
+    }
+
     /// The method an unframed binary call of `name` calls, when this dispatcher reads such calls
     /// as they arrive ([`Dispatcher::dispatch_arriving`]).
     pub fn arriving_method(&self, name: &str) -> Option<&'static str> {
-        // While following, such a call (a write) is read whole, for `dispatch` to refuse.
+        // While following, such a call (a write) is read whole, for `dispatch` to forward.
         let following = self
             .state
             .following()

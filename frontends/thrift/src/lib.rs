@@ -46,6 +46,7 @@ pub mod errors;
 pub mod event_cleaner;
 pub mod event_messages;
 pub mod following;
+pub mod forwarding;
 #[cfg(test)]
 mod hot_family_targets;
 pub mod http;

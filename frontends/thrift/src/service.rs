@@ -126,7 +126,7 @@ impl ServerState {
         }
     }
 
-    /// Serves the copy of a followed source: its writes are refused until cut-over.
+    /// Serves the copy of a followed source: its writes go to the source until cut-over.
     pub fn with_following(mut self, following: Arc<crate::following::Following>) -> Self {
         self.following = Some(following);
         self

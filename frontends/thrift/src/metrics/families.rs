@@ -1,6 +1,8 @@
 //! Every metric `/metrics` serves, read from the server's counters and the store: the one list
 //! `docs/metrics.md` documents.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use hivestore_engine::HitsAndMisses;
 
 use super::exposition::{Buckets, Exposition, Kind};
@@ -378,5 +380,36 @@ fn follow(out: &mut Exposition, state: &ServerState) {
         "hivestore_follow_failing",
         "1 when the follower's last poll failed (its error is in the log and /ready), else 0.",
         u64::from(following.last_error().is_some()),
+    );
+    let Some(forwarding) = following.forwarding() else {
+        return;
+    };
+    let forwards = state.counters.forwards();
+    let load = |count: &AtomicU64| count.load(Ordering::Relaxed);
+    counter(
+        out,
+        "hivestore_follow_forwarded_calls_total",
+        "Calls forwarded to the source and answered by it (its exceptions included).",
+        load(&forwards.forwarded),
+    );
+    counter(
+        out,
+        "hivestore_follow_forward_errors_total",
+        "Calls the source could not be asked or did not answer, and forwarded writes whose \
+         event id could not be read after them.",
+        load(&forwards.errors),
+    );
+    counter(
+        out,
+        "hivestore_follow_forward_waits_expired_total",
+        "Forwarded writes answered before the follower applied them (--follow-write-wait-ms).",
+        load(&forwards.waits_expired),
+    );
+    gauge(
+        out,
+        "hivestore_follow_upstream_connections",
+        "Connections open to the source for forwarded calls, one per client connection that \
+         forwarded a call.",
+        forwarding.upstream.open_connections(),
     );
 }
