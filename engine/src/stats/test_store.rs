@@ -8,9 +8,10 @@ use crate::{
     Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions, Table,
 };
 
-/// The most a recent slot (`chunk_delta.rs`) of the tests' columns adds to its chunk's delta:
-/// a slot of a packed chunk (three bytes and up to eight numbers) and its offset, with room
-/// for a type name of its own. A whole chunk of 128 `bigint` slots is 4.8 KB.
+/// The most live bytes a recent slot (`chunk_delta.rs`) of the tests' columns takes with its
+/// share of its delta's key and header: a slot of a packed chunk (three bytes and up to eight
+/// numbers) and its offset, with room for a type name of its own; a delta of 16 holds far
+/// less than 16 of these. A whole chunk of 128 `bigint` slots is 4.8 KB.
 pub(super) const RECENT_SLOT_BYTES_MAX: usize = 256;
 
 /// A store on `backend`, made or opened again: the database, table and `partition_count`
