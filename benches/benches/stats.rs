@@ -98,7 +98,7 @@ fn bench_statistics(criterion: &mut Criterion) {
         },
     );
     // A planner's read right after such a write: the chunks the write changed are read again
-    // (with their recent slots), the others are the kept ones.
+    // (with their deltas), the others are the kept ones.
     group.bench_function(
         "get_aggr_stats_for/10k_partitions/50_columns/after_a_1_partition_write",
         |bench| {

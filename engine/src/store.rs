@@ -92,8 +92,8 @@ pub struct StoreOptions {
     /// none: the copy's log starts at its source's id ([`Store::raise_event_id`]) instead of
     /// holding an event per copied object.
     pub log_events: bool,
-    /// Partitions' statistics a chunk of 128 may hold as recent slots, written apart from it,
-    /// before a write merges them into it (see [`crate::stats::RECENT_SLOT_COUNT_MAX`], the
+    /// Partitions' statistics a chunk of 128 may hold as recent slots in its delta, one value
+    /// beside it, before a write merges them into it (see [`crate::stats::RECENT_SLOT_COUNT_MAX`], the
     /// default); 0 rewrites the chunk at every write. At most
     /// [`crate::stats::CHUNK_SLOT_COUNT`] matters.
     pub recent_slot_count_max: usize,

@@ -320,8 +320,9 @@ impl Checker {
             keys::decode_stats_column_key(key).map_err(|error| error.to_string())?;
         match key[0] {
             keys::KEYSPACE_STATS_CHUNK if rest.len() == 4 => archive(value, &[6, 8]),
-            keys::KEYSPACE_STATS_RECENT if crate::stats::recent_offset(rest).is_some() => {
-                archive(value, &[70])
+            keys::KEYSPACE_STATS_RECENT if rest.len() == 4 => archive(value, &[71]),
+            keys::KEYSPACE_STATS_RECENT if rest.len() == 5 => {
+                Err(crate::stats::chunk_delta::KIND_70_NOT_READ.to_string())
             }
             keys::KEYSPACE_TABLE_STATS if rest.is_empty() => archive(value, &[7]),
             keys::KEYSPACE_STATS_SKETCH
@@ -660,7 +661,7 @@ fn valid<T: StoredValue>(archive: &[u8]) -> Check {
 
 /// The archive check of each value kind this build writes or reads.
 fn archive_check(kind: u8) -> Option<fn(&[u8]) -> Check> {
-    use crate::stats::{chunk, packed, recent_slots, sketch_chunk, transactional};
+    use crate::stats::{chunk, chunk_delta, packed, sketch_chunk, transactional};
     use crate::txns::{
         compaction_legacy, compaction_metrics, compactions, compactor, materializations, state,
     };
@@ -674,7 +675,7 @@ fn archive_check(kind: u8) -> Option<fn(&[u8]) -> Check> {
         7 => valid::<chunk::TableStatsRecord>,
         8 => valid::<packed::PackedStatsChunk>,
         9 => valid::<sketch_chunk::SketchChunk>,
-        70 => valid::<recent_slots::RecentSlot>,
+        71 => valid::<chunk_delta::ChunkDelta>,
         74 => valid::<crate::storage::changes::ChangeEntry>,
         10 => valid::<transactional::TransactionStatistics>,
         11 => valid::<transactional::ViewSources>,

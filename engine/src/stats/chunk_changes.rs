@@ -3,7 +3,7 @@
 //!
 //! The kept chunks (`kept_chunks.rs`) key their entries by the version of the table's stripe
 //! of the partition sequence lock (`consistent.rs`). Every batch that puts or deletes a chunk
-//! key (statistics chunks in keyspace 0x09, their recent slots in 0x38, sketch chunks in 0x0A)
+//! key (statistics chunks in keyspace 0x09, their deltas in 0x38, sketch chunks in 0x0A)
 //! records here, before it is
 //! applied, each such chunk under the version its stripe will have once the batch is applied.
 //! A read at version `until` that finds a column's chunks kept at `since` asks which of them a
@@ -22,7 +22,6 @@ use std::sync::Mutex;
 
 use fxhash::FxHashMap;
 
-use super::recent_slots::RECENT_SLOT_SUFFIX_LEN;
 use crate::storage::consistent::{PartitionVersions, STRIPE_COUNT};
 use crate::storage::keys::{self, TableId};
 use crate::storage::kv::{WriteBatch, WriteOp};
@@ -99,14 +98,13 @@ fn chunk_key_op(key: &[u8]) -> ChunkKeyOp<'_> {
     };
     let number = match (keyspace, rest.len()) {
         (Some(keys::KEYSPACE_STATS_CHUNK), CHUNK_NUMBER_LEN) => rest,
-        // A recent slot changes its chunk as readers see it (`recent_slots.rs`): the change
-        // is recorded under the chunk's column.
-        (Some(keys::KEYSPACE_STATS_RECENT), RECENT_SLOT_SUFFIX_LEN) => {
-            let number = &rest[..CHUNK_NUMBER_LEN];
-            let Ok(number) = <[u8; CHUNK_NUMBER_LEN]>::try_from(number) else {
+        // A delta changes its chunk as readers see it (`chunk_delta.rs`): the change is
+        // recorded under the chunk's column.
+        (Some(keys::KEYSPACE_STATS_RECENT), CHUNK_NUMBER_LEN) => {
+            let Ok(number) = <[u8; CHUNK_NUMBER_LEN]>::try_from(rest) else {
                 return ChunkKeyOp::Unknown(Some(table_id));
             };
-            let mut column = key[..key.len() - RECENT_SLOT_SUFFIX_LEN].to_vec();
+            let mut column = key[..key.len() - CHUNK_NUMBER_LEN].to_vec();
             column[0] = keys::KEYSPACE_STATS_CHUNK;
             let number = u32::from_be_bytes(number);
             return ChunkKeyOp::Chunk(table_id, Cow::Owned(column), number);
@@ -241,7 +239,7 @@ mod tests {
     #[test]
     fn a_batch_names_the_chunks_it_changes_from_its_version_on() {
         // Goal: after a batch writing chunks 1 and 3 of column c (a put and a delete) and a
-        // recent slot of chunk 4, a read kept from before it learns exactly those, one kept
+        // delta of chunk 4, a read kept from before it learns exactly those, one kept
         // from after it none, and other columns, engines and sketch chunks stay apart.
         let table = TableId(5);
         let versions = PartitionVersions::new();
@@ -252,14 +250,14 @@ mod tests {
             keys::stats_sketch_chunk_key(table, "d", "hive", 7),
             keys::stats_sketch_key(table, "d", "hive", 9, 1),
             keys::partition_prefix(table),
-            keys::stats_recent_slot_key(table, "c", "hive", 4, 17),
+            keys::stats_chunk_delta_key(table, "c", "hive", 4),
         ];
         changes.record(&batch_of(&written), &versions);
         let mut changed = changes
             .changed_since(table, &column(table, "c"), 0)
             .unwrap();
         changed.sort_unstable();
-        // A recent slot is a change of its chunk.
+        // A delta is a change of its chunk.
         assert_eq!(changed, vec![1, 3, 4]);
         assert_eq!(
             changes.changed_since(table, &column(table, "c"), 2),

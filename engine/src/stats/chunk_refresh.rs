@@ -62,8 +62,8 @@ where
 }
 
 /// The stored chunks among `numbers` (ascending), by one range scan when they follow each
-/// other (a write of a run of partitions), else one short scan each (a chunk and its recent
-/// slots).
+/// other (a write of a run of partitions), else two point reads each (a chunk and its
+/// delta).
 fn read_chunks<W, K, V, M>(
     reader: &dyn KvBackend,
     numbers: &[u32],

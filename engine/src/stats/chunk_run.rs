@@ -1,9 +1,9 @@
 //! One column's chunk values (packed statistics chunks, sketch chunks) over a range of chunk
 //! numbers: read by one range scan and kept in place, then validated once each. A statistics
-//! chunk's recent slots (`recent_slots.rs`) are read with it, by a second scan of the same
-//! range in their keyspace (0x38).
+//! chunk's delta (`chunk_delta.rs`) is read with it, by a second scan of the same range in
+//! its keyspace (0x38); one chunk is read by two point reads.
 
-use super::recent_slots::{recent_offset, RECENT_SLOT_SUFFIX_LEN};
+use super::chunk_delta::{delta_key_of, shared, KIND_70_NOT_READ};
 use crate::error::{Error, Result};
 use crate::storage::keys;
 use crate::storage::kv::SCAN_PAGE_ENTRY_COUNT;
@@ -12,58 +12,40 @@ use crate::storage::kv::{self, KeyRange, KvBackend, KvBytes};
 /// The length of a chunk number at the end of a chunk key.
 pub(crate) const CHUNK_NUMBER_LEN: usize = 4;
 
-/// The chunk number a key of the scanned column ends with (`column`: the key without it),
-/// and the offset after it when the key is a recent slot's (`suffix_len` 5) rather than a
-/// chunk's (4).
-fn chunk_entry_key(column: &[u8], key: &[u8], suffix_len: usize) -> Result<(u32, usize)> {
+/// The chunk number a key of the scanned column ends with (`column`: the key without it).
+/// In the deltas' keyspace, a key with one more byte is a recent slot of the unread kind 70.
+fn chunk_entry_number(column: &[u8], key: &[u8]) -> Result<u32> {
     let not_ours = || Error::corruption(key, "not a chunk key of the column scanned");
     let rest = key.strip_prefix(column).ok_or_else(not_ours)?;
-    if rest.len() != suffix_len {
-        return Err(not_ours());
+    if key[0] == keys::KEYSPACE_STATS_RECENT && rest.len() == CHUNK_NUMBER_LEN + 1 {
+        return Err(Error::corruption(key, KIND_70_NOT_READ));
     }
-    let number = rest
-        .get(..CHUNK_NUMBER_LEN)
-        .and_then(|number| <[u8; CHUNK_NUMBER_LEN]>::try_from(number).ok())
+    <[u8; CHUNK_NUMBER_LEN]>::try_from(rest)
         .map(u32::from_be_bytes)
-        .ok_or_else(not_ours)?;
-    match suffix_len {
-        RECENT_SLOT_SUFFIX_LEN => Ok((number, recent_offset(rest).ok_or_else(not_ours)?)),
-        _ => Ok((number, 0)),
-    }
+        .map_err(|_| not_ours())
 }
 
-/// `key` (a statistics chunk key) in the recent slots' keyspace.
-fn in_recent_keyspace(key: &[u8]) -> Vec<u8> {
-    let mut recent = key.to_vec();
-    recent[0] = keys::KEYSPACE_STATS_RECENT;
-    recent
-}
-
-/// What is stored for one chunk: its value, if any, and its recent slots in offset order
-/// (offset, key, value).
+/// What is stored for one chunk: its value and its delta (key, value), each if any.
 pub(crate) struct ChunkEntries {
     /// The chunk's key.
     pub(crate) key: KvBytes,
     pub(crate) value: Option<KvBytes>,
-    pub(crate) recent: Vec<(usize, KvBytes, KvBytes)>,
+    pub(crate) delta: Option<(KvBytes, KvBytes)>,
 }
 
 impl ChunkEntries {
     fn new(key: &[u8]) -> ChunkEntries {
         ChunkEntries {
-            key: KvBytes::from_shared(std::sync::Arc::from(key)),
+            key: shared(key),
             value: None,
-            recent: Vec::new(),
+            delta: None,
         }
     }
 
-    /// The chunk's value through `view`, for chunks that have no recent slots (sketch
-    /// chunks: their scan reads none).
+    /// The chunk's value through `view`, for chunks that have no delta (sketch chunks: their
+    /// scan reads none).
     pub(crate) fn whole<V>(self, view: impl Fn(KvBytes, KvBytes) -> Result<V>) -> Result<V> {
-        assert!(
-            self.recent.is_empty(),
-            "only statistics chunks have recent slots"
-        );
+        assert!(self.delta.is_none(), "only statistics chunks have deltas");
         let value = self
             .value
             .ok_or_else(|| Error::corruption(&self.key, "a chunk without a value"))?;
@@ -78,10 +60,10 @@ pub(crate) struct ChunkRun<V> {
 
 impl<V> ChunkRun<V> {
     /// The values stored from key `start` through key `last_key` (the keys of chunks `first`
-    /// and `last`) and, for statistics chunks (keyspace 0x09), the recent slots of each; `view`
-    /// makes what is kept of a chunk's entries. Every key in between is a chunk key of the same
-    /// column (they sort between two of them), its number in its last 4 bytes; every recent
-    /// slot key of the range ends with a chunk number and an offset.
+    /// and `last`) and, for statistics chunks (keyspace 0x09), the delta of each; `view` makes
+    /// what is kept of a chunk's entries. Every key in between is a chunk key of the same
+    /// column (they sort between two of them), its number in its last 4 bytes; so is every
+    /// delta key of the range, in keyspace 0x38.
     pub(crate) fn load(
         reader: &dyn KvBackend,
         (start, last_key): (Vec<u8>, Vec<u8>),
@@ -90,6 +72,14 @@ impl<V> ChunkRun<V> {
     ) -> Result<ChunkRun<V>> {
         assert!(first <= last, "a chunk range runs forward");
         assert!(!start.is_empty(), "a chunk key has a keyspace");
+        let with_deltas = start[0] == keys::KEYSPACE_STATS_CHUNK;
+        if first == last {
+            return Ok(ChunkRun {
+                views: vec![Self::load_one(reader, &start, with_deltas)?
+                    .map(view)
+                    .transpose()?],
+            });
+        }
         let column_len = start.len().saturating_sub(CHUNK_NUMBER_LEN);
         let mut entries: Vec<Option<ChunkEntries>> = Vec::new();
         entries.resize_with((last - first) as usize + 1, || None);
@@ -100,27 +90,24 @@ impl<V> ChunkRun<V> {
                 .map(|index| index as usize)
                 .ok_or_else(|| Error::corruption(key, "a chunk outside its scanned range"))
         };
-        let chunk_column = &start[..column_len];
         for entry in scan_between(reader, &start, &last_key)? {
             let (key, value) = entry?;
-            let (number, _) = chunk_entry_key(chunk_column, &key, CHUNK_NUMBER_LEN)?;
+            let number = chunk_entry_number(&start[..column_len], &key)?;
             let chunk =
                 entries[index_of(&key, number)?].get_or_insert_with(|| ChunkEntries::new(&key));
             chunk.value = Some(value);
         }
-        if start[0] == keys::KEYSPACE_STATS_CHUNK {
-            let (start, last_key) = (in_recent_keyspace(&start), in_recent_keyspace(&last_key));
-            let recent_column = &start[..column_len];
+        if with_deltas {
+            let (start, last_key) = (delta_key_of(&start), delta_key_of(&last_key));
             for entry in scan_between(reader, &start, &last_key)? {
                 let (key, value) = entry?;
-                let (number, offset) =
-                    chunk_entry_key(recent_column, &key, RECENT_SLOT_SUFFIX_LEN)?;
+                let number = chunk_entry_number(&start[..column_len], &key)?;
                 let chunk = entries[index_of(&key, number)?].get_or_insert_with(|| {
-                    let mut chunk_key = key[..column_len + CHUNK_NUMBER_LEN].to_vec();
+                    let mut chunk_key = key.to_vec();
                     chunk_key[0] = keys::KEYSPACE_STATS_CHUNK;
                     ChunkEntries::new(&chunk_key)
                 });
-                chunk.recent.push((offset, key, value));
+                chunk.delta = Some((key, value));
             }
         }
         let views = entries
@@ -128,6 +115,23 @@ impl<V> ChunkRun<V> {
             .map(|chunk| chunk.map(&view).transpose())
             .collect::<Result<_>>()?;
         Ok(ChunkRun { views })
+    }
+
+    /// The chunk stored at `key` and, `with_delta`, its delta: two point reads.
+    fn load_one(
+        reader: &dyn KvBackend,
+        key: &[u8],
+        with_delta: bool,
+    ) -> Result<Option<ChunkEntries>> {
+        let mut chunk = ChunkEntries::new(key);
+        chunk.value = reader.get(key)?;
+        if with_delta {
+            let delta_key = delta_key_of(key);
+            chunk.delta = reader
+                .get(&delta_key)?
+                .map(|value| (shared(&delta_key), value));
+        }
+        Ok((chunk.value.is_some() || chunk.delta.is_some()).then_some(chunk))
     }
 
     /// The stored values themselves, indexed by chunk number minus the first.

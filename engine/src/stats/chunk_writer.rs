@@ -2,12 +2,13 @@
 //! staged changes are not visible to its reads, so two partitions of one chunk must share it.
 //! The same for the chunks' sketch values, loaded only when a sketch moves into or out of one.
 //!
-//! A chunk is loaded with its recent slots laid over it (`recent_slots.rs`). What the write
-//! stages for it: its slots written, each as a recent slot (and its sketch at the slot's own
-//! key), while the chunk is stored, would hold at most `StoreOptions::recent_slot_count_max`
-//! of them ([`super::RECENT_SLOT_COUNT_MAX`] by default) and
-//! the write clears none; otherwise the whole chunk, merged, with its recent slots deleted and
-//! their sketches moved into the chunk's sketch value.
+//! A chunk is loaded with its delta laid over it (`chunk_delta.rs`), by two point reads. What
+//! the write stages for it: its delta replaced whole, holding the slots the write set with the
+//! recent slots it held (their sketches at the slots' own keys), while the chunk is stored,
+//! the delta stays within its bounds (`StoreOptions::recent_slot_count_max` slots,
+//! [`super::RECENT_SLOT_COUNT_MAX`] by default, and `CHUNK_DELTA_BYTES_MAX` bytes) and the
+//! write clears no slot; otherwise the whole chunk, merged, with its delta deleted and the
+//! recent slots' sketches moved into the chunk's sketch value.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,30 +18,30 @@ use super::chunk::{
     chunk_of, StatsChunk, CHUNK_SLOT_COUNT, HAS_BIT_VECTORS, HAS_HISTOGRAM, SKETCH_IN_CHUNK,
     SKETCH_TAG_BIT_VECTORS, SKETCH_TAG_HISTOGRAM,
 };
-use super::chunk_run::{ChunkEntries, ChunkRun};
+use super::chunk_delta::{delta_key_of, next_delta, shared, RecentSlots};
 use super::packed::{pack, unpacked_chunk};
-use super::recent_slots::{overlay, RecentSlot};
 use super::sketch_chunk::{SketchUnionChunk, StoredSketches};
 use super::ColumnStatistics;
 use crate::error::{Error, Result};
 use crate::storage::keys::{self, TableId};
-use crate::storage::kv::KvBytes;
 use crate::store::WriteTxn;
 
 /// A chunk as the write sees it, and what the write changed of it.
 #[derive(Default)]
 struct WrittenChunk {
-    /// The stored chunk with its recent slots laid over it, then the write's changes.
+    /// The stored chunk with its delta laid over it, then the write's changes.
     chunk: StatsChunk,
-    /// The stored chunk's flags, without its recent slots: which offsets have their sketch in
-    /// the chunk's sketch value.
+    /// The stored chunk's flags, without its delta: which offsets have their sketch in the
+    /// chunk's sketch value.
     stored_flags: Vec<u8>,
-    /// The offsets of the chunk's stored recent slots.
+    /// The offsets of the chunk's stored recent slots (its delta's).
     recent: BTreeSet<usize>,
+    /// Whether the chunk has a delta stored.
+    has_delta: bool,
     /// The offsets the write set, each with the sketch it was written with.
     written: BTreeMap<usize, Option<Vec<u8>>>,
-    /// Whether the write cleared a slot: the chunk is then merged, so that no recent slot
-    /// needs to say that a slot holds nothing.
+    /// Whether the write cleared a slot: the chunk is then merged, so that no delta needs to
+    /// say that a slot holds nothing.
     cleared: bool,
     /// Whether the chunk's own key holds a value. A chunk is first written whole: slots are
     /// handed out in order, so its first write holds its first offsets and is small.
@@ -48,36 +49,49 @@ struct WrittenChunk {
 }
 
 impl WrittenChunk {
-    fn load(txn: &WriteTxn<'_>, key: Vec<u8>, number: u32) -> Result<WrittenChunk> {
-        let keys = (key.clone(), key);
-        let run = ChunkRun::load(txn.reader(), keys, (number, number), Ok)?;
-        let Some(ChunkEntries { key, value, recent }) = run.into_views().pop().flatten() else {
-            return Ok(WrittenChunk::default());
+    /// The chunk at `key` and its delta, by two point reads.
+    fn load(txn: &WriteTxn<'_>, key: &[u8]) -> Result<WrittenChunk> {
+        let value = txn.get(key)?;
+        let delta_key = delta_key_of(key);
+        let delta = match txn.get(&delta_key)? {
+            Some(stored) => Some(RecentSlots::decode(shared(&delta_key), stored)?),
+            None => None,
         };
-        let is_stored = value.is_some();
-        let stored = match value {
-            Some(value) => unpacked_chunk(&key, value)?,
+        let stored = match &value {
+            Some(value) => unpacked_chunk(key, value.clone())?,
             None => StatsChunk::default(),
         };
+        let mut chunk = stored.clone();
+        if let Some(delta) = &delta {
+            delta.apply_to(&mut chunk);
+        }
         Ok(WrittenChunk {
-            stored: is_stored,
-            stored_flags: stored.flags.clone(),
-            recent: recent.iter().map(|(offset, _, _)| *offset).collect(),
-            chunk: overlay(stored, recent)?,
+            stored: value.is_some(),
+            stored_flags: stored.flags,
+            recent: delta
+                .as_ref()
+                .map(|delta| delta.offsets.iter().copied().collect())
+                .unwrap_or_default(),
+            has_delta: delta.is_some(),
+            chunk,
             written: BTreeMap::new(),
             cleared: false,
         })
     }
 
-    /// Whether the write stages the whole chunk rather than recent slots, the chunk holding at
-    /// most `recent_slot_count_max` of them.
-    fn merges(&self, recent_slot_count_max: usize) -> bool {
-        let written = self
-            .written
-            .keys()
-            .filter(|offset| !self.recent.contains(offset));
-        let recent_after = self.recent.len() + written.count();
-        !self.stored || self.cleared || recent_after > recent_slot_count_max
+    /// The chunk's next delta, encoded, or `None` when the write stages the whole chunk: the
+    /// chunk is not stored yet, a slot was cleared, or the delta would pass its bounds.
+    fn next_delta(&self, recent_slot_count_max: usize) -> Result<Option<Vec<u8>>> {
+        if !self.stored || self.cleared {
+            return Ok(None);
+        }
+        let offsets: BTreeSet<usize> = self
+            .recent
+            .iter()
+            .chain(self.written.keys())
+            .copied()
+            .collect();
+        next_delta(&self.chunk, offsets, recent_slot_count_max)
     }
 }
 
@@ -115,7 +129,7 @@ impl<'a> ChunkWriter<'a> {
             .ok_or_else(|| Error::Internal("a column's chunks are missing".to_string()))?;
         if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_chunk_key(self.table, column, self.engine, chunk);
-            entry.insert(WrittenChunk::load(txn, key, chunk)?);
+            entry.insert(WrittenChunk::load(txn, &key)?);
         }
         by_number
             .get_mut(&chunk)
@@ -157,10 +171,7 @@ impl<'a> ChunkWriter<'a> {
         if let std::collections::hash_map::Entry::Vacant(entry) = by_number.entry(chunk) {
             let key = keys::stats_sketch_chunk_key(self.table, column, self.engine, chunk);
             let loaded = match txn.get(&key)? {
-                Some(stored) => {
-                    let key = KvBytes::from_shared(std::sync::Arc::from(key.as_slice()));
-                    StoredSketches::new(key, stored)?.to_sketches()?
-                }
+                Some(stored) => StoredSketches::new(shared(&key), stored)?.to_sketches()?,
                 None => Vec::new(),
             };
             entry.insert(loaded);
@@ -257,14 +268,17 @@ impl<'a> ChunkWriter<'a> {
         Ok(())
     }
 
-    /// Stages every changed chunk (as recent slots or whole) and sketch value; an empty one
-    /// is deleted.
+    /// Stages every changed chunk (its delta, or the chunk whole) and sketch value; an empty
+    /// one is deleted.
     pub(super) fn finish(mut self, txn: &mut WriteTxn<'_>) -> Result<()> {
         for (column, by_number) in std::mem::take(&mut self.chunks) {
             for (number, written) in by_number {
-                match written.merges(self.recent_slot_count_max) {
-                    true => self.stage_merged(txn, &column, number, written)?,
-                    false => self.stage_recent(txn, &column, number, &written)?,
+                if written.written.is_empty() && !written.cleared {
+                    continue;
+                }
+                match written.next_delta(self.recent_slot_count_max)? {
+                    Some(delta) => self.stage_delta(txn, &column, number, &written, delta),
+                    None => self.stage_merged(txn, &column, number, written)?,
                 }
             }
         }
@@ -280,32 +294,29 @@ impl<'a> ChunkWriter<'a> {
         Ok(())
     }
 
-    /// Stages the slots the write set in chunk `number` as recent slots, their sketches at
-    /// their own keys.
-    fn stage_recent(
+    /// Stages `delta`, chunk `number`'s delta with the slots the write set, and their sketches
+    /// at their own keys.
+    fn stage_delta(
         &self,
         txn: &mut WriteTxn<'_>,
         column: &str,
         number: u32,
         written: &WrittenChunk,
-    ) -> Result<()> {
+        delta: Vec<u8>,
+    ) {
+        let chunk_key = keys::stats_chunk_key(self.table, column, self.engine, number);
+        txn.put_raw(delta_key_of(&chunk_key), delta);
         for (&offset, sketch) in &written.written {
-            let offset_byte = u8::try_from(offset)
-                .map_err(|_| Error::Internal("an offset past its chunk".to_string()))?;
-            let key =
-                keys::stats_recent_slot_key(self.table, column, self.engine, number, offset_byte);
-            txn.put_value(key, &RecentSlot::of(&written.chunk, offset))?;
             if let Some(bytes) = sketch {
-                let slot = number * CHUNK_SLOT_COUNT + offset_byte as u32;
+                let slot = number * CHUNK_SLOT_COUNT + offset as u32;
                 let key = self.own_sketch_key(column, slot, SKETCH_TAG_BIT_VECTORS);
                 txn.put_raw(key, bytes.clone());
             }
         }
-        Ok(())
     }
 
-    /// Stages chunk `number` whole with its recent slots merged into it: their keys deleted,
-    /// the sketches written and those of recent slots moved into the chunk's sketch value,
+    /// Stages chunk `number` whole with its delta merged into it and deleted, the sketches
+    /// written and those of recent slots moved into the chunk's sketch value,
     /// and the sketches of slots that no longer have one there removed from it.
     fn stage_merged(
         &mut self,
@@ -318,6 +329,7 @@ impl<'a> ChunkWriter<'a> {
             mut chunk,
             stored_flags,
             recent,
+            has_delta,
             written,
             ..
         } = written;
@@ -351,15 +363,12 @@ impl<'a> ChunkWriter<'a> {
             }
         }
         let key = keys::stats_chunk_key(self.table, column, self.engine, number);
+        if has_delta {
+            txn.delete(delta_key_of(&key));
+        }
         match chunk.is_empty() {
             true => txn.delete(key),
             false => txn.put_value(key, &pack(&chunk))?,
-        }
-        for offset in recent {
-            let offset = u8::try_from(offset)
-                .map_err(|_| Error::Internal("an offset past its chunk".to_string()))?;
-            let key = keys::stats_recent_slot_key(self.table, column, self.engine, number, offset);
-            txn.delete(key);
         }
         Ok(())
     }

@@ -115,7 +115,7 @@ fn sketches_stored_one_key_per_slot_are_read_merged_and_rewritten() {
     // Goal: a store of the previous build keeps working. Method: write with this build,
     // rewrite the values in the previous build's forms, then aggregate and read back (the
     // union of six one-key sketches is 6, where the greatest partition NDV would be 1), write
-    // half the partitions again (recent slots over the old chunk, `recent_slots.rs`) and
+    // half the partitions again (a delta over the old chunk, `chunk_delta.rs`) and
     // check that every answer stays the same; deleting one partition's statistics merges the
     // chunk, which stores it packed with the rewritten half's sketches in a sketch chunk.
     let store = store_with_partitions();
@@ -216,8 +216,8 @@ fn sketch_chunks_stored_without_a_union_merge_alike_and_get_one_by_their_next_me
     }
     assert_eq!(sketches_read_back(&store), expected);
 
-    // Deleting one partition's statistics merges the chunk (`recent_slots.rs`), and the
-    // partition written again is a recent slot beside it.
+    // Deleting one partition's statistics merges the chunk (`chunk_delta.rs`), and the
+    // partition written again is a recent slot in its delta.
     store
         .delete_partition_column_statistics("hive", "db", "p", "ds=0", None, "hive")
         .unwrap();

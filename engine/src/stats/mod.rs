@@ -16,10 +16,11 @@
 //!
 //! Planners that run `ANALYZE` after every insert write one partition a call, and a chunk per
 //! column is still 128 partitions' bytes for one partition's. Such a write stores each
-//! column's statistics for its partition as a *recent slot*, a key of its own right after its
-//! chunk's, which every reader reads with the chunk and lays over it; a chunk's recent slots
-//! are merged into it once there would be more than `StoreOptions::recent_slot_count_max` of
-//! them (`recent_slots.rs`, `chunk_writer.rs`).
+//! column's statistics for its partition as a *recent slot* in the chunk's *delta*, one value
+//! beside the chunk holding its recent slots, replaced whole at each write, which every reader
+//! reads with the chunk and lays over it; a chunk's delta is merged into it once it would pass
+//! `StoreOptions::recent_slot_count_max` slots or its byte bound (`chunk_delta.rs`,
+//! `chunk_writer.rs`).
 //!
 //! A partition gets its place in the arrays, its *slot*, the first time statistics are written
 //! for it: a per-table counter hands it out and an index maps partition values to it
@@ -41,12 +42,15 @@ mod aggregate;
 mod basic;
 pub(crate) mod chunk;
 mod chunk_changes;
+pub(crate) mod chunk_delta;
 mod chunk_refresh;
 mod chunk_run;
 mod chunk_writer;
 mod column_fold;
 #[cfg(test)]
 mod compat_tests;
+#[cfg(test)]
+mod delta_tests;
 mod fm;
 mod hll;
 mod hll_bias;
@@ -60,9 +64,6 @@ mod ndv;
 pub(crate) mod packed;
 mod prewarm;
 mod read;
-pub(crate) mod recent_slots;
-#[cfg(test)]
-mod recent_tests;
 #[cfg(test)]
 mod size_tests;
 pub(crate) mod sketch_chunk;
@@ -84,10 +85,9 @@ pub use accurate::{StatsAccuracy, COLUMN_STATS_ACCURATE};
 pub use aggregate::AggregateStatistics;
 pub use basic::{StatsContext, StatsGenerated, DO_NOT_UPDATE_STATS, STATS_GENERATED};
 pub use chunk::CHUNK_SLOT_COUNT;
+pub use chunk_delta::{CHUNK_DELTA_BYTES_MAX, RECENT_SLOT_COUNT_MAX};
 pub use prewarm::{PrewarmReport, PREWARM_BYTES_MAX};
 pub use read::{PartitionStatistics, TableStatistics};
-pub(crate) use recent_slots::recent_offset;
-pub use recent_slots::RECENT_SLOT_COUNT_MAX;
 pub use transactional::TransactionStatistics;
 pub use write::normalize_partition_name;
 

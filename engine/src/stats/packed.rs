@@ -7,8 +7,8 @@
 //!   decimal bounds as one byte string with end offsets, so the archive holds no per-offset
 //!   strings or vectors and validates in constant time instead of once per offset.
 //!
-//! A chunk read with recent slots (`super::recent_slots`) is the chunk they make, packed here
-//! as its next merge will store it.
+//! A chunk read with its delta (`super::chunk_delta`) is the chunk they make, packed here as
+//! its next merge will store it.
 //!
 //! Chunks written before this form (value kind 6, the unpacked [`StatsChunk`]) are read by
 //! converting them ([`pack`]); the next write of the chunk stores it packed.
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use rkyv::{Archive, Deserialize, Serialize};
 
 use super::chunk::StatsChunk;
+use super::chunk_delta::overlay;
 use super::chunk_run::ChunkEntries;
-use super::recent_slots::overlay;
 use crate::error::{Error, Result};
 use crate::storage::kv::KvBytes;
 use crate::storage::values::{encode, stored_value, ValueKind, ValueView, VALUE_KIND_OFFSET};
@@ -140,19 +140,19 @@ pub(crate) fn packed_view(key: KvBytes, stored: KvBytes) -> Result<ValueView<Pac
     ValueView::new(key, KvBytes::from_shared(Arc::from(packed)))
 }
 
-/// A view of a chunk as read with its recent slots (`super::recent_slots`): the stored one
-/// when it has none, else the chunk they make laid over it, packed as a write would store it.
+/// A view of a chunk as read with its delta (`super::chunk_delta`): the stored one when it
+/// has none, else the chunk the delta makes laid over it, packed as a write would store it.
 pub(crate) fn packed_chunk_view(entries: ChunkEntries) -> Result<ValueView<PackedStatsChunk>> {
-    let ChunkEntries { key, value, recent } = entries;
-    if recent.is_empty() {
+    let ChunkEntries { key, value, delta } = entries;
+    let Some(delta) = delta else {
         let value = value.ok_or_else(|| Error::corruption(&key, "a chunk without a value"))?;
         return packed_view(key, value);
-    }
+    };
     let base = match value {
         Some(value) => unpacked_chunk(&key, value)?,
         None => StatsChunk::default(),
     };
-    let packed = encode(&pack(&overlay(base, recent)?))?;
+    let packed = encode(&pack(&overlay(base, delta)?))?;
     ValueView::new(key, KvBytes::from_shared(Arc::from(packed)))
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::recent_slots::RECENT_SLOT_COUNT_MAX;
+use super::chunk_delta::RECENT_SLOT_COUNT_MAX;
 use super::test_store;
 use super::CHUNK_SLOT_COUNT;
 use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
@@ -43,7 +43,7 @@ fn keyspace_bytes(live: &LiveSize, tag: u8) -> u64 {
     found.map_or(0, |keyspace| keyspace.live_bytes())
 }
 
-/// The chunks' bytes with their recent slots'.
+/// The chunks' bytes with their deltas'.
 fn chunk_bytes(live: &LiveSize) -> u64 {
     keyspace_bytes(live, keys::KEYSPACE_STATS_CHUNK)
         + keyspace_bytes(live, keys::KEYSPACE_STATS_RECENT)
@@ -53,8 +53,8 @@ fn chunk_bytes(live: &LiveSize) -> u64 {
 fn rewritten_statistics_do_not_grow_the_live_data() {
     // Goal: issue 30's planners run ANALYZE after every insert; the statistics and the
     // partitions they mark take the same bytes however often they are rewritten (only the
-    // notification log grows, until its time-to-live), but for the recent slots a chunk may
-    // hold (`recent_slots.rs`), at most RECENT_SLOT_COUNT_MAX of them.
+    // notification log grows, until its time-to-live), but for the recent slots a chunk's
+    // delta may hold (`chunk_delta.rs`), at most RECENT_SLOT_COUNT_MAX of them.
     let backend = Arc::new(MemoryBackend::new());
     let store = test_store::store_with_partitions(backend.clone(), PARTITION_COUNT, true);
     write_each_partition(&store, 1);

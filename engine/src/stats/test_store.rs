@@ -8,11 +8,10 @@ use crate::{
     Database, Durability, FieldSchema, Partition, StorageDescriptor, Store, StoreOptions, Table,
 };
 
-/// The most a recent slot (`recent_slots.rs`) of the tests' columns stages, key and value: a
-/// key of about 25 bytes (keyspace, table id, column, engine, chunk, offset) and a value of an
-/// 8-byte header and a 144-byte archive (two bytes, a type name, eleven numbers, two empty
-/// byte vectors), with room for a longer type name. A whole chunk of 128 `bigint` slots is
-/// 4.8 KB.
+/// The most live bytes a recent slot (`chunk_delta.rs`) of the tests' columns takes with its
+/// share of its delta's key and header: a slot of a packed chunk (three bytes and up to eight
+/// numbers) and its offset, with room for a type name of its own; a delta of 16 holds far
+/// less than 16 of these. A whole chunk of 128 `bigint` slots is 4.8 KB.
 pub(super) const RECENT_SLOT_BYTES_MAX: usize = 256;
 
 /// A store on `backend`, made or opened again: the database, table and `partition_count`

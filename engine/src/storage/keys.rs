@@ -67,11 +67,11 @@ pub const KEYSPACE_STATS_CHUNK: u8 = 0x09;
 /// component(column) + component(engine) + slot (u32, big-endian) + tag` → raw
 /// bytes (histograms, and `bitVectors` written before sketch chunks).
 pub const KEYSPACE_STATS_SKETCH: u8 = 0x0A;
-/// Recent slots of statistics chunks: `0x38 + table id + component(column) +
-/// component(engine) + chunk (u32, big-endian) + offset (u8)` → one slot's statistics
-/// written apart from its chunk (`crate::stats`, recent slots). A keyspace of their own: among
-/// the chunks' big values, each new key split a leaf of chunks and each merge joined them again,
-/// and sled rewrote (and compressed) those leaves whole.
+/// Deltas of statistics chunks: `0x38 + table id + component(column) + component(engine) +
+/// chunk (u32, big-endian)` → the chunk's recent slots, the slots written since the chunk was
+/// last written whole (`crate::stats`, chunk deltas). A keyspace of their own, so that making
+/// and deleting them never splits or joins sled's leaves of chunks (big values, rewritten and
+/// compressed whole at each).
 pub const KEYSPACE_STATS_RECENT: u8 = 0x38;
 /// Table-level statistics: `0x0B + table id + component(column) +
 /// component(engine)` → table column statistics value; `0x0B + table id +
@@ -386,7 +386,7 @@ pub(crate) fn stats_slot_table_id(key: &[u8]) -> Option<u64> {
 }
 
 /// The table id of a partition statistics key (a slot or the table's slot counter, a chunk,
-/// a recent slot, a sketch or histogram), if `key` is one.
+/// a chunk's delta, a sketch or histogram), if `key` is one.
 pub(crate) fn stats_partition_level_table_id(key: &[u8]) -> Option<u64> {
     let keyspace = *key.first()?;
     let partition_level = (KEYSPACE_STATS_SLOT..=KEYSPACE_STATS_SKETCH).contains(&keyspace)
@@ -628,19 +628,11 @@ pub fn stats_chunk_key(table: TableId, column: &str, engine: &str, chunk: u32) -
     key
 }
 
-/// `0x38 + table id + component(column) + component(engine) + chunk + offset`: one slot's
-/// statistics written apart from its chunk (`crate::stats`, recent slots); a chunk's recent
-/// slots follow each other, in offset order.
-pub fn stats_recent_slot_key(
-    table: TableId,
-    column: &str,
-    engine: &str,
-    chunk: u32,
-    offset: u8,
-) -> Vec<u8> {
+/// `0x38 + table id + component(column) + component(engine) + chunk`: the chunk's delta, its
+/// recent slots (`crate::stats`, chunk deltas).
+pub fn stats_chunk_delta_key(table: TableId, column: &str, engine: &str, chunk: u32) -> Vec<u8> {
     let mut key = stats_column_engine_prefix(KEYSPACE_STATS_RECENT, table, column, engine);
     key.extend_from_slice(&chunk.to_be_bytes());
-    key.push(offset);
     key
 }
 
@@ -691,7 +683,7 @@ pub fn view_sources_key(view: TableId) -> Vec<u8> {
     key
 }
 
-/// The column, engine and trailing bytes (chunk, chunk + offset, slot + tag, or nothing) of
+/// The column, engine and trailing bytes (chunk, slot + tag, or nothing) of
 /// a key in keyspaces 0x09 to 0x0B and 0x38.
 pub fn decode_stats_column_key(key: &[u8]) -> Result<(TableId, String, String, &[u8])> {
     let decode = || {

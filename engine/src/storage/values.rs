@@ -151,9 +151,9 @@ pub enum ValueKind {
     RoleMember = 63,
     /// A privilege granted on an object (`crate::PrivilegeGrant`).
     PrivilegeGrant = 64,
-    /// One slot's statistics written apart from its chunk (`crate::stats`); kinds 70 to 72
-    /// belong to them.
-    StatsRecentSlot = 70,
+    /// A statistics chunk's delta, its recent slots (`crate::stats`); kinds 70 to 72 belong to
+    /// them, 70 (one recent slot a key, unreleased) is no longer read.
+    StatsChunkDelta = 71,
     /// The keys one batch changed (`storage/changes.rs`); kinds 74 and 75 belong to the
     /// change log.
     ChangeEntry = 74,

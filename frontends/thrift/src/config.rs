@@ -241,10 +241,10 @@ pub struct ServeArgs {
     /// reads; writes resume once the disk has room for it twice over [default: 64].
     #[arg(long, env = "HIVESTORE_DISK_RESERVE_MB")]
     pub disk_reserve_mb: Option<u64>,
-    /// Partitions' statistics a chunk of 128 partitions keeps as recent slots, written apart
-    /// from it, before a write rewrites it with them; 0 rewrites the chunk at every write.
-    /// Off: they cost a write more CPU than the rewrite (docs/benchmarks/storage-size.md);
-    /// 16 is the bound measured [default: 0, at most 128].
+    /// Partitions' statistics a chunk of 128 partitions keeps as recent slots in its delta,
+    /// one value beside it, before a write rewrites it with them; 0 rewrites the chunk at
+    /// every write. Off: they cost a write more CPU than the rewrite
+    /// (docs/benchmarks/storage-size.md); 16 is the bound measured [default: 0, at most 128].
     #[arg(long, env = "HIVESTORE_STATS_RECENT_SLOTS")]
     pub stats_recent_slots: Option<usize>,
     /// Statistics reads return the NDV sketches (`bitVectors`) and KLL histograms they hold,
@@ -1246,9 +1246,9 @@ fn store_location(
 
 /// Recent slots per statistics chunk by default (`--stats-recent-slots`): none, so a write
 /// rewrites its chunks as before. With 16 (the engine's `RECENT_SLOT_COUNT_MAX`) a
-/// one-partition write stages a tenth of the bytes but costs 2.7 times the instructions,
-/// spent by sled splitting and joining leaves for the new keys
-/// (docs/benchmarks/storage-size.md).
+/// one-partition write replaces its chunks' deltas, a sixth of the bytes on average, but
+/// costs 1.9 times the instructions, spent by sled logging and rewriting the leaves of
+/// deltas (docs/benchmarks/storage-size.md).
 pub const STATS_RECENT_SLOTS_DEFAULT: usize = 0;
 
 /// Recent slots per statistics chunk: a chunk holds 128 partitions, so more is a typo.

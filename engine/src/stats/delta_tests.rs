@@ -1,13 +1,12 @@
-//! Recent slots (`recent_slots.rs`) against whole chunks: what a one-partition write stages,
-//! that every read answers as over chunks written whole, that the kept chunks follow, and
-//! that drops take recent slots along.
+//! Chunk deltas (`chunk_delta.rs`) against whole chunks: what a one-partition write stages,
+//! that every read answers as over chunks written whole, that the kept chunks follow, that a
+//! delta takes each slot once and merges when full, and that drops take deltas along.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use super::chunk_delta::{RecentSlots, RECENT_SLOT_COUNT_MAX};
 use super::chunk_run::CHUNK_NUMBER_LEN;
-use super::recent_slots::{recent_offset, RECENT_SLOT_COUNT_MAX, RECENT_SLOT_SUFFIX_LEN};
-use super::test_store::RECENT_SLOT_BYTES_MAX;
 use super::{ColumnStatistics, StatsKind, StatsValue, StatsWriteOptions};
 use crate::error::Result;
 use crate::keys;
@@ -17,6 +16,13 @@ use crate::{
 };
 
 const PARTITION_COUNT: usize = 300;
+/// The most a recent slot of [`COLUMNS`] adds to its chunk's delta: a slot of a packed chunk
+/// (three bytes and up to seven numbers of 8 bytes) and its offset, with room to spare.
+const RECENT_SLOT_BYTES_MAX: usize = 80;
+/// The most a delta of [`COLUMNS`] stages past its slots, key and value: a key of about 25
+/// bytes, the value's 8-byte header, the packed arrays' offsets and lengths (8 bytes each) and
+/// the column's type name.
+const DELTA_HEADER_BYTES_MAX: usize = 256;
 /// The columns of the table, with their types: those of `hivestore bench --workload
 /// stats_update`.
 const COLUMNS: [(&str, &str); 4] = [
@@ -30,7 +36,7 @@ const COLUMNS: [(&str, &str); 4] = [
 #[derive(Debug, Default, Clone, Copy)]
 struct StagedStatistics {
     bytes: usize,
-    /// Puts of whole chunks (not recent slots).
+    /// Puts of whole chunks (not deltas).
     chunk_puts: usize,
 }
 
@@ -203,8 +209,8 @@ fn column_names() -> Vec<String> {
     COLUMNS.iter().map(|(name, _)| name.to_string()).collect()
 }
 
-/// The recent slots stored, by chunk key (without the offset); the chunk keyspace holds
-/// chunks only.
+/// The recent slots stored, by chunk: each delta's slot count, by its key; the chunk keyspace
+/// holds chunks only.
 fn recent_slots_by_chunk(backend: &dyn KvBackend) -> BTreeMap<Vec<u8>, usize> {
     let chunks = KeyRange::prefix(&[keys::KEYSPACE_STATS_CHUNK]);
     for entry in crate::storage::kv::scan(backend, chunks, 1000) {
@@ -215,11 +221,12 @@ fn recent_slots_by_chunk(backend: &dyn KvBackend) -> BTreeMap<Vec<u8>, usize> {
     let range = KeyRange::prefix(&[keys::KEYSPACE_STATS_RECENT]);
     let mut by_chunk = BTreeMap::new();
     for entry in crate::storage::kv::scan(backend, range, 1000) {
-        let (key, _) = entry.unwrap();
+        let (key, value) = entry.unwrap();
         let (_, _, _, rest) = keys::decode_stats_column_key(&key).unwrap();
-        assert_eq!(rest.len(), RECENT_SLOT_SUFFIX_LEN);
-        assert!(recent_offset(rest).is_some());
-        *by_chunk.entry(key[..key.len() - 1].to_vec()).or_insert(0) += 1;
+        assert_eq!(rest.len(), CHUNK_NUMBER_LEN);
+        let delta = RecentSlots::decode(key.clone(), value).unwrap();
+        assert_ne!(delta.len(), 0, "an empty delta is deleted, not stored");
+        by_chunk.insert(key.to_vec(), delta.len());
     }
     by_chunk
 }
@@ -238,10 +245,10 @@ fn own_sketch_count(backend: &dyn KvBackend) -> usize {
 #[test]
 fn a_one_partition_write_stages_the_bytes_of_its_slots_not_of_their_chunks() {
     // Goal: issue 30's ANALYZE after every insert writes one partition a call; such a write
-    // stages about a recent slot per column, not a 128-slot chunk per column, and the chunk
-    // merges its recent slots shared by many writes keep the average near that. Method: full
-    // chunks written whole (as every build before recent slots wrote them), then one write
-    // per partition, each batch's statistics keys and values counted.
+    // stages its chunk's delta per column (the recent slots since the last merge), not a
+    // 128-slot chunk per column, and the merges, shared by many writes, keep the average well
+    // under a chunk. Method: full chunks written whole (as every build before deltas wrote
+    // them), then one write per partition, each batch's statistics keys and values counted.
     let backend = Arc::new(CountingBackend::default());
     let store = open(backend.clone());
     make_table(&store);
@@ -259,26 +266,94 @@ fn a_one_partition_write_stages_the_bytes_of_its_slots_not_of_their_chunks() {
     }
     let batches = backend.take();
     assert_eq!(batches.len(), PARTITION_COUNT);
-    let single_bound = COLUMNS.len() * RECENT_SLOT_BYTES_MAX;
-    let (merging, recent): (Vec<StagedStatistics>, Vec<StagedStatistics>) =
+    let (merging, deltas): (Vec<StagedStatistics>, Vec<StagedStatistics>) =
         batches.iter().partition(|batch| batch.chunk_puts > 0);
-    assert!(
-        recent.iter().all(|batch| batch.bytes <= single_bound),
-        "{recent:?}"
-    );
-    assert!(recent.len() > merging.len() * RECENT_SLOT_COUNT_MAX / 2);
+    assert!(deltas.len() > merging.len() * RECENT_SLOT_COUNT_MAX / 2);
+    // The n-th write after a merge stages a delta of n slots per column: a header and n
+    // slots, each within RECENT_SLOT_BYTES_MAX.
+    let mut since_merge = 0;
+    for batch in &batches {
+        if batch.chunk_puts > 0 {
+            since_merge = 0;
+            continue;
+        }
+        since_merge += 1;
+        let bound = COLUMNS.len() * (DELTA_HEADER_BYTES_MAX + since_merge * RECENT_SLOT_BYTES_MAX);
+        assert!(
+            batch.bytes <= bound,
+            "{batch:?}, {since_merge} since a merge"
+        );
+    }
     // A merge rewrites each column's chunk once for RECENT_SLOT_COUNT_MAX + 1 writes.
     let total: usize = batches.iter().map(|batch| batch.bytes).sum();
     let per_write_per_column = total / (PARTITION_COUNT * COLUMNS.len());
-    let amortized_bound = RECENT_SLOT_BYTES_MAX * 2 + whole_chunk_bytes / RECENT_SLOT_COUNT_MAX;
+    let delta_average = DELTA_HEADER_BYTES_MAX + RECENT_SLOT_COUNT_MAX / 2 * RECENT_SLOT_BYTES_MAX;
+    let amortized_bound = delta_average + whole_chunk_bytes / RECENT_SLOT_COUNT_MAX;
+    eprintln!(
+        "a chunk {whole_chunk_bytes} B; per write per column {per_write_per_column} B; \
+         delta writes {:?} B",
+        deltas
+            .iter()
+            .take(RECENT_SLOT_COUNT_MAX)
+            .map(|batch| batch.bytes)
+            .collect::<Vec<_>>()
+    );
     assert!(
         per_write_per_column <= amortized_bound,
         "{per_write_per_column} bytes a column a write, chunks of {whole_chunk_bytes}"
     );
-    assert!(whole_chunk_bytes > 4 * RECENT_SLOT_BYTES_MAX);
+    assert!(per_write_per_column * 3 < whole_chunk_bytes);
 }
 
-/// Reads that must answer the same over recent slots as over whole chunks.
+#[test]
+fn a_delta_takes_each_slot_once_and_merges_when_full() {
+    // Goal: a write to a slot already in its chunk's delta replaces it there (the delta does
+    // not grow), the write that would pass RECENT_SLOT_COUNT_MAX slots merges the chunk, and a
+    // write that clears a slot merges too. Method: one column's chunk written whole, then one
+    // partition a write, the delta's slot count and the chunk puts looked at after each.
+    let backend = Arc::new(CountingBackend::default());
+    let store = open(backend.clone());
+    make_table(&store);
+    let all = (0..128)
+        .map(|index| (name(index), statistics(index, 0, false)))
+        .collect();
+    write(&store, all);
+    backend.take();
+    let delta_slots = || {
+        recent_slots_by_chunk(backend.as_ref())
+            .values()
+            .sum::<usize>()
+    };
+    for round in 1..4 {
+        write(&store, vec![(name(7), statistics(7, round, false))]);
+        assert_eq!(delta_slots(), COLUMNS.len(), "round {round}");
+    }
+    for index in 1..RECENT_SLOT_COUNT_MAX {
+        write(&store, vec![(name(index + 7), statistics(index, 1, false))]);
+    }
+    assert_eq!(delta_slots(), COLUMNS.len() * RECENT_SLOT_COUNT_MAX);
+    assert!(backend.take().iter().all(|batch| batch.chunk_puts == 0));
+    write(&store, vec![(name(7), statistics(7, 9, false))]);
+    assert_eq!(delta_slots(), COLUMNS.len() * RECENT_SLOT_COUNT_MAX);
+    write(&store, vec![(name(100), statistics(100, 1, false))]);
+    assert_eq!(delta_slots(), 0, "a full delta merges");
+    assert!(backend
+        .take()
+        .iter()
+        .any(|batch| batch.chunk_puts == COLUMNS.len()));
+    write(&store, vec![(name(101), statistics(101, 1, false))]);
+    assert_eq!(delta_slots(), COLUMNS.len());
+    store
+        .delete_partition_column_statistics("hive", "db", "p", &name(3), None, "hive")
+        .unwrap();
+    assert_eq!(delta_slots(), 0, "a cleared slot merges");
+    let read = store
+        .partition_column_statistics("hive", "db", "p", &[name(7)], &column_names(), "hive", true)
+        .unwrap();
+    assert_eq!(read[0].stats, statistics(7, 9, false));
+}
+
+/// Reads that must answer the same over deltas as over whole chunks.
 fn reads(
     store: &Store,
 ) -> (
@@ -396,18 +471,18 @@ fn reads_over_recent_slots_answer_as_over_chunks_written_whole() {
 }
 
 #[test]
-fn drops_take_recent_slots_along() {
-    // Goal: a dropped partition's recent slots and their sketches go with it, and a dropped
-    // table leaves no statistics key. Method: one partition a write (recent slots), a drop
-    // of one partition, then of the table, the keyspaces looked at.
+fn drops_take_deltas_along() {
+    // Goal: a dropped partition's recent slot and its sketch go with it, and a dropped table
+    // leaves no statistics key. Method: one partition a write (deltas), a drop of one
+    // partition, then of the table, the keyspaces looked at.
     let backend = Arc::new(MemoryBackend::new());
     let store = open(backend.clone());
     make_table(&store);
     for index in 0..6 {
         write(&store, vec![(name(index), statistics(index, 1, true))]);
     }
-    // The first write stored the chunk; the next five are a recent slot per column each,
-    // their sketches at their slots' own keys.
+    // The first write stored the chunk; the next five are a recent slot per column each in
+    // the chunks' deltas, their sketches at their slots' own keys.
     assert_eq!(
         recent_slots_by_chunk(backend.as_ref())
             .values()
@@ -418,8 +493,8 @@ fn drops_take_recent_slots_along() {
     store
         .drop_partition("hive", "db", "p", &["2".to_string()], false)
         .unwrap();
-    // The drop merged the chunks: no recent slot is left, their sketches moved into the
-    // chunks' sketch values, and partition 2 has nothing.
+    // The drop merged the chunks: no delta is left, the sketches moved into the chunks'
+    // sketch values, and partition 2 has nothing.
     assert!(recent_slots_by_chunk(backend.as_ref()).is_empty());
     assert_eq!(own_sketch_count(backend.as_ref()), 0);
     let names: Vec<String> = (0..6).map(name).collect();
