@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::catalog::CatalogProvider;
 use datafusion::prelude::SessionContext;
 use hivestore::{Database, FieldSchema, Metastore, Partition, StorageDescriptor, Table};
@@ -84,22 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let sql = "SELECT ds, count(*) AS orders FROM hive.sales.orders \
                WHERE ds >= DATE '2024-01-02' GROUP BY ds ORDER BY ds";
-    let batches = runtime.block_on(async { context.sql(sql).await?.collect().await })?;
     println!("{sql}");
-    let options = FormatOptions::default();
-    for batch in &batches {
-        let formatters = batch
-            .columns()
-            .iter()
-            .map(|column| ArrayFormatter::try_new(column.as_ref(), &options))
-            .collect::<Result<Vec<_>, _>>()?;
-        for row in 0..batch.num_rows() {
-            let values: Vec<String> = formatters
-                .iter()
-                .map(|f| f.value(row).to_string())
-                .collect();
-            println!("  {}", values.join(" | "));
-        }
-    }
+    runtime.block_on(async { context.sql(sql).await?.show().await })?;
     Ok(())
 }

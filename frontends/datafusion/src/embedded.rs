@@ -70,45 +70,25 @@ impl MetadataSource for EmbeddedSource {
         Ok(partitions.into_iter().map(partition_info).collect())
     }
 
-    fn table_statistics(
+    fn statistics(
         &self,
         database: &str,
         name: &str,
+        partitions: Option<&[String]>,
         columns: &[String],
     ) -> Result<Vec<ColumnSummary>> {
-        let found = self
-            .metastore
-            .table_column_statistics(
-                &self.catalog,
-                database,
-                name,
-                columns,
-                DEFAULT_STATS_ENGINE,
-                false,
-            )
-            .map_err(external)?;
-        Ok(found.stats.iter().map(summary).collect())
-    }
-
-    fn partition_statistics(
-        &self,
-        database: &str,
-        name: &str,
-        partition_names: &[String],
-        columns: &[String],
-    ) -> Result<Vec<ColumnSummary>> {
-        let found = self
-            .metastore
-            .aggregate_column_statistics(
-                &self.catalog,
-                database,
-                name,
-                partition_names,
-                columns,
-                DEFAULT_STATS_ENGINE,
-            )
-            .map_err(external)?;
-        Ok(found.stats.iter().map(summary).collect())
+        let (catalog, engine) = (&self.catalog, DEFAULT_STATS_ENGINE);
+        let found = match partitions {
+            None => self
+                .metastore
+                .table_column_statistics(catalog, database, name, columns, engine, false)
+                .map(|found| found.stats),
+            Some(names) => self
+                .metastore
+                .aggregate_column_statistics(catalog, database, name, names, columns, engine)
+                .map(|found| found.stats),
+        };
+        Ok(found.map_err(external)?.iter().map(summary).collect())
     }
 }
 

@@ -31,23 +31,15 @@ pub trait MetadataSource: Debug + Send + Sync + 'static {
         filter: Option<&str>,
     ) -> Result<Vec<HivePartitionInfo>>;
 
-    /// The statistics of `columns` of unpartitioned table `database.name`, for those columns
-    /// that have any.
-    fn table_statistics(
+    /// The statistics of `columns` of table `database.name`, for those columns that have
+    /// any: the table's own when `partitions` is `None` (an unpartitioned table), else
+    /// those of the partitions named (`k1=v1/k2=v2`) aggregated as Hive's
+    /// `get_aggr_stats_for` does.
+    fn statistics(
         &self,
         database: &str,
         name: &str,
-        columns: &[String],
-    ) -> Result<Vec<ColumnSummary>>;
-
-    /// The statistics of `columns` over the partitions named `partition_names`
-    /// (`k1=v1/k2=v2`), aggregated as Hive's `get_aggr_stats_for` does, for those columns
-    /// that have any.
-    fn partition_statistics(
-        &self,
-        database: &str,
-        name: &str,
-        partition_names: &[String],
+        partitions: Option<&[String]>,
         columns: &[String],
     ) -> Result<Vec<ColumnSummary>>;
 }

@@ -87,7 +87,7 @@ impl HiveTable {
         let schema = Arc::new(Schema::new(fields));
         let summaries = if keys.is_empty() {
             let columns: Vec<String> = info.columns.iter().map(|c| c.name.clone()).collect();
-            source.table_statistics(&info.database, &info.name, &columns)?
+            source.statistics(&info.database, &info.name, None, &columns)?
         } else {
             Vec::new()
         };
@@ -166,12 +166,8 @@ impl HiveTable {
                 .iter()
                 .map(|partition| make_partition_name(&key_names, &partition.values))
                 .collect();
-            self.source.partition_statistics(
-                &self.info.database,
-                &self.info.name,
-                &names,
-                &columns,
-            )?
+            self.source
+                .statistics(&self.info.database, &self.info.name, Some(&names), &columns)?
         };
         Ok(statistics(schema, rows, &summaries))
     }

@@ -188,47 +188,47 @@ impl MetadataSource for ThriftSource {
         Ok(partitions.into_iter().map(partition_info).collect())
     }
 
-    fn table_statistics(
+    fn statistics(
         &self,
         database: &str,
         name: &str,
+        partitions: Option<&[String]>,
         columns: &[String],
     ) -> Result<Vec<ColumnSummary>> {
-        let request = TableStatsRequest::new(
-            database.to_string(),
-            name.to_string(),
-            columns.to_vec(),
-            None::<String>,
-            None::<String>,
-            None::<String>,
-            None::<i64>,
-        );
-        let found = self.call_ok("get_table_statistics_req", |client| {
-            client.get_table_statistics_req(request)
-        })?;
-        Ok(found.table_stats.iter().map(summary).collect())
-    }
-
-    fn partition_statistics(
-        &self,
-        database: &str,
-        name: &str,
-        partition_names: &[String],
-        columns: &[String],
-    ) -> Result<Vec<ColumnSummary>> {
-        let request = PartitionsStatsRequest::new(
-            database.to_string(),
-            name.to_string(),
-            columns.to_vec(),
-            partition_names.to_vec(),
-            None::<String>,
-            None::<String>,
-            None::<String>,
-        );
-        let found = self.call_ok("get_aggr_stats_for", |client| {
-            client.get_aggr_stats_for(request)
-        })?;
-        Ok(found.col_stats.iter().map(summary).collect())
+        let (database, name, columns) = (database.to_string(), name.to_string(), columns.to_vec());
+        let found = match partitions {
+            None => {
+                let request = TableStatsRequest::new(
+                    database,
+                    name,
+                    columns,
+                    None::<String>,
+                    None::<String>,
+                    None::<String>,
+                    None::<i64>,
+                );
+                self.call_ok("get_table_statistics_req", |client| {
+                    client.get_table_statistics_req(request)
+                })?
+                .table_stats
+            }
+            Some(names) => {
+                let request = PartitionsStatsRequest::new(
+                    database,
+                    name,
+                    columns,
+                    names.to_vec(),
+                    None::<String>,
+                    None::<String>,
+                    None::<String>,
+                );
+                self.call_ok("get_aggr_stats_for", |client| {
+                    client.get_aggr_stats_for(request)
+                })?
+                .col_stats
+            }
+        };
+        Ok(found.iter().map(summary).collect())
     }
 }
 

@@ -38,6 +38,11 @@ fn column(name: &str, type_name: &str) -> FieldSchema {
     }
 }
 
+/// A metastore in memory whose warehouse is `warehouse`.
+fn in_memory(warehouse: &Path) -> Metastore {
+    Metastore::in_memory(StoreOptions::new(warehouse.to_string_lossy().to_string())).unwrap()
+}
+
 /// The amount written in the file of partition (`day`, `hour`): one distinct value each.
 fn amount(day: usize, hour: i64) -> i64 {
     100 * day as i64 + hour
@@ -47,10 +52,12 @@ fn amount(day: usize, hour: i64) -> i64 {
 /// file a partition holding two rows, its partitions' `numRows` set; answers the metastore
 /// and each partition's file by (day, hour).
 fn orders(warehouse: &Path, data: Option<&Path>) -> (Metastore, Files) {
-    let options = StoreOptions::new(warehouse.to_string_lossy().to_string());
     let metastore = match data {
-        Some(data) => Metastore::open_with_options(data, options).unwrap(),
-        None => Metastore::in_memory(options).unwrap(),
+        Some(data) => {
+            let options = StoreOptions::new(warehouse.to_string_lossy().to_string());
+            Metastore::open_with_options(data, options).unwrap()
+        }
+        None => in_memory(warehouse),
     };
     metastore
         .create_table(Table {
@@ -362,10 +369,7 @@ fn statistics_of_the_chosen_partitions_reach_the_planner() {
 #[test]
 fn unread_types_and_formats_are_errors_that_name_them() {
     let warehouse = tempfile::tempdir().unwrap();
-    let metastore = Metastore::in_memory(StoreOptions::new(
-        warehouse.path().to_string_lossy().to_string(),
-    ))
-    .unwrap();
+    let metastore = in_memory(warehouse.path());
     let table = |name: &str, columns: Vec<FieldSchema>, input_format: &str| Table {
         db_name: "default".into(),
         table_name: name.into(),
@@ -416,10 +420,7 @@ fn unread_types_and_formats_are_errors_that_name_them() {
 #[test]
 fn an_unpartitioned_table_reads_its_location_and_reports_its_statistics() {
     let warehouse = tempfile::tempdir().unwrap();
-    let metastore = Metastore::in_memory(StoreOptions::new(
-        warehouse.path().to_string_lossy().to_string(),
-    ))
-    .unwrap();
+    let metastore = in_memory(warehouse.path());
     let mut table = Table {
         db_name: "default".into(),
         table_name: "flat".into(),
