@@ -302,64 +302,33 @@ impl Dispatcher {
             user = self.session.user().as_deref().unwrap_or("-"),
             "call"
         );
-        if let Some(following) = self.state.following() {
-            match following.route(row) {
-                Route::Served => self.close_upstream_after_cut_over(following),
-                Route::Forwarded { wait } => 'forwarded: {
-                    let Some(_in_flight) = following.start_forward() else {
-                        // A cut-over is under way: the call is served here once it is done.
-                        let within = following
-                            .forwarding()
-                            .map_or(Duration::ZERO, |forwarding| forwarding.write_wait);
-                        if following.wait_for_cut_over(within) {
-                            break 'forwarded;
-                        }
-                        let refusal = exception(
-                            Declared::Meta,
-                            format!(
-                                "{} is refused: this hivestore is cutting over from {} and \
-                                 did not finish within {} ms; retry",
-                                method.name,
-                                following.source(),
-                                within.as_millis()
-                            ),
-                        );
-                        return self.refuse(
+        let refusal = match self.state.following() {
+            Some(following) => match following.route(row) {
+                Route::Served => {
+                    self.close_upstream_after_cut_over(following);
+                    None
+                }
+                Route::Forwarded { wait } => match following.start_forward() {
+                    Some(_in_flight) => {
+                        let forward = Forward {
+                            following,
                             method,
-                            &header,
-                            &mut *input,
-                            protocol,
-                            reply,
-                            call,
-                            one_way,
-                            refusal,
-                        );
-                    };
-                    let forward = Forward {
-                        following,
-                        method,
-                        family: row.family,
-                        sequence: header.sequence_number,
-                        one_way: one_way || method.oneway,
-                        wait,
-                    };
-                    return self.forward(&forward, message, protocol, reply, call);
-                }
-                Route::Refused(refusal) => {
-                    return self.refuse(
-                        method,
-                        &header,
-                        &mut *input,
-                        protocol,
-                        reply,
-                        call,
-                        one_way,
-                        refusal,
-                    );
-                }
-            }
+                            family: row.family,
+                            sequence: header.sequence_number,
+                            one_way: one_way || method.oneway,
+                            wait,
+                        };
+                        return self.forward(&forward, message, protocol, reply, call);
+                    }
+                    // A cut-over is under way: the call is served here once it is done.
+                    None => cut_over_refusal(following, method.name),
+                },
+                Route::Refused(refusal) => Some(refusal),
+            },
+            None => None,
         }
-        if let Some(refusal) = self.reader_refusal(row) {
+        .or_else(|| self.reader_refusal(row));
+        if let Some(refusal) = refusal {
             return self.refuse(
                 method,
                 &header,
@@ -762,4 +731,24 @@ fn write_application_error(
         .and_then(|()| output.write_message_end())
         .and_then(|()| output.flush());
     written.map_err(|error| DispatchError(format!("writing a reply: {error}")))
+}
+
+/// While a cut-over is under way: nothing once it finished within the forwarded writes' wait
+/// (the call is then served here), else the refusal of a call of `method`.
+fn cut_over_refusal(following: &Following, method: &str) -> Option<thrift::Error> {
+    let within = following
+        .forwarding()
+        .map_or(Duration::ZERO, |forwarding| forwarding.write_wait);
+    if following.wait_for_cut_over(within) {
+        return None;
+    }
+    Some(exception(
+        Declared::Meta,
+        format!(
+            "{method} is refused: this hivestore is cutting over from {} and did not finish \
+             within {} ms; retry",
+            following.source(),
+            within.as_millis()
+        ),
+    ))
 }
