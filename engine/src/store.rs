@@ -282,23 +282,36 @@ impl Store {
         let Some(reader) = &self.reader else {
             return Ok(());
         };
-        let mut version = reader
-            .lock()
-            .map_err(|_| Error::Internal("the reader's version lock is poisoned".to_string()))?;
-        match changes::read_since(self.backend.as_ref(), *version)? {
+        let lock = || {
+            reader
+                .lock()
+                .map_err(|_| Error::Internal("the reader's version lock is poisoned".to_string()))
+        };
+        // Calls read the log at once, each on its own connection; only moving what is kept
+        // is one at a time. What a call finds after the version it read was written before
+        // the call began or during it, so finding nothing means it is current.
+        let seen = *lock()?;
+        let since = changes::read_since(self.backend.as_ref(), seen)?;
+        let mut version = lock()?;
+        match since {
             changes::Since::Current => {}
             changes::Since::Batches(batches, reached) => {
-                for batch in &batches {
-                    self.observe(batch);
+                // Another call may have moved past some of them meanwhile.
+                let first = seen + 1;
+                for (batch_version, batch) in (first..).zip(&batches) {
+                    if batch_version > *version {
+                        self.observe(batch);
+                    }
                 }
-                *version = reached;
+                *version = (*version).max(reached);
             }
-            changes::Since::Lost(reached) => {
+            changes::Since::Lost(reached) if reached > *version => {
                 self.forget_everything_kept();
                 self.backend.reopen()?;
                 self.forget_everything_kept();
                 *version = reached;
             }
+            changes::Since::Lost(_) => {}
         }
         Ok(())
     }
@@ -665,11 +678,15 @@ impl Store {
         mut scan: impl FnMut(u64) -> Result<R>,
     ) -> Result<R> {
         let versions = &self.partition_versions;
+        // The call caught up before it began (see [`Store::catch_up`]); a retry after.
         for _ in 0..READER_SCAN_ATTEMPT_COUNT {
-            self.catch_up()?;
-            let version = versions
-                .stable_version(table)
-                .ok_or_else(|| Error::Internal("a reader's stripe was left odd".to_string()))?;
+            // Odd only while another call's catch-up moves it, for microseconds.
+            let version = loop {
+                match versions.stable_version(table) {
+                    Some(version) => break version,
+                    None => std::thread::yield_now(),
+                }
+            };
             let result = scan(version)?;
             self.catch_up()?;
             if versions.unchanged(table, version) {

@@ -67,7 +67,7 @@ pub enum ServerLockWait {
 /// The store's table in a PostgreSQL database.
 pub struct PostgresBackend {
     url: String,
-    connections: Vec<Mutex<Option<Client>>>,
+    connections: Vec<Mutex<Option<Connection>>>,
     next: AtomicUsize,
     /// The connection that holds the advisory lock while the backend lives; `None` for a
     /// reader ([`PostgresBackend::connect_reader`]), which takes no lock.
@@ -87,6 +87,32 @@ impl std::fmt::Debug for PostgresBackend {
             .field("url", &redacted(&self.url))
             .field("connections", &self.connections.len())
             .finish()
+    }
+}
+
+/// A pooled connection, with the statements it has prepared: a read is then one round trip
+/// to PostgreSQL, not a prepare and an execute.
+pub(crate) struct Connection {
+    client: Client,
+    statements: std::collections::HashMap<String, postgres::Statement>,
+}
+
+impl Connection {
+    fn new(client: Client) -> Connection {
+        Connection {
+            client,
+            statements: std::collections::HashMap::new(),
+        }
+    }
+
+    /// `sql` prepared on this connection, once (the texts are the backend's own, a few).
+    fn prepared(&mut self, sql: &str) -> std::result::Result<postgres::Statement, postgres::Error> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.statements.insert(sql.to_string(), statement.clone());
+        Ok(statement)
     }
 }
 
@@ -172,7 +198,7 @@ impl PostgresBackend {
             .map_err(|error| storage_error(url, "raise the server epoch", &error))?;
         let mut connections = Vec::new();
         for _ in 0..connection_count.max(1) {
-            connections.push(Mutex::new(Some(connect()?)));
+            connections.push(Mutex::new(Some(Connection::new(connect()?))));
         }
         Ok(PostgresBackend {
             url: url.to_string(),
@@ -193,7 +219,7 @@ impl PostgresBackend {
         for _ in 0..connection_count.max(1) {
             let client = Client::connect(url, NoTls)
                 .map_err(|error| storage_error(url, "connect", &error))?;
-            connections.push(Mutex::new(Some(client)));
+            connections.push(Mutex::new(Some(Connection::new(client))));
         }
         let backend = PostgresBackend {
             url: url.to_string(),
@@ -205,8 +231,8 @@ impl PostgresBackend {
             fenced: AtomicBool::new(false),
         };
         let query = format!("SELECT to_regclass('{POSTGRES_TABLE}') IS NOT NULL");
-        let exists: bool = backend.with_client("find the store's table", |client| {
-            client.query_one(&query, &[])?.try_get(0)
+        let exists: bool = backend.with_client("find the store's table", |connection| {
+            connection.client.query_one(&query, &[])?.try_get(0)
         })?;
         if !exists {
             return Err(Error::Unavailable(format!(
@@ -276,7 +302,7 @@ impl PostgresBackend {
     fn with_client<T>(
         &self,
         what: &str,
-        mut operation: impl FnMut(&mut Client) -> std::result::Result<T, postgres::Error>,
+        mut operation: impl FnMut(&mut Connection) -> std::result::Result<T, postgres::Error>,
     ) -> Result<T> {
         let index = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
         let mut slot = self.connections[index]
@@ -289,9 +315,12 @@ impl PostgresBackend {
                 std::thread::sleep(wait);
                 wait *= 2;
             }
-            if slot.as_ref().is_none_or(Client::is_closed) {
+            if slot
+                .as_ref()
+                .is_none_or(|connection| connection.client.is_closed())
+            {
                 match Client::connect(&self.url, NoTls) {
-                    Ok(client) => *slot = Some(client),
+                    Ok(client) => *slot = Some(Connection::new(client)),
                     Err(error) => {
                         last_error = Some(storage_error(&self.url, "connect", &error));
                         continue;
@@ -301,8 +330,8 @@ impl PostgresBackend {
                     self.check_lock_holder()?;
                 }
             }
-            let client = slot.as_mut().expect("connected above");
-            match operation(client) {
+            let connection = slot.as_mut().expect("connected above");
+            match operation(connection) {
                 Ok(answer) => return Ok(answer),
                 Err(error) if connection_lost(&error) => {
                     last_error = Some(storage_error(&self.url, what, &error));
@@ -484,7 +513,10 @@ impl KvBackend for PostgresBackend {
     fn get(&self, key: &[u8]) -> Result<Option<KvBytes>> {
         self.refuse_if_fenced()?;
         let query = format!("SELECT v FROM {POSTGRES_TABLE} WHERE k = $1");
-        let row = self.with_client("read a key", |client| client.query_opt(&query, &[&key]))?;
+        let row = self.with_client("read a key", |connection| {
+            let statement = connection.prepared(&query)?;
+            connection.client.query_opt(&statement, &[&key])
+        })?;
         match row {
             None => Ok(None),
             Some(row) => {
@@ -508,11 +540,12 @@ impl KvBackend for PostgresBackend {
             "SELECT k, v FROM {POSTGRES_TABLE} {clause} ORDER BY k LIMIT ${}",
             keys.len() + 1
         );
-        let rows = self.with_client("scan keys", |client| {
+        let rows = self.with_client("scan keys", |connection| {
             let mut parameters: Vec<&(dyn ToSql + Sync)> =
                 keys.iter().map(|key| key as &(dyn ToSql + Sync)).collect();
             parameters.push(&limit);
-            client.query(&query, &parameters)
+            let statement = connection.prepared(&query)?;
+            connection.client.query(&statement, &parameters)
         })?;
         let mut entries = Vec::with_capacity(rows.len());
         for row in rows {
@@ -548,8 +581,8 @@ impl KvBackend for PostgresBackend {
         );
         let delete = format!("DELETE FROM {POSTGRES_TABLE} WHERE k = ANY($1::bytea[])");
         let epoch = format!("SELECT epoch FROM {POSTGRES_EPOCH_TABLE} WHERE id = 1 FOR SHARE");
-        let taken_over = self.with_client("apply a batch", |client| {
-            let mut transaction = client.transaction()?;
+        let taken_over = self.with_client("apply a batch", |connection| {
+            let mut transaction = connection.client.transaction()?;
             if transaction.query_one(&epoch, &[])?.try_get::<_, i64>(0)? != self.epoch {
                 return Ok(true);
             }
@@ -576,8 +609,8 @@ impl KvBackend for PostgresBackend {
     fn size_on_disk(&self) -> Result<Option<u64>> {
         self.refuse_if_fenced()?;
         let query = format!("SELECT pg_total_relation_size('{POSTGRES_TABLE}')");
-        let bytes: i64 = self.with_client("read the table's size", |client| {
-            client.query_one(&query, &[])?.try_get(0)
+        let bytes: i64 = self.with_client("read the table's size", |connection| {
+            connection.client.query_one(&query, &[])?.try_get(0)
         })?;
         Ok(Some(u64::try_from(bytes).unwrap_or(0)))
     }
