@@ -144,6 +144,14 @@ fn confinement_roots(options: &StoreOptions) -> Result<Roots> {
     roots.map_err(Error::InvalidInput)
 }
 
+/// What one batch moves of the versions kept structures are valid for.
+#[derive(Clone, Copy)]
+struct KeptMoves {
+    stripes: Stripes,
+    slot_stripes: Stripes,
+    grants: bool,
+}
+
 /// State only writers touch, under the writer lock.
 struct WriterState {
     next_id: u64,
@@ -319,20 +327,35 @@ impl Store {
     /// What a reader keeps, moved past `batch`, which the writer applied: as
     /// [`Store::apply_locked`] moves it around its own apply.
     fn observe(&self, batch: &WriteBatch) {
-        let stripes = PartitionVersions::touched_by(batch);
-        let slot_stripes = PartitionVersions::slots_touched_by(batch);
-        let grants_touched = KeptGrants::touched_by(batch);
-        if grants_touched {
+        let moves = self.begin_moving_kept(batch);
+        self.backend.forget(batch);
+        self.end_moving_kept(moves);
+    }
+
+    /// Before `batch` changes the backend (or, on a reader, what it keeps of it): the first
+    /// move of the versions what is kept is valid for, as readers of those expect.
+    fn begin_moving_kept(&self, batch: &WriteBatch) -> KeptMoves {
+        let moves = KeptMoves {
+            stripes: PartitionVersions::touched_by(batch),
+            slot_stripes: PartitionVersions::slots_touched_by(batch),
+            grants: KeptGrants::touched_by(batch),
+        };
+        if moves.grants {
             self.grants.bump();
         }
+        // Before the stripes move, so that a reader at their new version finds it.
         self.stats
-            .record(batch, &self.partition_versions, slot_stripes);
-        self.partition_versions.bump(stripes);
-        self.stats.slot_versions.bump(slot_stripes);
-        self.backend.forget(batch);
-        self.stats.slot_versions.bump(slot_stripes);
-        self.partition_versions.bump(stripes);
-        if grants_touched {
+            .record(batch, &self.partition_versions, moves.slot_stripes);
+        self.partition_versions.bump(moves.stripes);
+        self.stats.slot_versions.bump(moves.slot_stripes);
+        moves
+    }
+
+    /// After the change [`Store::begin_moving_kept`] began: the second move.
+    fn end_moving_kept(&self, moves: KeptMoves) {
+        self.stats.slot_versions.bump(moves.slot_stripes);
+        self.partition_versions.bump(moves.stripes);
+        if moves.grants {
             self.grants.bump();
         }
     }
@@ -484,26 +507,12 @@ impl Store {
         if let Some(version) = state.change_version {
             changes::stage(&mut batch, version + 1)?;
         }
-        let stripes = PartitionVersions::touched_by(&batch);
-        let slot_stripes = PartitionVersions::slots_touched_by(&batch);
-        let grants_touched = KeptGrants::touched_by(&batch);
-        if grants_touched {
-            self.grants.bump();
-        }
-        // Before the stripes move, so that a reader at their new version finds it.
-        self.stats
-            .record(&batch, &self.partition_versions, slot_stripes);
-        self.partition_versions.bump(stripes);
-        self.stats.slot_versions.bump(slot_stripes);
+        let moves = self.begin_moving_kept(&batch);
         self.snapshots.save_before(&batch, self.backend.as_ref());
         let sequence = self.visibility.begin_apply();
         let applied = self.backend.apply(batch);
         self.visibility.end_apply(sequence);
-        self.stats.slot_versions.bump(slot_stripes);
-        self.partition_versions.bump(stripes);
-        if grants_touched {
-            self.grants.bump();
-        }
+        self.end_moving_kept(moves);
         match &applied {
             Ok(()) => {
                 if let Some(version) = &mut state.change_version {

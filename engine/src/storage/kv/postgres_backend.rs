@@ -171,8 +171,6 @@ impl PostgresBackend {
 
     /// [`PostgresBackend::connect`], waiting for the one-server lock as `wait` says.
     pub fn connect_with(url: &str, connection_count: usize, wait: ServerLockWait) -> Result<Self> {
-        let connect =
-            || Client::connect(url, NoTls).map_err(|error| storage_error(url, "connect", &error));
         let mut holder = take_server_lock(url, wait)?;
         for statement in [
             format!(
@@ -196,10 +194,7 @@ impl PostgresBackend {
             .query_one(&raise, &[])
             .and_then(|row| row.try_get(0))
             .map_err(|error| storage_error(url, "raise the server epoch", &error))?;
-        let mut connections = Vec::new();
-        for _ in 0..connection_count.max(1) {
-            connections.push(Mutex::new(Some(Connection::new(connect()?))));
-        }
+        let connections = pool(url, connection_count)?;
         Ok(PostgresBackend {
             url: url.to_string(),
             connections,
@@ -215,12 +210,7 @@ impl PostgresBackend {
     /// taken, no table created, and every batch is refused. The database must have been
     /// served once (its tables made).
     pub fn connect_reader(url: &str, connection_count: usize) -> Result<Self> {
-        let mut connections = Vec::new();
-        for _ in 0..connection_count.max(1) {
-            let client = Client::connect(url, NoTls)
-                .map_err(|error| storage_error(url, "connect", &error))?;
-            connections.push(Mutex::new(Some(Connection::new(client))));
-        }
+        let connections = pool(url, connection_count)?;
         let backend = PostgresBackend {
             url: url.to_string(),
             connections,
@@ -366,6 +356,17 @@ impl PostgresBackend {
         *holder = Some(client);
         Ok(())
     }
+}
+
+/// `connection_count` connections (at least one) for reads and writes.
+fn pool(url: &str, connection_count: usize) -> Result<Vec<Mutex<Option<Connection>>>> {
+    (0..connection_count.max(1))
+        .map(|_| {
+            let client = Client::connect(url, NoTls)
+                .map_err(|error| storage_error(url, "connect", &error))?;
+            Ok(Mutex::new(Some(Connection::new(client))))
+        })
+        .collect()
 }
 
 /// A connection that holds the one-server lock, taken as `wait` says.
